@@ -1,0 +1,63 @@
+"""rankmeter: is your search any good, and did the change make it better?
+
+>>> import rankmeter
+>>> qrels = {"q1": {"d1": 2, "d2": 0, "d3": 1}}
+>>> run = {"q1": {"d1": 0.9, "d2": 0.8, "d3": 0.1}}
+>>> rankmeter.evaluate(qrels, run, ["P@2", "nDCG@3"]).metrics["P@2"]
+0.5
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from rankmeter.errors import FormatError, MetricError, PolicyError, RankmeterError
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "EvalResult",
+    "EvalResults",
+    "FormatError",
+    "Metric",
+    "MetricError",
+    "PolicyError",
+    "Qrels",
+    "RankmeterError",
+    "Run",
+    "evaluate",
+    "parse_metric",
+    "parse_metrics",
+]
+
+if TYPE_CHECKING:
+    from rankmeter.data import Qrels, Run
+    from rankmeter.evaluate import evaluate
+    from rankmeter.metrics import Metric, parse_metric, parse_metrics
+    from rankmeter.results import EvalResult, EvalResults
+
+# The front door stays light: NumPy and Arrow load on first use, not on `import rankmeter`.
+_LAZY = {
+    "Qrels": "rankmeter.data",
+    "Run": "rankmeter.data",
+    "evaluate": "rankmeter.evaluate",
+    "Metric": "rankmeter.metrics",
+    "parse_metric": "rankmeter.metrics",
+    "parse_metrics": "rankmeter.metrics",
+    "EvalResult": "rankmeter.results",
+    "EvalResults": "rankmeter.results",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'rankmeter' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -1,0 +1,205 @@
+"""Shared column helpers for Qrels and Run: interning, id ordering, provenance for errors."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from rankmeter.errors import FormatError
+
+IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float64]
+ObjArray = npt.NDArray[np.object_]
+
+
+class Origin:
+    """Where a table's rows came from, so errors can name the file, line and text.
+
+    ``locate(row)`` maps a 0-based row index to ``(line_number, line_text)``; it is only called
+    when an error is being reported, so it may be slow (for example, rescan a file).
+    """
+
+    __slots__ = ("locate", "name")
+
+    def __init__(self, name: str, locate: Callable[[int], tuple[int, str]] | None = None) -> None:
+        self.name = name
+        self.locate = locate
+
+    def error(self, row: int | None, reason: str, text: str | None = None) -> FormatError:
+        if row is not None and self.locate is not None:
+            line, line_text = self.locate(row)
+            return FormatError(self.name, reason, line=line, text=line_text)
+        if row is not None:
+            return FormatError(self.name, reason, line=row + 1, text=text)
+        return FormatError(self.name, reason, text=text)
+
+
+def natural_key(qid: str) -> tuple[int, int, str]:
+    """Sort key for ids: integer-looking ids numerically first, then the rest in byte order.
+
+    The key depends on the id alone (not on the other ids), so any subset of ids keeps the
+    same relative order in every table.
+    """
+    if qid.isascii() and qid.isdigit():
+        return (0, int(qid), qid)
+    return (1, 0, qid)
+
+
+def intern(values: Any, origin: Origin, what: str) -> tuple[IntArray, ObjArray]:
+    """Encode ids as int codes into a vocabulary sorted in natural order.
+
+    Returns ``(codes, vocabulary)`` with ``vocabulary[codes] == values``.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    arr = _as_string_array(values, origin, what)
+    encoded = pc.dictionary_encode(arr)
+    if isinstance(encoded, pa.ChunkedArray):
+        encoded = encoded.combine_chunks()
+    first_seen = np.asarray(encoded.dictionary.to_pylist(), dtype=object)
+    codes = np.asarray(encoded.indices.to_numpy(zero_copy_only=False), dtype=np.int64)
+    order = sorted(range(len(first_seen)), key=lambda i: natural_key(first_seen[i]))
+    remap = np.empty(len(first_seen), dtype=np.int64)
+    remap[np.asarray(order, dtype=np.int64)] = np.arange(len(first_seen), dtype=np.int64)
+    return remap[codes], first_seen[np.asarray(order, dtype=np.int64)]
+
+
+def intern_docs(values: Any, origin: Origin) -> tuple[IntArray, Any]:
+    """Encode document ids as int codes; the vocabulary stays an Arrow string array (compact)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    arr = _as_string_array(values, origin, "doc id")
+    encoded = pc.dictionary_encode(arr)
+    if isinstance(encoded, pa.ChunkedArray):
+        encoded = encoded.combine_chunks()
+    codes = np.asarray(encoded.indices.to_numpy(zero_copy_only=False), dtype=np.int64)
+    return codes, encoded.dictionary
+
+
+def byte_order_rank(vocabulary: Any) -> IntArray:
+    """Rank of each string of an Arrow vocabulary in byte (UTF-8 code point) order."""
+    import pyarrow.compute as pc
+
+    order = np.asarray(pc.sort_indices(vocabulary).to_numpy(), dtype=np.int64)
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order), dtype=np.int64)
+    return rank
+
+
+def _as_string_array(values: Any, origin: Origin, what: str) -> Any:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    if not isinstance(values, pa.Array):
+        values = _to_arrow_strings(values, origin, what)
+    if pa.types.is_dictionary(values.type):
+        values = values.dictionary_decode()
+    if not (pa.types.is_string(values.type) or pa.types.is_large_string(values.type)):
+        if pa.types.is_integer(values.type):
+            values = pc.cast(values, pa.string())
+        else:
+            raise origin.error(
+                None, f"{what} column must hold strings or integers, not {values.type}"
+            )
+    if values.null_count:
+        row = int(np.flatnonzero(values.is_null().to_numpy(zero_copy_only=False))[0])
+        raise origin.error(row, f"missing {what}")
+    empty = pc.equal(pc.utf8_length(values), 0)
+    if pc.any(empty).as_py():
+        row = int(np.flatnonzero(empty.to_numpy(zero_copy_only=False))[0])
+        raise origin.error(row, f"empty {what}")
+    return values
+
+
+def _to_arrow_strings(values: Any, origin: Origin, what: str) -> Any:
+    import pyarrow as pa
+
+    seq: Sequence[Any] = values if isinstance(values, Sequence) else list(values)
+    try:
+        return pa.array(seq, type=pa.string())
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        pass
+    out = []
+    for row, value in enumerate(seq):
+        if isinstance(value, bool) or not isinstance(value, (str, int, np.integer)):
+            raise origin.error(
+                row, f"{what} must be a string or an integer, not {type(value).__name__}"
+            )
+        out.append(str(value))
+    return pa.array(out, type=pa.string())
+
+
+def as_float_column(values: Any, origin: Origin, what: str, *, allow_inf: bool) -> FloatArray:
+    """Convert a column of numbers to float64, rejecting NaN (and inf unless allowed)."""
+    import pyarrow as pa
+
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    if isinstance(values, pa.Array):
+        if values.null_count:
+            row = int(np.flatnonzero(values.is_null().to_numpy(zero_copy_only=False))[0])
+            raise origin.error(row, f"missing {what}")
+        if not (pa.types.is_integer(values.type) or pa.types.is_floating(values.type)):
+            raise origin.error(None, f"{what} column must be numeric, not {values.type}")
+        out = np.asarray(values.to_numpy(zero_copy_only=False), dtype=np.float64)
+    else:
+        try:
+            out = np.asarray(values, dtype=np.float64)
+        except (TypeError, ValueError):
+            out = _floats_one_by_one(values, origin, what)
+    if out.ndim != 1:
+        raise origin.error(None, f"{what} column must be one-dimensional")
+    bad = np.isnan(out) if allow_inf else ~np.isfinite(out)
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        expected = "a number (NaN is not allowed)" if allow_inf else "a finite number"
+        raise origin.error(row, f"{what} must be {expected}", text=repr(float(out[row])))
+    return out
+
+
+def _floats_one_by_one(values: Any, origin: Origin, what: str) -> FloatArray:
+    out = []
+    for row, value in enumerate(values):
+        if isinstance(value, (bool, np.bool_)):
+            raise origin.error(row, f"{what} must be a number, not a boolean", text=repr(value))
+        try:
+            out.append(float(value))
+        except (TypeError, ValueError):
+            raise origin.error(row, f"{what} must be a number", text=repr(value)) from None
+    return np.asarray(out, dtype=np.float64)
+
+
+def offsets_from_sorted(codes: IntArray, n_groups: int) -> IntArray:
+    """CSR offsets of a code column sorted ascending: rows of group g are offsets[g]:offsets[g+1]."""
+    counts = np.bincount(codes, minlength=n_groups)
+    offsets = np.zeros(n_groups + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    return offsets
+
+
+def row_groups(offsets: IntArray) -> IntArray:
+    """Group index of every row of a CSR layout."""
+    counts = np.diff(offsets)
+    return np.repeat(np.arange(len(counts), dtype=np.int64), counts)
+
+
+def gather_ranges(starts: IntArray, lengths: IntArray) -> IntArray:
+    """Indices of the concatenation of ranges ``starts[i] : starts[i] + lengths[i]``."""
+    total = int(lengths.sum())
+    if total == 0:
+        return np.zeros(0, dtype=np.int64)
+    ends = np.cumsum(lengths)
+    shift = np.repeat(starts - (ends - lengths), lengths)
+    return np.arange(total, dtype=np.int64) + shift
+
+
+def readonly(array: npt.NDArray[Any]) -> npt.NDArray[Any]:
+    array.flags.writeable = False
+    return array

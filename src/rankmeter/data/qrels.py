@@ -1,0 +1,199 @@
+"""Qrels: relevance judgments, immutable and columnar."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+import numpy as np
+
+from rankmeter.data._columns import (
+    FloatArray,
+    IntArray,
+    ObjArray,
+    Origin,
+    as_float_column,
+    intern,
+    intern_docs,
+    offsets_from_sorted,
+    readonly,
+    row_groups,
+)
+
+__all__ = ["Qrels"]
+
+
+class Qrels:
+    """Relevance judgments: for each query, the judged documents and their grades.
+
+    Grades are numbers: ``grade >= rel`` is relevant for binary metrics, ``0 <= grade < rel`` is
+    judged non-relevant, and a negative grade marks a document that was pooled but not judged
+    (as in trec_eval: it is neither relevant nor judged). Float grades are kept as given
+    (trec_eval truncates them to integers).
+
+    Qrels are immutable. Build them with :meth:`from_file`, :meth:`from_dict`,
+    :meth:`from_pandas`, :meth:`from_polars`, :meth:`from_arrow` or :meth:`from_columns`.
+
+    Examples
+    --------
+    >>> qrels = Qrels.from_dict({"q1": {"d1": 2, "d2": 0}, "q2": {"d7": 1}})
+    >>> qrels
+    Qrels(2 queries, 3 judgments)
+    >>> qrels.to_dict()["q1"]
+    {'d1': 2, 'd2': 0}
+    """
+
+    __slots__ = ("_doc_codes", "_doc_vocab", "_grades", "_keys", "_offsets", "_query_ids", "source")
+
+    def __init__(
+        self,
+        query_ids: ObjArray,
+        doc_vocab: Any,
+        offsets: IntArray,
+        doc_codes: IntArray,
+        grades: FloatArray,
+        source: str,
+    ) -> None:
+        # Private: use the from_* constructors. Rows are sorted by (query, doc code).
+        self._query_ids = readonly(query_ids)
+        self._doc_vocab = doc_vocab
+        self._offsets = readonly(offsets)
+        self._doc_codes = readonly(doc_codes)
+        self._grades = readonly(grades)
+        n_docs = max(len(doc_vocab), 1)
+        keys = row_groups(offsets) * n_docs + doc_codes
+        self._keys = readonly(keys)
+        self.source = source
+
+    # -- construction -------------------------------------------------------------------------
+    @classmethod
+    def from_columns(
+        cls, query_ids: Any, doc_ids: Any, grades: Any, *, origin: Origin | str = "<columns>"
+    ) -> Qrels:
+        """Build from three parallel columns (lists, NumPy or Arrow arrays)."""
+        if isinstance(origin, str):
+            origin = Origin(origin)
+        q_codes, q_vocab = intern(query_ids, origin, "query id")
+        d_codes, d_vocab = intern_docs(doc_ids, origin)
+        values = as_float_column(grades, origin, "relevance grade", allow_inf=False)
+        if not (len(q_codes) == len(d_codes) == len(values)):
+            raise origin.error(None, "query, doc and grade columns have different lengths")
+        if len(values) == 0:
+            raise origin.error(None, "no judgments: qrels must hold at least one line")
+        order = np.lexsort((d_codes, q_codes))
+        q_sorted = q_codes[order]
+        d_sorted = d_codes[order]
+        dup = np.flatnonzero((q_sorted[1:] == q_sorted[:-1]) & (d_sorted[1:] == d_sorted[:-1]))
+        if len(dup):
+            row = int(max(order[dup[0]], order[dup[0] + 1]))
+            raise origin.error(
+                row,
+                f"duplicate judgment for query {q_vocab[q_sorted[dup[0]]]!r}, "
+                f"doc {d_vocab[int(d_sorted[dup[0]])].as_py()!r} "
+                "(each query-doc pair may be judged once; remove one of the lines)",
+            )
+        offsets = offsets_from_sorted(q_sorted, len(q_vocab))
+        return cls(q_vocab, d_vocab, offsets, d_sorted, values[order], origin.name)
+
+    @classmethod
+    def from_dict(cls, judgments: Mapping[str, Mapping[str, float]]) -> Qrels:
+        """Build from ``{query_id: {doc_id: grade}}`` (the pytrec_eval / ranx shape)."""
+        origin = Origin("<dict>")
+        if not isinstance(judgments, Mapping):
+            raise origin.error(
+                None, f"expected a dict of dicts {{query: {{doc: grade}}}}, got {type(judgments).__name__}"
+            )
+        qs: list[Any] = []
+        ds: list[Any] = []
+        gs: list[Any] = []
+        for q, docs in judgments.items():
+            if not isinstance(docs, Mapping):
+                raise origin.error(
+                    None, f"query {q!r}: expected a dict {{doc: grade}}, got {type(docs).__name__}"
+                )
+            qs.extend([q] * len(docs))
+            ds.extend(docs.keys())
+            gs.extend(docs.values())
+        return cls.from_columns(qs, ds, gs, origin=origin)
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike[str], *, format: str | None = None) -> Qrels:
+        """Read a qrels file: TREC (``qid 0 docid grade``), CSV/TSV with a header, JSONL or
+        Parquet; ``.gz`` compressed or ``"-"`` for standard input. ``format`` overrides the
+        detection (``"trec"``, ``"csv"``, ``"tsv"``, ``"jsonl"``, ``"parquet"``)."""
+        from rankmeter.io import read_qrels
+
+        return read_qrels(path, format=format)
+
+    @classmethod
+    def from_arrow(cls, table: Any) -> Qrels:
+        """Build from an Arrow table with columns query_id, doc_id, relevance (aliases accepted)."""
+        from rankmeter.io.tables import qrels_from_table
+
+        return qrels_from_table(table, Origin("<arrow table>"))
+
+    @classmethod
+    def from_pandas(cls, frame: Any) -> Qrels:
+        """Build from a pandas DataFrame with columns query_id, doc_id, relevance."""
+        from rankmeter.io.tables import arrow_from_pandas, qrels_from_table
+
+        return qrels_from_table(arrow_from_pandas(frame), Origin("<pandas DataFrame>"))
+
+    @classmethod
+    def from_polars(cls, frame: Any) -> Qrels:
+        """Build from a polars DataFrame with columns query_id, doc_id, relevance."""
+        from rankmeter.io.tables import qrels_from_table
+
+        return qrels_from_table(frame.to_arrow(), Origin("<polars DataFrame>"))
+
+    @classmethod
+    def load(cls, value: Any) -> Qrels:
+        """Accept any supported input: Qrels, path, dict of dicts, DataFrame or Arrow table."""
+        from rankmeter.io.tables import coerce_qrels
+
+        return coerce_qrels(value)
+
+    # -- access -------------------------------------------------------------------------------
+    @property
+    def query_ids(self) -> tuple[str, ...]:
+        """Judged queries, in natural order (numeric ids numerically, others in byte order)."""
+        return tuple(self._query_ids)
+
+    def __len__(self) -> int:
+        return len(self._grades)
+
+    @property
+    def n_queries(self) -> int:
+        return len(self._query_ids)
+
+    def __repr__(self) -> str:
+        return f"Qrels({self.n_queries} queries, {len(self)} judgments)"
+
+    def __iter__(self) -> Iterator[tuple[str, str, float]]:
+        docs = self._doc_vocab.to_pylist()
+        groups = row_groups(self._offsets)
+        for g, d, grade in zip(groups, self._doc_codes, self._grades, strict=True):
+            yield self._query_ids[g], docs[d], float(grade)
+
+    def to_dict(self) -> dict[str, dict[str, int | float]]:
+        """``{query_id: {doc_id: grade}}``; integral grades come back as ints."""
+        out: dict[str, dict[str, int | float]] = {}
+        for q, d, g in self:
+            out.setdefault(q, {})[d] = int(g) if g.is_integer() else g
+        return out
+
+    def to_arrow(self) -> Any:
+        import pyarrow as pa
+
+        groups = row_groups(self._offsets)
+        return pa.table(
+            {
+                "query_id": pa.array(self._query_ids[groups].tolist(), type=pa.string()),
+                "doc_id": self._doc_vocab.take(pa.array(self._doc_codes)),
+                "relevance": pa.array(self._grades),
+            }
+        )
+
+    def to_pandas(self) -> Any:
+        return self.to_arrow().to_pandas()

@@ -1,0 +1,72 @@
+"""Readers and writers for qrels and runs.
+
+Formats: TREC (whitespace separated; qrels ``qid iter docid grade``, runs ``qid Q0 docid rank
+score tag``), CSV/TSV with a header, JSON lines, Parquet; any of them gzip-compressed; ``-`` reads
+standard input. Column names for tables: ``query_id`` (or qid, query-id), ``doc_id`` (or docid,
+corpus-id, docno), ``relevance`` (or rel, grade, label, score) for qrels and ``score`` for runs.
+"""
+
+from __future__ import annotations
+
+import os
+
+from rankmeter.data import Qrels, Run
+from rankmeter.io._source import FORMATS, Source
+from rankmeter.io.tables import qrels_from_table, read_table, run_from_table
+from rankmeter.io.trec import read_trec_qrels, read_trec_run
+
+__all__ = ["FORMATS", "read_qrels", "read_run", "write_trec_run"]
+
+
+def read_qrels(path: str | os.PathLike[str], *, format: str | None = None) -> Qrels:
+    """Read qrels from a file (``"-"`` for standard input); the format is detected unless given."""
+    source = Source(path)
+    fmt = source.detect_format(format)
+    if fmt == "trec":
+        return read_trec_qrels(source)
+    table, origin = read_table(source, fmt)
+    return qrels_from_table(table, origin)
+
+
+def read_run(
+    path: str | os.PathLike[str],
+    *,
+    name: str | None = None,
+    format: str | None = None,
+    ties: str = "trec_eval",
+) -> Run:
+    """Read a run from a file (``"-"`` for standard input); the format is detected unless given.
+
+    The name defaults to the TREC tag (or a run/name column), else the file name.
+    """
+    from rankmeter.data.run import check_ties
+    from rankmeter.io.tables import default_run_name
+
+    check_ties(ties)
+    source = Source(path)
+    fmt = source.detect_format(format)
+    if fmt == "trec":
+        return read_trec_run(source, name=name, ties=ties)
+    table, origin = read_table(source, fmt)
+    if name is None and not any(
+        c.lower() in ("run", "name", "tag", "system") for c in table.column_names
+    ):
+        name = default_run_name(source.name)
+    return run_from_table(table, origin, name=name, ties=ties)
+
+
+def write_trec_run(run: Run, path: str | os.PathLike[str]) -> None:
+    """Write a run in TREC format, atomically (a temporary file renamed into place)."""
+    from rankmeter.io._atomic import atomic_write
+
+    with atomic_write(path) as handle:
+        table = run.to_arrow()
+        tag = run.name.replace(" ", "_") or "run"
+        for q, d, r, s in zip(
+            table.column("query_id").to_pylist(),
+            table.column("doc_id").to_pylist(),
+            table.column("rank").to_pylist(),
+            table.column("score").to_pylist(),
+            strict=True,
+        ):
+            handle.write(f"{q} Q0 {d} {r} {s!r} {tag}\n")

@@ -1,0 +1,119 @@
+"""Opening inputs: paths, ``-`` for stdin, gzip; format detection; line lookup for errors."""
+
+from __future__ import annotations
+
+import gzip
+import os
+import sys
+import zlib
+from pathlib import Path
+
+from rankmeter.errors import FormatError
+
+FORMATS = ("trec", "csv", "tsv", "jsonl", "parquet")
+_EXTENSIONS = {
+    ".csv": "csv",
+    ".tsv": "tsv",
+    ".tab": "tsv",
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+    ".json": "jsonl",
+    ".parquet": "parquet",
+    ".pq": "parquet",
+}
+_BOM = b"\xef\xbb\xbf"
+
+
+class Source:
+    """The bytes of one input, read once, with its display name."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = os.fspath(path)
+        self.name = "<stdin>" if self.path == "-" else self.path
+        self._data: bytes | None = None
+
+    @property
+    def data(self) -> bytes:
+        if self._data is None:
+            self._data = self._read()
+        return self._data
+
+    def _read(self) -> bytes:
+        if self.path == "-":
+            raw = sys.stdin.buffer.read()
+        else:
+            try:
+                with open(self.path, "rb") as handle:
+                    raw = handle.read()
+            except FileNotFoundError:
+                raise FormatError(self.name, "no such file") from None
+            except IsADirectoryError:
+                raise FormatError(self.name, "is a directory, expected a file") from None
+            except PermissionError:
+                raise FormatError(self.name, "permission denied") from None
+            except OSError as exc:
+                raise FormatError(self.name, f"cannot read: {exc.strerror or exc}") from None
+        if raw[:2] == b"\x1f\x8b":
+            try:
+                raw = gzip.decompress(raw)
+            except (OSError, EOFError, zlib.error) as exc:
+                raise FormatError(self.name, f"damaged gzip data ({exc})") from None
+        if raw.startswith(_BOM):
+            raw = raw[len(_BOM) :]
+        if not raw.strip():
+            raise FormatError(self.name, "file is empty")
+        return raw
+
+    def detect_format(self, given: str | None) -> str:
+        if given is not None:
+            fmt = given.lower()
+            if fmt not in FORMATS:
+                raise FormatError(
+                    self.name, f"unknown format {given!r}; use one of {', '.join(FORMATS)}"
+                )
+            return fmt
+        suffixes = [s.lower() for s in Path(self.path).suffixes]
+        if suffixes and suffixes[-1] == ".gz":
+            suffixes.pop()
+        if suffixes and suffixes[-1] in _EXTENSIONS:
+            return _EXTENSIONS[suffixes[-1]]
+        return sniff(self.data)
+
+    def line(self, number: int) -> str:
+        """Text of 1-based line ``number`` (for error messages)."""
+        lines = self.data.splitlines()
+        if 1 <= number <= len(lines):
+            return lines[number - 1].decode("utf-8", errors="replace")
+        return ""
+
+    def nth_row_line(self, row: int, *, skip: int = 0) -> tuple[int, str]:
+        """Line number and text of the 0-based data ``row``, counting non-empty lines after
+        the first ``skip`` lines (a header). Used only to report errors."""
+        seen = -1
+        lines = self.data.splitlines()
+        for index, line in enumerate(lines[skip:], start=skip + 1):
+            if line:
+                seen += 1
+                if seen == row:
+                    return index, line.decode("utf-8", errors="replace")
+        return len(lines), ""
+
+
+def sniff(data: bytes) -> str:
+    """Guess the format of a file from its first bytes."""
+    if data.startswith(b"PAR1"):
+        return "parquet"
+    first = b""
+    for line in data.splitlines():
+        if line.strip():
+            first = line.strip()
+            break
+    if first.startswith(b"{"):
+        return "jsonl"
+    header = first.decode("utf-8", errors="replace").lower()
+    from rankmeter.io.tables import QUERY_COLUMNS
+
+    for sep, fmt in (("\t", "tsv"), (",", "csv")):
+        if sep in header and any(f.strip() in QUERY_COLUMNS for f in header.split(sep)):
+            return fmt
+    return "trec"

@@ -1,0 +1,301 @@
+"""Tables with named columns: CSV/TSV with a header, JSONL, Parquet, Arrow, pandas, polars."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from rankmeter.data import Qrels, Run
+from rankmeter.data._columns import Origin
+from rankmeter.errors import FormatError
+from rankmeter.io._source import Source
+
+QUERY_COLUMNS = ("query_id", "qid", "query-id", "query", "topic_id", "topic")
+DOC_COLUMNS = ("doc_id", "docid", "corpus-id", "docno", "doc", "document_id", "pid")
+GRADE_COLUMNS = ("relevance", "rel", "grade", "label", "judgment", "score")
+SCORE_COLUMNS = ("score", "sim", "similarity")
+NAME_COLUMNS = ("run", "name", "tag", "system")
+
+
+def _find(columns: Sequence[str], aliases: Sequence[str]) -> str | None:
+    lowered = {c.strip().lower(): c for c in columns}
+    for alias in aliases:
+        if alias in lowered:
+            return lowered[alias]
+    return None
+
+
+def _require(columns: Sequence[str], aliases: Sequence[str], role: str, origin: Origin) -> str:
+    found = _find(columns, aliases)
+    if found is None:
+        raise origin.error(
+            None,
+            f"no {role} column: found columns {list(columns)}, expected one of {list(aliases)}",
+        )
+    return found
+
+
+def qrels_from_table(table: Any, origin: Origin) -> Qrels:
+    names = table.column_names
+    q = _require(names, QUERY_COLUMNS, "query id", origin)
+    d = _require(names, DOC_COLUMNS, "doc id", origin)
+    g = _require(names, GRADE_COLUMNS, "relevance", origin)
+    return Qrels.from_columns(table.column(q), table.column(d), table.column(g), origin=origin)
+
+
+def run_from_table(table: Any, origin: Origin, *, name: str | None, ties: str) -> Run:
+    names = table.column_names
+    q = _require(names, QUERY_COLUMNS, "query id", origin)
+    d = _require(names, DOC_COLUMNS, "doc id", origin)
+    s = _require(names, SCORE_COLUMNS, "score", origin)
+    if name is None:
+        name_column = _find(names, NAME_COLUMNS)
+        if name_column is not None and table.num_rows:
+            name = str(table.column(name_column)[0].as_py())
+        else:
+            name = "run"
+    return Run.from_columns(
+        table.column(q), table.column(d), table.column(s), name=name, ties=ties, origin=origin
+    )
+
+
+def arrow_from_pandas(frame: Any) -> Any:
+    import pyarrow as pa
+
+    try:
+        return pa.Table.from_pandas(frame, preserve_index=False)
+    except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+        raise FormatError("<pandas DataFrame>", f"cannot convert to columns: {exc}") from None
+
+
+# -- files with named columns --------------------------------------------------------------------
+def read_table(source: Source, fmt: str) -> tuple[Any, Origin]:
+    """Read a CSV/TSV/JSONL/Parquet source into an Arrow table, with ids kept as strings."""
+    if fmt == "parquet":
+        return _read_parquet(source), Origin(source.name)
+    if fmt == "jsonl":
+        return _read_jsonl(source)
+    return _read_delimited(source, "," if fmt == "csv" else "\t")
+
+
+def _read_parquet(source: Source) -> Any:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        return pq.read_table(pa.BufferReader(source.data))
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise FormatError(source.name, f"not a readable Parquet file ({exc})") from None
+
+
+def _read_delimited(source: Source, sep: str) -> tuple[Any, Origin]:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.csv as csv
+
+    kind = "CSV" if sep == "," else "TSV"
+    header_line = source.data.splitlines()[0].decode("utf-8", errors="replace")
+    header = [h.strip() for h in header_line.split(sep)]
+    origin = Origin(source.name, lambda row: source.nth_row_line(row, skip=1))
+    if len(set(header)) != len(header) or not all(header):
+        raise FormatError(source.name, f"{kind} header has empty or repeated names", line=1,
+                          text=header_line)
+    try:
+        table = csv.read_csv(
+            pa.BufferReader(source.data),
+            read_options=csv.ReadOptions(use_threads=True),
+            parse_options=csv.ParseOptions(delimiter=sep, newlines_in_values=False),
+            convert_options=csv.ConvertOptions(
+                column_types={h: pa.string() for h in header},
+                null_values=[""],
+                strings_can_be_null=True,
+            ),
+        )
+    except (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeDecodeError) as exc:
+        raise _delimited_error(source, sep, len(header), kind, exc) from None
+    table = table.rename_columns([c.strip() for c in table.column_names])
+    # Numbers are converted here so that a bad one is reported with its line.
+    numeric = {
+        c
+        for c in (_find(table.column_names, GRADE_COLUMNS), _find(table.column_names, SCORE_COLUMNS))
+        if c is not None
+    }
+    for column in numeric:
+        values = table.column(column)
+        ok = pc.match_substring_regex(values, _NUMBER_PATTERN, ignore_case=True)
+        ok = pc.fill_null(ok, False)
+        if not pc.all(ok).as_py():
+            import numpy as np
+
+            row = int(np.flatnonzero(~ok.to_numpy(zero_copy_only=False))[0])
+            line, text = source.nth_row_line(row, skip=1)
+            raise FormatError(
+                source.name, f"column {column!r} must hold numbers", line=line, text=text
+            )
+        converted = pc.cast(values, pa.float64())
+        table = table.set_column(table.column_names.index(column), column, converted)
+    return table, origin
+
+
+_NUMBER_PATTERN = r"^\s*[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf|infinity|nan)\s*$"
+
+
+def _delimited_error(source: Source, sep: str, width: int, kind: str, exc: Exception) -> FormatError:
+    for number, raw in enumerate(source.data.splitlines(), start=1):
+        if not raw:
+            continue
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            return FormatError(source.name, "not valid UTF-8", line=number,
+                               text=raw.decode("utf-8", errors="replace"))
+        if len(text.split(sep)) != width:
+            return FormatError(
+                source.name,
+                f"expected {width} {kind} fields as in the header, found {len(text.split(sep))}",
+                line=number,
+                text=text,
+            )
+    return FormatError(source.name, f"cannot read {kind}: {exc}")
+
+
+def _read_jsonl(source: Source) -> tuple[Any, Origin]:
+    """JSON lines, one object per line. Parsed line by line so every error names its line."""
+    import pyarrow as pa
+
+    rows: list[dict[str, Any]] = []
+    lines: list[int] = []
+    keys: list[str] | None = None
+    for number, raw in enumerate(source.data.splitlines(), start=1):
+        if not raw.strip():
+            continue
+        text = raw.decode("utf-8", errors="replace")
+        try:
+            obj = json.loads(raw)
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            msg = getattr(exc, "msg", "invalid text")
+            raise FormatError(source.name, f"not valid JSON ({msg})", line=number,
+                              text=text) from None
+        if not isinstance(obj, dict):
+            raise FormatError(source.name, "expected a JSON object per line", line=number,
+                              text=text)
+        if keys is None:
+            keys = list(obj)
+        rows.append(obj)
+        lines.append(number)
+    if keys is None:
+        raise FormatError(source.name, "file is empty")
+    origin = Origin(source.name, lambda row: (lines[row], source.line(lines[row])))
+    columns: dict[str, list[Any]] = {k: [] for k in keys}
+    for index, obj in enumerate(rows):
+        for k in keys:
+            if k not in obj:
+                raise origin.error(index, f"missing key {k!r}")
+            columns[k].append(obj[k])
+    arrays = {}
+    for k, values in columns.items():
+        arrays[k] = _json_column(values, k, origin)
+    return pa.table(arrays), origin
+
+
+def _json_column(values: list[Any], key: str, origin: Origin) -> Any:
+    import pyarrow as pa
+
+    if all(isinstance(v, str) for v in values):
+        return pa.array(values, type=pa.string())
+    if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+        if all(isinstance(v, int) for v in values):
+            return pa.array([str(v) for v in values], type=pa.string()) if _looks_like_id(
+                key
+            ) else pa.array(values, type=pa.float64())
+        return pa.array(values, type=pa.float64())
+    for row, v in enumerate(values):
+        if not isinstance(v, (str, int, float)) or isinstance(v, bool):
+            raise origin.error(row, f"key {key!r} must be a string or a number, not {type(v).__name__}")
+    # A mix of strings and numbers: ids become strings; numeric keys report the bad value.
+    if _looks_like_id(key):
+        return pa.array([str(v) for v in values], type=pa.string())
+    for row, v in enumerate(values):
+        if isinstance(v, str):
+            raise origin.error(row, f"key {key!r} must be a number, not {v!r}")
+    return pa.array(values, type=pa.float64())
+
+
+def _looks_like_id(key: str) -> bool:
+    k = key.strip().lower()
+    return k in QUERY_COLUMNS or k in DOC_COLUMNS or k in NAME_COLUMNS
+
+
+# -- accepting anything ---------------------------------------------------------------------------
+def _is_pathlike(value: Any) -> bool:
+    return isinstance(value, (str, os.PathLike))
+
+
+def coerce_qrels(value: Any) -> Qrels:
+    if isinstance(value, Qrels):
+        return value
+    if _is_pathlike(value):
+        from rankmeter.io import read_qrels
+
+        return read_qrels(value)
+    if isinstance(value, Mapping):
+        return Qrels.from_dict(value)
+    kind = _frame_kind(value)
+    if kind == "pandas":
+        return Qrels.from_pandas(value)
+    if kind == "polars":
+        return Qrels.from_polars(value)
+    if kind == "arrow":
+        return Qrels.from_arrow(value)
+    raise FormatError(
+        "<qrels>",
+        f"cannot use a {type(value).__name__} as qrels; give a path, a dict "
+        "{query: {doc: grade}}, a pandas/polars DataFrame, an Arrow table or a Qrels",
+    )
+
+
+def coerce_run(value: Any, *, name: str | None = None, ties: str = "trec_eval") -> Run:
+    if isinstance(value, Run):
+        run = value.with_ties(ties)
+        return run if name is None else run.renamed(name)
+    if _is_pathlike(value):
+        from rankmeter.io import read_run
+
+        return read_run(value, name=name, ties=ties)
+    if isinstance(value, Mapping):
+        return Run.from_dict(value, name=name or "run", ties=ties)
+    kind = _frame_kind(value)
+    if kind == "pandas":
+        return Run.from_pandas(value, name=name or "run", ties=ties)
+    if kind == "polars":
+        return Run.from_polars(value, name=name or "run", ties=ties)
+    if kind == "arrow":
+        return Run.from_arrow(value, name=name or "run", ties=ties)
+    raise FormatError(
+        "<run>",
+        f"cannot use a {type(value).__name__} as a run; give a path, a dict "
+        "{query: {doc: score}}, a pandas/polars DataFrame, an Arrow table or a Run",
+    )
+
+
+def _frame_kind(value: Any) -> str | None:
+    module = type(value).__module__.split(".")[0]
+    if module == "pandas" and hasattr(value, "columns"):
+        return "pandas"
+    if module == "polars" and hasattr(value, "to_arrow"):
+        return "polars"
+    if module == "pyarrow" and hasattr(value, "column_names"):
+        return "arrow"
+    return None
+
+
+def default_run_name(path: str) -> str:
+    p = Path(path)
+    name = p.name
+    for suffix in (".gz", ".trec", ".run", ".txt", ".tsv", ".csv", ".jsonl", ".parquet"):
+        if name.lower().endswith(suffix):
+            name = name[: -len(suffix)]
+    return name or p.name

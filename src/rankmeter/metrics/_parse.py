@@ -1,0 +1,158 @@
+"""The metric-name grammar: ``Name(param=value,...)@cutoff`` plus trec_eval names.
+
+Examples: ``nDCG@10``, ``nDCG(gain=exp)@10``, ``P(rel=2)@5``, ``RR@10``, ``AP``, ``R@100``;
+aliases ``MRR``, ``MAP``, ``Recall@100``, ``NDCG@10``, ``Hit@5``; trec_eval names ``ndcg_cut.10``,
+``P.10``, ``P_10``, ``recip_rank``, ``map``, ``map_cut.5,10`` (several cutoffs), ``Rprec``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from rankmeter.errors import MetricError
+from rankmeter.metrics._registry import BY_NAME, BY_TREC_NAME, SPECS, normalize
+from rankmeter.metrics._spec import Metric, MetricSpec
+
+_GRAMMAR = re.compile(
+    r"(?P<name>[A-Za-z][\w\-]*)\s*(?:\((?P<params>[^()]*)\))?\s*(?:@\s*(?P<cutoff>\S*))?"
+)
+_TREC = re.compile(r"(?P<base>[A-Za-z][\w\-]*?)[._](?P<cutoffs>\d+(?:,\d+)*)")
+
+
+def parse_metric(text: str | Metric) -> Metric:
+    """Parse one metric name.
+
+    >>> str(parse_metric("ndcg_cut.10"))
+    'nDCG@10'
+    >>> str(parse_metric("MRR@10"))
+    'RR@10'
+    >>> parse_metric("nDCG(gain=exp)@10").get("gain")
+    'exp'
+    """
+    metrics = _parse(text)
+    if len(metrics) != 1:
+        raise MetricError(
+            f"{text!r} names {len(metrics)} metrics; give one (or use parse_metrics)"
+        )
+    return metrics[0]
+
+
+def parse_metrics(texts: Iterable[str | Metric] | str) -> tuple[Metric, ...]:
+    """Parse metric names, expanding trec_eval cutoff lists (``P.5,10``); duplicates dropped."""
+    if isinstance(texts, str):
+        texts = [texts]
+    out: list[Metric] = []
+    for text in texts:
+        for metric in _parse(text):
+            if metric not in out:
+                out.append(metric)
+    if not out:
+        raise MetricError("no metrics given")
+    return tuple(out)
+
+
+def _parse(text: Any) -> list[Metric]:
+    if isinstance(text, Metric):
+        return [text]
+    if not isinstance(text, str):
+        raise MetricError(f"a metric name must be a string, not {type(text).__name__}")
+    stripped = text.strip()
+    if not stripped:
+        raise MetricError("empty metric name; try nDCG@10, P@10, R@100, RR or AP")
+    if "@" not in stripped and "(" not in stripped:
+        spec = BY_NAME.get(normalize(stripped))
+        if spec is not None:
+            return [_build(text, spec, None, {})]
+        trec = BY_TREC_NAME.get(normalize(stripped))
+        if trec is not None:
+            return [_build(text, trec[0], None, {})]
+        if normalize(stripped) + "." in BY_TREC_NAME:
+            raise MetricError(f"{text!r} needs a cutoff, e.g. {stripped}.10")
+        split = _TREC.fullmatch(stripped)
+        if split:
+            base = normalize(split["base"])
+            found = BY_TREC_NAME.get(base + ".") or (
+                (BY_NAME[base], True) if base in BY_NAME else None
+            )
+            if found is not None:
+                cutoffs = [_cutoff(text, c) for c in split["cutoffs"].split(",")]
+                return [_build(text, found[0], c, {}) for c in cutoffs]
+    match = _GRAMMAR.fullmatch(stripped)
+    if match is None:
+        raise _unknown(text)
+    spec = BY_NAME.get(normalize(match["name"]))
+    if spec is None:
+        raise _unknown(text, match["name"], match["cutoff"])
+    params = _params(text, spec, match["params"])
+    cutoff = None if match["cutoff"] is None else _cutoff(text, match["cutoff"])
+    return [_build(text, spec, cutoff, params)]
+
+
+def _cutoff(text: str, value: str) -> int:
+    if not re.fullmatch(r"\+?\d+", value.strip()):
+        raise MetricError(f"{text!r}: the cutoff must be a positive integer, got {value!r}")
+    cutoff = int(value)
+    if cutoff <= 0:
+        raise MetricError(f"{text!r}: the cutoff must be a positive integer, got {cutoff}")
+    return cutoff
+
+
+def _params(text: str, spec: MetricSpec, body: str | None) -> dict[str, Any]:
+    if body is None or not body.strip():
+        return {}
+    params: dict[str, Any] = {}
+    for item in body.split(","):
+        key, sep, value = item.partition("=")
+        key = key.strip()
+        if not sep or not key or not value.strip():
+            raise MetricError(f"{text!r}: parameters are written name=value, got {item.strip()!r}")
+        param = spec.param(key)
+        if param is None:
+            valid = ", ".join(p.name for p in spec.params) or "none"
+            raise MetricError(f"{text!r}: {spec.name} has no parameter {key!r} (valid: {valid})")
+        if key in params:
+            raise MetricError(f"{text!r}: parameter {key!r} is given twice")
+        params[key] = param.convert(text, value.strip())
+    return params
+
+
+def _build(text: str, spec: MetricSpec, cutoff: int | None, params: dict[str, Any]) -> Metric:
+    if cutoff is None and spec.cutoff == "required":
+        raise MetricError(f"{text!r}: {spec.name} needs a cutoff, e.g. {spec.name}@10")
+    if cutoff is not None and spec.cutoff == "none":
+        raise MetricError(f"{text!r}: {spec.name} takes no cutoff; use {spec.name}")
+    ordered = tuple(
+        (p.name, params[p.name])
+        for p in spec.params
+        if p.name in params and params[p.name] != p.default
+    )
+    return Metric(spec, cutoff, ordered)
+
+
+def metric_names() -> list[str]:
+    """Canonical names, with @k where a cutoff is usual (for help and suggestions)."""
+    return [s.name + ("@k" if s.cutoff != "none" else "") for s in SPECS]
+
+
+def _unknown(text: str, name: str | None = None, cutoff: str | None = None) -> MetricError:
+    candidates: dict[str, str] = {}
+    for spec in SPECS:
+        for alias in (spec.name, *spec.aliases):
+            candidates[alias.lower()] = spec.name
+        for trec, _ in spec.trec_names:
+            candidates[trec.lower()] = spec.name
+    probe = (name or text.strip().split("@")[0].split("(")[0]).lower()
+    close = difflib.get_close_matches(probe, list(candidates), n=1, cutoff=0.5)
+    hint = ""
+    if close:
+        suggestion = candidates[close[0]]
+        if cutoff and cutoff.isdigit() and int(cutoff) > 0:
+            suggestion += f"@{cutoff}"
+        hint = f"; did you mean {suggestion}?"
+    valid = ", ".join(metric_names())
+    return MetricError(
+        f"unknown metric {text!r}{hint} Valid metrics: {valid} (see `rankmeter metrics`)"
+    )

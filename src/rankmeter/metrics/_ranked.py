@@ -1,0 +1,184 @@
+"""The one join of a Run with Qrels: what every metric kernel reads.
+
+For each evaluated query: the grades of the retrieved documents in rank order, which of them are
+judged, and all judgments of the query sorted by grade (the ideal ordering). Kernels are NumPy
+over these flat arrays with per-query offsets (CSR); nothing loops per query in Python.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from rankmeter.data import Qrels, Run
+from rankmeter.data._columns import (
+    FloatArray,
+    IntArray,
+    ObjArray,
+    gather_ranges,
+    offsets_from_sorted,
+    readonly,
+    row_groups,
+)
+
+BoolArray = npt.NDArray[np.bool_]
+
+
+class Ranked:
+    """Retrieved documents joined with their judgments, per query, in rank order.
+
+    Attributes
+    ----------
+    query_ids : array of str
+        The evaluated queries (natural order).
+    offsets : int array, ``n_queries + 1``
+        Entries of query ``i`` are ``offsets[i]:offsets[i+1]`` of the flat arrays below.
+    groups, positions : int arrays
+        Query index and 0-based rank of every entry.
+    grades : float array
+        Grade of every entry; 0 for documents without a (non-negative) judgment.
+    judged : bool array
+        The entry has a judgment with grade >= 0.
+    judgment_offsets, judgment_grades
+        All non-negative judgments of each query, sorted by grade descending.
+    rel : float
+        The evaluation's relevance level (metrics may override it).
+    """
+
+    def __init__(
+        self,
+        query_ids: ObjArray,
+        offsets: IntArray,
+        grades: FloatArray,
+        judged: BoolArray,
+        judgment_offsets: IntArray,
+        judgment_grades: FloatArray,
+        rel: float,
+    ) -> None:
+        self.query_ids = readonly(query_ids)
+        self.offsets = readonly(offsets)
+        self.groups = readonly(row_groups(offsets))
+        self.positions = readonly(np.arange(len(self.groups), dtype=np.int64) - offsets[self.groups])
+        self.grades = readonly(grades)
+        self.judged = readonly(judged)
+        self.judgment_offsets = readonly(judgment_offsets)
+        self.judgment_grades = readonly(judgment_grades)
+        self.judgment_groups = readonly(row_groups(judgment_offsets))
+        self.rel = rel
+        self._cache: dict[Any, Any] = {}
+
+    @property
+    def n_queries(self) -> int:
+        return len(self.query_ids)
+
+    @property
+    def num_ret(self) -> IntArray:
+        return np.diff(self.offsets)
+
+    def relevant(self, rel: float) -> BoolArray:
+        """Entries judged relevant at level ``rel``."""
+        key = ("relevant", rel)
+        if key not in self._cache:
+            self._cache[key] = readonly(self.judged & (self.grades >= rel))
+        return self._cache[key]  # type: ignore[no-any-return]
+
+    def num_rel(self, rel: float) -> IntArray:
+        """Judgments with grade >= ``rel``, per query (retrieved or not)."""
+        key = ("num_rel", rel)
+        if key not in self._cache:
+            mask = self.judgment_grades >= rel
+            self._cache[key] = readonly(self.count(self.judgment_groups[mask]))
+        return self._cache[key]  # type: ignore[no-any-return]
+
+    def num_nonrel(self, rel: float) -> IntArray:
+        """Judged non-relevant documents (0 <= grade < ``rel``), per query."""
+        mask = self.judgment_grades < rel
+        return self.count(self.judgment_groups[mask])
+
+    def count(self, groups: IntArray) -> IntArray:
+        """Number of entries per query, given the query index of each selected entry."""
+        return np.bincount(groups, minlength=self.n_queries).astype(np.int64)
+
+    def total(self, groups: IntArray, weights: FloatArray) -> FloatArray:
+        """Sum of ``weights`` per query, given the query index of each entry."""
+        return np.bincount(groups, weights=weights, minlength=self.n_queries).astype(np.float64)
+
+    def within(self, cutoff: int | None) -> BoolArray:
+        """Entries ranked within the cutoff (all entries when cutoff is None)."""
+        if cutoff is None:
+            return np.ones(len(self.positions), dtype=bool)
+        return self.positions < cutoff
+
+
+def join(
+    qrels: Qrels,
+    run: Run,
+    *,
+    rel: float = 1,
+    include_missing: bool = False,
+    judged_only: bool = False,
+) -> Ranked:
+    """Join a run with qrels under the given policies (see :func:`rankmeter.evaluate`)."""
+    import pyarrow.compute as pc
+
+    # Queries: those in both (trec_eval default) or every judged query (trec_eval -c).
+    qrels_index = {q: i for i, q in enumerate(qrels._query_ids)}
+    run_to_qrels = np.fromiter(
+        (qrels_index.get(q, -1) for q in run._query_ids), dtype=np.int64, count=run.n_queries
+    )
+    present = run_to_qrels >= 0
+    qrels_to_run = np.full(qrels.n_queries, -1, dtype=np.int64)
+    qrels_to_run[run_to_qrels[present]] = np.flatnonzero(present)
+    if include_missing:
+        selected = np.arange(qrels.n_queries, dtype=np.int64)
+    else:
+        selected = np.flatnonzero(qrels_to_run >= 0)
+    run_q = qrels_to_run[selected]
+    has = run_q >= 0
+    starts = np.where(has, run._offsets[np.maximum(run_q, 0)], 0)
+    lengths = np.where(has, run._offsets[np.maximum(run_q, 0) + 1] - starts, 0)
+    rows = gather_ranges(starts, lengths)
+
+    # Documents: run doc codes -> qrels doc codes, then look up (query, doc) keys.
+    doc_map = pc.index_in(run._doc_vocab, value_set=qrels._doc_vocab)
+    doc_map = np.asarray(pc.fill_null(doc_map, -1).to_numpy(zero_copy_only=False), dtype=np.int64)
+    docs = doc_map[run._doc_codes[rows]]
+    entry_query = np.repeat(selected, lengths)
+    keys = entry_query * max(len(qrels._doc_vocab), 1) + docs
+    at = np.searchsorted(qrels._keys, keys)
+    at_clipped = np.minimum(at, max(len(qrels._keys) - 1, 0))
+    found = (docs >= 0) & (at < len(qrels._keys)) & (qrels._keys[at_clipped] == keys)
+    raw = np.where(found, qrels._grades[at_clipped], 0.0)
+    judged = found & (raw >= 0)
+    grades = np.where(judged, raw, 0.0)
+
+    offsets = np.zeros(len(selected) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    if judged_only:
+        # trec_eval -J: unjudged documents are removed before anything is computed.
+        groups = row_groups(offsets)[judged]
+        offsets = offsets_from_sorted(groups, len(selected))
+        grades = grades[judged]
+        judged = judged[judged]
+
+    # Judgments of the selected queries, grades descending (the ideal ordering).
+    j_starts = qrels._offsets[selected]
+    j_lengths = qrels._offsets[selected + 1] - j_starts
+    j_rows = gather_ranges(j_starts, j_lengths)
+    j_groups = np.repeat(np.arange(len(selected), dtype=np.int64), j_lengths)
+    j_grades = qrels._grades[j_rows]
+    keep = j_grades >= 0
+    j_groups, j_grades = j_groups[keep], j_grades[keep]
+    order = np.lexsort((-j_grades, j_groups))
+    j_offsets = offsets_from_sorted(j_groups, len(selected))
+    return Ranked(
+        np.asarray(qrels._query_ids[selected], dtype=object),
+        offsets,
+        grades,
+        judged,
+        j_offsets,
+        j_grades[order],
+        float(rel),
+    )

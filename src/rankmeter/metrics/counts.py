@@ -1,0 +1,63 @@
+"""Counts: results returned, relevant documents, relevant documents returned (summed, not averaged)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rankmeter.metrics._spec import REL, Metric, MetricSpec
+
+if TYPE_CHECKING:
+    from rankmeter.data._columns import FloatArray
+    from rankmeter.metrics._ranked import Ranked
+
+
+def num_ret(ranked: Ranked, metric: Metric) -> FloatArray:
+    return ranked.num_ret.astype(float)
+
+
+def num_rel(ranked: Ranked, metric: Metric) -> FloatArray:
+    return ranked.num_rel(metric.rel(ranked)).astype(float)
+
+
+def num_rel_ret(ranked: Ranked, metric: Metric) -> FloatArray:
+    hit = ranked.relevant(metric.rel(ranked)) & ranked.within(metric.cutoff)
+    return ranked.count(ranked.groups[hit]).astype(float)
+
+
+NUM_RET = MetricSpec(
+    name="NumRet",
+    description="Number of results returned. Sums over queries.",
+    formula="NumRet = |retrieved|",
+    kernel=num_ret,
+    cutoff="none",
+    trec_names=(("num_ret", False),),
+    aggregate="sum",
+    integer=True,
+    reference="trec_eval num_ret",
+)
+NUM_REL = MetricSpec(
+    name="NumRel",
+    description="Number of relevant documents in the judgments (retrieved or not). Sums over "
+    "queries.",
+    formula="NumRel = |relevant|",
+    kernel=num_rel,
+    cutoff="none",
+    params=(REL,),
+    trec_names=(("num_rel", False),),
+    aggregate="sum",
+    integer=True,
+    reference="trec_eval num_rel",
+)
+NUM_REL_RET = MetricSpec(
+    name="NumRelRet",
+    description="Number of relevant documents returned (within the top k). Sums over queries.",
+    formula="NumRelRet@k = |relevant in top k|",
+    kernel=num_rel_ret,
+    params=(REL,),
+    trec_names=(("num_rel_ret", False),),
+    aggregate="sum",
+    integer=True,
+    reference="trec_eval num_rel_ret",
+)
+
+SPECS = (NUM_RET, NUM_REL, NUM_REL_RET)

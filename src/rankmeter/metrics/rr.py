@@ -1,0 +1,43 @@
+"""Reciprocal rank of the first relevant document (its mean over queries is MRR)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from rankmeter.metrics._spec import REL, Metric, MetricSpec, zeros
+
+if TYPE_CHECKING:
+    from rankmeter.data._columns import FloatArray
+    from rankmeter.metrics._ranked import Ranked
+
+
+def first_relevant(ranked: Ranked, metric: Metric) -> tuple[FloatArray, FloatArray]:
+    """Query index and 0-based position of each query's first relevant document within the cutoff."""
+    hit = ranked.relevant(metric.rel(ranked)) & ranked.within(metric.cutoff)
+    groups = ranked.groups[hit]
+    positions = ranked.positions[hit]
+    first = np.ones(len(groups), dtype=bool)
+    first[1:] = groups[1:] != groups[:-1]
+    return groups[first], positions[first]
+
+
+def reciprocal_rank(ranked: Ranked, metric: Metric) -> FloatArray:
+    out = zeros(ranked)
+    groups, positions = first_relevant(ranked, metric)
+    out[groups.astype(np.int64)] = 1.0 / (positions + 1.0)
+    return out
+
+
+SPEC = MetricSpec(
+    name="RR",
+    description="Reciprocal rank: 1 / rank of the first relevant result (within the top k), "
+    "0 when there is none. Its mean over queries is MRR.",
+    formula="RR@k = 1 / min{i <= k : d_i relevant}, or 0",
+    kernel=reciprocal_rank,
+    params=(REL,),
+    aliases=("MRR",),
+    trec_names=(("recip_rank", False),),
+    reference="Voorhees 1999 (TREC-8 QA); trec_eval recip_rank",
+)
