@@ -91,12 +91,18 @@ def evaluate(
     0.3333333333333333
     """
     policies = _policies(rel, include_missing, judged_only, ties)
-    measures = parse_metrics(DEFAULT_METRICS if metrics is None else metrics)
+    measures = parse_metrics(DEFAULT_METRICS if metrics is None else _as_names(metrics))
     loaded_qrels = Qrels.load(qrels)
     if _is_collection(runs):
         loaded = _load_runs(runs, ties)
-        return EvalResults(tuple(_evaluate_one(loaded_qrels, r, measures, policies) for r in loaded))
+        return EvalResults(
+            tuple(_evaluate_one(loaded_qrels, r, measures, policies) for r in loaded)
+        )
     return _evaluate_one(loaded_qrels, Run.load(runs, ties=ties), measures, policies)
+
+
+def _as_names(metrics: Any) -> Iterable[str | Metric]:
+    return [metrics] if isinstance(metrics, (str, Metric)) else metrics
 
 
 def _policies(rel: Any, include_missing: Any, judged_only: Any, ties: str) -> Policies:
@@ -126,7 +132,9 @@ def _load_runs(runs: Any, ties: str) -> list[Run]:
     names = [r.name for r in loaded]
     if len(set(names)) < len(names):
         sources = [r.source for r in loaded]
-        unique_sources = len(set(sources)) == len(sources) and not any(s.startswith("<") for s in sources)
+        unique_sources = len(set(sources)) == len(sources) and not any(
+            s.startswith("<") for s in sources
+        )
         seen: dict[str, int] = {}
         renamed = []
         for r in loaded:

@@ -55,7 +55,7 @@ class Policies:
 
 
 def _plain(metric: Metric, value: float) -> float | int:
-    return int(round(value)) if metric.spec.integer else float(value)
+    return round(value) if metric.spec.integer else float(value)
 
 
 @dataclass(frozen=True)
@@ -206,9 +206,7 @@ class EvalResults(Mapping[str, EvalResult]):
         """Aggregates as a DataFrame: one row per run, one column per metric."""
         import pandas as pd
 
-        return pd.DataFrame(
-            [{"run": r.run, **r.metrics} for r in self.results]
-        ).set_index("run")
+        return pd.DataFrame([{"run": r.run, **r.metrics} for r in self.results]).set_index("run")
 
     def __repr__(self) -> str:
         return f"EvalResults({', '.join(repr(r.run) for r in self.results)})"

@@ -62,7 +62,7 @@ def intern(values: Any, origin: Origin, what: str) -> tuple[IntArray, ObjArray]:
         encoded = encoded.combine_chunks()
     first_seen = np.asarray(encoded.dictionary.to_pylist(), dtype=object)
     codes = np.asarray(encoded.indices.to_numpy(zero_copy_only=False), dtype=np.int64)
-    order = sorted(range(len(first_seen)), key=lambda i: natural_key(first_seen[i]))
+    order = sorted(range(len(first_seen)), key=lambda i: natural_key(str(first_seen[i])))
     remap = np.empty(len(first_seen), dtype=np.int64)
     remap[np.asarray(order, dtype=np.int64)] = np.arange(len(first_seen), dtype=np.int64)
     return remap[codes], first_seen[np.asarray(order, dtype=np.int64)]
@@ -197,7 +197,8 @@ def gather_ranges(starts: IntArray, lengths: IntArray) -> IntArray:
         return np.zeros(0, dtype=np.int64)
     ends = np.cumsum(lengths)
     shift = np.repeat(starts - (ends - lengths), lengths)
-    return np.arange(total, dtype=np.int64) + shift
+    out: IntArray = np.arange(total, dtype=np.int64) + shift
+    return out
 
 
 def readonly(array: npt.NDArray[Any]) -> npt.NDArray[Any]:

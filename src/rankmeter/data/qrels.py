@@ -102,7 +102,8 @@ class Qrels:
         origin = Origin("<dict>")
         if not isinstance(judgments, Mapping):
             raise origin.error(
-                None, f"expected a dict of dicts {{query: {{doc: grade}}}}, got {type(judgments).__name__}"
+                None,
+                f"expected a dict of dicts {{query: {{doc: grade}}}}, got {type(judgments).__name__}",
             )
         qs: list[Any] = []
         ds: list[Any] = []

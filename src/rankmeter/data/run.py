@@ -124,13 +124,18 @@ class Run:
 
     @classmethod
     def from_dict(
-        cls, results: Mapping[str, Mapping[str, float]], *, name: str = "run", ties: str = "trec_eval"
+        cls,
+        results: Mapping[str, Mapping[str, float]],
+        *,
+        name: str = "run",
+        ties: str = "trec_eval",
     ) -> Run:
         """Build from ``{query_id: {doc_id: score}}`` (the pytrec_eval / ranx shape)."""
         origin = Origin("<dict>")
         if not isinstance(results, Mapping):
             raise origin.error(
-                None, f"expected a dict of dicts {{query: {{doc: score}}}}, got {type(results).__name__}"
+                None,
+                f"expected a dict of dicts {{query: {{doc: score}}}}, got {type(results).__name__}",
             )
         qs: list[Any] = []
         ds: list[Any] = []
@@ -300,7 +305,12 @@ def _rank_order(
 
 
 def _check_unique_pairs(
-    q_codes: IntArray, d_codes: IntArray, n_docs: int, q_vocab: ObjArray, d_vocab: Any, origin: Origin
+    q_codes: IntArray,
+    d_codes: IntArray,
+    n_docs: int,
+    q_vocab: ObjArray,
+    d_vocab: Any,
+    origin: Origin,
 ) -> None:
     import pyarrow as pa
     import pyarrow.compute as pc

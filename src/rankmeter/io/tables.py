@@ -101,8 +101,9 @@ def _read_delimited(source: Source, sep: str) -> tuple[Any, Origin]:
     header = [h.strip() for h in header_line.split(sep)]
     origin = Origin(source.name, lambda row: source.nth_row_line(row, skip=1))
     if len(set(header)) != len(header) or not all(header):
-        raise FormatError(source.name, f"{kind} header has empty or repeated names", line=1,
-                          text=header_line)
+        raise FormatError(
+            source.name, f"{kind} header has empty or repeated names", line=1, text=header_line
+        )
     try:
         table = csv.read_csv(
             pa.BufferReader(source.data),
@@ -120,7 +121,10 @@ def _read_delimited(source: Source, sep: str) -> tuple[Any, Origin]:
     # Numbers are converted here so that a bad one is reported with its line.
     numeric = {
         c
-        for c in (_find(table.column_names, GRADE_COLUMNS), _find(table.column_names, SCORE_COLUMNS))
+        for c in (
+            _find(table.column_names, GRADE_COLUMNS),
+            _find(table.column_names, SCORE_COLUMNS),
+        )
         if c is not None
     }
     for column in numeric:
@@ -143,15 +147,21 @@ def _read_delimited(source: Source, sep: str) -> tuple[Any, Origin]:
 _NUMBER_PATTERN = r"^\s*[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf|infinity|nan)\s*$"
 
 
-def _delimited_error(source: Source, sep: str, width: int, kind: str, exc: Exception) -> FormatError:
+def _delimited_error(
+    source: Source, sep: str, width: int, kind: str, exc: Exception
+) -> FormatError:
     for number, raw in enumerate(source.data.splitlines(), start=1):
         if not raw:
             continue
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError:
-            return FormatError(source.name, "not valid UTF-8", line=number,
-                               text=raw.decode("utf-8", errors="replace"))
+            return FormatError(
+                source.name,
+                "not valid UTF-8",
+                line=number,
+                text=raw.decode("utf-8", errors="replace"),
+            )
         if len(text.split(sep)) != width:
             return FormatError(
                 source.name,
@@ -177,11 +187,13 @@ def _read_jsonl(source: Source) -> tuple[Any, Origin]:
             obj = json.loads(raw)
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             msg = getattr(exc, "msg", "invalid text")
-            raise FormatError(source.name, f"not valid JSON ({msg})", line=number,
-                              text=text) from None
+            raise FormatError(
+                source.name, f"not valid JSON ({msg})", line=number, text=text
+            ) from None
         if not isinstance(obj, dict):
-            raise FormatError(source.name, "expected a JSON object per line", line=number,
-                              text=text)
+            raise FormatError(
+                source.name, "expected a JSON object per line", line=number, text=text
+            )
         if keys is None:
             keys = list(obj)
         rows.append(obj)
@@ -208,13 +220,17 @@ def _json_column(values: list[Any], key: str, origin: Origin) -> Any:
         return pa.array(values, type=pa.string())
     if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
         if all(isinstance(v, int) for v in values):
-            return pa.array([str(v) for v in values], type=pa.string()) if _looks_like_id(
-                key
-            ) else pa.array(values, type=pa.float64())
+            return (
+                pa.array([str(v) for v in values], type=pa.string())
+                if _looks_like_id(key)
+                else pa.array(values, type=pa.float64())
+            )
         return pa.array(values, type=pa.float64())
     for row, v in enumerate(values):
         if not isinstance(v, (str, int, float)) or isinstance(v, bool):
-            raise origin.error(row, f"key {key!r} must be a string or a number, not {type(v).__name__}")
+            raise origin.error(
+                row, f"key {key!r} must be a string or a number, not {type(v).__name__}"
+            )
     # A mix of strings and numbers: ids become strings; numeric keys report the bad value.
     if _looks_like_id(key):
         return pa.array([str(v) for v in values], type=pa.string())

@@ -33,7 +33,9 @@ class _Layout:
         return " ".join(self.columns)
 
 
-QRELS_LAYOUT = _Layout("qrels", ("qid", "iter", "docid", "grade"), "grade", ("qid", "docid", "grade"))
+QRELS_LAYOUT = _Layout(
+    "qrels", ("qid", "iter", "docid", "grade"), "grade", ("qid", "docid", "grade")
+)
 RUN_LAYOUT = _Layout(
     "run", ("qid", "Q0", "docid", "rank", "score", "tag"), "score", ("qid", "docid", "score", "tag")
 )

@@ -34,9 +34,7 @@ def parse_metric(text: str | Metric) -> Metric:
     """
     metrics = _parse(text)
     if len(metrics) != 1:
-        raise MetricError(
-            f"{text!r} names {len(metrics)} metrics; give one (or use parse_metrics)"
-        )
+        raise MetricError(f"{text!r} names {len(metrics)} metrics; give one (or use parse_metrics)")
     return metrics[0]
 
 

@@ -60,7 +60,9 @@ class Ranked:
         self.query_ids = readonly(query_ids)
         self.offsets = readonly(offsets)
         self.groups = readonly(row_groups(offsets))
-        self.positions = readonly(np.arange(len(self.groups), dtype=np.int64) - offsets[self.groups])
+        self.positions = readonly(
+            np.arange(len(self.groups), dtype=np.int64) - offsets[self.groups]
+        )
         self.grades = readonly(grades)
         self.judged = readonly(judged)
         self.judgment_offsets = readonly(judgment_offsets)

@@ -17,7 +17,8 @@ def relevant_so_far(ranked: Ranked, relevant: np.ndarray) -> np.ndarray:
     """For every entry, the number of relevant entries of its query at or above it."""
     running = np.cumsum(relevant, dtype=np.int64)
     before = np.concatenate(([0], running))[ranked.offsets[:-1]]
-    return running - before[ranked.groups]
+    counts: np.ndarray = running - before[ranked.groups]
+    return counts
 
 
 def average_precision(ranked: Ranked, metric: Metric) -> FloatArray:

@@ -1,0 +1,62 @@
+"""The command-line interface: a thin Typer app over the library."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+import typer
+
+from rankmeter.errors import MetricError, PolicyError, RankmeterError
+
+app = typer.Typer(
+    name="rankmeter",
+    help="Is your search any good, and did the change make it better?",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+from rankmeter.cli import evaluate as _evaluate  # noqa: E402
+from rankmeter.cli import metrics as _metrics  # noqa: E402
+
+_evaluate.register(app)
+_metrics.register(app)
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Entry point: data to stdout, one clear line to stderr on error (exit 2 usage, 1 data)."""
+    command = typer.main.get_command(app)
+    try:
+        code = command.main(
+            args=list(argv) if argv is not None else None,
+            prog_name="rankmeter",
+            standalone_mode=False,
+        )
+    except (MetricError, PolicyError) as exc:
+        print(f"rankmeter: error: {_one_line(str(exc))}", file=sys.stderr)
+        sys.exit(2)
+    except RankmeterError as exc:
+        print(f"rankmeter: error: {_one_line(str(exc))}", file=sys.stderr)
+        sys.exit(1)
+    except BrokenPipeError:
+        sys.exit(0)
+    except Exception as exc:
+        # Typer vendors click in recent versions, so its exceptions are matched by class name.
+        kinds = {cls.__name__ for cls in type(exc).__mro__}
+        if "UsageError" in kinds:
+            ctx = getattr(exc, "ctx", None)
+            hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
+            message = exc.format_message()  # type: ignore[attr-defined]
+            print(f"rankmeter: error: {_one_line(message)}{hint}", file=sys.stderr)
+            sys.exit(2)
+        if "Abort" in kinds:
+            print("rankmeter: interrupted", file=sys.stderr)
+            sys.exit(130)
+        raise
+    sys.exit(code if isinstance(code, int) else 0)

@@ -1,0 +1,31 @@
+"""Helpers shared by commands: writing output atomically, consoles."""
+
+from __future__ import annotations
+
+import io
+import sys
+from typing import Any
+
+
+def emit(text: str, output: str | None) -> None:
+    """Write text to stdout, or atomically to a file."""
+    if output is None or output == "-":
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    from rankmeter.io._atomic import atomic_write
+
+    with atomic_write(output) as handle:
+        handle.write(text)
+
+
+def render_rich(renderable: Any, output: str | None) -> None:
+    """Print a rich renderable to stdout (or to a file, as plain text)."""
+    from rich.console import Console
+
+    if output is None or output == "-":
+        Console(soft_wrap=False).print(renderable)
+        return
+    console = Console(record=True, width=160, file=io.StringIO())
+    console.print(renderable)
+    emit(console.export_text(), output)

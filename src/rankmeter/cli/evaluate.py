@@ -1,0 +1,121 @@
+"""`rankmeter evaluate QRELS RUN [RUN ...]`."""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Annotated
+
+import typer
+
+from rankmeter.cli._common import emit, render_rich
+
+
+class OutputFormat(str, Enum):
+    table = "table"
+    json = "json"
+    tsv = "tsv"
+    trec = "trec"
+
+
+class Ties(str, Enum):
+    trec_eval = "trec_eval"
+    input = "input"
+
+
+class InputFormat(str, Enum):
+    trec = "trec"
+    csv = "csv"
+    tsv = "tsv"
+    jsonl = "jsonl"
+    parquet = "parquet"
+
+
+def evaluate(
+    qrels: Annotated[
+        str, typer.Argument(help="Qrels file (TREC, CSV/TSV, JSONL, Parquet; .gz; - for stdin).")
+    ],
+    runs: Annotated[list[str], typer.Argument(help="One or more run files.")],
+    metric: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--metric",
+            "-m",
+            help="Metric to compute, repeatable: nDCG@10, P@10, R@100, RR, AP, "
+            "nDCG(gain=exp)@10, P(rel=2)@5, trec_eval names (ndcg_cut.10, map). "
+            "Default: nDCG@10 P@10 R@100 RR AP. See `rankmeter metrics`.",
+        ),
+    ] = None,
+    rel: Annotated[
+        float, typer.Option("--rel", "-l", help="Minimum grade counted relevant (trec_eval -l).")
+    ] = 1,
+    include_missing: Annotated[
+        bool,
+        typer.Option(
+            "--include-missing",
+            "-c",
+            help="Score judged queries that have no results as 0 (trec_eval -c).",
+        ),
+    ] = False,
+    judged_only: Annotated[
+        bool,
+        typer.Option("--judged-only", "-J", help="Drop unjudged documents first (trec_eval -J)."),
+    ] = False,
+    per_query: Annotated[
+        bool, typer.Option("--per-query", "-q", help="Also print every query's values.")
+    ] = False,
+    output_format: Annotated[
+        OutputFormat, typer.Option("--format", "-f", help="Output format.")
+    ] = OutputFormat.table,
+    ties: Annotated[
+        Ties,
+        typer.Option(help="Order of equal scores: trec_eval (doc id descending) or input order."),
+    ] = Ties.trec_eval,
+    qrels_format: Annotated[
+        InputFormat | None, typer.Option(help="Qrels format, when the file name does not tell.")
+    ] = None,
+    run_format: Annotated[
+        InputFormat | None, typer.Option(help="Run format, when the file name does not tell.")
+    ] = None,
+    output: Annotated[
+        str | None,
+        typer.Option("--output", "-o", help="Write to this file (atomically) instead of stdout."),
+    ] = None,
+) -> None:
+    """Evaluate runs against qrels with trec_eval's semantics."""
+    from rankmeter.errors import PolicyError
+    from rankmeter.evaluate import evaluate as run_evaluation
+    from rankmeter.io import read_qrels, read_run
+    from rankmeter.metrics import DEFAULT_METRICS, parse_metrics
+    from rankmeter.report.evaluation import render_json, render_table, render_trec, render_tsv
+
+    if [qrels, *runs].count("-") > 1:
+        raise PolicyError("only one input can be read from stdin ('-')")
+    measures = parse_metrics(metric or DEFAULT_METRICS)
+    rel_value: float = int(rel) if float(rel).is_integer() else rel
+    loaded_qrels = read_qrels(qrels, format=qrels_format.value if qrels_format else None)
+    loaded_runs = [
+        read_run(path, format=run_format.value if run_format else None, ties=ties.value)
+        for path in runs
+    ]
+    results = run_evaluation(
+        loaded_qrels,
+        loaded_runs,
+        measures,
+        rel=rel_value,
+        include_missing=include_missing,
+        judged_only=judged_only,
+        ties=ties.value,
+    )
+    listed = list(results.results)
+    if output_format is OutputFormat.json:
+        emit(render_json(listed, per_query=per_query, single=len(runs) == 1), output)
+    elif output_format is OutputFormat.tsv:
+        emit(render_tsv(listed, per_query=per_query), output)
+    elif output_format is OutputFormat.trec:
+        emit(render_trec(listed, per_query=per_query), output)
+    else:
+        render_rich(render_table(listed, per_query=per_query), output)
+
+
+def register(app: typer.Typer) -> None:
+    app.command(no_args_is_help=True)(evaluate)

@@ -1,0 +1,1 @@
+"""Renderers: results as terminal tables, JSON, TSV and trec_eval-style text."""

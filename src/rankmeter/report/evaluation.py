@@ -1,0 +1,104 @@
+"""Render evaluation results: JSON, TSV, trec_eval ``-q`` lines and rich tables."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from rankmeter.metrics import Metric
+from rankmeter.results import EvalResult
+
+__all__ = ["render_json", "render_table", "render_trec", "render_tsv"]
+
+
+def _value(metric: Metric, value: float) -> float | int:
+    return round(value) if metric.spec.integer else float(value)
+
+
+def render_json(results: list[EvalResult], *, per_query: bool, single: bool) -> str:
+    """``{"metrics": {...}[, "per_query": {...}]}``; a list with ``"run"`` keys for several runs."""
+    if single:
+        payload: Any = results[0].to_dict(per_query=per_query)
+    else:
+        payload = [{"run": r.run, **r.to_dict(per_query=per_query)} for r in results]
+    return json.dumps(payload, indent=2, ensure_ascii=False) + "\n"
+
+
+def render_tsv(results: list[EvalResult], *, per_query: bool) -> str:
+    """One row per run (per query and run, then the run's ``all`` row, with per_query)."""
+    measures = results[0].measures
+    names = [str(m) for m in measures]
+    lines = ["\t".join(["run", *(["query_id"] if per_query else []), *names])]
+    for r in results:
+        if per_query:
+            columns = [r.per_query.values[n] for n in names]
+            for i, q in enumerate(r.per_query.query_ids):
+                cells = [_cell(m, c[i]) for m, c in zip(measures, columns, strict=True)]
+                lines.append("\t".join([r.run, q, *cells]))
+        aggregate = [_cell(m, r.metrics[str(m)]) for m in measures]
+        lines.append("\t".join([r.run, *(["all"] if per_query else []), *aggregate]))
+    return "\n".join(lines) + "\n"
+
+
+def _cell(metric: Metric, value: float) -> str:
+    return str(_value(metric, float(value)))
+
+
+def render_trec(results: list[EvalResult], *, per_query: bool) -> str:
+    """trec_eval's ``-q`` layout: ``measure<TAB>query<TAB>value``, the ``all`` lines last."""
+    out: list[str] = []
+    for r in results:
+        measures = r.measures
+        names = [m.trec_name or str(m) for m in measures]
+        if per_query:
+            columns = [r.per_query.values[str(m)] for m in measures]
+            for i, q in enumerate(r.per_query.query_ids):
+                for m, name, col in zip(measures, names, columns, strict=True):
+                    out.append(_trec_line(name, q, m, float(col[i])))
+        out.append(f"{'runid':<22}\tall\t{r.run}")
+        out.append(f"{'num_q':<22}\tall\t{r.n_queries}")
+        for m, name in zip(measures, names, strict=True):
+            out.append(_trec_line(name, "all", m, r.metrics[str(m)]))
+    return "\n".join(out) + "\n"
+
+
+def _trec_line(name: str, query: str, metric: Metric, value: float) -> str:
+    shown = str(round(value)) if metric.spec.integer else f"{value:.4f}"
+    return f"{name:<22}\t{query}\t{shown}"
+
+
+def _fmt(metric: Metric, value: float) -> str:
+    return f"{round(value)}" if metric.spec.integer else f"{value:.4f}"
+
+
+def render_table(results: list[EvalResult], *, per_query: bool) -> Any:
+    """A rich renderable: one row per run (per-query tables first when asked)."""
+    from rich.console import Group
+    from rich.table import Table
+
+    measures = results[0].measures
+    caption = results[0].policies.describe()
+    parts: list[Any] = []
+    if per_query:
+        for r in results:
+            table = Table(title=f"{r.run}: per query", caption=caption, title_justify="left")
+            table.add_column("query", style="bold")
+            for m in measures:
+                table.add_column(str(m), justify="right")
+            columns = [r.per_query.values[str(m)] for m in measures]
+            for i, q in enumerate(r.per_query.query_ids):
+                table.add_row(
+                    q, *(_fmt(m, float(c[i])) for m, c in zip(measures, columns, strict=True))
+                )
+            table.add_section()
+            table.add_row("all", *(_fmt(m, r.metrics[str(m)]) for m in measures), style="bold")
+            parts.append(table)
+    summary = Table(caption=caption if not per_query else None, title_justify="left")
+    summary.add_column("run", style="bold")
+    summary.add_column("queries", justify="right")
+    for m in measures:
+        summary.add_column(str(m), justify="right")
+    for r in results:
+        summary.add_row(r.run, str(r.n_queries), *(_fmt(m, r.metrics[str(m)]) for m in measures))
+    parts.append(summary)
+    return Group(*parts)

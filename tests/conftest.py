@@ -1,0 +1,18 @@
+"""Shared fixtures: the Cranfield collection in ../shared (skipped, saying why, where absent)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CRANFIELD = ROOT.parent / "shared" / "data" / "cranfield"
+
+
+@pytest.fixture(scope="session")
+def cranfield() -> Path:
+    """Path to the Cranfield collection in BEIR layout (qrels.trec, qrels/test.tsv, ...)."""
+    if not (CRANFIELD / "qrels.trec").is_file():
+        pytest.skip(f"Cranfield collection not found at {CRANFIELD} (it lives in ../shared/data)")
+    return CRANFIELD
