@@ -61,7 +61,7 @@ def intern(values: Any, origin: Origin, what: str) -> tuple[IntArray, ObjArray]:
     if isinstance(encoded, pa.ChunkedArray):
         encoded = encoded.combine_chunks()
     first_seen = np.asarray(encoded.dictionary.to_pylist(), dtype=object)
-    codes = np.asarray(encoded.indices.to_numpy(zero_copy_only=False), dtype=np.int64)
+    codes = numpy_of(encoded.indices).astype(np.int64)
     order = sorted(range(len(first_seen)), key=lambda i: natural_key(str(first_seen[i])))
     remap = np.empty(len(first_seen), dtype=np.int64)
     remap[np.asarray(order, dtype=np.int64)] = np.arange(len(first_seen), dtype=np.int64)
@@ -77,7 +77,7 @@ def intern_docs(values: Any, origin: Origin) -> tuple[IntArray, Any]:
     encoded = pc.dictionary_encode(arr)
     if isinstance(encoded, pa.ChunkedArray):
         encoded = encoded.combine_chunks()
-    codes = np.asarray(encoded.indices.to_numpy(zero_copy_only=False), dtype=np.int64)
+    codes = numpy_of(encoded.indices).astype(np.int64)
     return codes, encoded.dictionary
 
 
@@ -85,7 +85,7 @@ def byte_order_rank(vocabulary: Any) -> IntArray:
     """Rank of each string of an Arrow vocabulary in byte (UTF-8 code point) order."""
     import pyarrow.compute as pc
 
-    order = np.asarray(pc.sort_indices(vocabulary).to_numpy(), dtype=np.int64)
+    order = numpy_of(pc.sort_indices(vocabulary)).astype(np.int64)
     rank = np.empty(len(order), dtype=np.int64)
     rank[order] = np.arange(len(order), dtype=np.int64)
     return rank
@@ -109,11 +109,11 @@ def _as_string_array(values: Any, origin: Origin, what: str) -> Any:
                 None, f"{what} column must hold strings or integers, not {values.type}"
             )
     if values.null_count:
-        row = int(np.flatnonzero(values.is_null().to_numpy(zero_copy_only=False))[0])
-        raise origin.error(row, f"missing {what}")
-    empty = pc.equal(pc.utf8_length(values), 0)
-    if pc.any(empty).as_py():
-        row = int(np.flatnonzero(empty.to_numpy(zero_copy_only=False))[0])
+        raise origin.error(int(null_rows(values)[0]), f"missing {what}")
+    # Comparing with a Python scalar would make Arrow import pandas (slow), so take the minimum.
+    lengths = pc.binary_length(values)
+    if len(values) and pc.min(lengths).as_py() == 0:
+        row = int(np.flatnonzero(numpy_of(lengths) == 0)[0])
         raise origin.error(row, f"empty {what}")
     return values
 
@@ -144,11 +144,12 @@ def as_float_column(values: Any, origin: Origin, what: str, *, allow_inf: bool) 
         values = values.combine_chunks()
     if isinstance(values, pa.Array):
         if values.null_count:
-            row = int(np.flatnonzero(values.is_null().to_numpy(zero_copy_only=False))[0])
-            raise origin.error(row, f"missing {what}")
+            raise origin.error(int(null_rows(values)[0]), f"missing {what}")
         if not (pa.types.is_integer(values.type) or pa.types.is_floating(values.type)):
             raise origin.error(None, f"{what} column must be numeric, not {values.type}")
-        out = np.asarray(values.to_numpy(zero_copy_only=False), dtype=np.float64)
+        if str(values.type) not in _NUMPY_TYPES:
+            values = values.cast(pa.float64())
+        out = numpy_of(values).astype(np.float64)
     else:
         try:
             out = np.asarray(values, dtype=np.float64)
@@ -199,6 +200,60 @@ def gather_ranges(starts: IntArray, lengths: IntArray) -> IntArray:
     shift = np.repeat(starts - (ends - lengths), lengths)
     out: IntArray = np.arange(total, dtype=np.int64) + shift
     return out
+
+
+def arrow_ints(values: npt.NDArray[Any]) -> Any:
+    """An Arrow int64 array over a NumPy array, without ``pa.array`` (which imports pandas)."""
+    import pyarrow as pa
+
+    data = np.ascontiguousarray(values, dtype=np.int64)
+    return pa.Array.from_buffers(pa.int64(), len(data), [None, pa.py_buffer(data)])
+
+
+_NUMPY_TYPES = {
+    "int8": np.int8,
+    "int16": np.int16,
+    "int32": np.int32,
+    "int64": np.int64,
+    "uint8": np.uint8,
+    "uint16": np.uint16,
+    "uint32": np.uint32,
+    "uint64": np.uint64,
+    "float": np.float32,
+    "double": np.float64,
+}
+
+
+def numpy_of(array: Any, *, fill: float | None = None) -> npt.NDArray[Any]:
+    """A NumPy copy of a numeric or boolean Arrow array.
+
+    Arrow's own ``to_numpy`` imports pandas when it is installed (150 ms), so the buffers are
+    read directly. Nulls are replaced by ``fill``; without ``fill`` the array must have none.
+    """
+    import pyarrow as pa
+
+    if isinstance(array, pa.ChunkedArray):
+        array = array.combine_chunks()
+    n, offset = len(array), array.offset
+    validity, data = array.buffers()[:2]
+    if pa.types.is_boolean(array.type):
+        bits = np.unpackbits(np.frombuffer(data, dtype=np.uint8), bitorder="little")
+        values: npt.NDArray[Any] = bits[offset : offset + n].astype(bool)
+    else:
+        dtype = _NUMPY_TYPES[str(array.type)]
+        values = np.frombuffer(data, dtype=dtype)[offset : offset + n].copy()
+    if array.null_count:
+        if fill is None:
+            raise ValueError("array has nulls")
+        valid_bits = np.unpackbits(np.frombuffer(validity, dtype=np.uint8), bitorder="little")
+        valid = valid_bits[offset : offset + n].astype(bool)
+        values = np.where(valid, values, fill)
+    return values
+
+
+def null_rows(array: Any) -> npt.NDArray[np.int64]:
+    """Row numbers of the nulls of an Arrow array."""
+    return np.flatnonzero(numpy_of(array.is_null()))
 
 
 def readonly(array: npt.NDArray[Any]) -> npt.NDArray[Any]:

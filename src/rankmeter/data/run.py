@@ -13,6 +13,7 @@ from rankmeter.data._columns import (
     IntArray,
     ObjArray,
     Origin,
+    arrow_ints,
     as_float_column,
     byte_order_rank,
     intern,
@@ -312,11 +313,10 @@ def _check_unique_pairs(
     d_vocab: Any,
     origin: Origin,
 ) -> None:
-    import pyarrow as pa
     import pyarrow.compute as pc
 
     keys = q_codes * max(n_docs, 1) + d_codes
-    if len(pc.unique(pa.array(keys))) == len(keys):
+    if len(pc.unique(arrow_ints(keys))) == len(keys):
         return
     order = np.argsort(keys, kind="stable")
     sorted_keys = keys[order]

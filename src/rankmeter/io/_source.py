@@ -104,7 +104,7 @@ def sniff(data: bytes) -> str:
     if data.startswith(b"PAR1"):
         return "parquet"
     first = b""
-    for line in data.splitlines():
+    for line in data[:65536].splitlines():
         if line.strip():
             first = line.strip()
             break

@@ -97,7 +97,7 @@ def _read_delimited(source: Source, sep: str) -> tuple[Any, Origin]:
     import pyarrow.csv as csv
 
     kind = "CSV" if sep == "," else "TSV"
-    header_line = source.data.splitlines()[0].decode("utf-8", errors="replace")
+    header_line = source.data[:65536].splitlines()[0].decode("utf-8", errors="replace")
     header = [h.strip() for h in header_line.split(sep)]
     origin = Origin(source.name, lambda row: source.nth_row_line(row, skip=1))
     if len(set(header)) != len(header) or not all(header):

@@ -18,6 +18,7 @@ from rankmeter.data._columns import (
     IntArray,
     ObjArray,
     gather_ranges,
+    numpy_of,
     offsets_from_sorted,
     readonly,
     row_groups,
@@ -144,8 +145,8 @@ def join(
     rows = gather_ranges(starts, lengths)
 
     # Documents: run doc codes -> qrels doc codes, then look up (query, doc) keys.
-    doc_map = pc.index_in(run._doc_vocab, value_set=qrels._doc_vocab)
-    doc_map = np.asarray(pc.fill_null(doc_map, -1).to_numpy(zero_copy_only=False), dtype=np.int64)
+    doc_map = numpy_of(pc.index_in(run._doc_vocab, value_set=qrels._doc_vocab), fill=-1)
+    doc_map = doc_map.astype(np.int64)
     docs = doc_map[run._doc_codes[rows]]
     entry_query = np.repeat(selected, lengths)
     keys = entry_query * max(len(qrels._doc_vocab), 1) + docs
