@@ -297,12 +297,31 @@ def _rank_order(
     ties: str,
 ) -> IntArray:
     """Permutation that groups rows by query and puts each query's rows in rank order."""
-    # np.lexsort sorts by the last key first; negating gives descending order. -0.0 == 0.0,
-    # so such scores tie, as trec_eval's comparison does.
-    if ties == "trec_eval":
-        doc_rank = byte_order_rank(d_vocab)[d_codes]
-        return np.lexsort((-doc_rank, -scores, q_codes))
-    return np.lexsort((rows, -scores, q_codes))
+    # Equal scores (-0.0 == 0.0 included, as in trec_eval's comparison) are the only place the
+    # tie policy matters, so doc ids are ranked in byte order only for the documents that tie.
+    same_query = q_codes[1:] == q_codes[:-1]
+    in_order = (q_codes[1:] > q_codes[:-1]) | (same_query & (scores[1:] <= scores[:-1]))
+    if in_order.all() and _ascending(rows):
+        order = np.arange(len(scores), dtype=np.int64)
+    else:
+        # np.lexsort sorts by the last key first; negating the scores sorts them descending.
+        # Rows as the last key give the "input" policy's order.
+        order = np.lexsort((rows, -scores, q_codes))
+    q, s = q_codes[order], scores[order]
+    tied = (q[1:] == q[:-1]) & (s[1:] == s[:-1])
+    if ties == "input" or not tied.any():
+        return order
+    involved = np.zeros(len(order), dtype=bool)
+    involved[1:] |= tied
+    involved[:-1] |= tied
+    tied_docs = np.unique(d_codes[order[involved]])
+    doc_rank = np.zeros(len(d_vocab), dtype=np.int64)
+    doc_rank[tied_docs] = byte_order_rank(d_vocab.take(arrow_ints(tied_docs))) + 1
+    return np.lexsort((-doc_rank[d_codes], -scores, q_codes))
+
+
+def _ascending(values: IntArray) -> bool:
+    return bool(np.all(values[1:] > values[:-1]))
 
 
 def _check_unique_pairs(
