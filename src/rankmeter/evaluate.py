@@ -118,7 +118,12 @@ def _is_collection(runs: Any) -> bool:
     if isinstance(runs, (list, tuple)):
         return True
     if isinstance(runs, Mapping) and runs:
-        return all(not isinstance(v, Mapping) for v in runs.values())
+        # {query: {doc: score}} is one run; {name: run} (a Run, path, frame or run dict) is many.
+        first = next(iter(runs.values()))
+        if not isinstance(first, Mapping):
+            return True
+        inner = next(iter(first.values()), None)
+        return isinstance(inner, Mapping)
     return False
 
 

@@ -22,13 +22,21 @@ class Origin:
     when an error is being reported, so it may be slow (for example, rescan a file).
     """
 
-    __slots__ = ("locate", "name")
+    __slots__ = ("describe", "locate", "name")
 
-    def __init__(self, name: str, locate: Callable[[int], tuple[int, str]] | None = None) -> None:
+    def __init__(
+        self,
+        name: str,
+        locate: Callable[[int], tuple[int, str]] | None = None,
+        describe: Callable[[int], str] | None = None,
+    ) -> None:
         self.name = name
         self.locate = locate
+        self.describe = describe  # for tables without lines: "query 'q1', doc 'd3'"
 
     def error(self, row: int | None, reason: str, text: str | None = None) -> FormatError:
+        if row is not None and self.describe is not None:
+            return FormatError(self.name, f"{self.describe(row)}: {reason}", text=text)
         if row is not None and self.locate is not None:
             line, line_text = self.locate(row)
             return FormatError(self.name, reason, line=line, text=line_text)
@@ -150,11 +158,15 @@ def as_float_column(values: Any, origin: Origin, what: str, *, allow_inf: bool) 
         if str(values.type) not in _NUMPY_TYPES:
             values = values.cast(pa.float64())
         out = numpy_of(values).astype(np.float64)
-    else:
+    elif isinstance(values, np.ndarray) and values.dtype != np.bool_:
         try:
             out = np.asarray(values, dtype=np.float64)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             out = _floats_one_by_one(values, origin, what)
+    else:
+        # One by one, so that None, booleans and numbers beyond a double (which NumPy would
+        # turn into nan, 1.0 or an OverflowError) are reported with their row.
+        out = _floats_one_by_one(values, origin, what)
     if out.ndim != 1:
         raise origin.error(None, f"{what} column must be one-dimensional")
     bad = np.isnan(out) if allow_inf else ~np.isfinite(out)
@@ -168,12 +180,16 @@ def as_float_column(values: Any, origin: Origin, what: str, *, allow_inf: bool) 
 def _floats_one_by_one(values: Any, origin: Origin, what: str) -> FloatArray:
     out = []
     for row, value in enumerate(values):
+        if value is None:
+            raise origin.error(row, f"missing {what}")
         if isinstance(value, (bool, np.bool_)):
-            raise origin.error(row, f"{what} must be a number, not a boolean", text=repr(value))
+            raise origin.error(row, f"{what} must be a number, not a boolean", text=str(value))
         try:
             out.append(float(value))
         except (TypeError, ValueError):
-            raise origin.error(row, f"{what} must be a number", text=repr(value)) from None
+            raise origin.error(row, f"{what} must be a number", text=str(value)) from None
+        except OverflowError:
+            raise origin.error(row, f"{what} is too large for a double", text=repr(value)) from None
     return np.asarray(out, dtype=np.float64)
 
 

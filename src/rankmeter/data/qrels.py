@@ -99,7 +99,7 @@ class Qrels:
     @classmethod
     def from_dict(cls, judgments: Mapping[str, Mapping[str, float]]) -> Qrels:
         """Build from ``{query_id: {doc_id: grade}}`` (the pytrec_eval / ranx shape)."""
-        origin = Origin("<dict>")
+        origin = Origin("<dict>", describe=lambda row: f"query {qs[row]!r}, doc {ds[row]!r}")
         if not isinstance(judgments, Mapping):
             raise origin.error(
                 None,

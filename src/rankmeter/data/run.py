@@ -132,7 +132,7 @@ class Run:
         ties: str = "trec_eval",
     ) -> Run:
         """Build from ``{query_id: {doc_id: score}}`` (the pytrec_eval / ranx shape)."""
-        origin = Origin("<dict>")
+        origin = Origin("<dict>", describe=lambda row: f"query {qs[row]!r}, doc {ds[row]!r}")
         if not isinstance(results, Mapping):
             raise origin.error(
                 None,
