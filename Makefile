@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test lint typecheck unit bench clean
+.PHONY: demo test lint typecheck unit clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -20,9 +20,11 @@ $(VENV)/.dev: $(BIN)/python pyproject.toml
 demo: $(VENV)/.base
 	$(BIN)/rankmeter demo
 
+LINTED := $(wildcard src tests benchmarks scripts)
+
 lint: $(VENV)/.dev
-	$(BIN)/ruff check src tests benchmarks
-	$(BIN)/ruff format --check src tests benchmarks
+	$(BIN)/ruff check $(LINTED)
+	$(BIN)/ruff format --check $(LINTED)
 
 typecheck: $(VENV)/.dev
 	$(BIN)/mypy
@@ -32,9 +34,6 @@ unit: $(VENV)/.dev
 
 test: lint typecheck unit
 
-bench: $(VENV)/.dev
-	$(BIN)/python -m pip install -q -e '.[bench]'
-	$(BIN)/python benchmarks/run.py
 
 clean:
 	rm -rf $(VENV) build dist .pytest_cache .mypy_cache .ruff_cache
