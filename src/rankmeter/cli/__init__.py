@@ -18,10 +18,12 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
+from rankmeter.cli import demo as _demo  # noqa: E402
 from rankmeter.cli import evaluate as _evaluate  # noqa: E402
 from rankmeter.cli import metrics as _metrics  # noqa: E402
 
 _evaluate.register(app)
+_demo.register(app)
 _metrics.register(app)
 
 
