@@ -75,13 +75,14 @@ def render_table(results: list[EvalResult], *, per_query: bool) -> Any:
     """A rich renderable: one row per run (per-query tables first when asked)."""
     from rich.console import Group
     from rich.table import Table
+    from rich.text import Text
 
     measures = results[0].measures
     caption = results[0].policies.describe()
     parts: list[Any] = []
     if per_query:
         for r in results:
-            table = Table(title=f"{r.run}: per query", caption=caption, title_justify="left")
+            table = Table(title=f"{r.run}: per query", title_justify="left")
             table.add_column("query", style="bold")
             for m in measures:
                 table.add_column(str(m), justify="right")
@@ -93,7 +94,7 @@ def render_table(results: list[EvalResult], *, per_query: bool) -> Any:
             table.add_section()
             table.add_row("all", *(_fmt(m, r.metrics[str(m)]) for m in measures), style="bold")
             parts.append(table)
-    summary = Table(caption=caption if not per_query else None, title_justify="left")
+    summary = Table(title_justify="left")
     summary.add_column("run", style="bold")
     summary.add_column("queries", justify="right")
     for m in measures:
@@ -101,4 +102,6 @@ def render_table(results: list[EvalResult], *, per_query: bool) -> Any:
     for r in results:
         summary.add_row(r.run, str(r.n_queries), *(_fmt(m, r.metrics[str(m)]) for m in measures))
     parts.append(summary)
+    # The policies go under the tables as one line: a caption would wrap to the table's width.
+    parts.append(Text(caption, style="dim"))
     return Group(*parts)
