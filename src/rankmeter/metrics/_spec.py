@@ -32,16 +32,16 @@ class Param:
             value = str(text).strip().lower()
             if value not in self.choices:
                 raise MetricError(
-                    f"{metric}: {self.name}={text!r} is not allowed; use one of "
+                    f"{metric!r}: {self.name}={text!r} is not allowed; use one of "
                     f"{', '.join(self.choices)}"
                 )
             return value
         try:
             number = float(text)
         except (TypeError, ValueError):
-            raise MetricError(f"{metric}: {self.name}={text!r} must be a number") from None
+            raise MetricError(f"{metric!r}: {self.name}={text!r} must be a number") from None
         if not np.isfinite(number):
-            raise MetricError(f"{metric}: {self.name}={text!r} must be a finite number")
+            raise MetricError(f"{metric!r}: {self.name}={text!r} must be a finite number")
         return int(number) if number.is_integer() else number
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from rankmeter.metrics._spec import Metric, MetricSpec, ratio
 
 if TYPE_CHECKING:
@@ -14,17 +16,19 @@ if TYPE_CHECKING:
 def judged(ranked: Ranked, metric: Metric) -> FloatArray:
     top = ranked.judged & ranked.within(metric.cutoff)
     count = ranked.count(ranked.groups[top])
-    if metric.cutoff is None:
-        return ratio(count, ranked.num_ret)
-    return count / metric.cutoff
+    # Of the results actually shown: a list shorter than k is not penalised for its length
+    # (that is what P@k is for), as in ir_measures' Judged@k.
+    shown = ranked.num_ret if metric.cutoff is None else np.minimum(ranked.num_ret, metric.cutoff)
+    return ratio(count, shown)
 
 
 SPEC = MetricSpec(
     name="Judged",
     description="Fraction of the top k results that have a judgment (grade >= 0; negative "
     "grades count as unjudged, as in trec_eval). Low values mean the other numbers rest on "
-    "guesses. Without @k: of all returned results.",
-    formula="Judged@k = |judged in top k| / k",
+    "guesses. A list shorter than k is judged on the results it has; 0 when it is empty. "
+    "Without @k: of all returned results.",
+    formula="Judged@k = |judged in top k| / min(k, |retrieved|)",
     kernel=judged,
     reference="Sakai 2007; ir_measures Judged@k",
     uses=("grade", "judged"),

@@ -1,0 +1,239 @@
+"""The metric-name grammar: canonical names, aliases, trec_eval names, expansion and errors."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from pytest import param
+
+from rankmeter.errors import MetricError, RankmeterError
+from rankmeter.metrics import SPECS, Metric, MetricSpec, metric_names, parse_metric, parse_metrics
+
+
+def _variants(spec: MetricSpec) -> list[Metric]:
+    """Every spec with and without a cutoff (where allowed) and each non-default parameter."""
+    cutoffs: list[int | None] = []
+    if spec.cutoff != "required":
+        cutoffs.append(None)
+    if spec.cutoff != "none":
+        cutoffs += [1, 10, 1000]
+    param_sets: list[tuple[tuple[str, Any], ...]] = [()]
+    for p in spec.params:
+        values = [c for c in p.choices if c != p.default] if p.kind == "choice" else [2, 0.5]
+        param_sets += [((p.name, v),) for v in values]
+    if len(spec.params) > 1:
+        param_sets.append(tuple((p.name, p.choices[-1] if p.choices else 3) for p in spec.params))
+    return [Metric(spec, c, ps) for c in cutoffs for ps in param_sets]
+
+
+ALL_VARIANTS = [m for spec in SPECS for m in _variants(spec)]
+
+
+@pytest.mark.parametrize("metric", ALL_VARIANTS, ids=str)
+def test_canonical_name_round_trips(metric: Metric) -> None:
+    parsed = parse_metric(str(metric))
+    assert parsed == metric
+    assert str(parsed) == str(metric)
+    assert str(parse_metric(str(parsed))) == str(metric)
+
+
+@pytest.mark.parametrize("metric", [m for m in ALL_VARIANTS if m.trec_name], ids=str)
+def test_trec_name_parses_back_to_the_metric(metric: Metric) -> None:
+    assert metric.trec_name is not None
+    assert parse_metric(metric.trec_name) == metric
+    # the dotted spelling of a cutoff name too: P_10 and P.10
+    dotted = metric.trec_name if metric.cutoff is None else metric.trec_name.rsplit("_", 1)[0]
+    if metric.cutoff is not None:
+        assert parse_metric(f"{dotted}.{metric.cutoff}") == metric
+
+
+def test_parse_accepts_a_metric_and_whitespace() -> None:
+    metric = parse_metric("nDCG@10")
+    assert parse_metric(metric) is metric
+    assert parse_metric("  nDCG @ 10 ") == metric
+    assert parse_metric("nDCG ( gain = exp ) @10") == parse_metric("nDCG(gain=exp)@10")
+
+
+@pytest.mark.parametrize(
+    ("text", "canonical"),
+    [
+        ("MRR", "RR"),
+        ("MRR@10", "RR@10"),
+        ("mrr", "RR"),
+        ("MAP", "AP"),
+        ("MAP@100", "AP@100"),
+        ("Recall", "R"),
+        ("Recall@100", "R@100"),
+        ("Precision@5", "P@5"),
+        ("Precision", "P"),
+        ("NDCG@10", "nDCG@10"),
+        ("ndcg@10", "nDCG@10"),
+        ("NDCG(gain=EXP)@10", "nDCG(gain=exp)@10"),
+        ("Hit@5", "Success@5"),
+        ("HitRate@5", "Success@5"),
+        ("hit_rate@5", "Success@5"),
+        ("R-Precision", "R-Prec"),
+        ("Rprec", "R-Prec"),
+        ("RPrec", "R-Prec"),
+        ("r_prec", "R-Prec"),
+        ("MAP(rel=2)", "AP(rel=2)"),
+        ("bpref", "Bpref"),
+    ],
+)
+def test_aliases(text: str, canonical: str) -> None:
+    assert str(parse_metric(text)) == canonical
+
+
+@pytest.mark.parametrize(
+    ("text", "canonical"),
+    [
+        ("ndcg_cut.10", "nDCG@10"),
+        ("ndcg_cut_10", "nDCG@10"),
+        ("ndcg", "nDCG"),
+        ("P.10", "P@10"),
+        ("P_10", "P@10"),
+        ("set_P", "P"),
+        ("recall.100", "R@100"),
+        ("recall_100", "R@100"),
+        ("set_recall", "R"),
+        ("recip_rank", "RR"),
+        ("map", "AP"),
+        ("map_cut.10", "AP@10"),
+        ("map_cut_10", "AP@10"),
+        ("Rprec", "R-Prec"),
+        ("bpref", "Bpref"),
+        ("success.10", "Success@10"),
+        ("success_1", "Success@1"),
+        ("num_ret", "NumRet"),
+        ("num_rel", "NumRel"),
+        ("num_rel_ret", "NumRelRet"),
+    ],
+)
+def test_trec_names(text: str, canonical: str) -> None:
+    metric = parse_metric(text)
+    assert str(metric) == canonical
+    assert metric.trec_name is not None
+
+
+@pytest.mark.parametrize(
+    ("texts", "expected"),
+    [
+        (["P.5,10"], ["P@5", "P@10"]),
+        (["map_cut.5,10,100"], ["AP@5", "AP@10", "AP@100"]),
+        (["ndcg_cut_5,10"], ["nDCG@5", "nDCG@10"]),
+        ("P.1,2", ["P@1", "P@2"]),
+        # duplicates dropped, order kept
+        (["P@5", "P.5", "P_5", "Precision@5", "RR"], ["P@5", "RR"]),
+        (["P.5,10", "P@10", "recall.10"], ["P@5", "P@10", "R@10"]),
+    ],
+)
+def test_parse_metrics_expands_cutoff_lists(texts: Any, expected: list[str]) -> None:
+    assert [str(m) for m in parse_metrics(texts)] == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "canonical"),
+    [
+        ("nDCG(gain=linear)@10", "nDCG@10"),
+        ("nDCG(gain=linear)", "nDCG"),
+        ("DCG(gain=LINEAR)@3", "DCG@3"),
+        ("nDCG()@10", "nDCG@10"),
+        ("P(rel=2.0)@5", "P(rel=2)@5"),
+        ("P(rel=0.5)@5", "P(rel=0.5)@5"),
+        ("P@+5", "P@5"),
+        ("P@05", "P@5"),
+    ],
+)
+def test_defaults_dropped_and_values_normalised(text: str, canonical: str) -> None:
+    assert str(parse_metric(text)) == canonical
+    assert parse_metric(text) == parse_metric(canonical)
+
+
+def test_metric_names_lists_every_spec() -> None:
+    names = metric_names()
+    assert len(names) == len(SPECS)
+    for spec, name in zip(SPECS, names, strict=True):
+        assert name == spec.name + ("@k" if spec.cutoff != "none" else "")
+
+
+# --- errors: every message ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "pattern"),
+    [
+        param("ndgc@10", r"unknown metric 'ndgc@10'; did you mean nDCG@10\?", id="typo"),
+        param("mrrr", r"unknown metric 'mrrr'; did you mean RR\?", id="typo-no-cutoff"),
+        param("ndgc@10", r"Valid metrics: P@k, R@k, nDCG@k", id="lists-valid-names"),
+        param("zzzzzz", r"unknown metric 'zzzzzz' Valid metrics: ", id="no-suggestion"),
+        param("P@", r"'P@': the cutoff must be a positive integer, got ''", id="empty-cutoff"),
+        param("P@0", r"'P@0': the cutoff must be a positive integer, got 0", id="cutoff-0"),
+        param("P.0", r"'P.0': the cutoff must be a positive integer, got 0", id="trec-cutoff-0"),
+        param("P@-1", r"the cutoff must be a positive integer, got '-1'", id="negative-cutoff"),
+        param("P@1.5", r"the cutoff must be a positive integer, got '1.5'", id="float-cutoff"),
+        param("P@ten", r"the cutoff must be a positive integer, got 'ten'", id="word-cutoff"),
+        param("R-Prec@5", r"'R-Prec@5': R-Prec takes no cutoff; use R-Prec", id="cutoff-on-rprec"),
+        param("Rprec.5", r"R-Prec takes no cutoff; use R-Prec", id="trec-cutoff-on-rprec"),
+        param("Bpref@10", r"Bpref takes no cutoff; use Bpref", id="cutoff-on-bpref"),
+        param("NumRet@10", r"NumRet takes no cutoff", id="cutoff-on-numret"),
+        param("ndcg_cut", r"'ndcg_cut' needs a cutoff, e.g. ndcg_cut.10", id="ndcg-cut-bare"),
+        param("map_cut", r"'map_cut' needs a cutoff, e.g. map_cut.10", id="map-cut-bare"),
+        param(
+            "P(foo=1)@5",
+            r"'P\(foo=1\)@5': P has no parameter 'foo' \(valid: rel\)",
+            id="unknown-param",
+        ),
+        param(
+            "Judged(rel=1)@5",
+            r"Judged has no parameter 'rel' \(valid: none\)",
+            id="param-on-paramless",
+        ),
+        param(
+            "nDCG(gain=cubic)@10",
+            r"gain='cubic' is not allowed; use one of linear, exp",
+            id="bad-choice",
+        ),
+        param("P(rel=x)@5", r"rel='x' must be a number", id="non-numeric-param"),
+        param("P(rel=nan)@5", r"rel='nan' must be a finite number", id="nan-param"),
+        param("AP(rel=inf)", r"rel='inf' must be a finite number", id="inf-param"),
+        param(
+            "P(rel=1,rel=2)@5",
+            r"'P\(rel=1,rel=2\)@5': parameter 'rel' is given twice",
+            id="duplicate-param",
+        ),
+        param(
+            "P(rel)@5",
+            r"parameters are written name=value, got 'rel'",
+            id="param-without-value",
+        ),
+        param("P(rel=)@5", r"parameters are written name=value, got 'rel='", id="empty-value"),
+        param("P(=2)@5", r"parameters are written name=value, got '=2'", id="empty-key"),
+        param("", r"empty metric name; try nDCG@10, P@10, R@100, RR or AP", id="empty"),
+        param("   ", r"empty metric name", id="blank"),
+        param("P.5,10", r"'P.5,10' names 2 metrics; give one \(or use parse_metrics\)", id="many"),
+        param("nDCG@10@5", r"the cutoff must be a positive integer, got '10@5'", id="two-cutoffs"),
+    ],
+)
+def test_errors(text: str, pattern: str) -> None:
+    with pytest.raises(MetricError, match=pattern):
+        parse_metric(text)
+
+
+def test_metric_error_is_a_value_error() -> None:
+    with pytest.raises(ValueError, match="unknown metric"):
+        parse_metric("ndgc@10")
+    assert issubclass(MetricError, RankmeterError)
+
+
+@pytest.mark.parametrize("value", [5, None, 1.5, ["P@5"]])
+def test_non_string_names_are_rejected(value: Any) -> None:
+    with pytest.raises(MetricError, match="a metric name must be a string, not "):
+        parse_metric(value)
+
+
+def test_parse_metrics_errors() -> None:
+    with pytest.raises(MetricError, match="no metrics given"):
+        parse_metrics([])
+    with pytest.raises(MetricError, match="did you mean nDCG@10"):
+        parse_metrics(["P@5", "ndgc@10"])
