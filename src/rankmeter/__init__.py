@@ -32,7 +32,7 @@ __all__ = [
 
 if TYPE_CHECKING:
     from rankmeter.data import Qrels, Run
-    from rankmeter.evaluate import evaluate
+    from rankmeter.evaluation import evaluate
     from rankmeter.metrics import Metric, parse_metric, parse_metrics
     from rankmeter.results import EvalResult, EvalResults
 
@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 _LAZY = {
     "Qrels": "rankmeter.data",
     "Run": "rankmeter.data",
-    "evaluate": "rankmeter.evaluate",
+    "evaluate": "rankmeter.evaluation",
     "Metric": "rankmeter.metrics",
     "parse_metric": "rankmeter.metrics",
     "parse_metrics": "rankmeter.metrics",

@@ -10,7 +10,13 @@ from typing import Any
 def emit(text: str, output: str | None) -> None:
     """Write text to stdout, or atomically to a file."""
     if output is None or output == "-":
-        sys.stdout.write(text)
+        try:
+            sys.stdout.write(text)
+        except UnicodeEncodeError:
+            # A terminal or pipe set to ASCII (PYTHONIOENCODING, LANG=C on old systems) cannot
+            # take non-ASCII ids; data is UTF-8 then, as in every file rankmeter writes.
+            sys.stdout.flush()
+            sys.stdout.buffer.write(text.encode("utf-8"))
         sys.stdout.flush()
         return
     from rankmeter.io._atomic import atomic_write
@@ -24,8 +30,11 @@ def render_rich(renderable: Any, output: str | None) -> None:
     from rich.console import Console
 
     if output is None or output == "-":
-        Console(soft_wrap=False).print(renderable)
-        return
+        try:
+            Console(soft_wrap=False).print(renderable)
+            return
+        except UnicodeEncodeError:  # stdout cannot take the text: plain UTF-8 text, as emit does
+            output = None
     console = Console(record=True, width=160, file=io.StringIO())
     console.print(renderable)
     emit(console.export_text(), output)

@@ -27,7 +27,7 @@ def demo(
     from rich.console import Console
 
     from rankmeter.datasets import recruiting
-    from rankmeter.evaluate import evaluate
+    from rankmeter.evaluation import evaluate
 
     collection = recruiting()
     queries = collection.load_queries()

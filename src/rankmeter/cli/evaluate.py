@@ -83,7 +83,7 @@ def evaluate(
 ) -> None:
     """Evaluate runs against qrels with trec_eval's semantics."""
     from rankmeter.errors import PolicyError
-    from rankmeter.evaluate import evaluate as run_evaluation
+    from rankmeter.evaluation import evaluate as run_evaluation
     from rankmeter.io import read_qrels, read_run
     from rankmeter.metrics import DEFAULT_METRICS, parse_metrics
     from rankmeter.report.evaluation import render_json, render_table, render_trec, render_tsv

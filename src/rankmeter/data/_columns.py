@@ -132,7 +132,7 @@ def _to_arrow_strings(values: Any, origin: Origin, what: str) -> Any:
     seq: Sequence[Any] = values if isinstance(values, Sequence) else list(values)
     try:
         return pa.array(seq, type=pa.string())
-    except (pa.ArrowInvalid, pa.ArrowTypeError):
+    except (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeEncodeError):
         pass
     out = []
     for row, value in enumerate(seq):
@@ -140,7 +140,14 @@ def _to_arrow_strings(values: Any, origin: Origin, what: str) -> Any:
             raise origin.error(
                 row, f"{what} must be a string or an integer, not {type(value).__name__}"
             )
-        out.append(str(value))
+        text = str(value)
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            raise origin.error(
+                row, f"{what} is not valid Unicode (it holds a lone surrogate)", text=text
+            ) from None
+        out.append(text)
     return pa.array(out, type=pa.string())
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv as _csv_module
 import json
 import os
 from collections.abc import Mapping, Sequence
@@ -35,6 +36,8 @@ def _require(columns: Sequence[str], aliases: Sequence[str], role: str, origin: 
             None,
             f"no {role} column: found columns {list(columns)}, expected one of {list(aliases)}",
         )
+    if list(columns).count(found) > 1:
+        raise origin.error(None, f"column {found!r} appears more than once")
     return found
 
 
@@ -67,7 +70,7 @@ def arrow_from_pandas(frame: Any) -> Any:
 
     try:
         return pa.Table.from_pandas(frame, preserve_index=False)
-    except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+    except (pa.ArrowInvalid, pa.ArrowTypeError, ValueError) as exc:  # ValueError: repeated names
         raise FormatError("<pandas DataFrame>", f"cannot convert to columns: {exc}") from None
 
 
@@ -98,7 +101,10 @@ def _read_delimited(source: Source, sep: str) -> tuple[Any, Origin]:
 
     kind = "CSV" if sep == "," else "TSV"
     header_line = source.data[:65536].splitlines()[0].decode("utf-8", errors="replace")
-    header = [h.strip() for h in header_line.split(sep)]
+    # The names as Arrow will see them (quotes removed, spaces kept), so that every column is
+    # read as text: "007" stays "007" even when the header has spaces after the commas.
+    raw_header = next(_csv_module.reader([header_line], delimiter=sep))
+    header = [h.strip() for h in raw_header]
     origin = Origin(source.name, lambda row: source.nth_row_line(row, skip=1))
     if len(set(header)) != len(header) or not all(header):
         raise FormatError(
@@ -110,7 +116,7 @@ def _read_delimited(source: Source, sep: str) -> tuple[Any, Origin]:
             read_options=csv.ReadOptions(use_threads=True),
             parse_options=csv.ParseOptions(delimiter=sep, newlines_in_values=False),
             convert_options=csv.ConvertOptions(
-                column_types={h: pa.string() for h in header},
+                column_types={h: pa.string() for h in raw_header},
                 null_values=[""],
                 strings_can_be_null=True,
             ),
@@ -118,6 +124,11 @@ def _read_delimited(source: Source, sep: str) -> tuple[Any, Origin]:
     except (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeDecodeError) as exc:
         raise _delimited_error(source, sep, len(header), kind, exc) from None
     table = table.rename_columns([c.strip() for c in table.column_names])
+    # Surrounding blanks are not part of an id or a number ("1, d1, 2" reads as "1", "d1", 2).
+    for index, field in enumerate(table.schema):
+        if pa.types.is_string(field.type):
+            trimmed = pc.utf8_trim(table.column(index), characters=_BLANKS)
+            table = table.set_column(index, field.name, trimmed)
     # Numbers are converted here so that a bad one is reported with its line.
     numeric = {
         c
@@ -131,7 +142,7 @@ def _read_delimited(source: Source, sep: str) -> tuple[Any, Origin]:
         values = table.column(column)
         ok = pc.match_substring_regex(values, _NUMBER_PATTERN, ignore_case=True)
         ok = pc.fill_null(ok, False)
-        if not pc.all(ok).as_py():
+        if len(values) and not pc.all(ok).as_py():
             import numpy as np
 
             row = int(np.flatnonzero(~ok.to_numpy(zero_copy_only=False))[0])
@@ -144,6 +155,7 @@ def _read_delimited(source: Source, sep: str) -> tuple[Any, Origin]:
     return table, origin
 
 
+_BLANKS = " \t\r\n\x0b\x0c"
 _NUMBER_PATTERN = r"^\s*[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf|infinity|nan)\s*$"
 
 
@@ -219,13 +231,9 @@ def _json_column(values: list[Any], key: str, origin: Origin) -> Any:
     if all(isinstance(v, str) for v in values):
         return pa.array(values, type=pa.string())
     if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
-        if all(isinstance(v, int) for v in values):
-            return (
-                pa.array([str(v) for v in values], type=pa.string())
-                if _looks_like_id(key)
-                else pa.array(values, type=pa.float64())
-            )
-        return pa.array(values, type=pa.float64())
+        if all(isinstance(v, int) for v in values) and _looks_like_id(key):
+            return pa.array([str(v) for v in values], type=pa.string())
+        return _json_floats(values, key, origin)
     for row, v in enumerate(values):
         if not isinstance(v, (str, int, float)) or isinstance(v, bool):
             raise origin.error(
@@ -237,7 +245,19 @@ def _json_column(values: list[Any], key: str, origin: Origin) -> Any:
     for row, v in enumerate(values):
         if isinstance(v, str):
             raise origin.error(row, f"key {key!r} must be a number, not {v!r}")
-    return pa.array(values, type=pa.float64())
+    return _json_floats(values, key, origin)
+
+
+def _json_floats(values: list[Any], key: str, origin: Origin) -> Any:
+    import pyarrow as pa
+
+    floats = []
+    for row, v in enumerate(values):
+        try:
+            floats.append(float(v))
+        except OverflowError:  # an integer beyond the range of doubles
+            raise origin.error(row, f"key {key!r} holds a number too large for a double") from None
+    return pa.array(floats, type=pa.float64())
 
 
 def _looks_like_id(key: str) -> bool:

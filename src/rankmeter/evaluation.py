@@ -1,4 +1,8 @@
-"""evaluate(qrels, runs, metrics) -> EvalResult: the front door of the offline evaluation."""
+"""evaluate(qrels, runs, metrics) -> EvalResult: the front door of the offline evaluation.
+
+The module is named evaluation, not evaluate, so that importing it never rebinds the
+package attribute ``rankmeter.evaluate`` (the function) to a module.
+"""
 
 from __future__ import annotations
 

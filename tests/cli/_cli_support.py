@@ -1,0 +1,59 @@
+"""Shared by the CLI tests: sample files, the result of one command, running a subprocess."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+QRELS = "1 0 a 2\n1 0 b 1\n1 0 c 0\n1 0 e 1\n2 0 a 1\n2 0 x 3\n2 0 y -1\n3 0 z 1\n007 0 a 1\n"
+# Query 3 is judged but has no results (it counts with --include-missing); query 9 is not judged.
+RUN_A = (
+    "1 Q0 a 1 3.0 bm25\n1 Q0 b 2 2.0 bm25\n1 Q0 d 3 2.0 bm25\n1 Q0 c 4 0.5 bm25\n"
+    "2 Q0 y 1 9.0 bm25\n2 Q0 a 2 8.0 bm25\n2 Q0 q 3 7.0 bm25\n2 Q0 x 4 7.0 bm25\n"
+    "007 Q0 a 1 1.0 bm25\n"
+    "9 Q0 a 1 1.0 bm25\n"
+)
+RUN_B = (
+    "1\tQ0\te\t1\t0.9\tdense\r\n1\tQ0\ta\t2\t0.8\tdense\r\n"
+    "2\tQ0\tx\t1\t0.7\tdense\r\n007\tQ0\tb\t1\t0.5\tdense\r\n"
+)
+
+
+@dataclass(frozen=True)
+class Result:
+    code: int
+    out: str
+    err: str
+
+    def assert_one_error_line(self, code: int) -> str:
+        """The error contract: exit ``code``, nothing on stdout, one line on stderr."""
+        assert self.code == code, (self.code, self.err)
+        assert self.out == ""
+        assert self.err.startswith("rankmeter: error: "), self.err
+        assert self.err.endswith("\n")
+        assert self.err.count("\n") == 1, self.err
+        assert "Traceback" not in self.err
+        return self.err[len("rankmeter: error: ") : -1]
+
+
+CLI = Callable[..., Result]
+
+
+def run_process(
+    args: Sequence[str | os.PathLike[str]],
+    stdin: bytes | None = None,
+    env: dict[str, str] | None = None,
+) -> Result:
+    """Run the real command in a subprocess (for stdin, the exit status and the streams)."""
+    done = subprocess.run(
+        [sys.executable, "-c", "from rankmeter.cli import main; main()", *map(os.fspath, args)],
+        input=stdin if stdin is not None else b"",
+        capture_output=True,
+        timeout=120,
+        check=False,
+        env={**os.environ, **(env or {})},
+    )
+    return Result(done.returncode, done.stdout.decode("utf-8"), done.stderr.decode("utf-8"))

@@ -1,0 +1,108 @@
+"""Damaged files never give a traceback: a correct evaluation, or one error line (issue item 7)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from rankmeter import Qrels, Run, evaluate
+from rankmeter.cli import main
+
+
+def _load_malformed() -> ModuleType:
+    # The strategies live next to the reader tests; load them by path (tests/ is not a package).
+    path = Path(__file__).resolve().parents[1] / "io" / "_malformed.py"
+    spec = importlib.util.spec_from_file_location("_rankmeter_malformed", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault(spec.name, module)
+    spec.loader.exec_module(module)
+    return module
+
+
+malformed = _load_malformed()
+METRICS = ["P@5", "nDCG@10", "AP", "RR", "NumRet", "Bpref", "R@100"]
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("fuzz")
+
+
+@settings(
+    max_examples=250,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    qrels_data=malformed.trec_file("qrels"),
+    run_data=malformed.trec_file("run"),
+    per_query=st.booleans(),
+    fmt=st.sampled_from(["json", "json", "tsv", "trec", "table"]),
+)
+def test_cli_gives_an_evaluation_or_one_error_line(
+    capsys: pytest.CaptureFixture[str],
+    workdir: Path,
+    qrels_data: bytes,
+    run_data: bytes,
+    per_query: bool,
+    fmt: str,
+) -> None:
+    qrels_path = workdir / "qrels"
+    run_path = workdir / "run"
+    qrels_path.write_bytes(qrels_data)
+    run_path.write_bytes(run_data)
+    argv = ["evaluate", str(qrels_path), str(run_path), "-f", fmt]
+    argv += [arg for m in METRICS for arg in ("-m", m)] + (["-q"] if per_query else [])
+
+    capsys.readouterr()
+    try:
+        main(argv)
+        code = 0
+    except SystemExit as done:
+        code = done.code if isinstance(done.code, int) else 1
+    out, err = capsys.readouterr()
+
+    expected = _expected(qrels_data, run_data, per_query)
+    if expected is None:
+        assert code == 1, (code, out, err)
+        assert out == ""
+        assert err.startswith("rankmeter: error: ") and err.count("\n") == 1, err
+        assert err.endswith("\n")
+    else:
+        assert (code, err) == (0, ""), err
+        if fmt == "json":
+            assert malformed.same(json.loads(out), expected)
+        else:
+            assert out.strip()
+
+
+def _expected(qrels_data: bytes, run_data: bytes, per_query: bool) -> dict[str, object] | None:
+    """What the reference reader and the library say the command must print (None: an error)."""
+    try:
+        judged, _ = malformed.reference_read(qrels_data, "qrels")
+        results, tag = malformed.reference_read(run_data, "run")
+    except malformed.Bad:
+        return None
+    if _sniffed_as_json(qrels_data) or _sniffed_as_json(run_data):
+        return None
+    if not set(judged) & set(results):
+        return None
+    result = evaluate(Qrels.from_dict(judged), Run.from_dict(results, name=tag or "run"), METRICS)
+    payload: dict[str, object] = json.loads(json.dumps(result.to_dict(per_query=per_query)))
+    return payload
+
+
+def _sniffed_as_json(data: bytes) -> bool:
+    # Format detection reads a first line starting with "{" as JSON lines (documented).
+    data = data.removeprefix(malformed.BOM)
+    first = next((line.strip() for line in data[:65536].splitlines() if line.strip()), b"")
+    return first.startswith(b"{")

@@ -1,0 +1,361 @@
+"""Every reader error names the file, the line and the offending text."""
+
+from __future__ import annotations
+
+import gzip
+import os
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+import pytest
+
+import rankmeter
+from rankmeter import FormatError, Qrels, Run, evaluate
+from rankmeter.io import read_qrels, read_run, write_trec_run
+
+# (id, "qrels" | "run", file name, bytes, regex the message must match after "<path>")
+FILE_ERRORS = [
+    (
+        "run duplicate doc",
+        "run",
+        "run.txt",
+        b"q1 Q0 d1 1 2.0 t\nq1 Q0 d2 2 1.5 t\nq1 Q0 d1 3 1.0 t\n",
+        r":3: duplicate result for query 'q1', doc 'd1' .*remove the repeated line.*: 'q1 Q0 d1 3 1.0 t'",
+    ),
+    (
+        "run duplicate doc, exact reader",
+        "run",
+        "run.txt",
+        b"q1\tQ0\td1\t1\t2.0\tt\nq2 Q0 d1 1 1 t\nq1  Q0 d1 3 1.0 t\n",
+        r":3: duplicate result for query 'q1', doc 'd1'.*: 'q1  Q0 d1 3 1.0 t'",
+    ),
+    (
+        "qrels duplicate doc",
+        "qrels",
+        "qrels.txt",
+        b"1 0 a 1\n1 0 b 0\n2 0 a 1\n1 0 a 2\n",
+        r":4: duplicate judgment for query '1', doc 'a' .*: '1 0 a 2'",
+    ),
+    (
+        "qrels too few columns",
+        "qrels",
+        "qrels.txt",
+        b"1 0 a 1\n1 0 b\n",
+        r":2: expected 4 columns \(qid iter docid grade\) in a TREC qrels file, found 3: '1 0 b'",
+    ),
+    (
+        "run too many columns",
+        "run",
+        "run.txt",
+        b"1 Q0 a 1 2.0 t\n1 Q0 b 2 1.0 t extra\n",
+        r":2: expected 6 columns \(qid Q0 docid rank score tag\) in a TREC run file, found 7: "
+        r"'1 Q0 b 2 1.0 t extra'",
+    ),
+    (
+        "run given as qrels",
+        "qrels",
+        "qrels.txt",
+        b"1 Q0 a 1 2.0 t\n",
+        r":1: expected 4 columns .* found 6",
+    ),
+    (
+        "non-numeric score",
+        "run",
+        "run.txt",
+        b"1 Q0 a 1 2.0 t\n1 Q0 b 2 high t\n",
+        r":2: score must be a number, not 'high': '1 Q0 b 2 high t'",
+    ),
+    (
+        "non-numeric grade",
+        "qrels",
+        "qrels.txt",
+        b"1 0 a 1\r\n1 0 b yes\r\n",
+        r":2: grade must be a number, not 'yes': '1 0 b yes'",
+    ),
+    (
+        "hexadecimal score",
+        "run",
+        "run.txt",
+        b"1 Q0 a 1 0x1p3 t\n",
+        r":1: score must be a number, not '0x1p3'",
+    ),
+    (
+        "NaN score",
+        "run",
+        "run.txt",
+        b"1 Q0 a 1 2.0 t\n1 Q0 b 2 NaN t\n",
+        r":2: score must be a number \(NaN is not allowed\): '1 Q0 b 2 NaN t'",
+    ),
+    (
+        "inf grade",
+        "qrels",
+        "qrels.txt",
+        b"1 0 a 1\n1 0 b inf\n",
+        r":2: relevance grade must be a finite number: '1 0 b inf'",
+    ),
+    (
+        "grade overflowing to inf",
+        "qrels",
+        "qrels.txt",
+        b"1 0 a 1e309\n",
+        r":1: relevance grade must be a finite number: '1 0 a 1e309'",
+    ),
+    ("empty file", "qrels", "qrels.txt", b"", r": file is empty$"),
+    ("blank file", "run", "run.txt", b" \r\n\t\n\n", r": file is empty$"),
+    ("empty gzip", "run", "run.txt.gz", gzip.compress(b""), r": file is empty$"),
+    (
+        "invalid UTF-8 doc id",
+        "qrels",
+        "qrels.txt",
+        b"1 0 a 1\n1 0 b\xff\xfe 1\n",
+        ":2: docid is not valid UTF-8: '1 0 b\ufffd\ufffd 1'",
+    ),
+    (
+        "damaged gzip",
+        "qrels",
+        "qrels.txt.gz",
+        gzip.compress(b"1 0 a 1\n" * 200)[:25],
+        r": damaged gzip data",
+    ),
+    (
+        "CSV without a relevance column",
+        "qrels",
+        "qrels.csv",
+        b"query_id,doc_id\n1,a\n",
+        r": no relevance column: found columns \['query_id', 'doc_id'\], expected one of "
+        r"\['relevance',",
+    ),
+    (
+        "CSV without a score column",
+        "run",
+        "run.csv",
+        b"qid,docid,rank\n1,a,1\n",
+        r": no score column: found columns \['qid', 'docid', 'rank'\]",
+    ),
+    (
+        "CSV bad number",
+        "qrels",
+        "qrels.csv",
+        b"query_id,doc_id,relevance\n1,a,1\n\n1,b,high\n",
+        r":4: column 'relevance' must hold numbers: '1,b,high'",
+    ),
+    (
+        "CSV missing number",
+        "run",
+        "run.csv",
+        b"query_id,doc_id,score\n1,a,1\n1,b,\n",
+        r":3: column 'score' must hold numbers: '1,b,'",
+    ),
+    (
+        "CSV NaN score",
+        "run",
+        "run.csv",
+        b"query_id,doc_id,score\n1,a,1\n1,b,nan\n",
+        r":3: score must be a number \(NaN is not allowed\): '1,b,nan'",
+    ),
+    (
+        "CSV wrong field count",
+        "qrels",
+        "qrels.csv",
+        b"query_id,doc_id,relevance\n1,a,1\n1,b,1,9\n",
+        r":3: expected 3 CSV fields as in the header, found 4: '1,b,1,9'",
+    ),
+    (
+        "TSV empty id",
+        "qrels",
+        "qrels.tsv",
+        b"query-id\tcorpus-id\tscore\n1\ta\t1\n\tb\t1\n",
+        r":3: missing query id: '\\tb\\t1'",
+    ),
+    (
+        "CSV header only",
+        "qrels",
+        "qrels.csv",
+        b"query_id,doc_id,relevance\r\n",
+        r": no judgments: qrels must hold at least one line",
+    ),
+    (
+        "CSV repeated header name",
+        "run",
+        "run.csv",
+        b"qid,qid,score\n1,2,3\n",
+        r":1: CSV header has empty or repeated names: 'qid,qid,score'",
+    ),
+    (
+        "CSV duplicate",
+        "run",
+        "run.csv",
+        b"qid,docid,score\n1,a,1\n1,a,2\n",
+        r":3: duplicate result for query '1', doc 'a'.*: '1,a,2'",
+    ),
+    (
+        "bad JSONL line",
+        "qrels",
+        "qrels.jsonl",
+        b'{"query_id": "1", "doc_id": "a", "relevance": 1}\n\n{"query_id": "1", "doc_id": \n',
+        r":3: not valid JSON \(Expecting value\): '\{\"query_id\": \"1\", \"doc_id\": '",
+    ),
+    (
+        "JSONL line not an object",
+        "run",
+        "run.jsonl",
+        b'{"qid": "1", "docid": "a", "score": 1}\n[1, "a", 2]\n',
+        r":2: expected a JSON object per line: '\[1, \"a\", 2\]'",
+    ),
+    (
+        "JSONL missing key",
+        "run",
+        "run.jsonl",
+        b'{"qid": "1", "docid": "a", "score": 1}\n{"qid": "1", "docid": "b"}\n',
+        r":2: missing key 'score'",
+    ),
+    (
+        "JSONL boolean grade",
+        "qrels",
+        "qrels.jsonl",
+        b'{"qid": "1", "docid": "a", "rel": 1}\n{"qid": "1", "docid": "b", "rel": true}\n',
+        r":2: key 'rel' must be a string or a number, not bool",
+    ),
+    (
+        "JSONL NaN grade",
+        "qrels",
+        "qrels.jsonl",
+        b'{"qid": "1", "docid": "a", "rel": NaN}\n',
+        r":1: relevance grade must be a finite number",
+    ),
+    (
+        "JSONL integer grade beyond a double",
+        "qrels",
+        "qrels.jsonl",
+        b'{"qid": "1", "docid": "a", "rel": 1' + b"0" * 400 + b"}\n",
+        r":1: key 'rel' holds a number too large for a double",
+    ),
+    ("not Parquet", "run", "run.parquet", b"PAR1 but not really", r": not a readable Parquet file"),
+]
+
+
+@pytest.mark.parametrize(
+    ("kind", "name", "data", "pattern"),
+    [case[1:] for case in FILE_ERRORS],
+    ids=[case[0] for case in FILE_ERRORS],
+)
+def test_file_errors_name_path_line_and_text(
+    tmp_path: Path, kind: str, name: str, data: bytes, pattern: str
+) -> None:
+    path = tmp_path / name
+    path.write_bytes(data)
+    reader = read_qrels if kind == "qrels" else read_run
+    with pytest.raises(FormatError, match="^" + _re_path(path) + pattern) as caught:
+        reader(path)
+    error = caught.value
+    assert isinstance(error, rankmeter.RankmeterError)
+    assert isinstance(error, ValueError)
+    assert error.path == str(path)
+    assert "\n" not in str(error)
+    if error.line is not None:
+        assert str(error).startswith(f"{path}:{error.line}: ")
+        assert error.text is not None
+
+
+def _re_path(path: Path) -> str:
+    import re
+
+    return re.escape(str(path))
+
+
+def test_errors_are_found_through_the_api_as_well(tmp_path: Path) -> None:
+    qrels = tmp_path / "q.txt"
+    qrels.write_bytes(b"1 0 a 1\n")
+    run = tmp_path / "r.txt"
+    run.write_bytes(b"1 Q0 a 1 x t\n")
+    with pytest.raises(FormatError, match=r"r\.txt:1: score must be a number, not 'x'"):
+        evaluate(qrels, run)
+
+
+def test_missing_file_and_directory(tmp_path: Path) -> None:
+    with pytest.raises(FormatError, match=r"nope\.txt: no such file$"):
+        read_qrels(tmp_path / "nope.txt")
+    with pytest.raises(FormatError, match=r": is a directory, expected a file$"):
+        read_run(tmp_path)
+
+
+def test_unknown_format(tmp_path: Path) -> None:
+    path = tmp_path / "q.txt"
+    path.write_bytes(b"1 0 a 1\n")
+    with pytest.raises(FormatError, match=r"q\.txt: unknown format 'xml'; use one of trec, csv"):
+        read_qrels(path, format="xml")
+
+
+def test_unknown_tie_policy(tmp_path: Path) -> None:
+    path = tmp_path / "r.txt"
+    path.write_bytes(b"1 Q0 a 1 1 t\n")
+    with pytest.raises(rankmeter.PolicyError, match=r"ties='random' is not a tie policy"):
+        read_run(path, ties="random")
+
+
+def test_no_common_queries() -> None:
+    with pytest.raises(rankmeter.RankmeterError, match=r"has no query in common with the qrels"):
+        evaluate({"1": {"a": 1}}, {"2": {"a": 1.0}})
+
+
+# -- in-memory inputs -----------------------------------------------------------------------------
+def test_dict_errors() -> None:
+    with pytest.raises(FormatError, match=r"<dict>: query '1', doc 'a': missing relevance grade"):
+        Qrels.from_dict({"1": {"a": None}})  # type: ignore[dict-item]
+    with pytest.raises(
+        FormatError, match=r"doc 'a': relevance grade must be a number, not a boolean"
+    ):
+        Qrels.from_dict({"1": {"a": True}})
+    with pytest.raises(FormatError, match=r"doc 'b': score is too large for a double"):
+        Run.from_dict({"1": {"a": 1.0, "b": 10**400}})
+    with pytest.raises(FormatError, match=r"score must be a number \(NaN is not allowed\)"):
+        Run.from_dict({"1": {"a": float("nan")}})
+    with pytest.raises(
+        FormatError, match=r"<dict>: query '1': expected a dict \{doc: score\}, got list"
+    ):
+        Run.from_dict({"1": ["a", "b"]})  # type: ignore[dict-item]
+    with pytest.raises(FormatError, match=r"<dict>: no results: a run must hold at least one line"):
+        Run.from_dict({"1": {}})
+    with pytest.raises(FormatError, match=r"doc id is not valid Unicode \(it holds a lone surr"):
+        Run.from_dict({"1": {"ok": 1.0, "\udcff": 2.0}})
+    with pytest.raises(FormatError, match=r"query id must be a string or an integer, not float"):
+        Qrels.from_dict({1.5: {"a": 1}})  # type: ignore[dict-item]
+
+
+def test_table_errors() -> None:
+    with pytest.raises(FormatError, match=r"<pandas DataFrame>: cannot convert to columns"):
+        Qrels.from_pandas(pd.DataFrame([["1", "a", 1]], columns=["qid", "qid", "rel"]))
+    repeated = pa.Table.from_arrays(
+        [pa.array(["1"]), pa.array(["2"]), pa.array(["a"]), pa.array([1.0])],
+        names=["qid", "qid", "docid", "score"],
+    )
+    with pytest.raises(FormatError, match=r"<arrow table>: column 'qid' appears more than once"):
+        Run.from_arrow(repeated)
+    with pytest.raises(FormatError, match=r"<pandas DataFrame>:2: missing query id"):
+        Qrels.from_pandas(pd.DataFrame({"qid": ["1", None], "docid": ["a", "b"], "rel": [1, 0]}))
+    with pytest.raises(FormatError, match=r"score column must be numeric, not string"):
+        Run.from_arrow(pa.table({"qid": ["1"], "docid": ["a"], "score": ["high"]}))
+    with pytest.raises(FormatError, match=r"<qrels>: cannot use a int as qrels"):
+        evaluate(3, {"1": {"a": 1.0}})
+
+
+def test_writing_to_a_missing_directory_is_a_clear_error(tmp_path: Path) -> None:
+    run = Run.from_dict({"1": {"a": 1.0}})
+    with pytest.raises(FormatError, match=r"missing/out\.run: cannot write: No such file"):
+        write_trec_run(run, tmp_path / "missing" / "out.run")
+    with pytest.raises(FormatError, match=r": is a directory; give a file name"):
+        write_trec_run(run, tmp_path)
+    assert os.listdir(tmp_path) == []
+
+
+def test_metric_errors_through_the_api() -> None:
+    judged, ranked = {"1": {"a": 1}}, {"1": {"a": 1.0}}
+    with pytest.raises(
+        rankmeter.MetricError, match=r"unknown metric 'nDGC@10'; did you mean nDCG@10\?"
+    ):
+        evaluate(judged, ranked, ["nDGC@10"])
+    with pytest.raises(
+        rankmeter.MetricError, match=r"'P@0': the cutoff must be a positive integer"
+    ):
+        evaluate(judged, ranked, ["P@0"])
