@@ -237,3 +237,8 @@ def test_parse_metrics_errors() -> None:
         parse_metrics([])
     with pytest.raises(MetricError, match="did you mean nDCG@10"):
         parse_metrics(["P@5", "ndgc@10"])
+
+
+def test_comma_joined_metrics_get_a_hint() -> None:
+    with pytest.raises(MetricError, match=r"name each metric separately, e\.g\. -m P@1 -m P@2"):
+        parse_metric("P@1,P@2")

@@ -91,7 +91,10 @@ def _parse(text: Any) -> list[Metric]:
 
 def _cutoff(text: str, value: str) -> int:
     if not re.fullmatch(r"\+?\d+", value.strip()):
-        raise MetricError(f"{text!r}: the cutoff must be a positive integer, got {value!r}")
+        hint = ""
+        if "," in value:
+            hint = " (name each metric separately, e.g. -m P@1 -m P@2, or use P.1,2)"
+        raise MetricError(f"{text!r}: the cutoff must be a positive integer, got {value!r}{hint}")
     cutoff = int(value)
     if cutoff <= 0:
         raise MetricError(f"{text!r}: the cutoff must be a positive integer, got {cutoff}")
