@@ -61,19 +61,26 @@ def intern(values: Any, origin: Origin, what: str) -> tuple[IntArray, ObjArray]:
 
     Returns ``(codes, vocabulary)`` with ``vocabulary[codes] == values``.
     """
+    codes, first_seen = intern_first_seen(values, origin, what)
+    order = np.asarray(
+        sorted(range(len(first_seen)), key=lambda i: natural_key(str(first_seen[i]))),
+        dtype=np.int64,
+    )
+    remap = np.empty(len(first_seen), dtype=np.int64)
+    remap[order] = np.arange(len(first_seen), dtype=np.int64)
+    return remap[codes], first_seen[order]
+
+
+def intern_first_seen(values: Any, origin: Origin, what: str) -> tuple[IntArray, ObjArray]:
+    """Encode ids as int codes numbered in order of first appearance."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    arr = _as_string_array(values, origin, what)
-    encoded = pc.dictionary_encode(arr)
+    encoded = pc.dictionary_encode(string_column(values, origin, what))
     if isinstance(encoded, pa.ChunkedArray):
         encoded = encoded.combine_chunks()
     first_seen = np.asarray(encoded.dictionary.to_pylist(), dtype=object)
-    codes = numpy_of(encoded.indices).astype(np.int64)
-    order = sorted(range(len(first_seen)), key=lambda i: natural_key(str(first_seen[i])))
-    remap = np.empty(len(first_seen), dtype=np.int64)
-    remap[np.asarray(order, dtype=np.int64)] = np.arange(len(first_seen), dtype=np.int64)
-    return remap[codes], first_seen[np.asarray(order, dtype=np.int64)]
+    return numpy_of(encoded.indices).astype(np.int64), first_seen
 
 
 def intern_docs(values: Any, origin: Origin) -> tuple[IntArray, Any]:
@@ -81,22 +88,67 @@ def intern_docs(values: Any, origin: Origin) -> tuple[IntArray, Any]:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    arr = _as_string_array(values, origin, "doc id")
-    encoded = pc.dictionary_encode(arr)
+    encoded = pc.dictionary_encode(string_column(values, origin, "doc id"))
     if isinstance(encoded, pa.ChunkedArray):
         encoded = encoded.combine_chunks()
-    codes = numpy_of(encoded.indices).astype(np.int64)
-    return codes, encoded.dictionary
+    return numpy_of(encoded.indices).astype(np.int64), encoded.dictionary
 
 
-def byte_order_rank(vocabulary: Any) -> IntArray:
-    """Rank of each string of an Arrow vocabulary in byte (UTF-8 code point) order."""
-    import pyarrow.compute as pc
+def string_column(values: Any, origin: Origin, what: str) -> Any:
+    """A validated Arrow string array in one chunk: no nulls, no empty strings."""
+    import pyarrow as pa
 
-    order = numpy_of(pc.sort_indices(vocabulary)).astype(np.int64)
-    rank = np.empty(len(order), dtype=np.int64)
-    rank[order] = np.arange(len(order), dtype=np.int64)
-    return rank
+    array = _as_string_array(values, origin, what)
+    if isinstance(array, pa.ChunkedArray):
+        array = array.combine_chunks()
+    return array
+
+
+_FNV_OFFSET = np.uint64(14695981039346656037)
+_FNV_PRIME = np.uint64(1099511628211)
+
+
+def string_hashes(strings: Any, *, chunk: int = 1 << 20) -> npt.NDArray[np.uint64]:
+    """A 64-bit FNV-1a hash of every string of an Arrow string array, vectorised by byte
+    position, a chunk of strings at a time (bounded memory). Equal strings hash equal;
+    callers confirm equal hashes by comparing the strings."""
+    import pyarrow as pa
+
+    n = len(strings)
+    hashes = np.empty(n, dtype=np.uint64)
+    wide = pa.types.is_large_string(strings.type)
+    buffers = strings.buffers()
+    all_offsets = np.frombuffer(buffers[1], dtype=np.int64 if wide else np.int32)
+    data = np.frombuffer(buffers[2], dtype=np.uint8) if buffers[2] is not None else None
+    for begin in range(0, n, chunk):
+        stop = min(begin + chunk, n)
+        offsets = all_offsets[strings.offset + begin : strings.offset + stop + 1]
+        hashes[begin:stop] = _fnv1a(offsets.astype(np.int64), data)
+    return hashes
+
+
+def _fnv1a(offsets: IntArray, data: npt.NDArray[np.uint8] | None) -> npt.NDArray[np.uint64]:
+    n = len(offsets) - 1
+    state = np.full(n, _FNV_OFFSET, dtype=np.uint64)
+    lengths = np.diff(offsets)
+    if data is None or n == 0 or lengths.max() == 0:
+        return state
+    # Strings sorted by length: those longer than j are a contiguous suffix, so every step is a
+    # contiguous operation and every byte is visited once.
+    by_length = np.argsort(
+        lengths.astype(np.uint16) if lengths.max() < 65536 else lengths, kind="stable"
+    )
+    sorted_lengths = lengths[by_length]
+    starts = offsets[:-1][by_length]
+    with np.errstate(over="ignore"):
+        for j in range(int(sorted_lengths[-1])):
+            first = int(np.searchsorted(sorted_lengths, j, side="right"))
+            active = state[first:]
+            np.bitwise_xor(active, data[starts[first:] + j], out=active)
+            np.multiply(active, _FNV_PRIME, out=active)
+    out = np.empty(n, dtype=np.uint64)
+    out[by_length] = state
+    return out
 
 
 def _as_string_array(values: Any, origin: Origin, what: str) -> Any:
@@ -164,7 +216,7 @@ def as_float_column(values: Any, origin: Origin, what: str, *, allow_inf: bool) 
             raise origin.error(None, f"{what} column must be numeric, not {values.type}")
         if str(values.type) not in _NUMPY_TYPES:
             values = values.cast(pa.float64())
-        out = numpy_of(values).astype(np.float64)
+        out = numpy_of(values).astype(np.float64, copy=False)
     elif isinstance(values, np.ndarray) and values.dtype != np.bool_:
         try:
             out = np.asarray(values, dtype=np.float64)
@@ -277,6 +329,14 @@ def numpy_of(array: Any, *, fill: float | None = None) -> npt.NDArray[Any]:
 def null_rows(array: Any) -> npt.NDArray[np.int64]:
     """Row numbers of the nulls of an Arrow array."""
     return np.flatnonzero(numpy_of(array.is_null()))
+
+
+def release_arrow_memory() -> None:
+    """Hand memory that Arrow's allocator keeps after frees back to the system: large reads
+    otherwise leave hundreds of MB of retained pages behind."""
+    import pyarrow as pa
+
+    pa.default_memory_pool().release_unused()
 
 
 def readonly(array: npt.NDArray[Any]) -> npt.NDArray[Any]:

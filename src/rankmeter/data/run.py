@@ -7,6 +7,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from rankmeter.data._columns import (
     FloatArray,
@@ -15,12 +16,14 @@ from rankmeter.data._columns import (
     Origin,
     arrow_ints,
     as_float_column,
-    byte_order_rank,
-    intern,
-    intern_docs,
+    intern_first_seen,
+    natural_key,
     offsets_from_sorted,
     readonly,
+    release_arrow_memory,
     row_groups,
+    string_column,
+    string_hashes,
 )
 from rankmeter.errors import PolicyError
 
@@ -47,6 +50,10 @@ class Run:
     Ranks come from the scores alone: score descending, ties broken by ``ties`` (default
     trec_eval's rule: doc id descending in byte order). A TREC file's rank column is ignored.
 
+    Stored columnar: queries as integer segments with CSR offsets (in the order they first
+    appear), doc ids as one Arrow string array in rank order, scores as float64. Doc ids are
+    not interned: the join looks them up in the qrels directly, which is what scales.
+
     Examples
     --------
     >>> run = Run.from_dict({"q1": {"d1": 0.5, "d2": 0.9, "d3": 0.5}}, name="bm25")
@@ -57,8 +64,7 @@ class Run:
     """
 
     __slots__ = (
-        "_doc_codes",
-        "_doc_vocab",
+        "_docs",
         "_input_rows",
         "_offsets",
         "_query_ids",
@@ -72,20 +78,19 @@ class Run:
         self,
         name: str,
         query_ids: ObjArray,
-        doc_vocab: Any,
         offsets: IntArray,
-        doc_codes: IntArray,
+        docs: Any,
         scores: FloatArray,
         input_rows: IntArray,
         ties: str,
         source: str,
     ) -> None:
-        # Private: use the from_* constructors. Rows are grouped by query, in rank order.
+        # Private: use the from_* constructors. Rows are grouped by query (segments in
+        # query_ids order), each query's rows in rank order.
         self.name = name
         self._query_ids = readonly(query_ids)
-        self._doc_vocab = doc_vocab
         self._offsets = readonly(offsets)
-        self._doc_codes = readonly(doc_codes)
+        self._docs = docs
         self._scores = readonly(scores)
         self._input_rows = readonly(input_rows)
         self.ties = ties
@@ -107,21 +112,26 @@ class Run:
         check_ties(ties)
         if isinstance(origin, str):
             origin = Origin(origin)
-        q_codes, q_vocab = intern(query_ids, origin, "query id")
-        d_codes, d_vocab = intern_docs(doc_ids, origin)
+        q_codes, q_vocab = intern_first_seen(query_ids, origin, "query id")
+        del query_ids
+        docs = string_column(doc_ids, origin, "doc id")
         values = as_float_column(scores, origin, "score", allow_inf=True)
-        if not (len(q_codes) == len(d_codes) == len(values)):
+        del scores
+        release_arrow_memory()
+        if not (len(q_codes) == len(docs) == len(values)):
             raise origin.error(None, "query, doc and score columns have different lengths")
         if len(values) == 0:
             raise origin.error(None, "no results: a run must hold at least one line")
-        _check_unique_pairs(q_codes, d_codes, len(d_vocab), q_vocab, d_vocab, origin)
         rows = np.arange(len(values), dtype=np.int64)
-        order = _rank_order(q_codes, d_codes, values, rows, d_vocab, ties)
-        q_sorted = q_codes[order]
-        offsets = offsets_from_sorted(q_sorted, len(q_vocab))
-        return cls(
-            name, q_vocab, d_vocab, offsets, d_codes[order], values[order], order, ties, origin.name
-        )
+        order = _rank_order(q_codes, docs, values, rows, ties)
+        if order is not None:
+            q_codes, values, rows = q_codes[order], values[order], rows[order]
+            docs = docs.take(arrow_ints(order))
+            del order
+            release_arrow_memory()
+        offsets = offsets_from_sorted(q_codes, len(q_vocab))
+        _check_unique_pairs(q_codes, docs, rows, q_vocab, origin)
+        return cls(name, q_vocab, offsets, docs, values, rows, ties, origin.name)
 
     @classmethod
     def from_dict(
@@ -202,15 +212,14 @@ class Run:
         if check_ties(ties) == self.ties:
             return self
         groups = row_groups(self._offsets)
-        order = _rank_order(
-            groups, self._doc_codes, self._scores, self._input_rows, self._doc_vocab, ties
-        )
+        order = _rank_order(groups, self._docs, self._scores, self._input_rows, ties)
+        if order is None:
+            order = np.arange(len(self), dtype=np.int64)
         return Run(
             self.name,
             self._query_ids,
-            self._doc_vocab,
             self._offsets,
-            self._doc_codes[order],
+            self._docs.take(arrow_ints(order)),
             self._scores[order],
             self._input_rows[order],
             ties,
@@ -222,9 +231,8 @@ class Run:
         return Run(
             name,
             self._query_ids,
-            self._doc_vocab,
             self._offsets,
-            self._doc_codes,
+            self._docs,
             self._scores,
             self._input_rows,
             self.ties,
@@ -235,7 +243,11 @@ class Run:
     @property
     def query_ids(self) -> tuple[str, ...]:
         """Queries with results, in natural order."""
-        return tuple(self._query_ids)
+        return tuple(str(q) for q in self._query_ids[self._natural_order()])
+
+    def _natural_order(self) -> IntArray:
+        keys = [natural_key(str(q)) for q in self._query_ids]
+        return np.asarray(sorted(range(len(keys)), key=keys.__getitem__), dtype=np.int64)
 
     @property
     def n_queries(self) -> int:
@@ -253,14 +265,17 @@ class Run:
         if len(hits) == 0:
             raise KeyError(query_id)
         q = int(hits[0])
-        codes = self._doc_codes[self._offsets[q] : self._offsets[q + 1]]
-        return [str(d) for d in self._doc_vocab.take(codes).to_pylist()]
+        start, stop = int(self._offsets[q]), int(self._offsets[q + 1])
+        return [str(d) for d in self._docs[start:stop].to_pylist()]
 
     def __iter__(self) -> Iterator[tuple[str, str, float]]:
-        docs = self._doc_vocab.to_pylist()
-        groups = row_groups(self._offsets)
-        for g, d, s in zip(groups, self._doc_codes, self._scores, strict=True):
-            yield self._query_ids[g], docs[d], float(s)
+        """(query, doc, score) in rank order, queries in natural order."""
+        for q in self._natural_order():
+            start, stop = int(self._offsets[q]), int(self._offsets[q + 1])
+            query = str(self._query_ids[q])
+            docs = self._docs[start:stop].to_pylist()
+            for d, score in zip(docs, self._scores[start:stop].tolist(), strict=True):
+                yield query, d, score
 
     def to_dict(self) -> dict[str, dict[str, float]]:
         """``{query_id: {doc_id: score}}`` with docs in rank order."""
@@ -270,17 +285,24 @@ class Run:
         return out
 
     def to_arrow(self) -> Any:
-        """Columns query_id, doc_id, rank (1-based, under this run's tie policy), score."""
+        """Columns query_id, doc_id, rank (1-based, under this run's tie policy), score;
+        queries in natural order."""
         import pyarrow as pa
 
-        groups = row_groups(self._offsets)
-        rank = np.arange(len(groups), dtype=np.int64) - self._offsets[groups] + 1
+        segments = self._natural_order()
+        starts = self._offsets[segments]
+        lengths = self._offsets[segments + 1] - starts
+        from rankmeter.data._columns import gather_ranges
+
+        rows = gather_ranges(starts, lengths)
+        groups = np.repeat(segments, lengths)
+        rank = rows - self._offsets[groups] + 1
         return pa.table(
             {
                 "query_id": pa.array(self._query_ids[groups].tolist(), type=pa.string()),
-                "doc_id": self._doc_vocab.take(pa.array(self._doc_codes)),
+                "doc_id": self._docs.take(arrow_ints(rows)),
                 "rank": pa.array(rank),
-                "score": pa.array(self._scores),
+                "score": pa.array(self._scores[rows]),
             }
         )
 
@@ -290,60 +312,91 @@ class Run:
 
 def _rank_order(
     q_codes: IntArray,
-    d_codes: IntArray,
+    docs: Any,
     scores: FloatArray,
     rows: IntArray,
-    d_vocab: Any,
     ties: str,
-) -> IntArray:
-    """Permutation that groups rows by query and puts each query's rows in rank order."""
-    # Equal scores (-0.0 == 0.0 included, as in trec_eval's comparison) are the only place the
-    # tie policy matters, so doc ids are ranked in byte order only for the documents that tie.
-    same_query = q_codes[1:] == q_codes[:-1]
-    in_order = (q_codes[1:] > q_codes[:-1]) | (same_query & (scores[1:] <= scores[:-1]))
-    if in_order.all() and _ascending(rows):
-        order = np.arange(len(scores), dtype=np.int64)
-    else:
+) -> IntArray | None:
+    """Permutation that groups rows by query code and puts each query's rows in rank order;
+    None when they already are (a TREC run usually is: then nothing is copied)."""
+    in_order = (q_codes[1:] > q_codes[:-1]) | (
+        (q_codes[1:] == q_codes[:-1]) & (scores[1:] <= scores[:-1])
+    )
+    order: IntArray | None = None
+    if not (in_order.all() and _ascending(rows)):
         # np.lexsort sorts by the last key first; negating the scores sorts them descending.
-        # Rows as the last key give the "input" policy's order.
+        # Rows as the first key give the "input" policy's order among equal scores.
         order = np.lexsort((rows, -scores, q_codes))
-    q, s = q_codes[order], scores[order]
-    tied = (q[1:] == q[:-1]) & (s[1:] == s[:-1])
-    if ties == "input" or not tied.any():
+    del in_order
+    if ties == "input":
         return order
+    # Equal scores (-0.0 == 0.0 included, as in trec_eval's comparison) are the only place the
+    # doc ids matter, so only the tied rows are sorted by doc id, descending in byte order.
+    if order is None:
+        tied = (q_codes[1:] == q_codes[:-1]) & (scores[1:] == scores[:-1])
+    else:
+        q, s = q_codes[order], scores[order]
+        tied = (q[1:] == q[:-1]) & (s[1:] == s[:-1])
+        del q, s
+    if not tied.any():
+        return order
+    if order is None:
+        order = np.arange(len(scores), dtype=np.int64)
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     involved = np.zeros(len(order), dtype=bool)
     involved[1:] |= tied
     involved[:-1] |= tied
-    tied_docs = np.unique(d_codes[order[involved]])
-    doc_rank = np.zeros(len(d_vocab), dtype=np.int64)
-    doc_rank[tied_docs] = byte_order_rank(d_vocab.take(arrow_ints(tied_docs))) + 1
-    return np.lexsort((-doc_rank[d_codes], -scores, q_codes))
+    positions = np.flatnonzero(involved)
+    new_block = np.ones(len(positions), dtype=bool)
+    new_block[1:] = ~tied[positions[1:] - 1]
+    blocks = np.cumsum(new_block)
+    subset = order[positions]
+    table = pa.table({"block": arrow_ints(blocks), "doc": docs.take(arrow_ints(subset))})
+    within = pc.sort_indices(table, sort_keys=[("block", "ascending"), ("doc", "descending")])
+    from rankmeter.data._columns import numpy_of
+
+    order = order.copy()
+    order[positions] = subset[numpy_of(within).astype(np.int64)]
+    return order
 
 
 def _ascending(values: IntArray) -> bool:
     return bool(np.all(values[1:] > values[:-1]))
 
 
-def _check_unique_pairs(
-    q_codes: IntArray,
-    d_codes: IntArray,
-    n_docs: int,
-    q_vocab: ObjArray,
-    d_vocab: Any,
-    origin: Origin,
-) -> None:
-    import pyarrow.compute as pc
+def _pair_keys(q_codes: IntArray, docs: Any) -> npt.NDArray[np.uint64]:
+    keys = string_hashes(docs)
+    with np.errstate(over="ignore"):
+        keys ^= q_codes.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+    return keys
 
-    keys = q_codes * max(n_docs, 1) + d_codes
-    if len(pc.unique(arrow_ints(keys))) == len(keys):
+
+def _check_unique_pairs(
+    q_codes: IntArray, docs: Any, rows: IntArray, q_vocab: ObjArray, origin: Origin
+) -> None:
+    """A document may appear once per query. Hashes find candidates; strings confirm them."""
+    keys = _pair_keys(q_codes, docs)
+    keys.sort()
+    repeated = keys[1:][keys[1:] == keys[:-1]]
+    if len(repeated) == 0:
         return
-    order = np.argsort(keys, kind="stable")
-    sorted_keys = keys[order]
-    first = int(np.flatnonzero(sorted_keys[1:] == sorted_keys[:-1])[0])
-    row = int(order[first + 1])
-    raise origin.error(
-        row,
-        f"duplicate result for query {q_vocab[q_codes[row]]!r}, doc "
-        f"{d_vocab[int(d_codes[row])].as_py()!r} (a document may appear once per query; "
-        "remove the repeated line)",
-    )
+    keys = _pair_keys(q_codes, docs)  # the sort above was in place, to save memory
+    candidates = np.flatnonzero(np.isin(keys, repeated))
+    seen: dict[tuple[int, str], int] = {}
+    duplicates = []
+    texts = docs.take(arrow_ints(candidates)).to_pylist()
+    for at, doc in zip(candidates.tolist(), texts, strict=True):
+        key = (int(q_codes[at]), doc)
+        if key in seen:
+            duplicates.append((max(int(rows[at]), int(rows[seen[key]])), key))
+        else:
+            seen[key] = at
+    if duplicates:
+        row, (q, doc) = min(duplicates)
+        raise origin.error(
+            row,
+            f"duplicate result for query {q_vocab[q]!r}, doc {doc!r} (a document may appear "
+            "once per query; remove the repeated line)",
+        )

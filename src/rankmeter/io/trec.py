@@ -37,7 +37,7 @@ QRELS_LAYOUT = _Layout(
     "qrels", ("qid", "iter", "docid", "grade"), "grade", ("qid", "docid", "grade")
 )
 RUN_LAYOUT = _Layout(
-    "run", ("qid", "Q0", "docid", "rank", "score", "tag"), "score", ("qid", "docid", "score", "tag")
+    "run", ("qid", "Q0", "docid", "rank", "score", "tag"), "score", ("qid", "docid", "score")
 )
 
 
@@ -51,8 +51,8 @@ def read_trec_qrels(source: Source) -> Qrels:
 def read_trec_run(source: Source, *, name: str | None, ties: str) -> Run:
     columns = _read(source, RUN_LAYOUT)
     if name is None:
-        tags = columns["tag"]
-        name = str(tags[0].as_py() if hasattr(tags[0], "as_py") else tags[0])
+        # The tag of the first line names the run, as trec_eval's runid.
+        name = _first_tag(source.head()) or _first_tag(source.data) or "run"
     return Run.from_columns(
         columns["qid"],
         columns["docid"],
@@ -63,6 +63,14 @@ def read_trec_run(source: Source, *, name: str | None, ties: str) -> Run:
     )
 
 
+def _first_tag(data: bytes) -> str | None:
+    for line in data.splitlines():
+        fields = line.split()
+        if fields:
+            return fields[-1].decode("utf-8", errors="replace")
+    return None
+
+
 def _origin(source: Source, columns: dict[str, Any]) -> Origin:
     lines = columns.get("_lines")
     if lines is not None:
@@ -71,25 +79,22 @@ def _origin(source: Source, columns: dict[str, Any]) -> Origin:
 
 
 def _read(source: Source, layout: _Layout) -> dict[str, Any]:
-    data = source.data
-    # Arrow splits on single spaces only, while trec_eval (and the exact reader) split on any
-    # blank: tab-separated files are common, so tabs become spaces for the fast path; the rare
-    # vertical tab or form feed goes straight to the exact reader.
-    if b"\x0b" not in data and b"\x0c" not in data:
+    fast = source.fast_input()
+    if fast is not None:
         try:
-            return _read_fast(data.replace(b"\t", b" ") if b"\t" in data else data, layout)
+            return _read_fast(fast, layout)
         except Exception:  # any failure goes to the exact line-by-line reader
             pass
     return _read_exact(source, layout)
 
 
-def _read_fast(data: bytes, layout: _Layout) -> dict[str, Any]:
+def _read_fast(data: bytes | str, layout: _Layout) -> dict[str, Any]:
     import pyarrow as pa
     import pyarrow.csv as csv
 
     types = {c: (pa.float64() if c == layout.numeric else pa.string()) for c in layout.keep}
     table = csv.read_csv(
-        pa.BufferReader(data),
+        pa.BufferReader(data) if isinstance(data, bytes) else data,
         read_options=csv.ReadOptions(column_names=list(layout.columns), use_threads=True),
         parse_options=csv.ParseOptions(
             delimiter=" ",

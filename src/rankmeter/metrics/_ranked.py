@@ -142,20 +142,27 @@ def join(
     has = run_q >= 0
     starts = np.where(has, run._offsets[np.maximum(run_q, 0)], 0)
     lengths = np.where(has, run._offsets[np.maximum(run_q, 0) + 1] - starts, 0)
-    rows = gather_ranges(starts, lengths)
-
-    # Documents: run doc codes -> qrels doc codes, then look up (query, doc) keys.
-    doc_map = numpy_of(pc.index_in(run._doc_vocab, value_set=qrels._doc_vocab), fill=-1)
-    doc_map = doc_map.astype(np.int64)
-    docs = doc_map[run._doc_codes[rows]]
-    entry_query = np.repeat(selected, lengths)
-    keys = entry_query * max(len(qrels._doc_vocab), 1) + docs
-    at = np.searchsorted(qrels._keys, keys)
-    at_clipped = np.minimum(at, max(len(qrels._keys) - 1, 0))
-    found = (docs >= 0) & (at < len(qrels._keys)) & (qrels._keys[at_clipped] == keys)
-    raw = np.where(found, qrels._grades[at_clipped], 0.0)
-    judged = found & (raw >= 0)
-    grades = np.where(judged, raw, 0.0)
+    # Documents: each result's doc id -> its code in the qrels (-1: never judged), by hashing.
+    # Only results whose doc is judged for some query are looked up by (query, doc).
+    doc_code = numpy_of(pc.index_in(run._docs, value_set=qrels._doc_vocab), fill=-1)
+    in_run_order = np.array_equal(starts, run._offsets[:-1]) and np.array_equal(
+        lengths, np.diff(run._offsets)
+    )
+    rows = None if in_run_order else gather_ranges(starts, lengths)
+    if rows is not None:
+        doc_code = doc_code[rows]
+    candidates = np.flatnonzero(doc_code >= 0)
+    entry_query = np.repeat(selected, lengths)[candidates]
+    keys = entry_query * max(len(qrels._doc_vocab), 1) + doc_code[candidates].astype(np.int64)
+    at = np.minimum(np.searchsorted(qrels._keys, keys), max(len(qrels._keys) - 1, 0))
+    found = qrels._keys[at] == keys
+    grade = qrels._grades[at[found]]
+    hit = candidates[found][grade >= 0]
+    n_entries = int(lengths.sum())
+    grades = np.zeros(n_entries, dtype=np.float64)
+    grades[hit] = grade[grade >= 0]
+    judged = np.zeros(n_entries, dtype=bool)
+    judged[hit] = True
 
     offsets = np.zeros(len(selected) + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
