@@ -76,7 +76,7 @@ def intern_first_seen(values: Any, origin: Origin, what: str) -> tuple[IntArray,
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    encoded = pc.dictionary_encode(string_column(values, origin, what))
+    encoded = pc.dictionary_encode(_as_string_array(values, origin, what))
     if isinstance(encoded, pa.ChunkedArray):
         encoded = encoded.combine_chunks()
     first_seen = np.asarray(encoded.dictionary.to_pylist(), dtype=object)
@@ -95,13 +95,9 @@ def intern_docs(values: Any, origin: Origin) -> tuple[IntArray, Any]:
 
 
 def string_column(values: Any, origin: Origin, what: str) -> Any:
-    """A validated Arrow string array in one chunk: no nulls, no empty strings."""
-    import pyarrow as pa
-
-    array = _as_string_array(values, origin, what)
-    if isinstance(array, pa.ChunkedArray):
-        array = array.combine_chunks()
-    return array
+    """A validated Arrow string column (an Array or a ChunkedArray, as given; chunks are not
+    copied into one): no nulls, no empty strings."""
+    return _as_string_array(values, origin, what)
 
 
 _FNV_OFFSET = np.uint64(14695981039346656037)
@@ -114,6 +110,9 @@ def string_hashes(strings: Any, *, chunk: int = 1 << 20) -> npt.NDArray[np.uint6
     callers confirm equal hashes by comparing the strings."""
     import pyarrow as pa
 
+    if isinstance(strings, pa.ChunkedArray):
+        parts = [string_hashes(c, chunk=chunk) for c in strings.chunks]
+        return np.concatenate(parts) if parts else np.empty(0, dtype=np.uint64)
     n = len(strings)
     hashes = np.empty(n, dtype=np.uint64)
     wide = pa.types.is_large_string(strings.type)
@@ -155,9 +154,13 @@ def _as_string_array(values: Any, origin: Origin, what: str) -> Any:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    if isinstance(values, pa.ChunkedArray):
+    # A chunked string column (what Arrow's readers give) is validated chunk-wise, without a
+    # copy into one chunk: callers that need one chunk combine it themselves.
+    if isinstance(values, pa.ChunkedArray) and not (
+        pa.types.is_string(values.type) or pa.types.is_large_string(values.type)
+    ):
         values = values.combine_chunks()
-    if not isinstance(values, pa.Array):
+    if not isinstance(values, (pa.Array, pa.ChunkedArray)):
         values = _to_arrow_strings(values, origin, what)
     if pa.types.is_dictionary(values.type):
         values = values.dictionary_decode()

@@ -53,13 +53,15 @@ def read_trec_run(source: Source, *, name: str | None, ties: str) -> Run:
     if name is None:
         # The tag of the first line names the run, as trec_eval's runid.
         name = _first_tag(source.head()) or _first_tag(source.data) or "run"
+    origin = _origin(source, columns)
+    # Popped, so each column can be freed as soon as the Run has taken what it needs.
     return Run.from_columns(
-        columns["qid"],
-        columns["docid"],
-        columns["score"],
+        columns.pop("qid"),
+        columns.pop("docid"),
+        columns.pop("score"),
         name=name,
         ties=ties,
-        origin=_origin(source, columns),
+        origin=origin,
     )
 
 

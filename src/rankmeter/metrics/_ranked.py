@@ -152,7 +152,8 @@ def join(
     if rows is not None:
         doc_code = doc_code[rows]
     candidates = np.flatnonzero(doc_code >= 0)
-    entry_query = np.repeat(selected, lengths)[candidates]
+    ends = np.cumsum(lengths)
+    entry_query = selected[np.searchsorted(ends, candidates, side="right")]
     keys = entry_query * max(len(qrels._doc_vocab), 1) + doc_code[candidates].astype(np.int64)
     at = np.minimum(np.searchsorted(qrels._keys, keys), max(len(qrels._keys) - 1, 0))
     found = qrels._keys[at] == keys
