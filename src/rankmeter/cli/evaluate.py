@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from rankmeter.cli._common import emit, render_rich
+from rankmeter.cli._progress import Steps
 
 
 class OutputFormat(str, Enum):
@@ -80,6 +81,13 @@ def evaluate(
         str | None,
         typer.Option("--output", "-o", help="Write to this file (atomically) instead of stdout."),
     ] = None,
+    quiet: Annotated[
+        bool,
+        typer.Option(
+            "--quiet",
+            help="No progress bar (it appears on a terminal's stderr after 2 s of work).",
+        ),
+    ] = False,
 ) -> None:
     """Evaluate runs against qrels with trec_eval's semantics."""
     from rankmeter.errors import PolicyError
@@ -92,20 +100,25 @@ def evaluate(
         raise PolicyError("only one input can be read from stdin ('-')")
     measures = parse_metrics(metric or DEFAULT_METRICS)
     rel_value: float = int(rel) if float(rel).is_integer() else rel
-    loaded_qrels = read_qrels(qrels, format=qrels_format.value if qrels_format else None)
-    loaded_runs = [
-        read_run(path, format=run_format.value if run_format else None, ties=ties.value)
-        for path in runs
-    ]
-    results = run_evaluation(
-        loaded_qrels,
-        loaded_runs,
-        measures,
-        rel=rel_value,
-        include_missing=include_missing,
-        judged_only=judged_only,
-        ties=ties.value,
-    )
+    with Steps(total=len(runs) + 2, enabled=False if quiet else None) as steps:
+        steps.start(f"reading {qrels}")
+        loaded_qrels = read_qrels(qrels, format=qrels_format.value if qrels_format else None)
+        loaded_runs = []
+        for path in runs:
+            steps.start(f"reading {path}")
+            loaded_runs.append(
+                read_run(path, format=run_format.value if run_format else None, ties=ties.value)
+            )
+        steps.start("evaluating")
+        results = run_evaluation(
+            loaded_qrels,
+            loaded_runs,
+            measures,
+            rel=rel_value,
+            include_missing=include_missing,
+            judged_only=judged_only,
+            ties=ties.value,
+        )
     listed = list(results.results)
     if output_format is OutputFormat.json:
         emit(render_json(listed, per_query=per_query, single=len(runs) == 1), output)
