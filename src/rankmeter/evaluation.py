@@ -6,7 +6,9 @@ package attribute ``rankmeter.evaluate`` (the function) to a module.
 
 from __future__ import annotations
 
+import dataclasses
 import math
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, overload
 
@@ -33,6 +35,7 @@ def evaluate(
     include_missing: bool = ...,
     judged_only: bool = ...,
     ties: str = ...,
+    stream: bool | None = ...,
 ) -> EvalResults: ...
 
 
@@ -46,6 +49,7 @@ def evaluate(
     include_missing: bool = ...,
     judged_only: bool = ...,
     ties: str = ...,
+    stream: bool | None = ...,
 ) -> EvalResult: ...
 
 
@@ -58,6 +62,7 @@ def evaluate(
     include_missing: bool = False,
     judged_only: bool = False,
     ties: str = "trec_eval",
+    stream: bool | None = None,
 ) -> EvalResult | EvalResults:
     """Evaluate one run, or several against the same qrels, with trec_eval's semantics.
 
@@ -72,6 +77,9 @@ def evaluate(
     include_missing : evaluate judged queries without results as empty rankings (trec_eval -c)
     judged_only : drop unjudged documents from rankings first (trec_eval -J)
     ties : ``"trec_eval"`` (score descending, then doc id descending) or ``"input"``
+    stream : read run files in chunks of whole queries, so that a run larger than memory can
+        be evaluated (the file must be grouped by query). None (default): only for files that
+        would not fit comfortably in the memory available.
 
     Returns
     -------
@@ -98,11 +106,84 @@ def evaluate(
     measures = parse_metrics(DEFAULT_METRICS if metrics is None else _as_names(metrics))
     loaded_qrels = Qrels.load(qrels)
     if _is_collection(runs):
+        if _streams(runs, stream):
+            streamed = [_evaluate_stream(loaded_qrels, r, measures, policies) for r in runs]
+            return _named(streamed, [os.fspath(r) for r in runs])
         loaded = _load_runs(runs, ties)
         return EvalResults(
             tuple(_evaluate_one(loaded_qrels, r, measures, policies) for r in loaded)
         )
+    if _streams([runs], stream):
+        return _evaluate_stream(loaded_qrels, runs, measures, policies)
     return _evaluate_one(loaded_qrels, Run.load(runs, ties=ties), measures, policies)
+
+
+def _streams(runs: Any, stream: bool | None) -> bool:
+    """Whether runs are read in chunks: asked for, or files too large for memory."""
+    values = list(runs.values()) if isinstance(runs, Mapping) else list(runs)
+    paths = [v for v in values if isinstance(v, (str, os.PathLike))]
+    if stream:
+        if len(paths) != len(values) or isinstance(runs, Mapping):
+            raise PolicyError("stream=True reads run files: give paths, not runs or tables")
+        return True
+    return (
+        stream is None
+        and bool(paths)
+        and len(paths) == len(values)
+        and not isinstance(runs, Mapping)
+        and any(_too_large(p) for p in paths)
+    )
+
+
+def _too_large(path: str | os.PathLike[str]) -> bool:
+    """A run takes about 4 times its size in memory (20 times for gzip): stream it when that
+    is more than half of the memory available now."""
+    if os.fspath(path) == "-":
+        return False
+    try:
+        size = os.path.getsize(path)
+        available = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, AttributeError):
+        return False
+    factor = 20 if os.fspath(path).endswith(".gz") else 4
+    return size * factor > available // 2
+
+
+def _evaluate_stream(
+    qrels: Qrels, path: Any, measures: tuple[Metric, ...], policies: Policies
+) -> EvalResult:
+    """Evaluate a run file chunk by chunk (whole queries per chunk) and merge per query."""
+    import numpy as np
+
+    from rankmeter.io.stream import iter_run_chunks
+
+    rows: list[Any] = []
+    values: dict[str, list[Any]] = {str(m): [] for m in measures}
+    name, source = "run", str(path)
+
+    def collect(ranked: Any) -> None:
+        rows.append(ranked.qrels_rows)
+        for m in measures:
+            values[str(m)].append(m.compute(ranked))
+
+    for chunk in iter_run_chunks(path, ties=policies.ties):
+        name, source = chunk.name, chunk.source
+        ranked = join(qrels, chunk, rel=policies.rel, judged_only=policies.judged_only)
+        if ranked.n_queries:
+            collect(ranked)
+    seen = np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64)
+    if policies.include_missing:
+        missing = np.setdiff1d(np.arange(qrels.n_queries, dtype=np.int64), seen)
+        if len(missing):
+            collect(join(qrels, None, rel=policies.rel, only=missing))
+    if not rows:
+        raise _no_common_queries(name, source, (), qrels)
+    all_rows = np.concatenate(rows)
+    order = np.argsort(all_rows, kind="stable")  # qrels rows are in natural query order
+    merged = {k: np.concatenate(v)[order] for k, v in values.items()}
+    means = {k: m.aggregate(merged[k]) for k, m in zip(merged, measures, strict=True)}
+    query_ids = tuple(str(q) for q in qrels._query_ids[all_rows[order]])
+    return EvalResult(name, means, PerQuery(query_ids, measures, merged), policies, measures)
 
 
 def _as_names(metrics: Any) -> Iterable[str | Metric]:
@@ -138,24 +219,38 @@ def _load_runs(runs: Any, ties: str) -> list[Run]:
         loaded = [Run.load(v, ties=ties) for v in runs]
     if not loaded:
         raise PolicyError("no runs given")
-    names = [r.name for r in loaded]
-    if len(set(names)) < len(names):
-        sources = [r.source for r in loaded]
-        unique_sources = len(set(sources)) == len(sources) and not any(
-            s.startswith("<") for s in sources
+    names = _unique_names([r.name for r in loaded], [r.source for r in loaded])
+    return [r if r.name == n else r.renamed(n) for r, n in zip(loaded, names, strict=True)]
+
+
+def _unique_names(names: list[str], sources: list[str]) -> list[str]:
+    """Runs with the same name are told apart by their file, else by a number."""
+    if len(set(names)) == len(names):
+        return names
+    unique_sources = len(set(sources)) == len(sources) and not any(
+        s.startswith("<") for s in sources
+    )
+    seen: dict[str, int] = {}
+    out = []
+    for name, source in zip(names, sources, strict=True):
+        if names.count(name) == 1:
+            out.append(name)
+        elif unique_sources:
+            out.append(source)
+        else:
+            seen[name] = seen.get(name, 0) + 1
+            out.append(f"{name}#{seen[name]}")
+    return out
+
+
+def _named(results: list[EvalResult], sources: list[str]) -> EvalResults:
+    names = _unique_names([r.run for r in results], sources)
+    return EvalResults(
+        tuple(
+            r if r.run == n else dataclasses.replace(r, run=n)
+            for r, n in zip(results, names, strict=True)
         )
-        seen: dict[str, int] = {}
-        renamed = []
-        for r in loaded:
-            if names.count(r.name) == 1:
-                renamed.append(r)
-            elif unique_sources:
-                renamed.append(r.renamed(r.source))
-            else:
-                seen[r.name] = seen.get(r.name, 0) + 1
-                renamed.append(r.renamed(f"{r.name}#{seen[r.name]}"))
-        loaded = renamed
-    return loaded
+    )
 
 
 def _evaluate_one(
@@ -169,15 +264,22 @@ def _evaluate_one(
         judged_only=policies.judged_only,
     )
     if ranked.n_queries == 0:
-        raise RankmeterError(
-            f"run {run.name!r} ({run.source}) has no query in common with the qrels "
-            f"({qrels.source}): run queries start {_sample(run.query_ids)}, qrels queries start "
-            f"{_sample(qrels.query_ids)}; check that the files belong together"
-        )
+        raise _no_common_queries(run.name, run.source, run.query_ids, qrels)
     values = {str(m): m.compute(ranked) for m in measures}
     means = {name: m.aggregate(values[name]) for name, m in zip(values, measures, strict=True)}
     per_query = PerQuery(tuple(str(q) for q in ranked.query_ids), measures, values)
     return EvalResult(run.name, means, per_query, policies, measures)
+
+
+def _no_common_queries(
+    name: str, source: str, run_queries: tuple[str, ...], qrels: Qrels
+) -> RankmeterError:
+    shown = f"run queries start {_sample(run_queries)}, " if run_queries else ""
+    return RankmeterError(
+        f"run {name!r} ({source}) has no query in common with the qrels ({qrels.source}): "
+        f"{shown}qrels queries start {_sample(qrels.query_ids)}; check that the files belong "
+        "together"
+    )
 
 
 def _sample(ids: tuple[str, ...]) -> str:

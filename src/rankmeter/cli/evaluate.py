@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from enum import Enum
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -81,6 +81,14 @@ def evaluate(
         str | None,
         typer.Option("--output", "-o", help="Write to this file (atomically) instead of stdout."),
     ] = None,
+    stream: Annotated[
+        bool | None,
+        typer.Option(
+            "--stream/--no-stream",
+            help="Read runs in chunks of whole queries (runs larger than memory; the file must "
+            "be grouped by query). Default: automatic for files too large for memory.",
+        ),
+    ] = None,
     quiet: Annotated[
         bool,
         typer.Option(
@@ -91,6 +99,7 @@ def evaluate(
 ) -> None:
     """Evaluate runs against qrels with trec_eval's semantics."""
     from rankmeter.errors import PolicyError
+    from rankmeter.evaluation import _named, _too_large
     from rankmeter.evaluation import evaluate as run_evaluation
     from rankmeter.io import read_qrels, read_run
     from rankmeter.metrics import DEFAULT_METRICS, parse_metrics
@@ -103,22 +112,37 @@ def evaluate(
     with Steps(total=len(runs) + 2, enabled=False if quiet else None) as steps:
         steps.start(f"reading {qrels}")
         loaded_qrels = read_qrels(qrels, format=qrels_format.value if qrels_format else None)
-        loaded_runs = []
-        for path in runs:
-            steps.start(f"reading {path}")
-            loaded_runs.append(
-                read_run(path, format=run_format.value if run_format else None, ties=ties.value)
+
+        def run_with(runs_: Any, streaming: bool) -> Any:
+            return run_evaluation(
+                loaded_qrels,
+                runs_,
+                measures,
+                rel=rel_value,
+                include_missing=include_missing,
+                judged_only=judged_only,
+                ties=ties.value,
+                stream=streaming,
             )
-        steps.start("evaluating")
-        results = run_evaluation(
-            loaded_qrels,
-            loaded_runs,
-            measures,
-            rel=rel_value,
-            include_missing=include_missing,
-            judged_only=judged_only,
-            ties=ties.value,
-        )
+
+        if stream or (stream is None and any(_too_large(p) for p in runs)):
+            if run_format not in (None, InputFormat.trec):
+                raise PolicyError("--stream reads TREC run files")
+            streamed = []
+            for path in runs:
+                steps.start(f"evaluating {path} in chunks")
+                streamed.append(run_with(path, True))
+            steps.start("done")
+            results = _named(streamed, list(runs))
+        else:
+            loaded_runs = []
+            for path in runs:
+                steps.start(f"reading {path}")
+                loaded_runs.append(
+                    read_run(path, format=run_format.value if run_format else None, ties=ties.value)
+                )
+            steps.start("evaluating")
+            results = run_with(loaded_runs, False)
     listed = list(results.results)
     if output_format is OutputFormat.json:
         emit(render_json(listed, per_query=per_query, single=len(runs) == 1), output)

@@ -8,6 +8,7 @@ import os
 import re
 import sys
 import zlib
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -126,15 +127,29 @@ class Source:
 
     def nth_row_line(self, row: int, *, skip: int = 0) -> tuple[int, str]:
         """Line number and text of the 0-based data ``row``, counting non-empty lines after
-        the first ``skip`` lines (a header). Used only to report errors."""
+        the first ``skip`` lines (a header). Used only to report errors; a plain file is
+        scanned line by line, never loaded whole."""
         seen = -1
-        lines = self.data.splitlines()
-        for index, line in enumerate(lines[skip:], start=skip + 1):
-            if line:
+        index = 0
+        for index, line in enumerate(self._lines(), start=1):
+            if index > skip and line:
                 seen += 1
                 if seen == row:
                     return index, line.decode("utf-8", errors="replace")
-        return len(lines), ""
+        return index, ""
+
+    def _lines(self) -> Iterator[bytes]:
+        if self._data is None and self.path != "-" and not self.head(2).startswith(b"\x1f\x8b"):
+            with self._open() as handle:
+                first = True
+                for raw in handle:
+                    line = raw.rstrip(b"\r\n")
+                    if first and line.startswith(_BOM):
+                        line = line[len(_BOM) :]
+                    first = False
+                    yield line
+            return
+        yield from self.data.splitlines()
 
 
 def sniff(data: bytes) -> str:

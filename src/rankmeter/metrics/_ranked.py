@@ -70,6 +70,8 @@ class Ranked:
         self.judgment_grades = readonly(judgment_grades)
         self.judgment_groups = readonly(row_groups(judgment_offsets))
         self.rel = rel
+        #: the qrels row of each evaluated query (set by join)
+        self.qrels_rows: IntArray = np.zeros(0, dtype=np.int64)
         self._cache: dict[Any, Any] = {}
 
     @property
@@ -117,13 +119,28 @@ class Ranked:
 
 def join(
     qrels: Qrels,
-    run: Run,
+    run: Run | None,
     *,
     rel: float = 1,
     include_missing: bool = False,
     judged_only: bool = False,
+    only: IntArray | None = None,
 ) -> Ranked:
-    """Join a run with qrels under the given policies (see :func:`rankmeter.evaluate`)."""
+    """Join a run with qrels under the given policies (see :func:`rankmeter.evaluate`).
+
+    ``run=None`` evaluates judged queries as empty rankings; ``only`` restricts the evaluated
+    queries to these qrels rows (used by streaming evaluation for queries no chunk had).
+    """
+    if run is None:
+        selected = np.arange(qrels.n_queries, dtype=np.int64) if only is None else only
+        return _ranked(
+            qrels,
+            selected,
+            np.zeros(0),
+            np.zeros(0, dtype=bool),
+            np.zeros(len(selected) + 1, dtype=np.int64),
+            rel,
+        )
     import pyarrow.compute as pc
 
     # Queries: those in both (trec_eval default) or every judged query (trec_eval -c).
@@ -174,6 +191,17 @@ def join(
         grades = grades[judged]
         judged = judged[judged]
 
+    return _ranked(qrels, selected, grades, judged, offsets, rel)
+
+
+def _ranked(
+    qrels: Qrels,
+    selected: IntArray,
+    grades: FloatArray,
+    judged: BoolArray,
+    offsets: IntArray,
+    rel: float,
+) -> Ranked:
     # Judgments of the selected queries, grades descending (the ideal ordering).
     j_starts = qrels._offsets[selected]
     j_lengths = qrels._offsets[selected + 1] - j_starts
@@ -184,7 +212,7 @@ def join(
     j_groups, j_grades = j_groups[keep], j_grades[keep]
     order = np.lexsort((-j_grades, j_groups))
     j_offsets = offsets_from_sorted(j_groups, len(selected))
-    return Ranked(
+    ranked = Ranked(
         np.asarray(qrels._query_ids[selected], dtype=object),
         offsets,
         grades,
@@ -193,3 +221,5 @@ def join(
         j_grades[order],
         float(rel),
     )
+    ranked.qrels_rows = readonly(np.asarray(selected, dtype=np.int64))
+    return ranked

@@ -1,0 +1,177 @@
+"""Streaming a TREC run that need not fit in memory: chunks of whole queries.
+
+Arrow's CSV reader yields record batches; rows are cut into chunks at query boundaries, so
+every chunk is a complete Run for its queries. A query whose results are split across the
+file (not grouped) cannot be evaluated this way and gets a clear error saying what to do.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from rankmeter.data import Run
+from rankmeter.data._columns import Origin, numpy_of
+from rankmeter.errors import FormatError
+from rankmeter.io._source import Source
+from rankmeter.io.trec import RUN_LAYOUT, _first_tag
+
+#: Rows per chunk: about 250 MB of working memory per chunk.
+CHUNK_ROWS = 2_000_000
+#: Bytes Arrow reads at a time.
+BLOCK_SIZE = 32 << 20
+
+
+def iter_run_chunks(
+    path: str | os.PathLike[str],
+    *,
+    name: str | None = None,
+    ties: str = "trec_eval",
+    chunk_rows: int | None = None,
+) -> Iterator[Run]:
+    """Yield Runs, each holding every result of its queries, reading the file in blocks.
+
+    The file is a space-separated TREC run (plain or gzip). Peak memory follows the chunk
+    size and the largest query, not the file.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    chunk_rows = CHUNK_ROWS if chunk_rows is None else chunk_rows
+    source = Source(path)
+    if source.path == "-":
+        raise FormatError(source.name, "streaming reads a file, not standard input")
+    head = source.head()
+    if b"\t" in head or b"\x0b" in head or b"\x0c" in head:
+        raise FormatError(
+            source.name,
+            "streaming reads space-separated TREC runs and this one has tabs; replace them "
+            "(tr '\\t' ' ') or evaluate without streaming",
+        )
+    run_name = name or _first_tag(head) or "run"
+    seen: set[str] = set()
+    pending: list[Any] = []
+    pending_rows = 0
+    first_row = 0  # file row of the first pending row
+    for batch in _batches(source):
+        pending.append(pa.Table.from_batches([batch]))
+        pending_rows += batch.num_rows
+        if pending_rows < chunk_rows:
+            continue
+        table = pa.concat_tables(pending)
+        queries = table.column("qid")
+        same_as_last = numpy_of(pc.equal(queries, queries[len(queries) - 1]))
+        others = np.flatnonzero(~same_as_last)
+        if len(others) == 0:
+            continue  # one query so far: keep reading until it ends
+        cut = int(others[-1]) + 1
+        yield _chunk(table.slice(0, cut), source, first_row, run_name, ties, seen)
+        first_row += cut
+        pending = [table.slice(cut)]
+        pending_rows = pending[0].num_rows
+    if pending_rows:
+        yield _chunk(pa.concat_tables(pending), source, first_row, run_name, ties, seen)
+    elif first_row == 0:
+        raise FormatError(source.name, "file is empty")
+
+
+def _batches(source: Source) -> Iterator[Any]:
+    import pyarrow as pa
+    import pyarrow.csv as csv
+
+    types = {"qid": pa.string(), "docid": pa.string(), "score": pa.float64()}
+    try:
+        reader = csv.open_csv(
+            pa.input_stream(source.path, compression="detect"),
+            read_options=csv.ReadOptions(
+                column_names=list(RUN_LAYOUT.columns), block_size=BLOCK_SIZE, use_threads=True
+            ),
+            parse_options=csv.ParseOptions(
+                delimiter=" ",
+                quote_char=False,
+                double_quote=False,
+                escape_char=False,
+                newlines_in_values=False,
+                ignore_empty_lines=True,
+            ),
+            convert_options=csv.ConvertOptions(
+                column_types=types,
+                include_columns=list(types),
+                null_values=[],
+                strings_can_be_null=False,
+                check_utf8=True,
+            ),
+        )
+        yield from reader
+    except (pa.ArrowInvalid, UnicodeDecodeError, OSError) as exc:
+        raise _first_bad_line(source, exc) from None
+
+
+def _first_bad_line(source: Source, exc: Exception) -> FormatError:
+    """Find the line Arrow could not read, scanning the file line by line."""
+    from rankmeter.io.trec import _NUMBER
+
+    width = len(RUN_LAYOUT.columns)
+    for number, raw in enumerate(source._lines(), start=1):
+        fields = raw.split()
+        if not fields:
+            continue
+        text = raw.decode("utf-8", errors="replace")
+        if len(fields) != width:
+            return FormatError(
+                source.name,
+                f"expected {width} columns ({RUN_LAYOUT.usage}) in a TREC run file, "
+                f"found {len(fields)}",
+                line=number,
+                text=text,
+            )
+        if not _NUMBER.fullmatch(fields[4]):
+            return FormatError(source.name, "score must be a number", line=number, text=text)
+        if len(raw.split(b" ")) != width:
+            return FormatError(
+                source.name,
+                "streaming reads runs whose columns are separated by single spaces",
+                line=number,
+                text=text,
+            )
+    return FormatError(source.name, f"cannot read: {exc}")
+
+
+def _chunk(table: Any, source: Source, first_row: int, name: str, ties: str, seen: set[str]) -> Run:
+    import pyarrow.compute as pc
+
+    queries = pc.unique(table.column("qid")).to_pylist()
+    again = seen.intersection(queries)
+    if again:
+        query = min(again)
+        at = _first_row_of(table, query)
+        line, text = source.nth_row_line(first_row + at)
+        raise FormatError(
+            source.name,
+            f"the run is not grouped by query: query {query!r} appears again after other "
+            "queries; streaming needs each query's results together (sort the file by query, "
+            "e.g. sort -s -k1,1, or evaluate without --stream)",
+            line=line,
+            text=text,
+        )
+    seen.update(queries)
+    origin = Origin(source.name, lambda row: source.nth_row_line(first_row + row))
+    return Run.from_columns(
+        table.column("qid"),
+        table.column("docid"),
+        table.column("score"),
+        name=name,
+        ties=ties,
+        origin=origin,
+    )
+
+
+def _first_row_of(table: Any, query: str) -> int:
+    column = table.column("qid")
+    for index, value in enumerate(column.to_pylist()):
+        if value == query:
+            return index
+    return 0

@@ -1,0 +1,133 @@
+"""Streaming evaluation: chunks of whole queries give exactly the in-memory numbers."""
+
+from __future__ import annotations
+
+import gzip
+import random
+from pathlib import Path
+
+import pytest
+
+import rankmeter.io.stream as stream
+from rankmeter import evaluate
+from rankmeter.errors import FormatError, PolicyError
+
+METRICS = ["nDCG@10", "P@5", "R@100", "RR", "AP", "Bpref", "R-Prec", "NumRet", "NumRelRet"]
+
+
+def _write(tmp_path: Path, seed: int = 0) -> tuple[Path, Path]:
+    rng = random.Random(seed)
+    qrels, run = [], []
+    for q in range(1, 41):
+        docs = [f"d{i}" for i in range(60)]
+        for d in rng.sample(docs, 12):
+            qrels.append(f"{q} 0 {d} {rng.choice([-1, 0, 1, 2, 3])}")
+        if q % 7 == 0:
+            continue  # judged but never retrieved: counts with include_missing
+        for rank, d in enumerate(rng.sample(docs, rng.randint(1, 40)), start=1):
+            score = rng.choice([0.5, 1.0, 1.5, 2.0, 2.5])  # many ties
+            run.append(f"{q} Q0 {d} {rank} {score} sys")
+    run.append("999 Q0 d1 1 1.0 sys")  # a query without judgments
+    (tmp_path / "qrels.txt").write_text("\n".join(qrels) + "\n")
+    (tmp_path / "run.txt").write_text("\n".join(run) + "\n")
+    return tmp_path / "qrels.txt", tmp_path / "run.txt"
+
+
+@pytest.fixture
+def tiny_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Arrow blocks of 512 bytes and chunks of 50 rows: many chunks on a small file."""
+    monkeypatch.setattr(stream, "BLOCK_SIZE", 512)
+    monkeypatch.setattr(stream, "CHUNK_ROWS", 50)
+
+
+@pytest.mark.parametrize("include_missing", [False, True])
+@pytest.mark.parametrize("judged_only", [False, True])
+@pytest.mark.parametrize("ties", ["trec_eval", "input"])
+def test_streaming_equals_in_memory(
+    tmp_path: Path, tiny_chunks: None, include_missing: bool, judged_only: bool, ties: str
+) -> None:
+    qrels, run = _write(tmp_path)
+    options = {"include_missing": include_missing, "judged_only": judged_only, "ties": ties}
+    whole = evaluate(qrels, run, METRICS, stream=False, **options)
+    streamed = evaluate(qrels, run, METRICS, stream=True, **options)
+    assert streamed.run == whole.run == "sys"
+    assert streamed.per_query.query_ids == whole.per_query.query_ids
+    assert streamed.to_dict(per_query=True) == whole.to_dict(per_query=True)
+
+
+def test_chunks_hold_whole_queries(tmp_path: Path, tiny_chunks: None) -> None:
+    _, run = _write(tmp_path)
+    chunks = list(stream.iter_run_chunks(run))
+    assert len(chunks) > 3
+    queries = [q for chunk in chunks for q in chunk.query_ids]
+    assert len(queries) == len(set(queries))
+
+
+def test_gzip_streams(tmp_path: Path, tiny_chunks: None) -> None:
+    qrels, run = _write(tmp_path)
+    packed = tmp_path / "run.txt.gz"
+    packed.write_bytes(gzip.compress(run.read_bytes()))
+    assert (
+        evaluate(qrels, packed, METRICS, stream=True).metrics
+        == evaluate(qrels, run, METRICS).metrics
+    )
+
+
+def test_ungrouped_run_is_explained(tmp_path: Path, tiny_chunks: None) -> None:
+    qrels, run = _write(tmp_path)
+    lines = run.read_text().splitlines()
+    lines.append("1 Q0 d59 99 0.1 sys")  # query 1 again, at the end
+    run.write_text("\n".join(lines) + "\n")
+    with pytest.raises(
+        FormatError,
+        match=rf"run\.txt:{len(lines)}: the run is not grouped by query: query '1'.*sort -s -k1,1",
+    ):
+        evaluate(qrels, run, METRICS, stream=True)
+
+
+def test_bad_line_is_located(tmp_path: Path, tiny_chunks: None) -> None:
+    qrels, run = _write(tmp_path)
+    lines = run.read_text().splitlines()
+    lines[30] = "3 Q0 d1 1 high sys"
+    run.write_text("\n".join(lines) + "\n")
+    with pytest.raises(
+        FormatError, match=r"run\.txt:31: score must be a number: '3 Q0 d1 1 high sys'"
+    ):
+        evaluate(qrels, run, METRICS, stream=True)
+
+
+def test_duplicate_in_a_chunk_names_its_line(tmp_path: Path, tiny_chunks: None) -> None:
+    qrels, run = _write(tmp_path)
+    lines = run.read_text().splitlines()
+    lines.insert(1, lines[0].replace(" 1 ", " 2 ", 1))
+    run.write_text("\n".join(lines) + "\n")
+    with pytest.raises(FormatError, match=r"run\.txt:2: duplicate result for query '1'"):
+        evaluate(qrels, run, METRICS, stream=True)
+
+
+def test_tabs_are_refused_with_a_fix(tmp_path: Path) -> None:
+    qrels, run = _write(tmp_path)
+    run.write_text(run.read_text().replace(" ", "\t"))
+    with pytest.raises(FormatError, match=r"has tabs; replace them"):
+        evaluate(qrels, run, METRICS, stream=True)
+
+
+def test_stream_needs_paths() -> None:
+    with pytest.raises(PolicyError, match="stream=True reads run files"):
+        evaluate({"q": {"d": 1}}, {"q": {"d": 1.0}}, ["P@1"], stream=True)
+
+
+def test_cli_stream_matches_in_memory(tmp_path: Path, tiny_chunks: None) -> None:
+    import json
+
+    from rankmeter.cli import main
+
+    qrels, run = _write(tmp_path)
+    outputs = []
+    for flag in ("--stream", "--no-stream"):
+        out = tmp_path / f"out{flag}.json"
+        with pytest.raises(SystemExit) as done:
+            main(["evaluate", str(qrels), str(run), flag, "-q", "-f", "json", "-o", str(out)])
+        assert done.value.code == 0
+        outputs.append(json.loads(out.read_text()))
+    assert outputs[0] == outputs[1]
