@@ -77,9 +77,9 @@ def evaluate(
     include_missing : evaluate judged queries without results as empty rankings (trec_eval -c)
     judged_only : drop unjudged documents from rankings first (trec_eval -J)
     ties : ``"trec_eval"`` (score descending, then doc id descending) or ``"input"``
-    stream : read run files in chunks of whole queries, so that a run larger than memory can
-        be evaluated (the file must be grouped by query). None (default): only for files that
-        would not fit comfortably in the memory available.
+    stream : read TREC run files in chunks of whole queries, in memory bounded by the largest
+        chunk (the file must be grouped by query). None (default): TREC run files are
+        streamed, and read whole when they are not grouped by query; False: read whole.
 
     Returns
     -------
@@ -105,48 +105,48 @@ def evaluate(
     policies = _policies(rel, include_missing, judged_only, ties)
     measures = parse_metrics(DEFAULT_METRICS if metrics is None else _as_names(metrics))
     loaded_qrels = Qrels.load(qrels)
-    if _is_collection(runs):
-        if _streams(runs, stream):
-            streamed = [_evaluate_stream(loaded_qrels, r, measures, policies) for r in runs]
-            return _named(streamed, [os.fspath(r) for r in runs])
+    many = _is_collection(runs)
+    paths = _run_paths(runs, many, explicit=bool(stream))
+    if paths is not None and stream is not False:
+        try:
+            streamed = [_evaluate_stream(loaded_qrels, p, measures, policies) for p in paths]
+            if not many:
+                return streamed[0]
+            return _named(streamed, [os.fspath(p) for p in paths])
+        except RankmeterError:
+            if stream:
+                raise
+            # Automatic streaming gave up (a run not grouped by query, bad data): the
+            # in-memory path copes with the former and words errors as the readers do.
+    if many:
         loaded = _load_runs(runs, ties)
         return EvalResults(
             tuple(_evaluate_one(loaded_qrels, r, measures, policies) for r in loaded)
         )
-    if _streams([runs], stream):
-        return _evaluate_stream(loaded_qrels, runs, measures, policies)
     return _evaluate_one(loaded_qrels, Run.load(runs, ties=ties), measures, policies)
 
 
-def _streams(runs: Any, stream: bool | None) -> bool:
-    """Whether runs are read in chunks: asked for, or files too large for memory."""
-    values = list(runs.values()) if isinstance(runs, Mapping) else list(runs)
-    paths = [v for v in values if isinstance(v, (str, os.PathLike))]
-    if stream:
-        if len(paths) != len(values) or isinstance(runs, Mapping):
+def _run_paths(runs: Any, many: bool, *, explicit: bool) -> list[Any] | None:
+    """The run files to stream: every run is a TREC run file (not stdin). With ``explicit``
+    (stream=True), anything else is an error."""
+    from rankmeter.io._source import Source
+
+    values = list(runs) if many and not isinstance(runs, Mapping) else [runs]
+    if many and isinstance(runs, Mapping):
+        values = []
+    paths = [v for v in values if isinstance(v, (str, os.PathLike)) and os.fspath(v) != "-"]
+    if not values or len(paths) != len(values):
+        if explicit:
             raise PolicyError("stream=True reads run files: give paths, not runs or tables")
-        return True
-    return (
-        stream is None
-        and bool(paths)
-        and len(paths) == len(values)
-        and not isinstance(runs, Mapping)
-        and any(_too_large(p) for p in paths)
-    )
-
-
-def _too_large(path: str | os.PathLike[str]) -> bool:
-    """A run takes about 4 times its size in memory (20 times for gzip): stream it when that
-    is more than half of the memory available now."""
-    if os.fspath(path) == "-":
-        return False
+        return None
+    if explicit:
+        return paths
     try:
-        size = os.path.getsize(path)
-        available = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, ValueError, AttributeError):
-        return False
-    factor = 20 if os.fspath(path).endswith(".gz") else 4
-    return size * factor > available // 2
+        if all(Source(p).detect_format(None) == "trec" for p in paths):
+            return paths
+    except RankmeterError:
+        pass
+    return None
 
 
 def _evaluate_stream(

@@ -85,8 +85,9 @@ def evaluate(
         bool | None,
         typer.Option(
             "--stream/--no-stream",
-            help="Read runs in chunks of whole queries (runs larger than memory; the file must "
-            "be grouped by query). Default: automatic for files too large for memory.",
+            help="Read TREC runs in chunks of whole queries, in bounded memory (the file must be "
+            "grouped by query). Default: TREC run files are streamed when they are grouped by "
+            "query, and read whole otherwise.",
         ),
     ] = None,
     quiet: Annotated[
@@ -99,7 +100,7 @@ def evaluate(
 ) -> None:
     """Evaluate runs against qrels with trec_eval's semantics."""
     from rankmeter.errors import PolicyError
-    from rankmeter.evaluation import _named, _too_large
+    from rankmeter.evaluation import _named
     from rankmeter.evaluation import evaluate as run_evaluation
     from rankmeter.io import read_qrels, read_run
     from rankmeter.metrics import DEFAULT_METRICS, parse_metrics
@@ -109,11 +110,11 @@ def evaluate(
         raise PolicyError("only one input can be read from stdin ('-')")
     measures = parse_metrics(metric or DEFAULT_METRICS)
     rel_value: float = int(rel) if float(rel).is_integer() else rel
-    with Steps(total=len(runs) + 2, enabled=False if quiet else None) as steps:
+    with Steps(total=len(runs) + 1, enabled=False if quiet else None) as steps:
         steps.start(f"reading {qrels}")
         loaded_qrels = read_qrels(qrels, format=qrels_format.value if qrels_format else None)
 
-        def run_with(runs_: Any, streaming: bool) -> Any:
+        def run_with(runs_: Any, streaming: bool | None) -> Any:
             return run_evaluation(
                 loaded_qrels,
                 runs_,
@@ -125,24 +126,18 @@ def evaluate(
                 stream=streaming,
             )
 
-        if stream or (stream is None and any(_too_large(p) for p in runs)):
-            if run_format not in (None, InputFormat.trec):
-                raise PolicyError("--stream reads TREC run files")
-            streamed = []
-            for path in runs:
-                steps.start(f"evaluating {path} in chunks")
-                streamed.append(run_with(path, True))
-            steps.start("done")
-            results = _named(streamed, list(runs))
-        else:
-            loaded_runs = []
-            for path in runs:
-                steps.start(f"reading {path}")
-                loaded_runs.append(
-                    read_run(path, format=run_format.value if run_format else None, ties=ties.value)
-                )
-            steps.start("evaluating")
-            results = run_with(loaded_runs, False)
+        evaluated = []
+        for path in runs:
+            steps.start(f"evaluating {path}")
+            if run_format is None or stream:
+                if stream and run_format not in (None, InputFormat.trec):
+                    raise PolicyError("--stream reads TREC run files")
+                # TREC run files are streamed in chunks of whole queries unless --no-stream.
+                evaluated.append(run_with(path, stream))
+            else:
+                loaded = read_run(path, format=run_format.value, ties=ties.value)
+                evaluated.append(run_with(loaded, False))
+        results = _named(evaluated, list(runs))
     listed = list(results.results)
     if output_format is OutputFormat.json:
         emit(render_json(listed, per_query=per_query, single=len(runs) == 1), output)

@@ -19,10 +19,10 @@ from rankmeter.errors import FormatError
 from rankmeter.io._source import Source
 from rankmeter.io.trec import RUN_LAYOUT, _first_tag
 
-#: Rows per chunk: about 250 MB of working memory per chunk.
-CHUNK_ROWS = 2_000_000
+#: Rows per chunk: about 150 MB of working memory per chunk.
+CHUNK_ROWS = 1_000_000
 #: Bytes Arrow reads at a time.
-BLOCK_SIZE = 32 << 20
+BLOCK_SIZE = 8 << 20  # larger blocks make Arrow read ahead (and hold) far more
 
 
 def iter_run_chunks(
