@@ -109,10 +109,12 @@ def evaluate(
     paths = _run_paths(runs, many, explicit=bool(stream))
     if paths is not None and stream is not False:
         try:
-            streamed = [_evaluate_stream(loaded_qrels, p, measures, policies) for p in paths]
+            streamed = [
+                _evaluate_stream(loaded_qrels, p, measures, policies, name=n) for n, p in paths
+            ]
             if not many:
                 return streamed[0]
-            return _named(streamed, [os.fspath(p) for p in paths])
+            return _named(streamed, [os.fspath(p) for _, p in paths])
         except RankmeterError:
             if stream:
                 raise
@@ -126,31 +128,40 @@ def evaluate(
     return _evaluate_one(loaded_qrels, Run.load(runs, ties=ties), measures, policies)
 
 
-def _run_paths(runs: Any, many: bool, *, explicit: bool) -> list[Any] | None:
-    """The run files to stream: every run is a TREC run file (not stdin). With ``explicit``
-    (stream=True), anything else is an error."""
+def _run_paths(runs: Any, many: bool, *, explicit: bool) -> list[tuple[str | None, Any]] | None:
+    """(name, path) of the run files to stream, when every run is a TREC run file (not
+    stdin). With ``explicit`` (stream=True) anything else is an error."""
     from rankmeter.io._source import Source
 
-    values = list(runs) if many and not isinstance(runs, Mapping) else [runs]
-    if many and isinstance(runs, Mapping):
-        values = []
-    paths = [v for v in values if isinstance(v, (str, os.PathLike)) and os.fspath(v) != "-"]
-    if not values or len(paths) != len(values):
+    if not many:
+        named: list[tuple[str | None, Any]] = [(None, runs)]
+    elif isinstance(runs, Mapping):
+        named = [(str(k), v) for k, v in runs.items()]
+    else:
+        named = [(None, v) for v in runs]
+    if not named or not all(
+        isinstance(p, (str, os.PathLike)) and os.fspath(p) != "-" for _, p in named
+    ):
         if explicit:
             raise PolicyError("stream=True reads run files: give paths, not runs or tables")
         return None
     if explicit:
-        return paths
+        return named
     try:
-        if all(Source(p).detect_format(None) == "trec" for p in paths):
-            return paths
+        if all(Source(p).detect_format(None) == "trec" for _, p in named):
+            return named
     except RankmeterError:
         pass
     return None
 
 
 def _evaluate_stream(
-    qrels: Qrels, path: Any, measures: tuple[Metric, ...], policies: Policies
+    qrels: Qrels,
+    path: Any,
+    measures: tuple[Metric, ...],
+    policies: Policies,
+    *,
+    name: str | None = None,
 ) -> EvalResult:
     """Evaluate a run file chunk by chunk (whole queries per chunk) and merge per query."""
     import numpy as np
@@ -159,15 +170,16 @@ def _evaluate_stream(
 
     rows: list[Any] = []
     values: dict[str, list[Any]] = {str(m): [] for m in measures}
-    name, source = "run", str(path)
+    source = str(path)
+    run_name = name or "run"
 
     def collect(ranked: Any) -> None:
         rows.append(ranked.qrels_rows)
         for m in measures:
             values[str(m)].append(m.compute(ranked))
 
-    for chunk in iter_run_chunks(path, ties=policies.ties):
-        name, source = chunk.name, chunk.source
+    for chunk in iter_run_chunks(path, name=name, ties=policies.ties):
+        run_name, source = chunk.name, chunk.source
         ranked = join(qrels, chunk, rel=policies.rel, judged_only=policies.judged_only)
         if ranked.n_queries:
             collect(ranked)
@@ -177,13 +189,13 @@ def _evaluate_stream(
         if len(missing):
             collect(join(qrels, None, rel=policies.rel, only=missing))
     if not rows:
-        raise _no_common_queries(name, source, (), qrels)
+        raise _no_common_queries(run_name, source, (), qrels)
     all_rows = np.concatenate(rows)
     order = np.argsort(all_rows, kind="stable")  # qrels rows are in natural query order
     merged = {k: np.concatenate(v)[order] for k, v in values.items()}
     means = {k: m.aggregate(merged[k]) for k, m in zip(merged, measures, strict=True)}
     query_ids = tuple(str(q) for q in qrels._query_ids[all_rows[order]])
-    return EvalResult(name, means, PerQuery(query_ids, measures, merged), policies, measures)
+    return EvalResult(run_name, means, PerQuery(query_ids, measures, merged), policies, measures)
 
 
 def _as_names(metrics: Any) -> Iterable[str | Metric]:

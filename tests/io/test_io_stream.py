@@ -131,3 +131,10 @@ def test_cli_stream_matches_in_memory(tmp_path: Path, tiny_chunks: None) -> None
         assert done.value.code == 0
         outputs.append(json.loads(out.read_text()))
     assert outputs[0] == outputs[1]
+
+
+def test_named_run_files_stream_under_their_names(tmp_path: Path) -> None:
+    qrels, run = _write(tmp_path)
+    results = evaluate(qrels, {"bm25": run, "run": run}, ["P@5"], stream=True)
+    assert list(results) == ["bm25", "run"]
+    assert results["bm25"].metrics == evaluate(qrels, run, ["P@5"], stream=False).metrics
