@@ -373,17 +373,31 @@ def _pair_keys(q_codes: IntArray, docs: Any) -> npt.NDArray[np.uint64]:
     return keys
 
 
+def _shared_buckets(keys: npt.NDArray[np.uint64]) -> IntArray:
+    """Rows whose key shares a hash bucket with another row: the only rows that can repeat a
+    key. Counting buckets is far cheaper than sorting every key; with four buckets or more
+    per key, a fifth of the rows or fewer remain to be sorted."""
+    n = len(keys)
+    bits = max(int(n * 4 - 1).bit_length(), 10)
+    if bits > 23:  # over 2M keys: the bucket counts would take more memory than they save
+        return np.arange(n, dtype=np.int64)
+    buckets = (keys & np.uint64((1 << bits) - 1)).astype(np.int64)
+    counts = np.bincount(buckets, minlength=1 << bits)
+    return np.flatnonzero(counts[buckets] > 1)
+
+
 def _check_unique_pairs(
     q_codes: IntArray, docs: Any, rows: IntArray, q_vocab: ObjArray, origin: Origin
 ) -> None:
     """A document may appear once per query. Hashes find candidates; strings confirm them."""
     keys = _pair_keys(q_codes, docs)
-    keys.sort()
-    repeated = keys[1:][keys[1:] == keys[:-1]]
+    shared = _shared_buckets(keys)
+    subset = keys if len(shared) == len(keys) else keys[shared]
+    ordered = np.sort(subset)
+    repeated = ordered[1:][ordered[1:] == ordered[:-1]]
     if len(repeated) == 0:
         return
-    keys = _pair_keys(q_codes, docs)  # the sort above was in place, to save memory
-    candidates = np.flatnonzero(np.isin(keys, repeated))
+    candidates = shared[np.isin(subset, repeated)]
     seen: dict[tuple[int, str], int] = {}
     duplicates = []
     texts = docs.take(arrow_ints(candidates)).to_pylist()
