@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test lint typecheck unit clean
+.PHONY: demo test lint typecheck unit bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -15,6 +15,10 @@ $(VENV)/.base: $(BIN)/python pyproject.toml
 
 $(VENV)/.dev: $(BIN)/python pyproject.toml
 	$(BIN)/python -m pip install -q -e '.[dev]'
+	touch $@ $(VENV)/.base
+
+$(VENV)/.bench: $(BIN)/python pyproject.toml
+	$(BIN)/python -m pip install -q -e '.[bench]'
 	touch $@ $(VENV)/.base
 
 demo: $(VENV)/.base
@@ -33,6 +37,15 @@ unit: $(VENV)/.dev
 	$(BIN)/python -m pytest -q
 
 test: lint typecheck unit
+
+# Whole-process timings of rankmeter and its peers, then where rankmeter's time goes; both write
+# benchmarks/RESULTS.md. Quick look:
+#   make bench BENCH_ARGS='--scale 0.01 --repeat 1' PROFILE_ARGS='--scale 0.01'
+BENCH_ARGS ?=
+PROFILE_ARGS ?=
+bench: $(VENV)/.bench
+	$(BIN)/python benchmarks/run.py $(BENCH_ARGS)
+	$(BIN)/python benchmarks/profile.py $(PROFILE_ARGS)
 
 
 clean:
