@@ -44,7 +44,16 @@ class Qrels:
     {'d1': 2, 'd2': 0}
     """
 
-    __slots__ = ("_doc_codes", "_doc_vocab", "_grades", "_keys", "_offsets", "_query_ids", "source")
+    __slots__ = (
+        "_doc_codes",
+        "_doc_vocab",
+        "_grades",
+        "_keys",
+        "_offsets",
+        "_query_ids",
+        "_query_rows",
+        "source",
+    )
 
     def __init__(
         self,
@@ -65,6 +74,7 @@ class Qrels:
         keys = row_groups(offsets) * n_docs + doc_codes
         self._keys = readonly(keys)
         self.source = source
+        self._query_rows: dict[str, int] | None = None
 
     # -- construction -------------------------------------------------------------------------
     @classmethod
@@ -160,6 +170,13 @@ class Qrels:
     def query_ids(self) -> tuple[str, ...]:
         """Judged queries, in natural order (numeric ids numerically, others in byte order)."""
         return tuple(self._query_ids)
+
+    def query_rows(self) -> dict[str, int]:
+        """Query id -> its row in this table's query order (built once, then reused by every
+        join: a run evaluated in chunks, or many runs against the same qrels)."""
+        if self._query_rows is None:
+            self._query_rows = {str(q): i for i, q in enumerate(self._query_ids)}
+        return self._query_rows
 
     def __len__(self) -> int:
         return len(self._grades)

@@ -144,7 +144,7 @@ def join(
     import pyarrow.compute as pc
 
     # Queries: those in both (trec_eval default) or every judged query (trec_eval -c).
-    qrels_index = {q: i for i, q in enumerate(qrels._query_ids)}
+    qrels_index = qrels.query_rows()
     run_to_qrels = np.fromiter(
         (qrels_index.get(q, -1) for q in run._query_ids), dtype=np.int64, count=run.n_queries
     )
