@@ -16,8 +16,10 @@ from rankmeter.data._columns import (
     Origin,
     arrow_ints,
     as_float_column,
+    gather_ranges,
     intern_first_seen,
     natural_key,
+    numpy_of,
     offsets_from_sorted,
     readonly,
     release_arrow_memory,
@@ -292,8 +294,6 @@ class Run:
         segments = self._natural_order()
         starts = self._offsets[segments]
         lengths = self._offsets[segments + 1] - starts
-        from rankmeter.data._columns import gather_ranges
-
         rows = gather_ranges(starts, lengths)
         groups = np.repeat(segments, lengths)
         rank = rows - self._offsets[groups] + 1
@@ -355,8 +355,6 @@ def _rank_order(
     subset = order[positions]
     table = pa.table({"block": arrow_ints(blocks), "doc": docs.take(arrow_ints(subset))})
     within = pc.sort_indices(table, sort_keys=[("block", "ascending"), ("doc", "descending")])
-    from rankmeter.data._columns import numpy_of
-
     order = order.copy()
     order[positions] = subset[numpy_of(within).astype(np.int64)]
     return order

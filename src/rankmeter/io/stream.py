@@ -17,7 +17,7 @@ from rankmeter.data import Run
 from rankmeter.data._columns import Origin, numpy_of
 from rankmeter.errors import FormatError
 from rankmeter.io._source import Source
-from rankmeter.io.trec import RUN_LAYOUT, _first_tag
+from rankmeter.io.trec import RUN_LAYOUT, _first_tag, arrow_csv_options, column_count_problem
 
 #: Rows per chunk: about 150 MB of working memory per chunk.
 CHUNK_ROWS = 1_000_000
@@ -82,28 +82,10 @@ def _batches(source: Source) -> Iterator[Any]:
     import pyarrow as pa
     import pyarrow.csv as csv
 
-    types = {"qid": pa.string(), "docid": pa.string(), "score": pa.float64()}
     try:
         reader = csv.open_csv(
             pa.input_stream(source.path, compression="detect"),
-            read_options=csv.ReadOptions(
-                column_names=list(RUN_LAYOUT.columns), block_size=BLOCK_SIZE, use_threads=True
-            ),
-            parse_options=csv.ParseOptions(
-                delimiter=" ",
-                quote_char=False,
-                double_quote=False,
-                escape_char=False,
-                newlines_in_values=False,
-                ignore_empty_lines=True,
-            ),
-            convert_options=csv.ConvertOptions(
-                column_types=types,
-                include_columns=list(types),
-                null_values=[],
-                strings_can_be_null=False,
-                check_utf8=True,
-            ),
+            **arrow_csv_options(RUN_LAYOUT, block_size=BLOCK_SIZE),
         )
         yield from reader
     except (pa.ArrowInvalid, UnicodeDecodeError, OSError) as exc:
@@ -120,14 +102,9 @@ def _first_bad_line(source: Source, exc: Exception) -> FormatError:
         if not fields:
             continue
         text = raw.decode("utf-8", errors="replace")
-        if len(fields) != width:
-            return FormatError(
-                source.name,
-                f"expected {width} columns ({RUN_LAYOUT.usage}) in a TREC run file, "
-                f"found {len(fields)}",
-                line=number,
-                text=text,
-            )
+        problem = column_count_problem(fields, RUN_LAYOUT)
+        if problem is not None:
+            return FormatError(source.name, problem, line=number, text=text)
         if not _NUMBER.fullmatch(fields[4]):
             return FormatError(source.name, "score must be a number", line=number, text=text)
         if len(raw.split(b" ")) != width:

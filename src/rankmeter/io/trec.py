@@ -94,11 +94,27 @@ def _read_fast(data: bytes | str, layout: _Layout) -> dict[str, Any]:
     import pyarrow as pa
     import pyarrow.csv as csv
 
-    types = {c: (pa.float64() if c == layout.numeric else pa.string()) for c in layout.keep}
     table = csv.read_csv(
         pa.BufferReader(data) if isinstance(data, bytes) else data,
-        read_options=csv.ReadOptions(column_names=list(layout.columns), use_threads=True),
-        parse_options=csv.ParseOptions(
+        **arrow_csv_options(layout),
+    )
+    return {c: table.column(c) for c in layout.keep}
+
+
+def arrow_csv_options(layout: _Layout, *, block_size: int | None = None) -> dict[str, Any]:
+    """Arrow CSV options that read a TREC file as trec_eval splits it when the columns are
+    separated by single spaces: no quoting, no nulls, ids kept as text, only ``layout.keep``
+    converted. Shared by the whole-file reader and the streaming one."""
+    import pyarrow as pa
+    import pyarrow.csv as csv
+
+    types = {c: (pa.float64() if c == layout.numeric else pa.string()) for c in layout.keep}
+    read = csv.ReadOptions(column_names=list(layout.columns), use_threads=True)
+    if block_size is not None:
+        read.block_size = block_size
+    return {
+        "read_options": read,
+        "parse_options": csv.ParseOptions(
             delimiter=" ",
             quote_char=False,
             double_quote=False,
@@ -106,7 +122,7 @@ def _read_fast(data: bytes | str, layout: _Layout) -> dict[str, Any]:
             newlines_in_values=False,
             ignore_empty_lines=True,
         ),
-        convert_options=csv.ConvertOptions(
+        "convert_options": csv.ConvertOptions(
             column_types=types,
             include_columns=list(layout.keep),
             null_values=[],
@@ -116,12 +132,21 @@ def _read_fast(data: bytes | str, layout: _Layout) -> dict[str, Any]:
             quoted_strings_can_be_null=False,
             check_utf8=True,
         ),
+    }
+
+
+def column_count_problem(fields: list[bytes], layout: _Layout) -> str | None:
+    """Why a line's fields do not fit the layout, or None."""
+    width = len(layout.columns)
+    if len(fields) == width:
+        return None
+    return (
+        f"expected {width} columns ({layout.usage}) in a TREC {layout.kind} file, "
+        f"found {len(fields)}"
     )
-    return {c: table.column(c) for c in layout.keep}
 
 
 def _read_exact(source: Source, layout: _Layout) -> dict[str, Any]:
-    width = len(layout.columns)
     positions = {c: layout.columns.index(c) for c in layout.keep}
     numeric_at = positions[layout.numeric]
     out: dict[str, list[Any]] = {c: [] for c in layout.keep}
@@ -136,11 +161,9 @@ def _read_exact(source: Source, layout: _Layout) -> dict[str, Any]:
                 source.name, reason, line=number, text=raw.decode("utf-8", errors="replace")
             )
 
-        if len(fields) != width:
-            raise fail(
-                f"expected {width} columns ({layout.usage}) in a TREC {layout.kind} file, "
-                f"found {len(fields)}"
-            )
+        problem = column_count_problem(fields, layout)
+        if problem is not None:
+            raise fail(problem)
         token = fields[numeric_at]
         if not _NUMBER.fullmatch(token):
             raise fail(f"{layout.numeric} must be a number, not {_text(token)!r}")
