@@ -83,6 +83,109 @@ def intern_first_seen(values: Any, origin: Origin, what: str) -> tuple[IntArray,
     return numpy_of(encoded.indices).astype(np.int64), first_seen
 
 
+def intern_grouped(values: Any, origin: Origin, what: str) -> tuple[IntArray, ObjArray]:
+    """Like :func:`intern_first_seen`, faster for ids that come in runs of equal values (a
+    TREC run's query column): ids are compared with their neighbours, and only when some id
+    comes back after another one does it fall back to hashing every row."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    strings = _as_string_array(values, origin, what)
+    n = len(strings)
+    if n < 2:
+        return intern_first_seen(strings, origin, what)
+    changes = numpy_of(pc.not_equal(strings[1:], strings[:-1]))
+    starts = np.concatenate(([0], np.flatnonzero(changes) + 1)).astype(np.int64)
+    del changes
+    firsts = strings.take(arrow_ints(starts))
+    if isinstance(firsts, pa.ChunkedArray):
+        firsts = firsts.combine_chunks()
+    ids = firsts.to_pylist()
+    if len(set(ids)) != len(ids):
+        return intern_first_seen(strings, origin, what)
+    lengths = np.diff(np.append(starts, n))
+    codes = np.repeat(np.arange(len(ids), dtype=np.int64), lengths)
+    return codes, np.asarray(ids, dtype=object)
+
+
+class HashLookup:
+    """Finds strings in a vocabulary of distinct strings (an Arrow string array) by their
+    :func:`string_hashes`: a bitmap on the top bits of the hash rules out most strings with one
+    memory access, a binary search over the sorted vocabulary hashes finds the rest, and the
+    strings themselves confirm every match (so a hash collision can never pair two ids)."""
+
+    __slots__ = ("_order", "_shift", "_sorted", "_table", "vocab")
+
+    def __init__(self, vocab: Any) -> None:
+        self.vocab = vocab
+        hashes = string_hashes(vocab)
+        self._order = np.argsort(hashes)
+        self._sorted = hashes[self._order]
+        bits = min(max((len(hashes) * 16).bit_length(), 12), 26)
+        self._shift = np.uint64(64 - bits)
+        table = np.zeros(1 << bits, dtype=bool)
+        table[(self._sorted >> self._shift).astype(np.intp)] = True
+        # Two ids sharing a hash (never seen in practice): look every string up by its text.
+        unique = not np.any(self._sorted[1:] == self._sorted[:-1])
+        self._table: npt.NDArray[np.bool_] | None = table if unique else None
+
+    def codes(self, strings: Any, hashes: npt.NDArray[np.uint64], rows: IntArray) -> IntArray:
+        """Position in the vocabulary of the strings ``strings[rows]`` (hashed as ``hashes``),
+        -1 for strings not in it."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        if self._table is None or len(self._sorted) == 0:
+            texts = strings.take(arrow_ints(rows))
+            return numpy_of(pc.index_in(texts, value_set=self.vocab), fill=-1).astype(np.int64)
+        maybe = np.flatnonzero(self._table[(hashes >> self._shift).astype(np.intp)])
+        probe = hashes[maybe]
+        at = np.minimum(np.searchsorted(self._sorted, probe), len(self._sorted) - 1)
+        found = self._sorted[at] == probe
+        maybe, codes = maybe[found], self._order[at[found]].astype(np.int64)
+        out = np.full(len(hashes), -1, dtype=np.int64)
+        if len(maybe) == 0:
+            return out
+        texts = strings.take(arrow_ints(rows[maybe]))
+        if isinstance(texts, pa.ChunkedArray):
+            texts = texts.combine_chunks()
+        same = numpy_of(pc.equal(texts, self.vocab.take(arrow_ints(codes))))
+        out[maybe[same]] = codes[same]
+        return out
+
+
+def segments_repeat(offsets: IntArray, keys: npt.NDArray[np.uint64]) -> bool:
+    """Whether some segment ``keys[offsets[i]:offsets[i+1]]`` holds a value twice.
+
+    Segments are sorted row-wise in padded matrices, one per power-of-two length class
+    (small sorts stay in cache: several times faster than one sort of all keys)."""
+    lengths = np.diff(offsets)
+    if len(lengths) == 0 or int(lengths.max()) < 2:
+        return False
+    if int(lengths.min()) == int(lengths.max()):
+        square = np.sort(keys[offsets[0] : offsets[-1]].reshape(len(lengths), -1), axis=1)
+        return bool((square[:, 1:] == square[:, :-1]).any())
+    starts = offsets[:-1]
+    classes = np.ceil(np.log2(np.maximum(lengths, 1))).astype(np.int64)
+    classes[lengths < 2] = -1
+    top = np.iinfo(np.uint64).max
+    for c in np.unique(classes[classes >= 0]).tolist():
+        segs = np.flatnonzero(classes == c)
+        seg_lengths = lengths[segs]
+        width = int(seg_lengths.max())
+        rows = gather_ranges(starts[segs], seg_lengths)
+        rank = rows - np.repeat(starts[segs], seg_lengths)
+        block = np.full((len(segs), width), top, dtype=np.uint64)
+        block[np.repeat(np.arange(len(segs)), seg_lengths), rank] = keys[rows]
+        block.sort(axis=1)
+        # The first `length` sorted values of a row are its segment's values (padding is the
+        # largest value), so only pairs inside that prefix are compared.
+        inside = np.arange(width - 1)[None, :] < (seg_lengths - 1)[:, None]
+        if ((block[:, 1:] == block[:, :-1]) & inside).any():
+            return True
+    return False
+
+
 def intern_docs(values: Any, origin: Origin) -> tuple[IntArray, Any]:
     """Encode document ids as int codes; the vocabulary stays an Arrow string array (compact)."""
     import pyarrow as pa
@@ -100,14 +203,20 @@ def string_column(values: Any, origin: Origin, what: str) -> Any:
     return _as_string_array(values, origin, what)
 
 
-_FNV_OFFSET = np.uint64(14695981039346656037)
-_FNV_PRIME = np.uint64(1099511628211)
+_MASKS = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
+_MIX_1 = np.uint64(0xBF58476D1CE4E5B9)
+_STEP = np.uint64(0x9E3779B97F4A7C15)
 
 
-def string_hashes(strings: Any, *, chunk: int = 1 << 20) -> npt.NDArray[np.uint64]:
-    """A 64-bit FNV-1a hash of every string of an Arrow string array, vectorised by byte
-    position, a chunk of strings at a time (bounded memory). Equal strings hash equal;
-    callers confirm equal hashes by comparing the strings."""
+def string_hashes(strings: Any, *, chunk: int = 1 << 16) -> npt.NDArray[np.uint64]:
+    """A 64-bit hash of every string of an Arrow string array, eight bytes at a time.
+
+    Equal strings hash equal; callers confirm equal hashes by comparing the strings. Each
+    string is read as little-endian 64-bit words (the last one masked to the string's length),
+    folded together with its length and mixed (SplitMix64's finaliser), so ids of up to eight
+    bytes take one vectorised pass over the array and longer ids one more per eight bytes.
+    Works a chunk of strings at a time (bounded memory).
+    """
     import pyarrow as pa
 
     if isinstance(strings, pa.ChunkedArray):
@@ -115,39 +224,73 @@ def string_hashes(strings: Any, *, chunk: int = 1 << 20) -> npt.NDArray[np.uint6
         return np.concatenate(parts) if parts else np.empty(0, dtype=np.uint64)
     n = len(strings)
     hashes = np.empty(n, dtype=np.uint64)
-    wide = pa.types.is_large_string(strings.type)
+    wide = pa.types.is_large_string(strings.type) or pa.types.is_large_binary(strings.type)
     buffers = strings.buffers()
     all_offsets = np.frombuffer(buffers[1], dtype=np.int64 if wide else np.int32)
-    data = np.frombuffer(buffers[2], dtype=np.uint8) if buffers[2] is not None else None
+    data = buffers[2]
     for begin in range(0, n, chunk):
         stop = min(begin + chunk, n)
         offsets = all_offsets[strings.offset + begin : strings.offset + stop + 1]
-        hashes[begin:stop] = _fnv1a(offsets.astype(np.int64), data)
+        hashes[begin:stop] = _hash_words(offsets.astype(np.int64), data)
     return hashes
 
 
-def _fnv1a(offsets: IntArray, data: npt.NDArray[np.uint8] | None) -> npt.NDArray[np.uint64]:
-    n = len(offsets) - 1
-    state = np.full(n, _FNV_OFFSET, dtype=np.uint64)
+def _hash_words(offsets: IntArray, data: Any) -> npt.NDArray[np.uint64]:
+    starts = offsets[:-1]
     lengths = np.diff(offsets)
-    if data is None or n == 0 or lengths.max() == 0:
-        return state
-    # Strings sorted by length: those longer than j are a contiguous suffix, so every step is a
-    # contiguous operation and every byte is visited once.
-    by_length = np.argsort(
-        lengths.astype(np.uint16) if lengths.max() < 65536 else lengths, kind="stable"
-    )
-    sorted_lengths = lengths[by_length]
-    starts = offsets[:-1][by_length]
     with np.errstate(over="ignore"):
-        for j in range(int(sorted_lengths[-1])):
-            first = int(np.searchsorted(sorted_lengths, j, side="right"))
-            active = state[first:]
-            np.bitwise_xor(active, data[starts[first:] + j], out=active)
-            np.multiply(active, _FNV_PRIME, out=active)
-    out = np.empty(n, dtype=np.uint64)
-    out[by_length] = state
-    return out
+        state = lengths.astype(np.uint64) * _STEP
+        size = 0 if data is None else data.size
+        longest = int(lengths.max()) if len(lengths) else 0
+        if size == 0 or longest == 0:
+            return _mix(state)
+        uniform = int(lengths.min()) == longest
+        # Every 8-byte window of the data buffer as one unaligned word (a strided view, no
+        # copy); the few windows that would run past the end are read from a padded copy.
+        last = size - 8
+        words = np.ndarray((max(last + 1, 0),), dtype="<u8", buffer=data, strides=(1,))
+        base = max(last, 0)
+        tail = np.zeros(16, dtype=np.uint8)
+        tail[: size - base] = np.frombuffer(data, dtype=np.uint8, count=size - base, offset=base)
+        tail_words = np.ndarray((9,), dtype="<u8", buffer=tail, strides=(1,))
+        rows: IntArray | None = None  # None: every string; then those longer than 8 * step
+        step = 0
+        while True:
+            at = starts if rows is None else starts[rows]
+            left = lengths if rows is None else lengths[rows]
+            if step:
+                at = at + 8 * step
+                left = left - 8 * step
+            # Positions ascend, so the windows past the end are a suffix.
+            inside = int(np.searchsorted(at, last, side="right"))
+            word = np.empty(len(at), dtype=np.uint64)
+            word[:inside] = words[at[:inside]]
+            word[inside:] = tail_words[at[inside:] - base]
+            if uniform and longest - 8 * step >= 8:
+                pass  # every remaining string fills the whole word
+            elif uniform:
+                word &= _MASKS[longest - 8 * step]
+            else:
+                word &= _MASKS[np.minimum(left, 8)]
+            if rows is None:
+                state ^= word
+                state *= _STEP
+            else:
+                state[rows] = (state[rows] ^ word) * _STEP
+            if longest <= 8 * (step + 1):
+                break
+            rows = np.flatnonzero(lengths > 8 * (step + 1))
+            step += 1
+        return _mix(state)
+
+
+def _mix(state: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint64]:
+    """Spread every bit of the state over the whole word (a bijection: no new collisions)."""
+    with np.errstate(over="ignore"):
+        state ^= state >> np.uint64(32)
+        state *= _MIX_1
+        state ^= state >> np.uint64(29)
+    return state
 
 
 def _as_string_array(values: Any, origin: Origin, what: str) -> Any:

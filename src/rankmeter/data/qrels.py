@@ -10,6 +10,7 @@ import numpy as np
 
 from rankmeter.data._columns import (
     FloatArray,
+    HashLookup,
     IntArray,
     ObjArray,
     Origin,
@@ -46,6 +47,7 @@ class Qrels:
 
     __slots__ = (
         "_doc_codes",
+        "_doc_lookup",
         "_doc_vocab",
         "_grades",
         "_keys",
@@ -75,6 +77,7 @@ class Qrels:
         self._keys = readonly(keys)
         self.source = source
         self._query_rows: dict[str, int] | None = None
+        self._doc_lookup: HashLookup | None = None
 
     # -- construction -------------------------------------------------------------------------
     @classmethod
@@ -177,6 +180,12 @@ class Qrels:
         if self._query_rows is None:
             self._query_rows = {str(q): i for i, q in enumerate(self._query_ids)}
         return self._query_rows
+
+    def doc_lookup(self) -> HashLookup:
+        """Finds doc ids in this table's doc vocabulary (built once, reused by every join)."""
+        if self._doc_lookup is None:
+            self._doc_lookup = HashLookup(self._doc_vocab)
+        return self._doc_lookup
 
     def __len__(self) -> int:
         return len(self._grades)

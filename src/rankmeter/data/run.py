@@ -17,13 +17,14 @@ from rankmeter.data._columns import (
     arrow_ints,
     as_float_column,
     gather_ranges,
-    intern_first_seen,
+    intern_grouped,
     natural_key,
     numpy_of,
     offsets_from_sorted,
     readonly,
     release_arrow_memory,
     row_groups,
+    segments_repeat,
     string_column,
     string_hashes,
 )
@@ -66,6 +67,7 @@ class Run:
     """
 
     __slots__ = (
+        "_doc_hashes",
         "_docs",
         "_input_rows",
         "_offsets",
@@ -86,6 +88,7 @@ class Run:
         input_rows: IntArray,
         ties: str,
         source: str,
+        doc_hashes: npt.NDArray[np.uint64] | None = None,
     ) -> None:
         # Private: use the from_* constructors. Rows are grouped by query (segments in
         # query_ids order), each query's rows in rank order.
@@ -97,6 +100,7 @@ class Run:
         self._input_rows = readonly(input_rows)
         self.ties = ties
         self.source = source
+        self._doc_hashes = None if doc_hashes is None else readonly(doc_hashes)
 
     # -- construction -------------------------------------------------------------------------
     @classmethod
@@ -114,7 +118,7 @@ class Run:
         check_ties(ties)
         if isinstance(origin, str):
             origin = Origin(origin)
-        q_codes, q_vocab = intern_first_seen(query_ids, origin, "query id")
+        q_codes, q_vocab = intern_grouped(query_ids, origin, "query id")
         del query_ids
         docs = string_column(doc_ids, origin, "doc id")
         values = as_float_column(scores, origin, "score", allow_inf=True)
@@ -125,15 +129,17 @@ class Run:
         if len(values) == 0:
             raise origin.error(None, "no results: a run must hold at least one line")
         rows = np.arange(len(values), dtype=np.int64)
+        hashes = string_hashes(docs)
         order = _rank_order(q_codes, docs, values, rows, ties)
         if order is not None:
-            q_codes, values, rows = q_codes[order], values[order], rows[order]
-            docs = docs.take(arrow_ints(order))
+            # Doc ids stay in input order (moving millions of strings is the dearest step of
+            # all); the rows column says where each ranked result's doc id is.
+            q_codes, values, rows, hashes = q_codes[order], values[order], order, hashes[order]
             del order
-            release_arrow_memory()
         offsets = offsets_from_sorted(q_codes, len(q_vocab))
-        _check_unique_pairs(q_codes, docs, rows, q_vocab, origin)
-        return cls(name, q_vocab, offsets, docs, values, rows, ties, origin.name)
+        if segments_repeat(offsets, hashes):
+            _check_unique_pairs(q_codes, hashes, docs, rows, q_vocab, origin)
+        return cls(name, q_vocab, offsets, docs, values, rows, ties, origin.name, hashes)
 
     @classmethod
     def from_dict(
@@ -221,11 +227,12 @@ class Run:
             self.name,
             self._query_ids,
             self._offsets,
-            self._docs.take(arrow_ints(order)),
+            self._docs,
             self._scores[order],
             self._input_rows[order],
             ties,
             self.source,
+            None if self._doc_hashes is None else self._doc_hashes[order],
         )
 
     def renamed(self, name: str) -> Run:
@@ -239,6 +246,7 @@ class Run:
             self._input_rows,
             self.ties,
             self.source,
+            self._doc_hashes,
         )
 
     # -- access -------------------------------------------------------------------------------
@@ -255,6 +263,19 @@ class Run:
     def n_queries(self) -> int:
         return len(self._query_ids)
 
+    def doc_ids(self, positions: IntArray | slice) -> Any:
+        """The doc ids at these positions of the rank-ordered results, as an Arrow array."""
+        import pyarrow as pa
+
+        docs = self._docs.take(arrow_ints(self._input_rows[positions]))
+        return docs.combine_chunks() if isinstance(docs, pa.ChunkedArray) else docs
+
+    def doc_hashes(self) -> npt.NDArray[np.uint64]:
+        """A 64-bit hash of every result's doc id, in rank order (see ``string_hashes``)."""
+        if self._doc_hashes is None:
+            self._doc_hashes = readonly(string_hashes(self._docs)[self._input_rows])
+        return self._doc_hashes
+
     def __len__(self) -> int:
         return len(self._scores)
 
@@ -268,14 +289,14 @@ class Run:
             raise KeyError(query_id)
         q = int(hits[0])
         start, stop = int(self._offsets[q]), int(self._offsets[q + 1])
-        return [str(d) for d in self._docs[start:stop].to_pylist()]
+        return [str(d) for d in self.doc_ids(slice(start, stop)).to_pylist()]
 
     def __iter__(self) -> Iterator[tuple[str, str, float]]:
         """(query, doc, score) in rank order, queries in natural order."""
         for q in self._natural_order():
             start, stop = int(self._offsets[q]), int(self._offsets[q + 1])
             query = str(self._query_ids[q])
-            docs = self._docs[start:stop].to_pylist()
+            docs = self.doc_ids(slice(start, stop)).to_pylist()
             for d, score in zip(docs, self._scores[start:stop].tolist(), strict=True):
                 yield query, d, score
 
@@ -300,7 +321,7 @@ class Run:
         return pa.table(
             {
                 "query_id": pa.array(self._query_ids[groups].tolist(), type=pa.string()),
-                "doc_id": self._docs.take(arrow_ints(rows)),
+                "doc_id": self.doc_ids(rows),
                 "rank": pa.array(rank),
                 "score": pa.array(self._scores[rows]),
             }
@@ -318,7 +339,10 @@ def _rank_order(
     ties: str,
 ) -> IntArray | None:
     """Permutation that groups rows by query code and puts each query's rows in rank order;
-    None when they already are (a TREC run usually is: then nothing is copied)."""
+    None when they already are (a TREC run usually is: then nothing is copied).
+
+    ``rows[i]`` is the input row of row ``i`` (its position in ``docs``) and orders equal
+    scores under the "input" policy."""
     in_order = (q_codes[1:] > q_codes[:-1]) | (
         (q_codes[1:] == q_codes[:-1]) & (scores[1:] <= scores[:-1])
     )
@@ -353,7 +377,7 @@ def _rank_order(
     new_block[1:] = ~tied[positions[1:] - 1]
     blocks = np.cumsum(new_block)
     subset = order[positions]
-    table = pa.table({"block": arrow_ints(blocks), "doc": docs.take(arrow_ints(subset))})
+    table = pa.table({"block": arrow_ints(blocks), "doc": docs.take(arrow_ints(rows[subset]))})
     within = pc.sort_indices(table, sort_keys=[("block", "ascending"), ("doc", "descending")])
     order = order.copy()
     order[positions] = subset[numpy_of(within).astype(np.int64)]
@@ -364,11 +388,9 @@ def _ascending(values: IntArray) -> bool:
     return bool(np.all(values[1:] > values[:-1]))
 
 
-def _pair_keys(q_codes: IntArray, docs: Any) -> npt.NDArray[np.uint64]:
-    keys = string_hashes(docs)
+def _pair_keys(q_codes: IntArray, hashes: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint64]:
     with np.errstate(over="ignore"):
-        keys ^= q_codes.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
-    return keys
+        return hashes ^ (q_codes.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15))
 
 
 def _shared_buckets(keys: npt.NDArray[np.uint64]) -> IntArray:
@@ -385,10 +407,16 @@ def _shared_buckets(keys: npt.NDArray[np.uint64]) -> IntArray:
 
 
 def _check_unique_pairs(
-    q_codes: IntArray, docs: Any, rows: IntArray, q_vocab: ObjArray, origin: Origin
+    q_codes: IntArray,
+    hashes: npt.NDArray[np.uint64],
+    docs: Any,
+    rows: IntArray,
+    q_vocab: ObjArray,
+    origin: Origin,
 ) -> None:
-    """A document may appear once per query. Hashes find candidates; strings confirm them."""
-    keys = _pair_keys(q_codes, docs)
+    """A document may appear once per query. Hashes find candidates; strings confirm them.
+    (The exact check, run when the fast one on hashes alone found a possible repeat.)"""
+    keys = _pair_keys(q_codes, hashes)
     shared = _shared_buckets(keys)
     subset = keys if len(shared) == len(keys) else keys[shared]
     ordered = np.sort(subset)
@@ -398,7 +426,7 @@ def _check_unique_pairs(
     candidates = shared[np.isin(subset, repeated)]
     seen: dict[tuple[int, str], int] = {}
     duplicates = []
-    texts = docs.take(arrow_ints(candidates)).to_pylist()
+    texts = docs.take(arrow_ints(rows[candidates])).to_pylist()
     for at, doc in zip(candidates.tolist(), texts, strict=True):
         key = (int(q_codes[at]), doc)
         if key in seen:

@@ -18,7 +18,6 @@ from rankmeter.data._columns import (
     IntArray,
     ObjArray,
     gather_ranges,
-    numpy_of,
     offsets_from_sorted,
     readonly,
     row_groups,
@@ -141,8 +140,6 @@ def join(
             np.zeros(len(selected) + 1, dtype=np.int64),
             rel,
         )
-    import pyarrow.compute as pc
-
     # Queries: those in both (trec_eval default) or every judged query (trec_eval -c).
     qrels_index = qrels.query_rows()
     run_to_qrels = np.fromiter(
@@ -159,15 +156,17 @@ def join(
     has = run_q >= 0
     starts = np.where(has, run._offsets[np.maximum(run_q, 0)], 0)
     lengths = np.where(has, run._offsets[np.maximum(run_q, 0) + 1] - starts, 0)
-    # Documents: each result's doc id -> its code in the qrels (-1: never judged), by hashing.
+    # Documents: each result's doc id -> its code in the qrels (-1: never judged), by hash.
     # Only results whose doc is judged for some query are looked up by (query, doc).
-    doc_code = numpy_of(pc.index_in(run._docs, value_set=qrels._doc_vocab), fill=-1)
     in_run_order = np.array_equal(starts, run._offsets[:-1]) and np.array_equal(
         lengths, np.diff(run._offsets)
     )
-    rows = None if in_run_order else gather_ranges(starts, lengths)
-    if rows is not None:
-        doc_code = doc_code[rows]
+    hashes = run.doc_hashes()
+    if in_run_order:
+        doc_code = qrels.doc_lookup().codes(run._docs, hashes, run._input_rows)
+    else:
+        rows = gather_ranges(starts, lengths)
+        doc_code = qrels.doc_lookup().codes(run._docs, hashes[rows], run._input_rows[rows])
     candidates = np.flatnonzero(doc_code >= 0)
     ends = np.cumsum(lengths)
     entry_query = selected[np.searchsorted(ends, candidates, side="right")]

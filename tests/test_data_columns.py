@@ -1,0 +1,153 @@
+"""The column helpers under Qrels and Run: hashing, grouping, repeat detection, hash lookup.
+
+These are the fast paths of loading and joining; each is checked against a plain-Python
+reference on random inputs, including the awkward cases (NUL bytes, ids longer than a word,
+strings at the very end of a buffer, sliced and chunked arrays, hash collisions).
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pyarrow as pa
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rankmeter.data import _columns
+from rankmeter.data._columns import (
+    HashLookup,
+    Origin,
+    intern_first_seen,
+    intern_grouped,
+    segments_repeat,
+    string_hashes,
+)
+
+ids = st.text(alphabet=st.sampled_from("ab\x00é7"), min_size=0, max_size=40)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(ids, min_size=1, max_size=60), st.integers(0, 10), st.integers(0, 60))
+def test_equal_strings_hash_equal_and_distinct_ones_apart(
+    values: list[str], start: int, length: int
+) -> None:
+    array = pa.array(values, type=pa.string())
+    hashes = string_hashes(array)
+    by_hash: dict[int, str] = {}
+    for value, h in zip(values, hashes.tolist(), strict=True):
+        assert by_hash.setdefault(h, value) == value  # no collision among these
+    # The same strings in another layout (slice, copy, chunks, large_string) hash the same.
+    piece = array.slice(min(start, len(values)), length)
+    expect = hashes[min(start, len(values)) :][:length]
+    assert np.array_equal(string_hashes(piece), expect)
+    assert np.array_equal(string_hashes(pa.array(piece.to_pylist(), type=pa.string())), expect)
+    cut = len(values) // 2
+    chunked = pa.chunked_array([array.slice(0, cut), array.slice(cut)], type=pa.string())
+    assert np.array_equal(string_hashes(chunked), hashes)
+    assert np.array_equal(string_hashes(array.cast(pa.large_string())), hashes)
+
+
+def test_hashes_tell_apart_strings_that_differ_only_in_length_or_late_bytes() -> None:
+    values = ["a", "a\x00", "\x00", "\x00\x00", "", "x" * 8, "x" * 9, "x" * 16 + "y", "x" * 17]
+    hashes = string_hashes(pa.array(values))
+    assert len(set(hashes.tolist())) == len(values)
+
+
+def test_hashes_work_in_small_chunks_across_the_buffer_end() -> None:
+    values = [f"doc-{i}" * (1 + i % 5) for i in range(3000)]
+    array = pa.array(values)
+    whole = string_hashes(array)
+    assert np.array_equal(string_hashes(array, chunk=7), whole)
+    assert np.array_equal(string_hashes(pa.array(values[-3:])), whole[-3:])
+
+
+def _reference_repeat(offsets: np.ndarray, keys: np.ndarray) -> bool:
+    return any(len(set(keys[a:b].tolist())) < b - a for a, b in itertools.pairwise(offsets))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.integers(0, 40), min_size=0, max_size=30),
+    st.integers(1, 60),
+    st.integers(0, 2**32 - 1),
+)
+def test_segments_repeat_matches_a_set_per_segment(
+    lengths: list[int], alphabet: int, seed: int
+) -> None:
+    rng = np.random.default_rng(seed)
+    offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    keys = rng.integers(0, alphabet, size=int(offsets[-1])).astype(np.uint64)
+    keys[rng.random(len(keys)) < 0.05] = np.iinfo(np.uint64).max  # the padding value itself
+    assert segments_repeat(offsets, keys) == _reference_repeat(offsets, keys)
+
+
+def test_segments_repeat_on_equal_lengths_and_the_largest_value() -> None:
+    top = np.iinfo(np.uint64).max
+    offsets = np.array([0, 3, 6], dtype=np.int64)
+    assert not segments_repeat(offsets, np.array([1, 2, top, 1, 2, top], dtype=np.uint64))
+    assert segments_repeat(offsets, np.array([1, 2, top, 1, top, top], dtype=np.uint64))
+    # A repeat across segments is not a repeat.
+    assert not segments_repeat(np.array([0, 1, 2, 4]), np.array([5, 5, 5, 6], dtype=np.uint64))
+
+
+def test_intern_grouped_equals_intern_first_seen() -> None:
+    origin = Origin("<test>")
+    for values in (
+        ["q2", "q2", "q1", "q1", "q1", "q3"],
+        ["q2", "q1", "q2"],  # not grouped: falls back
+        ["q1"],
+        ["a", "b", "c", "a"],
+    ):
+        codes, vocab = intern_grouped(pa.array(values), origin, "query id")
+        ref_codes, ref_vocab = intern_first_seen(pa.array(values), origin, "query id")
+        assert codes.tolist() == ref_codes.tolist()
+        assert vocab.tolist() == ref_vocab.tolist()
+        assert [vocab[c] for c in codes] == values
+    chunked = pa.chunked_array([["x", "x"], ["x", "y"], ["y"]])
+    codes, vocab = intern_grouped(chunked, origin, "query id")
+    assert codes.tolist() == [0, 0, 0, 1, 1] and vocab.tolist() == ["x", "y"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(ids.filter(bool), min_size=1, max_size=40, unique=True), st.lists(ids, max_size=80))
+def test_hash_lookup_finds_exactly_the_vocabulary(vocab: list[str], probes: list[str]) -> None:
+    lookup = HashLookup(pa.array(vocab, type=pa.string()))
+    strings = pa.array(probes + vocab, type=pa.string())
+    rows = np.arange(len(strings), dtype=np.int64)[::-1].copy()
+    codes = lookup.codes(strings, string_hashes(strings)[rows], rows)
+    where = {v: i for i, v in enumerate(vocab)}
+    assert codes.tolist() == [where.get(s, -1) for s in strings.to_pylist()[::-1]]
+
+
+def test_hash_lookup_confirms_matches_by_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Every string hashes alike: matches must still come from the text, never the hash.
+    def constant(strings: object, *, chunk: int = 0) -> np.ndarray:
+        return np.zeros(len(strings), dtype=np.uint64)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(_columns, "string_hashes", constant)
+    lookup = HashLookup(pa.array(["d1"]))
+    strings = pa.array(["d2", "d1", "d3"])
+    rows = np.arange(3, dtype=np.int64)
+    assert lookup.codes(strings, np.zeros(3, dtype=np.uint64), rows).tolist() == [-1, 0, -1]
+    colliding = HashLookup(pa.array(["d1", "d9"]))  # two vocabulary ids share a hash
+    assert colliding.codes(strings, np.zeros(3, dtype=np.uint64), rows).tolist() == [-1, 0, -1]
+
+
+def test_a_hash_collision_is_not_a_duplicate_but_a_real_duplicate_is(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from rankmeter.data import Run
+    from rankmeter.data import run as run_module
+    from rankmeter.errors import FormatError
+
+    def constant(strings: object, *, chunk: int = 0) -> np.ndarray:
+        return np.zeros(len(strings), dtype=np.uint64)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(run_module, "string_hashes", constant)
+    run = Run.from_columns(["q", "q", "q"], ["a", "b", "c"], [3.0, 2.0, 1.0])
+    assert run.ranking("q") == ["a", "b", "c"]
+    with pytest.raises(FormatError, match="duplicate result for query 'q', doc 'b'"):
+        Run.from_columns(["q", "q", "q"], ["a", "b", "b"], [3.0, 2.0, 1.0])
