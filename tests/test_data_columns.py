@@ -21,6 +21,8 @@ from rankmeter.data._columns import (
     Origin,
     intern_first_seen,
     intern_grouped,
+    natural_key,
+    natural_order,
     segments_repeat,
     string_hashes,
 )
@@ -151,3 +153,41 @@ def test_a_hash_collision_is_not_a_duplicate_but_a_real_duplicate_is(
     assert run.ranking("q") == ["a", "b", "c"]
     with pytest.raises(FormatError, match="duplicate result for query 'q', doc 'b'"):
         Run.from_columns(["q", "q", "q"], ["a", "b", "b"], [3.0, 2.0, 1.0])
+
+
+def test_hash_lookup_with_many_entries_sharing_slots() -> None:
+    vocab = [f"doc{i}" for i in range(5000)]  # 5,000 ids in 65,536 slots: many shared slots
+    lookup = HashLookup(pa.array(vocab))
+    probes = pa.array([f"doc{i}" for i in range(0, 10000, 3)])
+    rows = np.arange(len(probes), dtype=np.int64)
+    codes = lookup.codes(probes, string_hashes(probes), rows)
+    assert codes.tolist() == [i if i < 5000 else -1 for i in range(0, 10000, 3)]
+
+
+def test_a_run_leaves_the_callers_score_array_alone() -> None:
+    from rankmeter.data import Run
+
+    scores = np.array([1.0, 1.0, 0.5])
+    run = Run.from_columns(["q", "q", "q"], ["a", "b", "c"], scores)
+    assert run.ranking("q") == ["b", "a", "c"]
+    assert scores.flags.writeable and scores.tolist() == [1.0, 1.0, 0.5]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.integers(0, 10**6).map(str),
+            st.integers(0, 999).map(lambda i: f"{i:05d}"),
+            st.text(alphabet=st.sampled_from("09aZé-_ "), min_size=1, max_size=6),
+            st.integers(10**18, 10**22).map(str),
+        ),
+        unique=True,
+        max_size=40,
+    )
+)
+def test_natural_order_sorts_like_natural_key(ids: list[str]) -> None:
+    expect = sorted(ids, key=natural_key)
+    for given_as in (pa.array(ids, type=pa.string()), np.asarray(ids, dtype=object)):
+        order = natural_order(given_as)
+        assert [ids[i] for i in order] == expect

@@ -5,6 +5,8 @@ from __future__ import annotations
 import gzip
 import json
 import math
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -282,3 +284,21 @@ def test_non_ascii_ids_on_an_ascii_stdout(tmp_path: Path, fmt: str) -> None:
     )
     assert (result.code, result.err) == (0, ""), result.err
     assert "é" in result.out
+
+
+@pytest.mark.parametrize("stream", ["--stream", "--no-stream"])
+def test_evaluate_stays_off_the_heavy_imports(files: dict[str, Path], stream: str) -> None:
+    # pandas (pulled in by pyarrow's list conversion) costs more than the whole of a small
+    # evaluation: the CLI path must never import it.
+    script = (
+        "import sys\nfrom rankmeter.cli import main\n"
+        "try:\n    main(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
+        "print(sorted(m for m in ('pandas', 'polars', 'scipy') if m in sys.modules))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, "evaluate", files["qrels"], files["a"], stream, "-q"],
+        capture_output=True,
+        timeout=120,
+        check=True,
+    )
+    assert done.stdout.decode().strip().splitlines()[-1] == "[]"

@@ -35,7 +35,9 @@ def _write(tmp_path: Path, seed: int = 0) -> tuple[Path, Path]:
 
 @pytest.fixture
 def tiny_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Arrow blocks of 512 bytes and chunks of 50 rows: many chunks on a small file."""
+    """Pieces of 700 bytes, Arrow blocks of 512 and chunks of 50 rows: many chunks, pieces
+    cut in the middle of lines, on a small file."""
+    monkeypatch.setattr(stream, "PIECE_BYTES", 700)
     monkeypatch.setattr(stream, "BLOCK_SIZE", 512)
     monkeypatch.setattr(stream, "CHUNK_ROWS", 50)
 

@@ -56,31 +56,60 @@ def natural_key(qid: str) -> tuple[int, int, str]:
     return (1, 0, qid)
 
 
+def natural_order(ids: Any) -> IntArray:
+    """The permutation that sorts distinct ids by :func:`natural_key`: vectorised for an Arrow
+    string array, in Python for anything else."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if not isinstance(ids, pa.Array):
+        keys = [natural_key(str(q)) for q in ids]
+        return np.asarray(sorted(range(len(keys)), key=keys.__getitem__), dtype=np.int64)
+    strings = ids
+    n = len(strings)
+    if n < 2:
+        return np.arange(n, dtype=np.int64)
+    digits = pc.match_substring_regex(strings, "^[0-9]+$")
+    numeric = numpy_of(digits)
+    if numeric.any() and int(pc.max(pc.binary_length(strings.filter(digits))).as_py()) > 18:
+        return natural_order(strings.to_pylist())  # beyond int64: Python's integers
+    by_text = numpy_of(pc.sort_indices(strings)).astype(np.int64)
+    text_rank = np.empty(n, dtype=np.int64)
+    text_rank[by_text] = np.arange(n, dtype=np.int64)
+    number = np.zeros(n, dtype=np.int64)
+    at = np.flatnonzero(numeric)
+    if len(at):
+        number[at] = numpy_of(pc.cast(strings.take(arrow_ints(at)), pa.int64()))
+    return np.lexsort((text_rank, number, ~numeric)).astype(np.int64)
+
+
 def intern(values: Any, origin: Origin, what: str) -> tuple[IntArray, ObjArray]:
     """Encode ids as int codes into a vocabulary sorted in natural order.
 
     Returns ``(codes, vocabulary)`` with ``vocabulary[codes] == values``.
     """
-    codes, first_seen = intern_first_seen(values, origin, what)
-    order = np.asarray(
-        sorted(range(len(first_seen)), key=lambda i: natural_key(str(first_seen[i]))),
-        dtype=np.int64,
-    )
+    codes, first_seen = _dictionary_encode(values, origin, what)
+    order = natural_order(first_seen)
     remap = np.empty(len(first_seen), dtype=np.int64)
     remap[order] = np.arange(len(first_seen), dtype=np.int64)
-    return remap[codes], first_seen[order]
+    vocabulary = np.asarray(first_seen.take(arrow_ints(order)).to_pylist(), dtype=object)
+    return remap[codes], vocabulary
 
 
 def intern_first_seen(values: Any, origin: Origin, what: str) -> tuple[IntArray, ObjArray]:
     """Encode ids as int codes numbered in order of first appearance."""
+    codes, first_seen = _dictionary_encode(values, origin, what)
+    return codes, np.asarray(first_seen.to_pylist(), dtype=object)
+
+
+def _dictionary_encode(values: Any, origin: Origin, what: str) -> tuple[IntArray, Any]:
     import pyarrow as pa
     import pyarrow.compute as pc
 
     encoded = pc.dictionary_encode(_as_string_array(values, origin, what))
     if isinstance(encoded, pa.ChunkedArray):
         encoded = encoded.combine_chunks()
-    first_seen = np.asarray(encoded.dictionary.to_pylist(), dtype=object)
-    return numpy_of(encoded.indices).astype(np.int64), first_seen
+    return numpy_of(encoded.indices).astype(np.int64), encoded.dictionary
 
 
 def intern_grouped(values: Any, origin: Origin, what: str) -> tuple[IntArray, ObjArray]:
@@ -110,24 +139,33 @@ def intern_grouped(values: Any, origin: Origin, what: str) -> tuple[IntArray, Ob
 
 class HashLookup:
     """Finds strings in a vocabulary of distinct strings (an Arrow string array) by their
-    :func:`string_hashes`: a bitmap on the top bits of the hash rules out most strings with one
-    memory access, a binary search over the sorted vocabulary hashes finds the rest, and the
-    strings themselves confirm every match (so a hash collision can never pair two ids)."""
+    :func:`string_hashes`.
 
-    __slots__ = ("_order", "_shift", "_sorted", "_table", "vocab")
+    A direct-mapped table on the top bits of the hash (a few slots per vocabulary entry) holds
+    each entry's position, so most strings are found or ruled out with one memory access;
+    entries that share a slot are found by binary search over the sorted hashes. Equal hashes
+    then confirm a match and the strings themselves confirm it again, so a hash collision can
+    never pair two different ids."""
+
+    __slots__ = ("_hashes", "_order", "_shift", "_sorted", "_table", "vocab")
+
+    _SHARED = -1  # a slot that several vocabulary entries map to
 
     def __init__(self, vocab: Any) -> None:
         self.vocab = vocab
-        hashes = string_hashes(vocab)
-        self._order = np.argsort(hashes)
-        self._sorted = hashes[self._order]
-        bits = min(max((len(hashes) * 16).bit_length(), 12), 26)
+        self._hashes = string_hashes(vocab)
+        self._order = np.argsort(self._hashes)
+        self._sorted = self._hashes[self._order]
+        bits = min(max((len(self._hashes) * 8).bit_length(), 10), 24)
         self._shift = np.uint64(64 - bits)
-        table = np.zeros(1 << bits, dtype=bool)
-        table[(self._sorted >> self._shift).astype(np.intp)] = True
+        slots = (self._hashes >> self._shift).astype(np.intp)
+        counts = np.bincount(slots, minlength=1 << bits)
+        table = np.zeros(1 << bits, dtype=np.int32)  # 0: empty, else position + 1
+        table[slots] = np.arange(1, len(slots) + 1, dtype=np.int32)
+        table[counts > 1] = self._SHARED
         # Two ids sharing a hash (never seen in practice): look every string up by its text.
         unique = not np.any(self._sorted[1:] == self._sorted[:-1])
-        self._table: npt.NDArray[np.bool_] | None = table if unique else None
+        self._table: npt.NDArray[np.int32] | None = table if unique else None
 
     def codes(self, strings: Any, hashes: npt.NDArray[np.uint64], rows: IntArray) -> IntArray:
         """Position in the vocabulary of the strings ``strings[rows]`` (hashed as ``hashes``),
@@ -138,11 +176,16 @@ class HashLookup:
         if self._table is None or len(self._sorted) == 0:
             texts = strings.take(arrow_ints(rows))
             return numpy_of(pc.index_in(texts, value_set=self.vocab), fill=-1).astype(np.int64)
-        maybe = np.flatnonzero(self._table[(hashes >> self._shift).astype(np.intp)])
-        probe = hashes[maybe]
-        at = np.minimum(np.searchsorted(self._sorted, probe), len(self._sorted) - 1)
-        found = self._sorted[at] == probe
-        maybe, codes = maybe[found], self._order[at[found]].astype(np.int64)
+        slot = self._table[(hashes >> self._shift).astype(np.intp)]
+        maybe = np.flatnonzero(slot)
+        codes = slot[maybe].astype(np.int64) - 1
+        shared = np.flatnonzero(codes < 0)
+        if len(shared):
+            probe = hashes[maybe[shared]]
+            at = np.minimum(np.searchsorted(self._sorted, probe), len(self._sorted) - 1)
+            codes[shared] = self._order[at]
+        found = self._hashes[codes] == hashes[maybe]
+        maybe, codes = maybe[found], codes[found]
         out = np.full(len(hashes), -1, dtype=np.int64)
         if len(maybe) == 0:
             return out
@@ -353,9 +396,7 @@ def as_float_column(values: Any, origin: Origin, what: str, *, allow_inf: bool) 
     """Convert a column of numbers to float64, rejecting NaN (and inf unless allowed)."""
     import pyarrow as pa
 
-    if isinstance(values, pa.ChunkedArray):
-        values = values.combine_chunks()
-    if isinstance(values, pa.Array):
+    if isinstance(values, (pa.Array, pa.ChunkedArray)):
         if values.null_count:
             raise origin.error(int(null_rows(values)[0]), f"missing {what}")
         if not (pa.types.is_integer(values.type) or pa.types.is_floating(values.type)):
@@ -365,7 +406,7 @@ def as_float_column(values: Any, origin: Origin, what: str, *, allow_inf: bool) 
         out = numpy_of(values).astype(np.float64, copy=False)
     elif isinstance(values, np.ndarray) and values.dtype != np.bool_:
         try:
-            out = np.asarray(values, dtype=np.float64)
+            out = np.array(values, dtype=np.float64)  # a copy: never the caller's array
         except (TypeError, ValueError, OverflowError):
             out = _floats_one_by_one(values, origin, what)
     else:
@@ -454,7 +495,14 @@ def numpy_of(array: Any, *, fill: float | None = None) -> npt.NDArray[Any]:
     import pyarrow as pa
 
     if isinstance(array, pa.ChunkedArray):
-        array = array.combine_chunks()
+        if array.num_chunks == 1:
+            array = array.chunk(0)
+        elif array.null_count or pa.types.is_boolean(array.type) or array.num_chunks == 0:
+            array = array.combine_chunks()
+        else:  # one copy, straight from each chunk's buffer
+            return np.concatenate([_values_of(chunk) for chunk in array.chunks])
+    if not array.null_count and not pa.types.is_boolean(array.type):
+        return _values_of(array).copy()
     n, offset = len(array), array.offset
     validity, data = array.buffers()[:2]
     if pa.types.is_boolean(array.type):
@@ -470,6 +518,15 @@ def numpy_of(array: Any, *, fill: float | None = None) -> npt.NDArray[Any]:
         valid = valid_bits[offset : offset + n].astype(bool)
         values = np.where(valid, values, fill)
     return values
+
+
+def _values_of(array: Any) -> npt.NDArray[Any]:
+    """A read-only NumPy view of a numeric Arrow array's values (no nulls)."""
+    dtype = _NUMPY_TYPES[str(array.type)]
+    data = array.buffers()[1]
+    if len(array) == 0 or data is None:
+        return np.empty(0, dtype=dtype)
+    return np.frombuffer(data, dtype=dtype)[array.offset : array.offset + len(array)]
 
 
 def null_rows(array: Any) -> npt.NDArray[np.int64]:

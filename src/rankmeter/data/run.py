@@ -18,7 +18,7 @@ from rankmeter.data._columns import (
     as_float_column,
     gather_ranges,
     intern_grouped,
-    natural_key,
+    natural_order,
     numpy_of,
     offsets_from_sorted,
     readonly,
@@ -130,12 +130,17 @@ class Run:
             raise origin.error(None, "no results: a run must hold at least one line")
         rows = np.arange(len(values), dtype=np.int64)
         hashes = string_hashes(docs)
-        order = _rank_order(q_codes, docs, values, rows, ties)
+        order, tied_at, tied_from = _rank_order(q_codes, docs, values, rows, ties)
+        # Doc ids stay in input order (moving millions of strings is the dearest step of all);
+        # the rows column says where each ranked result's doc id is.
         if order is not None:
-            # Doc ids stay in input order (moving millions of strings is the dearest step of
-            # all); the rows column says where each ranked result's doc id is.
             q_codes, values, rows, hashes = q_codes[order], values[order], order, hashes[order]
             del order
+        if tied_at is not None:
+            # Tied results change places within their query: only those rows move (query
+            # codes cannot differ among them).
+            for column in (values, rows, hashes):
+                column[tied_at] = column[tied_from]
         offsets = offsets_from_sorted(q_codes, len(q_vocab))
         if segments_repeat(offsets, hashes):
             _check_unique_pairs(q_codes, hashes, docs, rows, q_vocab, origin)
@@ -220,9 +225,13 @@ class Run:
         if check_ties(ties) == self.ties:
             return self
         groups = row_groups(self._offsets)
-        order = _rank_order(groups, self._docs, self._scores, self._input_rows, ties)
+        order, tied_at, tied_from = _rank_order(
+            groups, self._docs, self._scores, self._input_rows, ties
+        )
         if order is None:
             order = np.arange(len(self), dtype=np.int64)
+        if tied_at is not None:
+            order[tied_at] = order[tied_from]
         return Run(
             self.name,
             self._query_ids,
@@ -256,8 +265,7 @@ class Run:
         return tuple(str(q) for q in self._query_ids[self._natural_order()])
 
     def _natural_order(self) -> IntArray:
-        keys = [natural_key(str(q)) for q in self._query_ids]
-        return np.asarray(sorted(range(len(keys)), key=keys.__getitem__), dtype=np.int64)
+        return natural_order(self._query_ids)
 
     @property
     def n_queries(self) -> int:
@@ -337,10 +345,13 @@ def _rank_order(
     scores: FloatArray,
     rows: IntArray,
     ties: str,
-) -> IntArray | None:
-    """Permutation that groups rows by query code and puts each query's rows in rank order;
-    None when they already are (a TREC run usually is: then nothing is copied).
+) -> tuple[IntArray | None, IntArray | None, IntArray | None]:
+    """How to put rows in rank order: grouped by query code, each query's rows by score
+    descending, equal scores by the tie policy.
 
+    Returns ``(order, tied_at, tied_from)``: first take ``x[order]`` (``order`` None: the rows
+    are already grouped and sorted by score, as in most TREC runs, so nothing is copied), then
+    move tied rows: ``x[tied_at] = x[tied_from]`` (None: nothing to move).
     ``rows[i]`` is the input row of row ``i`` (its position in ``docs``) and orders equal
     scores under the "input" policy."""
     in_order = (q_codes[1:] > q_codes[:-1]) | (
@@ -353,7 +364,7 @@ def _rank_order(
         order = np.lexsort((rows, -scores, q_codes))
     del in_order
     if ties == "input":
-        return order
+        return order, None, None
     # Equal scores (-0.0 == 0.0 included, as in trec_eval's comparison) are the only place the
     # doc ids matter, so only the tied rows are sorted by doc id, descending in byte order.
     if order is None:
@@ -363,25 +374,28 @@ def _rank_order(
         tied = (q[1:] == q[:-1]) & (s[1:] == s[:-1])
         del q, s
     if not tied.any():
-        return order
-    if order is None:
-        order = np.arange(len(scores), dtype=np.int64)
+        return order, None, None
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    involved = np.zeros(len(order), dtype=bool)
+    involved = np.zeros(len(scores), dtype=bool)
     involved[1:] |= tied
     involved[:-1] |= tied
     positions = np.flatnonzero(involved)
+    del involved
     new_block = np.ones(len(positions), dtype=bool)
     new_block[1:] = ~tied[positions[1:] - 1]
+    del tied
     blocks = np.cumsum(new_block)
-    subset = order[positions]
+    subset = positions if order is None else order[positions]
     table = pa.table({"block": arrow_ints(blocks), "doc": docs.take(arrow_ints(rows[subset]))})
-    within = pc.sort_indices(table, sort_keys=[("block", "ascending"), ("doc", "descending")])
-    order = order.copy()
-    order[positions] = subset[numpy_of(within).astype(np.int64)]
-    return order
+    within = numpy_of(
+        pc.sort_indices(table, sort_keys=[("block", "ascending"), ("doc", "descending")])
+    ).astype(np.int64)
+    moved = np.flatnonzero(within != np.arange(len(within)))
+    if len(moved) == 0:
+        return order, None, None
+    return order, positions[moved], positions[within[moved]]
 
 
 def _ascending(values: IntArray) -> bool:

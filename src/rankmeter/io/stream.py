@@ -1,13 +1,17 @@
 """Streaming a TREC run that need not fit in memory: chunks of whole queries.
 
-Arrow's CSV reader yields record batches; rows are cut into chunks at query boundaries, so
-every chunk is a complete Run for its queries. A query whose results are split across the
-file (not grouped) cannot be evaluated this way and gets a clear error saying what to do.
+The file is read in pieces of whole lines; a background thread parses the next pieces with
+Arrow's multi-threaded CSV reader while the caller evaluates the current chunk, so parsing
+and evaluating overlap. Rows are cut into chunks at query boundaries, so every chunk is a
+complete Run for its queries. A query whose results are split across the file (not grouped)
+cannot be evaluated this way and gets a clear error saying what to do.
 """
 
 from __future__ import annotations
 
 import os
+import queue
+import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -19,10 +23,14 @@ from rankmeter.errors import FormatError
 from rankmeter.io._source import Source
 from rankmeter.io.trec import RUN_LAYOUT, _first_tag, arrow_csv_options, column_count_problem
 
-#: Rows per chunk: about 150 MB of working memory per chunk.
-CHUNK_ROWS = 1_000_000
-#: Bytes Arrow reads at a time.
-BLOCK_SIZE = 8 << 20  # larger blocks make Arrow read ahead (and hold) far more
+#: Rows per chunk: about 40 MB of working memory per chunk (small chunks stay in cache).
+CHUNK_ROWS = 250_000
+#: Bytes of the file parsed at a time (cut after the last whole line).
+PIECE_BYTES = 8 << 20
+#: Bytes per Arrow parsing task within a piece (pieces are parsed on several threads).
+BLOCK_SIZE = 2 << 20
+#: Parsed pieces waiting for the caller: bounds memory while parsing runs ahead.
+AHEAD = 1
 
 
 def iter_run_chunks(
@@ -56,9 +64,9 @@ def iter_run_chunks(
     pending: list[Any] = []
     pending_rows = 0
     first_row = 0  # file row of the first pending row
-    for batch in _batches(source):
-        pending.append(pa.Table.from_batches([batch]))
-        pending_rows += batch.num_rows
+    for piece in _tables(source):
+        pending.append(piece)
+        pending_rows += piece.num_rows
         if pending_rows < chunk_rows:
             continue
         table = pa.concat_tables(pending)
@@ -78,18 +86,77 @@ def iter_run_chunks(
         raise FormatError(source.name, "file is empty")
 
 
-def _batches(source: Source) -> Iterator[Any]:
+def _tables(source: Source) -> Iterator[Any]:
+    """Parsed pieces of the file in order, parsed by a background thread one piece ahead."""
+    done = object()
+    parsed: queue.Queue[Any] = queue.Queue(maxsize=AHEAD)
+    stop = threading.Event()
+
+    def offer(item: Any) -> bool:
+        while not stop.is_set():
+            try:
+                parsed.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def produce() -> None:
+        try:
+            for table in _parse_pieces(source):
+                if not offer(table):
+                    return
+            offer(done)
+        except BaseException as exc:  # handed to the caller's thread, raised there
+            offer(exc)
+
+    worker = threading.Thread(target=produce, name="rankmeter-parse", daemon=True)
+    worker.start()
+    try:
+        while True:
+            item = parsed.get()
+            if item is done:
+                return
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+    finally:
+        stop.set()
+        worker.join()
+
+
+def _parse_pieces(source: Source) -> Iterator[Any]:
     import pyarrow as pa
     import pyarrow.csv as csv
 
+    options = arrow_csv_options(RUN_LAYOUT, block_size=BLOCK_SIZE)
     try:
-        reader = csv.open_csv(
-            pa.input_stream(source.path, compression="detect"),
-            **arrow_csv_options(RUN_LAYOUT, block_size=BLOCK_SIZE),
-        )
-        yield from reader
+        for piece in _pieces(source):
+            yield csv.read_csv(pa.BufferReader(piece), **options)
     except (pa.ArrowInvalid, UnicodeDecodeError, OSError) as exc:
         raise _first_bad_line(source, exc) from None
+
+
+def _pieces(source: Source) -> Iterator[Any]:
+    """The file (decompressed) in buffers of whole lines of about PIECE_BYTES each."""
+    import pyarrow as pa
+
+    with pa.input_stream(source.path, compression="detect") as stream:
+        carry = b""
+        while True:
+            block = stream.read(PIECE_BYTES)
+            if not block:
+                break
+            data = carry + block if carry else block
+            cut = data.rfind(b"\n") + 1
+            if cut == 0:
+                carry = data  # no line end yet: read on
+                continue
+            whole = pa.py_buffer(data)
+            yield whole.slice(0, cut) if cut < len(data) else whole
+            carry = data[cut:]
+        if carry:
+            yield pa.py_buffer(carry)
 
 
 def _first_bad_line(source: Source, exc: Exception) -> FormatError:
