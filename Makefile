@@ -45,6 +45,7 @@ BENCH_ARGS ?=
 PROFILE_ARGS ?=
 bench: $(VENV)/.bench
 	$(BIN)/python benchmarks/run.py $(BENCH_ARGS)
+	$(BIN)/python benchmarks/compare_bench.py $(COMPARE_ARGS)
 	$(BIN)/python benchmarks/profile.py $(PROFILE_ARGS)
 
 

@@ -46,12 +46,12 @@ from run import (  # noqa: E402
     DEFAULT_OUT,
     PROFILE_END,
     PROFILE_START,
-    atomic_write_text,
     fmt_seconds,
     git_state,
     log,
     measure,
     table,
+    write_section,
 )
 from tools import METRICS  # noqa: E402
 
@@ -476,20 +476,6 @@ def render(
     return "\n".join(out) + "\n"
 
 
-def write_section(path: Path, section: str) -> None:
-    try:
-        old = path.read_text()
-    except OSError:
-        old = ""
-    if PROFILE_START in old and PROFILE_END in old:
-        start = old.index(PROFILE_START)
-        end = old.index(PROFILE_END) + len(PROFILE_END)
-        new = old[:start] + section.rstrip("\n") + old[end:]
-    else:
-        new = (old.rstrip("\n") + "\n\n" if old.strip() else "") + section
-    atomic_write_text(path, new if new.endswith("\n") else new + "\n")
-
-
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     parser = argparse.ArgumentParser(description="Stage timings and a cProfile of rankmeter.")
@@ -535,7 +521,7 @@ def main(argv: list[str] | None = None) -> int:
     command = shlex.join(["python", "benchmarks/profile.py", *argv])
     section = render(args, command, w, stages, imports, cli, profile, default, streamed)
     sys.stdout.write(section)
-    write_section(args.out, section)
+    write_section(args.out, section, PROFILE_START, PROFILE_END)
     log(f"wrote the profile section of {args.out}")
     return 0
 

@@ -77,6 +77,10 @@ SECTIONS = ("cold-start", "multi-run", "agreement")
 TOLERANCE = 1e-6
 PROFILE_START = "<!-- profile:start -->"
 PROFILE_END = "<!-- profile:end -->"
+COMPARE_START = "<!-- compare:start -->"
+COMPARE_END = "<!-- compare:end -->"
+#: Sections other scripts write into RESULTS.md; run.py keeps them when it rewrites the rest.
+KEPT_SECTIONS = ((COMPARE_START, COMPARE_END), (PROFILE_START, PROFILE_END))
 
 
 def log(message: str) -> None:
@@ -1032,14 +1036,32 @@ def agreement_section(agreements: list[Agreement]) -> list[str]:
 
 
 def write_results(path: Path, text: str) -> None:
-    """Replace ``path`` atomically, keeping the profile section (written by profile.py)."""
-    kept = ""
+    """Replace ``path`` atomically, keeping the sections that other scripts write (the compare
+    benchmark, the profile)."""
+    kept = []
     with contextlib.suppress(OSError):
         old = path.read_text()
-        if PROFILE_START in old and PROFILE_END in old:
-            start = old.index(PROFILE_START)
-            kept = old[start : old.index(PROFILE_END) + len(PROFILE_END)] + "\n"
-    atomic_write_text(path, text + ("\n" + kept if kept else ""))
+        for start_mark, end_mark in KEPT_SECTIONS:
+            if start_mark in old and end_mark in old:
+                start = old.index(start_mark)
+                kept.append(old[start : old.index(end_mark) + len(end_mark)] + "\n")
+    atomic_write_text(path, text + "".join("\n" + k for k in kept))
+
+
+def write_section(path: Path, section: str, start_mark: str, end_mark: str) -> None:
+    """Put ``section`` (which starts with start_mark and ends with end_mark) into ``path`` in
+    place of the old one, or at the end."""
+    try:
+        old = path.read_text()
+    except OSError:
+        old = ""
+    if start_mark in old and end_mark in old:
+        start = old.index(start_mark)
+        end = old.index(end_mark) + len(end_mark)
+        new = old[:start] + section.rstrip("\n") + old[end:]
+    else:
+        new = (old.rstrip("\n") + "\n\n" if old.strip() else "") + section
+    atomic_write_text(path, new if new.endswith("\n") else new + "\n")
 
 
 def atomic_write_text(path: Path, text: str) -> None:

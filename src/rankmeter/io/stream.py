@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import queue
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import numpy as np
@@ -43,11 +43,10 @@ def iter_run_chunks(
     """Yield Runs, each holding every result of its queries, reading the file in blocks.
 
     The file is a space-separated TREC run (plain or gzip). Peak memory follows the chunk
-    size and the largest query, not the file.
+    size and the largest query, not the file. Three stages overlap: one thread parses pieces
+    of the file, another builds each chunk's Run (grouping, hashing, rank order, checks), and
+    the caller evaluates the previous chunk meanwhile.
     """
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
     chunk_rows = CHUNK_ROWS if chunk_rows is None else chunk_rows
     source = Source(path)
     if source.path == "-":
@@ -60,6 +59,13 @@ def iter_run_chunks(
             "(tr '\\t' ' ') or evaluate without streaming",
         )
     run_name = name or _first_tag(head) or "run"
+    return _ahead(lambda: _chunks(source, run_name, ties, chunk_rows), "rankmeter-chunks")
+
+
+def _chunks(source: Source, run_name: str, ties: str, chunk_rows: int) -> Iterator[Run]:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     seen: set[str] = set()
     pending: list[Any] = []
     pending_rows = 0
@@ -88,41 +94,55 @@ def iter_run_chunks(
 
 def _tables(source: Source) -> Iterator[Any]:
     """Parsed pieces of the file in order, parsed by a background thread one piece ahead."""
+    return _ahead(lambda: _parse_pieces(source), "rankmeter-parse")
+
+
+def _ahead(produce: Callable[[], Iterable[Any]], name: str) -> Iterator[Any]:
+    """The items of ``produce()``, made by a background thread that runs AHEAD items ahead of
+    the caller; its exceptions are raised in the caller's thread. Closing the iterator early
+    stops the thread."""
     done = object()
-    parsed: queue.Queue[Any] = queue.Queue(maxsize=AHEAD)
+    made: queue.Queue[Any] = queue.Queue(maxsize=AHEAD)
     stop = threading.Event()
 
     def offer(item: Any) -> bool:
         while not stop.is_set():
             try:
-                parsed.put(item, timeout=0.1)
+                made.put(item, timeout=0.1)
                 return True
             except queue.Full:
                 continue
         return False
 
-    def produce() -> None:
+    def work() -> None:
         try:
-            for table in _parse_pieces(source):
-                if not offer(table):
+            for item in produce():
+                if not offer(item):
                     return
             offer(done)
         except BaseException as exc:  # handed to the caller's thread, raised there
-            offer(exc)
+            offer(_Failure(exc))
 
-    worker = threading.Thread(target=produce, name="rankmeter-parse", daemon=True)
+    worker = threading.Thread(target=work, name=name, daemon=True)
     worker.start()
     try:
         while True:
-            item = parsed.get()
+            item = made.get()
             if item is done:
                 return
-            if isinstance(item, BaseException):
-                raise item
+            if isinstance(item, _Failure):
+                raise item.error
             yield item
     finally:
         stop.set()
         worker.join()
+
+
+class _Failure:
+    __slots__ = ("error",)
+
+    def __init__(self, error: BaseException) -> None:
+        self.error = error
 
 
 def _parse_pieces(source: Source) -> Iterator[Any]:
