@@ -1,0 +1,45 @@
+"""Statistics for comparing systems: paired tests, bootstrap intervals, corrections, effect sizes.
+
+Everything works on matrices of shape (n, m): ``n`` queries (rows, paired across columns) and
+``m`` comparisons (columns), vectorised over columns. A 1-D input is one column.
+
+- :func:`paired_pvalues`: two-sided p-values of paired tests (:data:`TESTS`); the default
+  randomization test is the one to use for IR metrics (Smucker, Allan & Carterette, 2007).
+- :func:`bootstrap_intervals`: percentile or BCa confidence intervals of column means.
+- :func:`effect_sizes`: Cohen's :math:`d_z` of paired differences.
+- :func:`adjust`: Holm, Bonferroni and Benjamini-Hochberg adjusted p-values.
+- :func:`win_tie_loss`: how many queries each comparison wins, ties and loses.
+
+Reproducibility: randomised results draw their random sign patterns and bootstrap resamples
+from ``numpy.random.Generator(PCG64(seed))``, in chunks fixed by ``(seed, n, resamples)``
+alone and shared by every column (common random numbers). The same seed therefore gives the
+same results on every run and machine for the same numpy version, and a column's result is
+the same whether it is passed alone or with other columns, in any order. Different seeds give
+(slightly) different p-values and intervals. P-values count statistics with a small tolerance,
+so they do not depend on how the sums were rounded; interval bounds are bootstrap means computed
+by BLAS, and a machine whose BLAS kernels round differently may differ in their last bits.
+
+Bad arguments raise :class:`rankmeter.errors.PolicyError` naming the value and the choices.
+"""
+
+from __future__ import annotations
+
+from rankmeter.stats._checks import FloatArray, IntArray
+from rankmeter.stats._corrections import adjust
+from rankmeter.stats._intervals import bootstrap_intervals
+from rankmeter.stats._names import CORRECTIONS, INTERVALS, NOT_RECOMMENDED, TESTS
+from rankmeter.stats._paired import effect_sizes, paired_pvalues, win_tie_loss
+
+__all__ = [
+    "CORRECTIONS",
+    "INTERVALS",
+    "NOT_RECOMMENDED",
+    "TESTS",
+    "FloatArray",
+    "IntArray",
+    "adjust",
+    "bootstrap_intervals",
+    "effect_sizes",
+    "paired_pvalues",
+    "win_tie_loss",
+]

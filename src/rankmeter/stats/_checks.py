@@ -1,0 +1,106 @@
+"""Argument checks shared by the statistics functions: clear PolicyErrors, never asserts."""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from rankmeter.errors import PolicyError
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+
+def choice(name: str, value: Any, valid: Sequence[str]) -> str:
+    """Return ``value`` if it is one of ``valid``; otherwise raise a PolicyError listing them."""
+    if not isinstance(value, str) or value not in valid:
+        raise PolicyError(
+            f"{name}={value!r} is not valid; use one of {', '.join(map(repr, valid))}"
+        )
+    return value
+
+
+def count(name: str, value: Any, *, minimum: int, what: str) -> int:
+    """Return ``value`` as an int if it is an integer >= ``minimum`` (bools are refused)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
+        raise PolicyError(f"{name}={value!r} must be an integer >= {minimum} ({what})")
+    return int(value)
+
+
+def seed(value: Any) -> int:
+    """A seed for numpy's PCG64: a non-negative integer."""
+    return count("seed", value, minimum=0, what="the seed of the random number generator")
+
+
+def level(value: Any) -> float:
+    """A confidence level strictly between 0 and 1."""
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, numbers.Real)
+        or not math.isfinite(float(value))
+        or not 0.0 < float(value) < 1.0
+    ):
+        raise PolicyError(
+            f"level={value!r} must be a number strictly between 0 and 1 (e.g. 0.95 for 95%)"
+        )
+    return float(value)
+
+
+def tolerance(value: Any) -> float:
+    """A finite, non-negative tolerance."""
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, numbers.Real)
+        or not math.isfinite(float(value))
+        or float(value) < 0.0
+    ):
+        raise PolicyError(f"tolerance={value!r} must be a finite number >= 0")
+    return float(value)
+
+
+def matrix(name: str, values: Any) -> FloatArray:
+    """``values`` as a float64 (n, m) matrix: a 1-D input is one column; NaN and inf are refused.
+
+    The result is a new array, so nothing the caller passed is ever written to.
+    """
+    try:
+        array = np.array(values, dtype=np.float64)
+    except (TypeError, ValueError) as error:
+        raise PolicyError(
+            f"{name} must be numbers, shape (n_queries,) or (n_queries, n_columns): {error}"
+        ) from None
+    if array.ndim == 1:
+        array = array.reshape(-1, 1)
+    if array.ndim != 2:
+        raise PolicyError(
+            f"{name} has shape {array.shape}; expected (n_queries,) or (n_queries, n_columns)"
+        )
+    if not np.isfinite(array).all():
+        bad = np.argwhere(~np.isfinite(array))[0]
+        raise PolicyError(
+            f"{name} contains {float(array[tuple(bad)])!r} at row {bad[0]}, column {bad[1]}; "
+            "every value must be a finite number (drop or fill the missing queries first)"
+        )
+    return array
+
+
+def pvalue_vector(values: Any) -> FloatArray:
+    """P-values as a 1-D float64 array: each in [0, 1] or NaN (NaN means 'not tested')."""
+    try:
+        array = np.array(values, dtype=np.float64)
+    except (TypeError, ValueError) as error:
+        raise PolicyError(f"pvalues must be numbers: {error}") from None
+    if array.ndim != 1:
+        raise PolicyError(f"pvalues has shape {array.shape}; expected a 1-D array of p-values")
+    known = array[~np.isnan(array)]
+    outside = known[(known < 0.0) | (known > 1.0)]
+    if outside.size:
+        raise PolicyError(
+            f"pvalues contains {float(outside[0])!r}; every p-value must be in [0, 1] (or NaN)"
+        )
+    return array
