@@ -9,6 +9,7 @@ import typer
 
 from rankmeter.cli._common import emit, render_rich
 from rankmeter.cli._progress import Steps
+from rankmeter.cli.metrics import GOAL_HELP, GoalCommand
 
 
 class OutputFormat(str, Enum):
@@ -44,6 +45,15 @@ def evaluate(
             help="Metric to compute, repeatable: nDCG@10, P@10, R@100, RR, AP, "
             "nDCG(gain=exp)@10, P(rel=2)@5, trec_eval names (ndcg_cut.10, map). "
             "Default: nDCG@10 P@10 R@100 RR AP. See `rankmeter metrics`.",
+        ),
+    ] = None,
+    goal: Annotated[
+        str | None,
+        typer.Option(
+            "--goal",
+            metavar="GOAL",
+            help=GOAL_HELP.replace("Show the metrics", "Evaluate the metrics")
+            + " Added after any -m metrics; the table format ends with the reasons.",
         ),
     ] = None,
     rel: Annotated[
@@ -104,11 +114,14 @@ def evaluate(
     from rankmeter.evaluation import evaluate as run_evaluation
     from rankmeter.io import read_qrels, read_run
     from rankmeter.metrics import DEFAULT_METRICS, parse_metrics
+    from rankmeter.metrics.goals import get_goal
     from rankmeter.report.evaluation import render_json, render_table, render_trec, render_tsv
 
     if [qrels, *runs].count("-") > 1:
         raise PolicyError("only one input can be read from stdin ('-')")
-    measures = parse_metrics(metric or DEFAULT_METRICS)
+    chosen = get_goal(goal) if goal is not None else None
+    goal_metrics = [m.metric for m in chosen.metrics] if chosen else []
+    measures = parse_metrics([*(metric or []), *goal_metrics] or DEFAULT_METRICS)
     rel_value: float = int(rel) if float(rel).is_integer() else rel
     with Steps(total=len(runs) + 1, enabled=False if quiet else None) as steps:
         steps.start(f"reading {qrels}")
@@ -145,9 +158,21 @@ def evaluate(
         emit(render_tsv(listed, per_query=per_query), output)
     elif output_format is OutputFormat.trec:
         emit(render_trec(listed, per_query=per_query), output)
-    else:
+    elif chosen is None:
         render_rich(render_table(listed, per_query=per_query), output)
+    else:
+        from rich.console import Group
+        from rich.table import Table
+        from rich.text import Text
+
+        why = Table.grid(padding=(0, 2))
+        why.add_column(no_wrap=True, style="bold")
+        why.add_column()
+        for m in chosen.metrics:
+            why.add_row(Text(m.metric), Text(m.why))
+        goal_line = Text(f"Goal {chosen.name}: {chosen.description}")
+        render_rich(Group(render_table(listed, per_query=per_query), goal_line, why), output)
 
 
 def register(app: typer.Typer) -> None:
-    app.command(no_args_is_help=True)(evaluate)
+    app.command(no_args_is_help=True, cls=GoalCommand)(evaluate)

@@ -1,0 +1,199 @@
+"""Which metrics answer which question: the advice on choosing metrics, in one place.
+
+A *goal* is what an evaluation is for. Each goal names a few metrics (canonical names that
+:func:`rankmeter.metrics.parse_metric` reads back unchanged) and one line on why each fits, and,
+where it matters, what it ignores. ``rankmeter metrics --goal GOAL`` and
+``rankmeter evaluate --goal GOAL`` read it from here.
+
+>>> [m.metric for m in metrics_for_goal("single-answer")]
+['RR@10', 'Success@1', 'Success@10']
+>>> metrics_for_goal("top results")[0].metric
+'nDCG@10'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import NamedTuple
+
+from rankmeter.errors import MetricError
+
+__all__ = ["GOALS", "GOAL_NAMES", "Goal", "GoalMetric", "get_goal", "metrics_for_goal"]
+
+
+class GoalMetric(NamedTuple):
+    """One metric chosen for a goal: its canonical name and one line on why."""
+
+    metric: str
+    why: str
+
+
+@dataclass(frozen=True)
+class Goal:
+    """What an evaluation is for, and the metrics that answer it."""
+
+    name: str
+    description: str
+    metrics: tuple[GoalMetric, ...]
+
+
+def _goal(name: str, description: str, *metrics: tuple[str, str]) -> tuple[str, Goal]:
+    return name, Goal(name, description, tuple(GoalMetric(m, why) for m, why in metrics))
+
+
+#: goal name -> Goal, in the order goals are listed to users.
+GOALS: Mapping[str, Goal] = MappingProxyType(
+    dict(
+        [
+            _goal(
+                "coverage",
+                "Does the search find everything relevant? Recall-oriented search: legal "
+                "e-discovery, patents, systematic reviews, recruiting.",
+                (
+                    "R@100",
+                    "Share of all relevant documents found in the top 100: what a reviewer "
+                    "reading 100 results can find. Ignores the order within those 100.",
+                ),
+                (
+                    "R@1000",
+                    "Share found in the top 1000, the usual run depth (so about R over the "
+                    "whole run): how much the system finds at all. Ignores order entirely.",
+                ),
+                (
+                    "AP",
+                    "One number for the whole ranking: precision at each relevant document, "
+                    "averaged over all of them (missed ones count 0); harder to explain.",
+                ),
+            ),
+            _goal(
+                "top-results",
+                "Is the first page good? Web, product and site search, where people read the "
+                "top 10 and the labels are graded.",
+                (
+                    "nDCG@10",
+                    "Uses the grades and the positions: a very relevant result near the top "
+                    "counts most; 1 = the best possible top 10. Ignores ranks below 10.",
+                ),
+                (
+                    "P@10",
+                    "Share of the top 10 that is relevant: easy to explain, but binary, blind "
+                    "to order, and below 1 for queries with under 10 relevant documents.",
+                ),
+            ),
+            _goal(
+                "single-answer",
+                "Is the one right answer at the top? Navigational queries, question "
+                "answering, known-item search: one document satisfies the query.",
+                (
+                    "RR@10",
+                    "1 / rank of the first relevant result (1, 1/2, 1/3 ...), 0 if it is not "
+                    "in the top 10; its mean is MRR. Ignores every later relevant result.",
+                ),
+                (
+                    "Success@1",
+                    "1 if the top result is relevant, else 0: did the user get the answer "
+                    "at once? (Equals R@1 when each query has one relevant document.)",
+                ),
+                (
+                    "Success@10",
+                    "1 if a relevant result is anywhere in the top 10: was the answer on "
+                    "the first page at all, whatever its position.",
+                ),
+            ),
+            _goal(
+                "candidate-pool",
+                "Is every relevant document in the pool handed to the reranker? A first-stage "
+                "retriever (BM25, dense, ANN) feeding a reranker that reads its top k.",
+                (
+                    "R@100",
+                    "Share of relevant documents inside a 100-document pool: a reranker can "
+                    "only promote what is in the pool. Order within the pool does not count.",
+                ),
+                (
+                    "R@1000",
+                    "The same for a 1000-document pool: how much a deeper (slower) pool "
+                    "would buy the reranker.",
+                ),
+                (
+                    "Judged@100",
+                    "Share of the pool that has judgments: unjudged documents count as not "
+                    "relevant, so when this is low the recall above is a lower bound.",
+                ),
+            ),
+        ]
+    )
+)
+
+#: The goal names, in order.
+GOAL_NAMES: tuple[str, ...] = tuple(GOALS)
+
+
+def get_goal(name: str) -> Goal:
+    """The goal called ``name`` (case, spaces and underscores do not matter).
+
+    Raises
+    ------
+    MetricError
+        For an unknown or empty name; the message lists the valid goals and suggests the
+        nearest one.
+
+    >>> get_goal("Candidate_Pool").name
+    'candidate-pool'
+    >>> get_goal("coverge")
+    Traceback (most recent call last):
+    ...
+    rankmeter.errors.MetricError: unknown goal 'coverge'; did you mean coverage? Valid goals: coverage, top-results, single-answer, candidate-pool
+    """
+    if not isinstance(name, str):
+        raise MetricError(f"a goal must be a string, not {type(name).__name__}")
+    key = _normalize(name)
+    if not key:
+        raise MetricError(f"no goal given; choose one of {_valid()}")
+    found = GOALS.get(key)
+    if found is None:
+        raise MetricError(f"unknown goal {name!r}{_suggest(key)} Valid goals: {_valid()}")
+    return found
+
+
+def metrics_for_goal(goal: str) -> tuple[GoalMetric, ...]:
+    """The metrics that answer ``goal``, each with one line on why.
+
+    ``goal`` is one of ``coverage``, ``top-results``, ``single-answer``, ``candidate-pool``.
+    Unknown names raise :class:`~rankmeter.errors.MetricError` listing the valid goals.
+
+    >>> for m in metrics_for_goal("top-results"):
+    ...     print(m.metric)
+    nDCG@10
+    P@10
+    """
+    return get_goal(goal).metrics
+
+
+def _normalize(name: str) -> str:
+    return "-".join(name.strip().lower().replace("_", " ").replace("-", " ").split())
+
+
+def _valid() -> str:
+    return ", ".join(GOAL_NAMES)
+
+
+def _suggest(key: str) -> str:
+    import difflib
+
+    # A goal is known by its name and by each word of it ("top", "pool"), typos included.
+    names = {name: name for name in GOAL_NAMES}
+    names.update((part, name) for name in GOAL_NAMES for part in name.split("-"))
+    close = [names[c] for c in difflib.get_close_matches(key, list(names), n=1, cutoff=0.6)]
+    if not close:
+        # A word of a goal's description ("patents", "reranker", "navigational") points to it
+        # when exactly one goal mentions it.
+        close = [g.name for g in GOALS.values() if key and key in _words(g.description)]
+    return f"; did you mean {close[0]}?" if len(close) == 1 else "."
+
+
+def _words(text: str) -> set[str]:
+    cleaned = "".join(c.lower() if c.isalnum() or c == "-" else " " for c in text)
+    words = cleaned.split()
+    return {*words, *(part for word in words for part in word.split("-"))}

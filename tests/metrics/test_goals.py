@@ -1,0 +1,135 @@
+"""Metric advice by goal: every metric named parses back unchanged, every reason is one line."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+import rankmeter
+from rankmeter.errors import MetricError
+from rankmeter.metrics import GOALS, GoalMetric, metrics_for_goal, parse_metric
+from rankmeter.metrics.goals import GOAL_NAMES, Goal, get_goal
+
+VALID = "Valid goals: coverage, top-results, single-answer, candidate-pool$"
+ALL_METRICS = [(goal.name, m) for goal in GOALS.values() for m in goal.metrics]
+
+
+def test_the_four_goals_in_order() -> None:
+    assert GOAL_NAMES == ("coverage", "top-results", "single-answer", "candidate-pool")
+    assert list(GOALS) == list(GOAL_NAMES)
+    assert all(name == goal.name for name, goal in GOALS.items())
+
+
+@pytest.mark.parametrize(
+    ("goal", "item"), ALL_METRICS, ids=[f"{g}-{m.metric}" for g, m in ALL_METRICS]
+)
+def test_every_metric_is_canonical_and_round_trips(goal: str, item: GoalMetric) -> None:
+    metric = parse_metric(item.metric)
+    assert str(metric) == item.metric
+    assert str(parse_metric(str(metric))) == item.metric
+
+
+@pytest.mark.parametrize(
+    ("goal", "item"), ALL_METRICS, ids=[f"{g}-{m.metric}" for g, m in ALL_METRICS]
+)
+def test_every_reason_is_one_honest_line(goal: str, item: GoalMetric) -> None:
+    assert item.why.strip() == item.why and "\n" not in item.why
+    assert 40 <= len(item.why) <= 160, item.why
+    assert item.why.endswith((".", ")")), item.why
+    assert "|" not in item.why and "[" not in item.why  # safe in Markdown tables and rich markup
+
+
+@pytest.mark.parametrize("goal", GOAL_NAMES)
+def test_every_goal_has_a_one_line_description_and_distinct_metrics(goal: str) -> None:
+    found = GOALS[goal]
+    assert "\n" not in found.description and found.description.endswith(".")
+    assert 0 < len(found.description) <= 160
+    names = [m.metric for m in found.metrics]
+    assert names and len(set(names)) == len(names)
+    assert metrics_for_goal(goal) == found.metrics
+
+
+@pytest.mark.parametrize(
+    ("goal", "expected"),
+    [
+        ("coverage", ["R@100", "R@1000", "AP"]),
+        ("top-results", ["nDCG@10", "P@10"]),
+        ("single-answer", ["RR@10", "Success@1", "Success@10"]),
+        ("candidate-pool", ["R@100", "R@1000", "Judged@100"]),
+    ],
+)
+def test_the_advice(goal: str, expected: list[str]) -> None:
+    assert [m.metric for m in metrics_for_goal(goal)] == expected
+
+
+def test_metric_and_reason_unpack_as_a_pair() -> None:
+    metric, why = metrics_for_goal("top-results")[0]
+    assert metric == "nDCG@10" and "grades" in why
+
+
+def test_goals_are_frozen() -> None:
+    with pytest.raises(TypeError):
+        GOALS["mine"] = GOALS["coverage"]  # type: ignore[index]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        GOALS["coverage"].description = "x"  # type: ignore[misc]
+    assert isinstance(GOALS["coverage"], Goal)
+    assert isinstance(GOALS["coverage"].metrics, tuple)
+
+
+@pytest.mark.parametrize(
+    "spelling", ["top-results", "Top-Results", " top_results ", "top results", "TOP  RESULTS"]
+)
+def test_case_spaces_and_underscores_do_not_matter(spelling: str) -> None:
+    assert get_goal(spelling) is GOALS["top-results"]
+
+
+@pytest.mark.parametrize(
+    ("given", "suggestion"),
+    [
+        ("coverge", "coverage"),
+        ("tpo", "top-results"),
+        ("top", "top-results"),
+        ("single", "single-answer"),
+        ("candidate_pol", "candidate-pool"),
+        ("legal", "coverage"),  # a word only one goal's description uses
+        ("recall", "coverage"),
+        ("reranker", "candidate-pool"),
+        ("navigational", "single-answer"),
+    ],
+)
+def test_unknown_goal_suggests_the_nearest(given: str, suggestion: str) -> None:
+    with pytest.raises(
+        MetricError, match=rf"^unknown goal '{given}'; did you mean {suggestion}\? {VALID}"
+    ):
+        metrics_for_goal(given)
+
+
+@pytest.mark.parametrize("given", ["xyz", "search", "first"])
+def test_unknown_goal_without_a_close_one_lists_the_goals(given: str) -> None:
+    with pytest.raises(MetricError, match=rf"^unknown goal '{given}'\. {VALID}"):
+        metrics_for_goal(given)
+
+
+@pytest.mark.parametrize("given", ["", "   ", "-"])
+def test_empty_goal(given: str) -> None:
+    with pytest.raises(
+        MetricError,
+        match=r"^no goal given; choose one of coverage, top-results, single-answer, candidate-pool$",
+    ):
+        metrics_for_goal(given)
+
+
+def test_a_goal_must_be_a_string() -> None:
+    with pytest.raises(MetricError, match=r"^a goal must be a string, not int$"):
+        metrics_for_goal(3)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("goal", GOAL_NAMES)
+def test_every_goal_evaluates(goal: str) -> None:
+    qrels = {"q1": {"a": 2, "b": 0, "c": 1}, "q2": {"x": 1}}
+    run = {"q1": {"a": 3.0, "b": 2.0, "c": 1.0}, "q2": {"y": 2.0, "x": 1.0}}
+    names = [m.metric for m in metrics_for_goal(goal)]
+    result = rankmeter.evaluate(qrels, run, names)
+    assert list(result.metrics) == names
+    assert all(0.0 <= value <= 1.0 for value in result.metrics.values())
