@@ -183,6 +183,12 @@ def test_golden_table_values_computed_independently() -> None:
 # ---------------------------------------------------------------- the command
 
 
+@pytest.fixture(autouse=True)
+def _in_a_fresh_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The demo writes its HTML report into the current folder."""
+    monkeypatch.chdir(tmp_path)
+
+
 def test_demo_command_prints_every_section(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exit_info:
         main(["demo"])
@@ -196,7 +202,8 @@ def test_demo_command_prints_every_section(capsys: pytest.CaptureFixture[str]) -
         "1. Each system",
         "2. The 5 worst openings for the best system, tuned",
         "3. Openings with no relevant profile in the top 10",
-        "4. Where to go next",
+        "4. Did tuned beat keyword? Paired over the same 17 openings",
+        "5. Where to go next",
     ):
         assert heading in out
     for name, result in results.items():
@@ -207,6 +214,14 @@ def test_demo_command_prints_every_section(capsys: pytest.CaptureFixture[str]) -
     misses = [q for q, row in results["keyword"].per_query.to_dict().items() if row["P@10"] == 0]
     assert f"    {misses[0]}  {queries[misses[0]]}" in out
     assert "rankmeter evaluate" in out and "rankmeter metrics" in out
+    assert "rankmeter compare" in out and "rankmeter explain" in out
+    comparison = rankmeter.compare(
+        DEMO.load_qrels(), DEMO.load_runs(), ["nDCG@10", "P@10", "R@100", "RR", "AP"], seed=0
+    )
+    d = comparison.difference("tuned", "nDCG@10")
+    assert f"{d.difference:+.4f}" in out and "Significant after the correction" in out
+    page = Path("rankmeter-demo-report.html").read_text()
+    assert page.startswith("<!DOCTYPE html>") and "HTML report with plots" in out
     assert str(DEMO.qrels) in out and str(DEMO.runs["tuned"]) in out
     # Commands are printed whole, never wrapped, so they can be copied.
     assert any(
@@ -222,12 +237,21 @@ def test_demo_command_worst_option(capsys: pytest.CaptureFixture[str]) -> None:
     assert "2. The 2 worst openings" in capsys.readouterr().out
 
 
-def test_demo_runs_as_a_program() -> None:
+def test_demo_runs_as_a_program(tmp_path: Path) -> None:
     done = subprocess.run(
-        [sys.executable, "-c", "from rankmeter.cli import main; main(['demo'])"],
+        [sys.executable, "-c", "from rankmeter.cli import main; main(['demo', '--report', ''])"],
         capture_output=True,
         text=True,
         timeout=60,
+        cwd=tmp_path,
     )
     assert done.returncode == 0, done.stderr
     assert "Where to go next" in done.stdout
+    assert list(tmp_path.iterdir()) == []  # --report '' writes nothing
+
+
+def test_demo_report_path(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["demo", "--report", str(tmp_path / "r.html")])
+    assert "Where to go next" in capsys.readouterr().out
+    assert (tmp_path / "r.html").read_text().count("<svg") >= 5

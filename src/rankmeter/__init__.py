@@ -16,8 +16,10 @@ from rankmeter.errors import FormatError, MetricError, PolicyError, RankmeterErr
 __version__ = "0.1.0"
 
 __all__ = [
+    "Comparison",
     "EvalResult",
     "EvalResults",
+    "Explanation",
     "FormatError",
     "Metric",
     "MetricError",
@@ -25,14 +27,19 @@ __all__ = [
     "Qrels",
     "RankmeterError",
     "Run",
+    "compare",
     "evaluate",
+    "explain",
+    "explain_grades",
     "parse_metric",
     "parse_metrics",
 ]
 
 if TYPE_CHECKING:
+    from rankmeter.comparison import Comparison, compare
     from rankmeter.data import Qrels, Run
     from rankmeter.evaluation import evaluate
+    from rankmeter.explanation import Explanation, explain, explain_grades
     from rankmeter.metrics import Metric, parse_metric, parse_metrics
     from rankmeter.results import EvalResult, EvalResults
 
@@ -41,6 +48,11 @@ _LAZY = {
     "Qrels": "rankmeter.data",
     "Run": "rankmeter.data",
     "evaluate": "rankmeter.evaluation",
+    "explain": "rankmeter.explanation",
+    "explain_grades": "rankmeter.explanation",
+    "Explanation": "rankmeter.explanation",
+    "compare": "rankmeter.comparison",
+    "Comparison": "rankmeter.comparison",
     "Metric": "rankmeter.metrics",
     "parse_metric": "rankmeter.metrics",
     "parse_metrics": "rankmeter.metrics",

@@ -4,7 +4,47 @@ from __future__ import annotations
 
 import io
 import sys
-from typing import Any
+from enum import Enum
+from typing import Annotated, Any
+
+import typer
+
+
+class Ties(str, Enum):
+    trec_eval = "trec_eval"
+    input = "input"
+
+
+class InputFormat(str, Enum):
+    trec = "trec"
+    csv = "csv"
+    tsv = "tsv"
+    jsonl = "jsonl"
+    parquet = "parquet"
+
+
+# Options shared by the commands: one declaration each, so names and help never drift apart.
+RelOption = Annotated[
+    float, typer.Option("--rel", "-l", help="Minimum grade counted relevant (trec_eval -l).")
+]
+JudgedOnlyOption = Annotated[
+    bool,
+    typer.Option("--judged-only", "-J", help="Drop unjudged documents first (trec_eval -J)."),
+]
+TiesOption = Annotated[
+    Ties,
+    typer.Option(help="Order of equal scores: trec_eval (doc id descending) or input order."),
+]
+OutputOption = Annotated[
+    str | None,
+    typer.Option("--output", "-o", help="Write to this file (atomically) instead of stdout."),
+]
+QrelsFormatOption = Annotated[
+    InputFormat | None, typer.Option(help="Qrels format, when the file name does not tell.")
+]
+RunFormatOption = Annotated[
+    InputFormat | None, typer.Option(help="Run format, when the file name does not tell.")
+]
 
 
 def emit(text: str, output: str | None) -> None:

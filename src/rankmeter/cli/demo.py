@@ -9,36 +9,59 @@ import typer
 from rankmeter.cli._common import emit
 
 if TYPE_CHECKING:
+    from rankmeter.comparison import Comparison
     from rankmeter.datasets import Collection
     from rankmeter.results import EvalResults
 
 DEMO_METRICS = ("nDCG@10", "P@10", "R@100", "RR", "AP")
 
 
+DEFAULT_REPORT = "rankmeter-demo-report.html"
+
+
 def demo(
     worst: Annotated[
         int, typer.Option("--worst", "-n", min=1, help="How many of the worst queries to show.")
     ] = 5,
+    report: Annotated[
+        str,
+        typer.Option(
+            "--report",
+            help="Where to write the HTML comparison report ('' for none).",
+        ),
+    ] = DEFAULT_REPORT,
 ) -> None:
-    """Evaluate two search systems on a small shipped collection and show where they fail.
+    """Evaluate two search systems on a small shipped collection, show where they fail, and
+    compare them (with an HTML report).
 
     Synthetic recruiting data: job openings, candidate profiles, graded labels. No network.
     """
     from rich.console import Console
 
+    from rankmeter.comparison import compare
     from rankmeter.datasets import recruiting
     from rankmeter.evaluation import evaluate
 
     collection = recruiting()
     queries = collection.load_queries()
     qrels = collection.load_qrels()
-    results = evaluate(qrels, collection.load_runs(), DEMO_METRICS)
+    runs = collection.load_runs()
+    results = evaluate(qrels, runs, DEMO_METRICS)
+    comparison = compare(qrels, runs, DEMO_METRICS, queries=queries, worst=worst, seed=0)
+    if report:
+        from rankmeter.report.html import render_html
+
+        emit(render_html(comparison), report)
 
     console = Console(soft_wrap=False, highlight=False)
     # Rendered whole, then written once: a closed pipe (`rankmeter demo | head`) is then
     # handled like every other command's output.
     with console.capture() as captured:
         _print_report(console, collection, results, queries, worst)
+        console.print()
+        _print_comparison(console, comparison, report)
+        console.print()
+        _print_next(console, collection)
     emit(captured.get(), None)
 
 
@@ -66,8 +89,6 @@ def _print_report(
     _print_worst(console, results, queries, worst)
     console.print()
     _print_misses(console, results, queries)
-    console.print()
-    _print_next(console, collection)
 
 
 def _print_worst(console: Any, results: EvalResults, queries: dict[str, str], n: int) -> None:
@@ -128,13 +149,54 @@ def _print_misses(console: Any, results: EvalResults, queries: dict[str, str]) -
         _say(console, *(f"    {q}  {queries.get(q, '')}" for q in misses))
 
 
+def _print_comparison(console: Any, comparison: Comparison, report: str) -> None:
+    from rich import box
+    from rich.table import Table
+
+    from rankmeter.report.comparison import legend
+
+    base = comparison.baseline
+    others = ", ".join(comparison.systems[1:])
+    console.print(
+        f"[bold]4. Did {others} beat {base}?[/bold] Paired over the same {comparison.n_queries} "
+        "openings"
+    )
+    from rankmeter.report.comparison import interval, pvalue, signed
+
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
+    one = len(comparison.systems) == 2
+    system_header = comparison.systems[1] if one else "system"
+    for i, h in enumerate(["metric", base, system_header, "Δ [95% CI]", "p (Holm)", "W/T/L"]):
+        table.add_column(h, justify="left" if i == 0 else "right", no_wrap=True)
+    for d in comparison.differences:
+        table.add_row(
+            d.metric,
+            f"{d.baseline_mean:.4f}",
+            f"{d.system_mean:.4f}" if one else f"{d.system} {d.system_mean:.4f}",
+            f"{signed(d.difference)} {interval(d.low, d.high, 3, sign=True)}",
+            pvalue(d.p_corrected) + ("*" if d.significant else ""),
+            f"{d.wins}/{d.ties}/{d.losses}",
+            style="bold" if d.significant else None,
+        )
+    console.print(table)
+    _say(console, comparison.settings.describe() + ".", legend(comparison))
+    significant = [d for d in comparison.differences if d.significant]
+    if significant:
+        shown = ", ".join(f"{d.metric} {d.difference:+.4f}" for d in significant)
+        _say(console, f"Significant after the correction: {shown}. The rest could be chance.")
+    else:
+        _say(console, "No difference is significant after the correction: it could be chance.")
+    if report:
+        _say(console, f"HTML report with plots and explanations: {report}")
+
+
 def _print_next(console: Any, collection: Collection) -> None:
     import shlex
 
     qrels = shlex.quote(str(collection.qrels))
     runs = " ".join(shlex.quote(str(path)) for path in collection.runs.values())
     first = shlex.quote(str(next(iter(collection.runs.values()))))
-    console.print("[bold]4. Where to go next[/bold]")
+    console.print("[bold]5. Where to go next[/bold]")
     lines = [
         "The shipped files (plain TREC format; see README.md next to them):",
         f"  qrels    {qrels}",
@@ -145,8 +207,13 @@ def _print_next(console: Any, collection: Collection) -> None:
         f"  rankmeter evaluate {qrels} {first} -m nDCG@10 --per-query",
         "Both systems as JSON, with graded relevance (grade >= 2 counts):",
         f"  rankmeter evaluate {qrels} {runs} --rel 2 --format json",
-        "Every metric with its formula:",
+        "Compare them yourself (Markdown, LaTeX, JSON or HTML):",
+        f"  rankmeter compare {qrels} {runs} -m nDCG@10 -m R@100 --format markdown",
+        "Why one opening scored what it did, rank by rank:",
+        f"  rankmeter explain {qrels} {first} --query q13 -m nDCG@10",
+        "Every metric with its formula, or the ones for a goal:",
         "  rankmeter metrics",
+        "  rankmeter metrics --goal top-results",
         "From Python:",
         "  from rankmeter import datasets, evaluate",
         "  demo = datasets.recruiting()",

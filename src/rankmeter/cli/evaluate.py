@@ -7,7 +7,18 @@ from typing import Annotated, Any
 
 import typer
 
-from rankmeter.cli._common import emit, render_rich
+from rankmeter.cli._common import (
+    InputFormat,
+    JudgedOnlyOption,
+    OutputOption,
+    QrelsFormatOption,
+    RelOption,
+    RunFormatOption,
+    Ties,
+    TiesOption,
+    emit,
+    render_rich,
+)
 from rankmeter.cli._progress import Steps
 from rankmeter.cli.metrics import GOAL_HELP, GoalCommand
 
@@ -17,19 +28,6 @@ class OutputFormat(str, Enum):
     json = "json"
     tsv = "tsv"
     trec = "trec"
-
-
-class Ties(str, Enum):
-    trec_eval = "trec_eval"
-    input = "input"
-
-
-class InputFormat(str, Enum):
-    trec = "trec"
-    csv = "csv"
-    tsv = "tsv"
-    jsonl = "jsonl"
-    parquet = "parquet"
 
 
 def evaluate(
@@ -56,9 +54,7 @@ def evaluate(
             + " Added after any -m metrics; the table format ends with the reasons.",
         ),
     ] = None,
-    rel: Annotated[
-        float, typer.Option("--rel", "-l", help="Minimum grade counted relevant (trec_eval -l).")
-    ] = 1,
+    rel: RelOption = 1,
     include_missing: Annotated[
         bool,
         typer.Option(
@@ -67,30 +63,17 @@ def evaluate(
             help="Score judged queries that have no results as 0 (trec_eval -c).",
         ),
     ] = False,
-    judged_only: Annotated[
-        bool,
-        typer.Option("--judged-only", "-J", help="Drop unjudged documents first (trec_eval -J)."),
-    ] = False,
+    judged_only: JudgedOnlyOption = False,
     per_query: Annotated[
         bool, typer.Option("--per-query", "-q", help="Also print every query's values.")
     ] = False,
     output_format: Annotated[
         OutputFormat, typer.Option("--format", "-f", help="Output format.")
     ] = OutputFormat.table,
-    ties: Annotated[
-        Ties,
-        typer.Option(help="Order of equal scores: trec_eval (doc id descending) or input order."),
-    ] = Ties.trec_eval,
-    qrels_format: Annotated[
-        InputFormat | None, typer.Option(help="Qrels format, when the file name does not tell.")
-    ] = None,
-    run_format: Annotated[
-        InputFormat | None, typer.Option(help="Run format, when the file name does not tell.")
-    ] = None,
-    output: Annotated[
-        str | None,
-        typer.Option("--output", "-o", help="Write to this file (atomically) instead of stdout."),
-    ] = None,
+    ties: TiesOption = Ties.trec_eval,
+    qrels_format: QrelsFormatOption = None,
+    run_format: RunFormatOption = None,
+    output: OutputOption = None,
     stream: Annotated[
         bool | None,
         typer.Option(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -11,10 +11,45 @@ import numpy as np
 from rankmeter.errors import MetricError
 
 if TYPE_CHECKING:
+    import numpy.typing as npt
+
     from rankmeter.data._columns import FloatArray
     from rankmeter.metrics._ranked import Ranked
 
+    #: One value per rank of a query: a list or a NumPy array.
+    PerRank = Sequence[Any] | npt.NDArray[Any]
+
 Kernel = Callable[["Ranked", "Metric"], "FloatArray"]
+#: A family's explain hook: (one query's Ranked, the metric, its value there) -> Breakdown.
+Explainer = Callable[["Ranked", "Metric", float], "Breakdown"]
+
+
+@dataclass(frozen=True)
+class Breakdown:
+    """How one query's value follows from its ranking: what a family's ``explain`` hook returns.
+
+    The hook gets a :class:`Ranked` holding exactly one query and reads the same arrays (and the
+    same helpers) as the kernel. rankmeter.explanation turns this into an Explanation.
+
+    Attributes
+    ----------
+    steps : human-readable lines, from the inputs to the value
+    columns : the metric's own per-rank columns named in ``spec.uses`` (``grade``, ``judged`` and
+        ``relevant`` are filled in for every metric), one value per rank of the query; None
+        leaves a cell blank
+    contributes : per rank, whether it changes the value (those ranks are always shown);
+        None means the relevant ranks
+    limit : how many ranks the metric looks at (its cutoff; R for R-Prec); None for all
+    ideal : the ideal ordering's rows, where the metric normalises by one
+    quiet : what the ranks that are summarised instead of shown have in common
+    """
+
+    steps: tuple[str, ...]
+    columns: Mapping[str, PerRank] = field(default_factory=dict)
+    contributes: PerRank | None = None
+    limit: int | None = None
+    ideal: tuple[dict[str, Any], ...] = ()
+    quiet: str = "none of them changes the value"
 
 
 @dataclass(frozen=True)
@@ -65,8 +100,11 @@ class MetricSpec:
     aggregate: Literal["mean", "sum"] = "mean"
     integer: bool = False
     reference: str = ""
-    #: what the per-rank explanation shows: grade, gain, discount, relevant, judged
+    #: the per-rank columns an explanation shows, in order: grade, judged, relevant (filled in
+    #: for every metric) and the columns the ``explain`` hook computes (gain, discount, ...)
     uses: tuple[str, ...] = ("grade", "relevant")
+    #: how one query's value follows from its ranking (see :class:`Breakdown`)
+    explain: Explainer | None = field(default=None, repr=False)
 
     def param(self, name: str) -> Param | None:
         for p in self.params:
@@ -159,3 +197,37 @@ def ratio(numerator: Any, denominator: Any) -> FloatArray:
     num = np.asarray(numerator, dtype=np.float64)
     den = np.asarray(denominator, dtype=np.float64)
     return np.divide(num, den, out=np.zeros_like(num), where=den != 0)
+
+
+# -- explanations: how numbers are written in the steps (one style for every metric) ----------
+
+
+def num(value: Any) -> str:
+    """A term as the steps write it: integers plainly, others to 3 decimals (``1.585``)."""
+    x = float(value)
+    if x.is_integer():
+        return str(int(x))
+    text = f"{x:.3f}".rstrip("0").rstrip(".")
+    return f"{x:.2g}" if text in ("0", "-0") else text
+
+
+def approx(value: Any) -> str:
+    """A result as the steps write it: ``4.0``, ``8.89``, ``0.96``; small values to 2 digits."""
+    x = float(value)
+    if x.is_integer():
+        return f"{x:.1f}"
+    if abs(x) >= 0.1:
+        return str(round(x, 2))
+    return f"{x:.2g}"
+
+
+def ranks(positions: Any, most: int = 12) -> str:
+    """1-based ranks of 0-based positions, as a list shortened in the middle: ``1, 3, 10``."""
+    shown = [str(int(p) + 1) for p in positions]
+    if len(shown) > most:
+        shown = [*shown[: most - 2], "...", shown[-1]]
+    return ", ".join(shown)
+
+
+def plural(count: int, word: str, many: str | None = None) -> str:
+    return f"{count} {word if count == 1 else many or word + 's'}"

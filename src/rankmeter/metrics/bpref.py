@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from rankmeter.metrics._spec import REL, Metric, MetricSpec, ratio
+from rankmeter.metrics._spec import REL, Breakdown, Metric, MetricSpec, approx, num, ratio
 
 if TYPE_CHECKING:
     from rankmeter.data._columns import FloatArray
@@ -28,6 +28,44 @@ def bpref(ranked: Ranked, metric: Metric) -> FloatArray:
     return ratio(ranked.total(groups, 1.0 - penalty), ranked.num_rel(rel))
 
 
+def explain(ranked: Ranked, metric: Metric, value: float) -> Breakdown:
+    rel = metric.rel(ranked)
+    relevant = ranked.relevant(rel)
+    nonrelevant = ranked.judged & ~relevant
+    above = np.cumsum(nonrelevant, dtype=np.int64) - nonrelevant
+    big_r = int(ranked.num_rel(rel)[0])
+    big_n = int(ranked.num_nonrel(rel)[0])
+    penalty = ratio(np.minimum(above, big_r), np.full(len(above), min(big_n, big_r)))
+    adds = 1.0 - penalty
+    steps = [
+        f"R = {big_r} relevant judged (grade >= {num(rel)}), N = {big_n} judged non-relevant; "
+        "unjudged results are skipped",
+    ]
+    if big_r == 0:
+        steps.append(f"no relevant judgments: {metric} = 0")
+    else:
+        terms = [
+            f"(1 - {min(int(a), big_r)}/{min(big_n, big_r)})" if a else "1"
+            for a in above[relevant].tolist()
+        ]
+        if len(terms) > 12:
+            terms = [*terms[:10], f"... ({len(terms) - 11} more)", terms[-1]]
+        steps.append("each relevant result adds 1 - min(non-relevant above it, R) / min(N, R)")
+        total = float(adds[relevant].sum())
+        summed = " + ".join(terms) if terms else "0"
+        steps.append(f"{metric} = ({summed}) / {big_r} = {num(total)} / {big_r} = {approx(value)}")
+    return Breakdown(
+        steps=tuple(steps),
+        columns={
+            "nonrel_above": above,
+            "contribution": [
+                a if r else None for a, r in zip(adds.tolist(), relevant.tolist(), strict=True)
+            ],
+        },
+        contributes=ranked.judged,
+    )
+
+
 SPEC = MetricSpec(
     name="Bpref",
     description="Binary preference: for each relevant result, one minus the share of judged "
@@ -39,5 +77,6 @@ SPEC = MetricSpec(
     params=(REL,),
     trec_names=(("bpref", False),),
     reference="Buckley & Voorhees 2004; trec_eval bpref",
-    uses=("grade", "relevant", "judged"),
+    uses=("grade", "judged", "relevant", "nonrel_above", "contribution"),
+    explain=explain,
 )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rankmeter.metrics._spec import REL, Metric, MetricSpec
+from rankmeter.metrics._spec import REL, Breakdown, Metric, MetricSpec, num, plural
 
 if TYPE_CHECKING:
     from rankmeter.data._columns import FloatArray
@@ -24,6 +24,33 @@ def num_rel_ret(ranked: Ranked, metric: Metric) -> FloatArray:
     return ranked.count(ranked.groups[hit]).astype(float)
 
 
+def explain_num_ret(ranked: Ranked, metric: Metric, value: float) -> Breakdown:
+    n = len(ranked.positions)
+    return Breakdown(
+        steps=(f"{metric} = {plural(n, 'result')} returned = {n}",),
+        contributes=[False] * n,
+        quiet="each counts as one result returned",
+    )
+
+
+def explain_num_rel(ranked: Ranked, metric: Metric, value: float) -> Breakdown:
+    rel = metric.rel(ranked)
+    count = int(ranked.num_rel(rel)[0])
+    judged = len(ranked.judgment_grades)
+    return Breakdown(
+        steps=(
+            f"{metric} = {count} of the query's {plural(judged, 'judgment')} have grade >= "
+            f"{num(rel)} (retrieved or not) = {count}",
+        ),
+    )
+
+
+def explain_num_rel_ret(ranked: Ranked, metric: Metric, value: float) -> Breakdown:
+    count = int((ranked.relevant(metric.rel(ranked)) & ranked.within(metric.cutoff)).sum())
+    where = "returned" if metric.cutoff is None else f"in the top {metric.cutoff}"
+    return Breakdown(steps=(f"{metric} = relevant results {where} = {count}",), limit=metric.cutoff)
+
+
 NUM_RET = MetricSpec(
     name="NumRet",
     description="Number of results returned. Sums over queries.",
@@ -34,6 +61,8 @@ NUM_RET = MetricSpec(
     aggregate="sum",
     integer=True,
     reference="trec_eval num_ret",
+    uses=("grade",),
+    explain=explain_num_ret,
 )
 NUM_REL = MetricSpec(
     name="NumRel",
@@ -47,6 +76,7 @@ NUM_REL = MetricSpec(
     aggregate="sum",
     integer=True,
     reference="trec_eval num_rel",
+    explain=explain_num_rel,
 )
 NUM_REL_RET = MetricSpec(
     name="NumRelRet",
@@ -58,6 +88,7 @@ NUM_REL_RET = MetricSpec(
     aggregate="sum",
     integer=True,
     reference="trec_eval num_rel_ret",
+    explain=explain_num_rel_ret,
 )
 
 SPECS = (NUM_RET, NUM_REL, NUM_REL_RET)

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from rankmeter.metrics._spec import Metric, MetricSpec, ratio
+from rankmeter.metrics._spec import Breakdown, Metric, MetricSpec, approx, plural, ratio
 
 if TYPE_CHECKING:
     from rankmeter.data._columns import FloatArray
@@ -22,6 +22,22 @@ def judged(ranked: Ranked, metric: Metric) -> FloatArray:
     return ratio(count, shown)
 
 
+def explain(ranked: Ranked, metric: Metric, value: float) -> Breakdown:
+    n = len(ranked.positions)
+    count = int((ranked.judged & ranked.within(metric.cutoff)).sum())
+    if n == 0:
+        steps: tuple[str, ...] = (f"no results returned: {metric} = 0",)
+    elif metric.cutoff is None:
+        steps = (f"{metric} = {count} judged / {plural(n, 'result')} returned = {approx(value)}",)
+    else:
+        k = metric.cutoff
+        steps = (
+            f"{metric} = {count} judged in the top {k} / min({k}, {n} returned) "
+            f"= {count}/{min(k, n)} = {approx(value)}",
+        )
+    return Breakdown(steps=steps, contributes=ranked.judged, limit=metric.cutoff)
+
+
 SPEC = MetricSpec(
     name="Judged",
     description="Fraction of the top k results that have a judgment (grade >= 0; negative "
@@ -32,4 +48,5 @@ SPEC = MetricSpec(
     kernel=judged,
     reference="Sakai 2007; ir_measures Judged@k",
     uses=("grade", "judged"),
+    explain=explain,
 )

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from rankmeter.metrics._spec import Metric, MetricSpec, Param, ratio
+from rankmeter.metrics._spec import Breakdown, Metric, MetricSpec, Param, approx, num, ratio
 
 if TYPE_CHECKING:
     from rankmeter.data._columns import FloatArray
@@ -50,6 +50,89 @@ def ndcg(ranked: Ranked, metric: Metric) -> FloatArray:
     return ratio(dcg_values(ranked, metric), ideal_dcg_values(ranked, metric))
 
 
+#: the most ideal-ordering rows an explanation lists
+IDEAL_ROWS = 20
+
+
+def _terms(gains: FloatArray, positions: FloatArray) -> str:
+    """``7/1 + 0/1.585 + 3/2``: gain / log2(rank + 1) per rank; zero gains are left out of
+    long sums, and very long sums are shortened."""
+    pairs = [(g, p) for g, p in zip(gains.tolist(), positions.tolist(), strict=True)]
+    if not pairs:
+        return "0"
+    if len(pairs) > 10:
+        pairs = [(g, p) for g, p in pairs if g != 0] or pairs[:1]
+    shown = [f"{num(g)}/{num(np.log2(p + 2.0))}" for g, p in pairs]
+    if len(shown) > 12:
+        shown = [*shown[:10], f"... ({len(shown) - 11} more)", shown[-1]]
+    return " + ".join(shown)
+
+
+def explain_dcg(ranked: Ranked, metric: Metric, value: float) -> Breakdown:
+    kind = metric.get("gain")
+    gains = gain(ranked.grades, kind)
+    positions = ranked.positions
+    top = ranked.within(metric.cutoff)
+    rule = "2^grade - 1 (gain=exp)" if kind == "exp" else "grade (gain=linear, as trec_eval)"
+    steps = [
+        f"gain = {rule}; discount = log2(rank + 1); a rank adds gain / discount "
+        "(unjudged documents and grades <= 0 gain 0)"
+    ]
+    label = "DCG" if metric.cutoff is None else f"DCG@{metric.cutoff}"
+    if metric.spec is DCG:
+        label = str(metric)
+    dcg = float(dcg_values(ranked, metric)[0])
+    steps.append(f"{label} = {_terms(gains[top], positions[top])} = {approx(dcg)}")
+    ideal: tuple[dict[str, object], ...] = ()
+    if metric.spec is NDCG:
+        grades = np.asarray(ranked.judgment_grades, dtype=np.float64)
+        places = np.arange(len(grades), dtype=np.float64)
+        if metric.cutoff is not None:
+            grades, places = grades[: metric.cutoff], places[: metric.cutoff]
+        ideal_gains = gain(grades, kind)
+        idcg = float(ideal_dcg_values(ranked, metric)[0])
+        positive = int((ideal_gains > 0).sum())
+        ideal = tuple(
+            {
+                "rank": int(p) + 1,
+                "grade": grades[i].item(),
+                "gain": ideal_gains[i].item(),
+                "discount": float(np.log2(p + 2.0)),
+                "contribution": float(ideal_gains[i] * discount(places[i : i + 1])[0]),
+            }
+            for i, p in enumerate(places[: min(positive, IDEAL_ROWS)].tolist())
+        )
+        order = ", ".join(num(g) for g in grades[:12].tolist()) + (
+            ", ..." if len(grades) > 12 else ""
+        )
+        steps.append(
+            f"ideal ordering (the query's judgments, best first): grades {order or 'none'}"
+        )
+        steps.append(f"ideal {label} = {_terms(ideal_gains, places)} = {approx(idcg)}")
+        if idcg == 0:
+            steps.append(
+                f"no judgment has a positive grade, so the ideal {label} is 0: {metric} = 0"
+            )
+        else:
+            steps.append(f"{metric} = {approx(dcg)} / {approx(idcg)} = {approx(value)}")
+        if positive > IDEAL_ROWS:
+            steps.append(
+                f"the ideal ordering lists its first {IDEAL_ROWS} of {positive} ranks with gain"
+            )
+    columns = {
+        "gain": gains,
+        "discount": np.log2(positions + 2.0),
+        "contribution": gains * discount(positions),
+    }
+    return Breakdown(
+        steps=tuple(steps),
+        columns=columns,
+        contributes=gains > 0,
+        limit=metric.cutoff,
+        ideal=ideal,
+    )
+
+
 NDCG = MetricSpec(
     name="nDCG",
     description="Normalised discounted cumulative gain over the top k: DCG divided by the DCG of "
@@ -61,7 +144,8 @@ NDCG = MetricSpec(
     aliases=("NDCG",),
     trec_names=(("ndcg_cut", True), ("ndcg", False)),
     reference="Järvelin & Kekäläinen 2002; trec_eval ndcg and ndcg_cut.k",
-    uses=("grade", "gain", "discount"),
+    uses=("grade", "gain", "discount", "contribution"),
+    explain=explain_dcg,
 )
 
 DCG = MetricSpec(
@@ -71,7 +155,8 @@ DCG = MetricSpec(
     kernel=dcg_values,
     params=(GAIN,),
     reference="Järvelin & Kekäläinen 2002",
-    uses=("grade", "gain", "discount"),
+    uses=("grade", "gain", "discount", "contribution"),
+    explain=explain_dcg,
 )
 
 SPECS = (NDCG, DCG)

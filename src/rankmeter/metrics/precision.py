@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rankmeter.metrics._spec import REL, Metric, MetricSpec, ratio
+from rankmeter.metrics._spec import REL, Breakdown, Metric, MetricSpec, approx, plural, ratio
 
 if TYPE_CHECKING:
     from rankmeter.data._columns import FloatArray
@@ -20,6 +20,25 @@ def precision(ranked: Ranked, metric: Metric) -> FloatArray:
     return ranked.count(ranked.groups[top]) / metric.cutoff
 
 
+def explain(ranked: Ranked, metric: Metric, value: float) -> Breakdown:
+    relevant = ranked.relevant(metric.rel(ranked))
+    hits = int((relevant & ranked.within(metric.cutoff)).sum())
+    n = len(relevant)
+    if metric.cutoff is None:
+        if n == 0:
+            return Breakdown(steps=(f"no results returned: {metric} = 0",))
+        shown = f"{metric} = {hits} relevant / {plural(n, 'result')} returned = {approx(value)}"
+        return Breakdown(steps=(shown,))
+    k = metric.cutoff
+    steps = [f"{metric} = {hits} relevant in the top {k} / {k} = {approx(value)}"]
+    if n < k:
+        steps.append(
+            f"only {plural(n, 'result was', 'results were')} returned; P@k still divides by k "
+            "(trec_eval's P.k)"
+        )
+    return Breakdown(steps=tuple(steps), limit=k)
+
+
 SPEC = MetricSpec(
     name="P",
     description="Precision: fraction of the top k results that are relevant "
@@ -30,4 +49,5 @@ SPEC = MetricSpec(
     aliases=("Precision",),
     trec_names=(("P", True), ("set_P", False)),
     reference="trec_eval P.k and set_P",
+    explain=explain,
 )

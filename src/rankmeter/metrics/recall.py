@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rankmeter.metrics._spec import REL, Metric, MetricSpec, ratio
+from rankmeter.metrics._spec import REL, Breakdown, Metric, MetricSpec, approx, num, plural, ratio
 
 if TYPE_CHECKING:
     from rankmeter.data._columns import FloatArray
@@ -17,6 +17,22 @@ def recall(ranked: Ranked, metric: Metric) -> FloatArray:
     return ratio(ranked.count(ranked.groups[top]), ranked.num_rel(rel))
 
 
+def explain(ranked: Ranked, metric: Metric, value: float) -> Breakdown:
+    rel = metric.rel(ranked)
+    hits = int((ranked.relevant(rel) & ranked.within(metric.cutoff)).sum())
+    num_rel = int(ranked.num_rel(rel)[0])
+    where = "returned" if metric.cutoff is None else f"in the top {metric.cutoff}"
+    if num_rel == 0:
+        steps = [f"the query has no relevant judgments (grade >= {num(rel)}): {metric} = 0"]
+    else:
+        steps = [
+            f"{metric} = {hits} relevant {where} / {num_rel} relevant judged = {approx(value)}"
+        ]
+        if hits < num_rel:
+            steps.append(f"{plural(num_rel - hits, 'relevant document')} not {where}")
+    return Breakdown(steps=tuple(steps), limit=metric.cutoff)
+
+
 SPEC = MetricSpec(
     name="R",
     description="Recall: fraction of the query's relevant documents found in the top k "
@@ -27,4 +43,5 @@ SPEC = MetricSpec(
     aliases=("Recall",),
     trec_names=(("recall", True), ("set_recall", False)),
     reference="trec_eval recall.k and set_recall",
+    explain=explain,
 )

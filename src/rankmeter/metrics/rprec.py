@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rankmeter.metrics._spec import REL, Metric, MetricSpec, ratio
+from rankmeter.metrics._spec import REL, Breakdown, Metric, MetricSpec, approx, num, ratio
 
 if TYPE_CHECKING:
     from rankmeter.data._columns import FloatArray
@@ -18,6 +18,20 @@ def r_precision(ranked: Ranked, metric: Metric) -> FloatArray:
     return ratio(ranked.count(ranked.groups[top]), num_rel)
 
 
+def explain(ranked: Ranked, metric: Metric, value: float) -> Breakdown:
+    rel = metric.rel(ranked)
+    big_r = int(ranked.num_rel(rel)[0])
+    if big_r == 0:
+        why = f"the query has no relevant judgments (grade >= {num(rel)}), so R = 0: {metric} = 0"
+        return Breakdown(steps=(why,))
+    hits = int((ranked.relevant(rel) & (ranked.positions < big_r)).sum())
+    steps = (
+        f"R = {big_r} relevant judged (grade >= {num(rel)}), so R-Prec looks at the top {big_r}",
+        f"{metric} = {hits} relevant in the top {big_r} / {big_r} = {approx(value)}",
+    )
+    return Breakdown(steps=steps, limit=big_r)
+
+
 SPEC = MetricSpec(
     name="R-Prec",
     description="R-precision: fraction of the top R results that are relevant, where R is the "
@@ -29,4 +43,5 @@ SPEC = MetricSpec(
     aliases=("RPrec", "R-Precision", "Rprec"),
     trec_names=(("Rprec", False),),
     reference="trec_eval Rprec",
+    explain=explain,
 )

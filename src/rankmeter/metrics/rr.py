@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from rankmeter.metrics._spec import REL, Metric, MetricSpec, zeros
+from rankmeter.metrics._spec import REL, Breakdown, Metric, MetricSpec, approx, plural, zeros
 
 if TYPE_CHECKING:
     from rankmeter.data._columns import FloatArray
@@ -30,6 +30,20 @@ def reciprocal_rank(ranked: Ranked, metric: Metric) -> FloatArray:
     return out
 
 
+def explain(ranked: Ranked, metric: Metric, value: float) -> Breakdown:
+    _, positions = first_relevant(ranked, metric)
+    where = "" if metric.cutoff is None else f" in the top {metric.cutoff}"
+    contributes = np.zeros(len(ranked.positions), dtype=bool)
+    if len(positions):
+        rank = int(positions[0]) + 1
+        contributes[rank - 1] = True
+        steps = (f"first relevant result at rank {rank}: {metric} = 1/{rank} = {approx(value)}",)
+    else:
+        n = len(ranked.positions)
+        steps = (f"no relevant result{where} (of {plural(n, 'result')} returned): {metric} = 0",)
+    return Breakdown(steps=steps, contributes=contributes, limit=metric.cutoff)
+
+
 SPEC = MetricSpec(
     name="RR",
     description="Reciprocal rank: 1 / rank of the first relevant result (within the top k), "
@@ -40,4 +54,5 @@ SPEC = MetricSpec(
     aliases=("MRR",),
     trec_names=(("recip_rank", False),),
     reference="Voorhees 1999 (TREC-8 QA); trec_eval recip_rank",
+    explain=explain,
 )

@@ -1,0 +1,224 @@
+"""`rankmeter compare QRELS RUN_A RUN_B [RUN_C ...]`."""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from rankmeter.cli._common import (
+    JudgedOnlyOption,
+    OutputOption,
+    RelOption,
+    Ties,
+    TiesOption,
+    emit,
+    render_rich,
+)
+from rankmeter.cli._progress import Steps
+from rankmeter.cli.metrics import GOAL_HELP, GoalCommand
+
+if TYPE_CHECKING:
+    from rankmeter.data import Run
+
+
+class CompareFormat(str, Enum):
+    table = "table"
+    json = "json"
+    markdown = "markdown"
+    latex = "latex"
+    html = "html"
+
+
+class Test(str, Enum):
+    randomization = "randomization"
+    t = "t"
+    bootstrap = "bootstrap"
+    wilcoxon = "wilcoxon"
+    sign = "sign"
+
+
+class Correction(str, Enum):
+    holm = "holm"
+    bonferroni = "bonferroni"
+    bh = "bh"
+    none = "none"
+
+
+class Interval(str, Enum):
+    bca = "bca"
+    percentile = "percentile"
+
+
+def compare(
+    qrels: Annotated[
+        str, typer.Argument(help="Qrels file (TREC, CSV/TSV, JSONL, Parquet; .gz; - for stdin).")
+    ],
+    runs: Annotated[
+        list[str], typer.Argument(help="Two or more run files; the first is the baseline.")
+    ],
+    metric: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--metric",
+            "-m",
+            help="Metric to compare, repeatable (nDCG@10, R@100, RR, AP ...). "
+            "Default: nDCG@10 P@10 R@100 RR AP.",
+        ),
+    ] = None,
+    goal: Annotated[
+        str | None,
+        typer.Option(
+            "--goal",
+            metavar="GOAL",
+            help=GOAL_HELP.replace("Show the metrics", "Compare on the metrics")
+            + " Added after any -m metrics.",
+        ),
+    ] = None,
+    baseline: Annotated[
+        str | None,
+        typer.Option(
+            "--baseline", "-b", help="The run (name or file) to compare with; default the first."
+        ),
+    ] = None,
+    test: Annotated[
+        Test,
+        typer.Option(
+            help="Paired test. randomization (default, sign flips), t, bootstrap; wilcoxon and "
+            "sign test medians/signs, not the difference of means (not recommended)."
+        ),
+    ] = Test.randomization,
+    correction: Annotated[
+        Correction,
+        typer.Option(help="Correction for the many comparisons (bh = Benjamini-Hochberg)."),
+    ] = Correction.holm,
+    alpha: Annotated[float, typer.Option(help="Significance level.")] = 0.05,
+    seed: Annotated[
+        int, typer.Option(help="Seed of the randomizations: same seed, same numbers.")
+    ] = 0,
+    resamples: Annotated[int, typer.Option(help="Randomizations / bootstrap resamples.")] = 10_000,
+    interval: Annotated[Interval, typer.Option(help="Bootstrap interval method.")] = Interval.bca,
+    level: Annotated[float, typer.Option(help="Confidence level of the intervals.")] = 0.95,
+    segments: Annotated[
+        str | None,
+        typer.Option(
+            help="Table of query id -> tag columns (CSV/TSV/JSONL/Parquet), e.g. columns "
+            "query_id,user,freq: every metric per segment, worse segments flagged."
+        ),
+    ] = None,
+    min_segment: Annotated[
+        int, typer.Option(help="Segments smaller than this are shown but never flagged.")
+    ] = 20,
+    queries: Annotated[
+        str | None,
+        typer.Option(help="Query texts (TSV qid<TAB>text, or BEIR queries.jsonl) for the lists."),
+    ] = None,
+    worst: Annotated[
+        int, typer.Option(help="How many of the most-losing queries to list per system.")
+    ] = 10,
+    cutoff: Annotated[
+        int, typer.Option(help="Failure list: queries with nothing relevant in the top k.")
+    ] = 10,
+    rel: RelOption = 1,
+    judged_only: JudgedOnlyOption = False,
+    ties: TiesOption = Ties.trec_eval,
+    output_format: Annotated[
+        CompareFormat,
+        typer.Option("--format", "-f", help="Output format (html: one self-contained file)."),
+    ] = CompareFormat.table,
+    per_query: Annotated[
+        bool, typer.Option("--per-query", "-q", help="JSON: include every query's values.")
+    ] = False,
+    output: OutputOption = None,
+    quiet: Annotated[
+        bool,
+        typer.Option("--quiet", help="No progress bar (on a terminal's stderr after 2 s)."),
+    ] = False,
+) -> None:
+    """Compare runs with a baseline: differences, intervals, paired tests, failures, segments."""
+    from rankmeter.comparison import compare as run_comparison
+    from rankmeter.errors import PolicyError
+    from rankmeter.io import read_qrels, read_run
+    from rankmeter.metrics import DEFAULT_METRICS
+    from rankmeter.metrics.goals import get_goal
+    from rankmeter.report import comparison as report
+
+    if [qrels, *runs].count("-") > 1:
+        raise PolicyError("only one input can be read from stdin ('-')")
+    if len(runs) < 2:
+        raise PolicyError(
+            f"compare needs two runs or more (a baseline and a system); got {len(runs)}"
+        )
+    chosen = get_goal(goal) if goal is not None else None
+    goal_metrics = [m.metric for m in chosen.metrics] if chosen else []
+    names = list(dict.fromkeys([*(metric or []), *goal_metrics])) or list(DEFAULT_METRICS)
+    rel_value: float = int(rel) if float(rel).is_integer() else rel
+    with Steps(total=len(runs) + 2, enabled=False if quiet else None) as steps:
+        steps.start(f"reading {qrels}")
+        loaded_qrels = read_qrels(qrels)
+        loaded = []
+        for path in runs:
+            steps.start(f"reading {path}")
+            loaded.append(read_run(path, ties=ties.value))
+        named = _name_runs(loaded, runs)
+        base = None if baseline is None else _baseline_name(baseline, named, runs)
+        steps.start("comparing")
+        result = run_comparison(
+            loaded_qrels,
+            named,
+            names,
+            baseline=base,
+            test=test.value,
+            correction=correction.value,
+            alpha=alpha,
+            resamples=resamples,
+            seed=seed,
+            interval=interval.value,
+            level=level,
+            segments=segments,
+            min_segment=min_segment,
+            queries=queries,
+            worst=worst,
+            cutoff=cutoff,
+            rel=rel_value,
+            judged_only=judged_only,
+            ties=ties.value,
+        )
+    if output_format is CompareFormat.json:
+        emit(report.render_json(result, per_query=per_query), output)
+    elif output_format is CompareFormat.markdown:
+        emit(report.render_markdown(result), output)
+    elif output_format is CompareFormat.latex:
+        emit(report.render_latex(result), output)
+    elif output_format is CompareFormat.html:
+        from rankmeter.report.html import render_html
+
+        emit(render_html(result), output)
+    else:
+        render_rich(report.render_table(result), output)
+
+
+def _name_runs(loaded: list[Run], paths: list[str]) -> dict[str, Run]:
+    """Runs by name; runs sharing a name are told apart by their file."""
+    from rankmeter.evaluation import _unique_names
+
+    names = _unique_names([r.name for r in loaded], list(paths))
+    return dict(zip(names, loaded, strict=True))
+
+
+def _baseline_name(baseline: str, named: dict[str, Run], paths: list[str]) -> str:
+    if baseline in named:
+        return baseline
+    for name, path in zip(named, paths, strict=True):
+        if baseline == path:
+            return name
+    from rankmeter.errors import PolicyError
+
+    raise PolicyError(
+        f"--baseline {baseline!r} is neither a run name nor a run file; runs: {', '.join(named)}"
+    )
+
+
+def register(app: typer.Typer) -> None:
+    app.command(no_args_is_help=True, cls=GoalCommand)(compare)

@@ -1,0 +1,816 @@
+"""Explain a number: how one query's value of one metric follows from its ranking.
+
+``explain(qrels, run, query, metric)`` shows the per-rank table (rank, doc, score, grade and the
+columns the metric reads: gain, discount and contribution for DCG and nDCG; relevant and precision
+at rank for AP; ...), the ideal ordering where the metric normalises by one, and the steps from
+the table to the value. ``explain_grades([3, 0, 2], "nDCG(gain=exp)@3")`` does the same for a
+ranking given by hand. The value is computed by the metric's own kernel on the same join as
+:func:`rankmeter.evaluate`, so it is exactly the number evaluate gives for that query.
+
+What each metric shows lives with the metric: ``MetricSpec.uses`` names its columns and the
+family's ``explain`` hook computes them (see ``rankmeter.metrics._spec.Breakdown``).
+
+The module is named explanation, not explain, so that importing it never rebinds the package
+attribute ``rankmeter.explain`` (the function) to a module.
+"""
+
+from __future__ import annotations
+
+import difflib
+import html
+import itertools
+import math
+import re
+import zlib
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from rankmeter.errors import PolicyError, RankmeterError
+
+if TYPE_CHECKING:
+    from rankmeter.data import Qrels, Run
+    from rankmeter.metrics import Metric
+    from rankmeter.metrics._ranked import Ranked
+
+__all__ = ["Explanation", "explain", "explain_grades", "parse_grades"]
+
+#: Column headings, by the column names used in rows.
+LABELS = {
+    "rank": "rank",
+    "doc": "doc",
+    "score": "score",
+    "grade": "grade",
+    "judged": "judged",
+    "relevant": "relevant",
+    "gain": "gain",
+    "discount": "discount",
+    "contribution": "contribution",
+    "relevant_so_far": "relevant so far",
+    "precision": "P@rank",
+    "nonrel_above": "non-relevant above",
+}
+
+#: The first ranks are always shown (up to the metric's cutoff), whatever they contribute.
+HEAD = 10
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """How one query's value of one metric follows from its ranking.
+
+    Attributes
+    ----------
+    metric : str
+        Canonical metric name (``"nDCG@10"``).
+    query : str or None
+        The query id; None for a ranking given by hand (:func:`explain_grades`).
+    value : float
+        The metric's value for the query: exactly what :func:`rankmeter.evaluate` gives.
+    columns : tuple of str
+        Keys of every row, in display order (``rank``, ``doc``, ``score``, ``grade``, ...).
+    rows : tuple of dict
+        One per rank shown; ranks that do not change the value may be summarised in ``notes``.
+    steps : tuple of str
+        How the value follows from the table, line by line.
+    ideal_columns, ideal_rows
+        The ideal ordering (for nDCG), or empty.
+    notes : tuple of str
+        What the table leaves out (ranks summarised or cut off) and which policies matter.
+    run : str or None
+        The run's name.
+    evaluated : bool
+        False when :func:`rankmeter.evaluate` leaves the query out (no results, or no
+        judgments); the notes say why and what the value would be.
+    policies : mapping
+        ``rel``, and for files ``judged_only`` and ``ties``.
+    """
+
+    metric: str
+    query: str | None
+    value: float
+    columns: tuple[str, ...]
+    rows: tuple[dict[str, Any], ...]
+    steps: tuple[str, ...]
+    ideal_columns: tuple[str, ...] = ()
+    ideal_rows: tuple[dict[str, Any], ...] = ()
+    notes: tuple[str, ...] = ()
+    run: str | None = None
+    evaluated: bool = True
+    policies: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def anchor(self) -> str:
+        """An HTML id for this explanation: ``explain-<run>-<query>-<metric>``, slugified
+        (``explain-grades-<metric>`` for given grades), so that one page can hold the same
+        query explained for several runs."""
+        if self.query is None:
+            return f"explain-grades-{_slug(self.metric)}"
+        run = "" if self.run is None else _slug(self.run, exact=True) + "-"
+        return f"explain-{run}{_slug(self.query, exact=True)}-{_slug(self.metric)}"
+
+    @property
+    def title(self) -> str:
+        where = "the grades given" if self.query is None else f"query {self.query!r}"
+        run = f" in run {self.run!r}" if self.run is not None else ""
+        return f"{self.metric} for {where}{run} = {self.shown_value}"
+
+    @property
+    def shown_value(self) -> str:
+        from rankmeter.metrics import parse_metric
+
+        if parse_metric(self.metric).spec.integer:
+            return str(round(self.value))
+        return f"{self.value:.4f}"
+
+    # -- renderers ----------------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data (JSON-ready)."""
+        return {
+            "metric": self.metric,
+            "query": self.query,
+            "run": self.run,
+            "value": self.value,
+            "evaluated": self.evaluated,
+            "policies": dict(self.policies),
+            "columns": list(self.columns),
+            "rows": [dict(r) for r in self.rows],
+            "ideal_columns": list(self.ideal_columns),
+            "ideal_rows": [dict(r) for r in self.ideal_rows],
+            "steps": list(self.steps),
+            "notes": list(self.notes),
+            "anchor": self.anchor,
+        }
+
+    def to_text(self) -> str:
+        """Plain text: the title, the table, the ideal ordering, notes and steps."""
+        lines = [self.title, ""]
+        lines += _text_table(self.columns, self.rows)
+        for note in self.notes:
+            lines.append(f"  ({note})")
+        if self.ideal_rows:
+            lines += ["", "ideal ordering:"]
+            lines += _text_table(self.ideal_columns, self.ideal_rows)
+        lines += ["", "how the value follows:"]
+        lines += [f"  {step}" for step in self.steps]
+        return "\n".join(lines) + "\n"
+
+    def to_markdown(self) -> str:
+        """A Markdown section: heading, tables, notes and steps."""
+        where = "the grades given" if self.query is None else f"query {_md_code(self.query)}"
+        run = f" in run {_md_code(self.run)}" if self.run is not None else ""
+        lines = [f"### {_md_code(self.metric)} for {where}{run} = {self.shown_value}", ""]
+        lines += _md_table(self.columns, self.rows)
+        if self.notes:
+            lines.append("")
+            lines += [f"*{_md_escape(note)}*  " for note in self.notes]
+            lines[-1] = lines[-1].rstrip()
+        if self.ideal_rows:
+            lines += ["", "Ideal ordering:", ""]
+            lines += _md_table(self.ideal_columns, self.ideal_rows)
+        lines += ["", "How the value follows:", ""]
+        lines += [f"1. {_md_escape(step)}" for step in self.steps]
+        return "\n".join(lines) + "\n"
+
+    def to_html(self) -> str:
+        """An HTML fragment: a ``<section>`` whose id is :attr:`anchor`, everything escaped."""
+        e = html.escape
+        parts = [
+            f'<section class="rankmeter-explain" id="{e(self.anchor)}">',
+            f"<h3>{e(self.title)}</h3>",
+        ]
+        parts.append(_html_table(self.columns, self.rows, "explain-ranks"))
+        if self.notes:
+            parts.append('<ul class="explain-notes">')
+            parts += [f"<li>{e(note)}</li>" for note in self.notes]
+            parts.append("</ul>")
+        if self.ideal_rows:
+            parts.append("<h4>Ideal ordering</h4>")
+            parts.append(_html_table(self.ideal_columns, self.ideal_rows, "explain-ideal"))
+        parts.append('<ol class="explain-steps">')
+        parts += [f"<li>{e(step)}</li>" for step in self.steps]
+        parts.append("</ol>")
+        parts.append("</section>")
+        return "\n".join(parts) + "\n"
+
+    def __str__(self) -> str:
+        return self.to_text()
+
+
+# -- the front door -------------------------------------------------------------------------------
+
+
+def explain(
+    qrels: Any,
+    run: Any,
+    query: str,
+    metric: str | Metric,
+    *,
+    rel: float = 1,
+    judged_only: bool = False,
+    ties: str = "trec_eval",
+) -> Explanation:
+    """Explain one query's value of one metric, rank by rank, as :func:`rankmeter.evaluate`
+    computes it.
+
+    Parameters
+    ----------
+    qrels, run : anything :func:`rankmeter.evaluate` accepts (paths, dicts, Qrels, Run, frames)
+    query : the query id
+    metric : a metric name (``"nDCG@10"``, ``"AP"``, ``"P(rel=2)@5"``) or a Metric
+    rel, judged_only, ties : the evaluation policies, as in :func:`rankmeter.evaluate`
+
+    Returns
+    -------
+    Explanation
+        ``value`` equals evaluate's value for the query. A query that evaluate leaves out
+        (judged but without results, or with results but no judgments) is still explained,
+        with ``evaluated=False`` and a note saying why and what it would score.
+
+    Raises
+    ------
+    RankmeterError
+        The query is in neither the qrels nor the run (the message names the nearest ids).
+
+    Examples
+    --------
+    >>> import rankmeter
+    >>> qrels = {"q1": {"a": 1, "c": 1, "d": 1}}
+    >>> run = {"q1": {"a": 0.9, "b": 0.8, "c": 0.7}}
+    >>> e = explain(qrels, run, "q1", "AP")
+    >>> e.steps[0]
+    'AP = (1/1 + 2/3) / 3 relevant judged = 1.667 / 3 = 0.56'
+    >>> e.value == rankmeter.evaluate(qrels, run, "AP").per_query.to_dict()["q1"]["AP"]
+    True
+    """
+    return _build(_from_files(qrels, run, query, rel, judged_only, ties), _metric(metric))
+
+
+def explain_grades(
+    grades: str | Sequence[float | None],
+    metric: str | Metric,
+    *,
+    judgments: str | Sequence[float] | None = None,
+    rel: float = 1,
+) -> Explanation:
+    """Explain a metric on a ranking given as the grades of its results, top first.
+
+    Parameters
+    ----------
+    grades : the grade of the result at each rank (``[3, 0, 2]`` or ``"3,0,2"``); None or
+        ``"?"`` for an unjudged result; a negative grade is judged-unjudged, as in qrels
+    metric : a metric name or a Metric
+    judgments : the grades of all the query's judged documents (retrieved or not): the ideal
+        ordering and the number relevant come from them. Default: the grades given. Judged
+        grades of the ranking that the list lacks are added to it.
+    rel : minimum grade counted relevant (trec_eval -l)
+
+    Examples
+    --------
+    The lesson's example: grades 3, 0, 2 with gain 2^g - 1.
+
+    >>> e = explain_grades([3, 0, 2], "nDCG(gain=exp)@3")
+    >>> e.steps[-1]
+    'nDCG(gain=exp)@3 = 8.5 / 8.89 = 0.96'
+    >>> round(e.value, 4)
+    0.9558
+    """
+    return _build(_from_grades(grades, judgments, rel), _metric(metric))
+
+
+def parse_grades(
+    text: str | Sequence[float | None],
+    *,
+    what: str = "grades",
+    unjudged: bool = True,
+    required: bool = True,
+) -> list[float | None]:
+    """Grades from ``"3,0,2"`` (commas or spaces; ``?`` for unjudged) or a sequence.
+
+    >>> parse_grades("3, 0,?,-1")
+    [3.0, 0.0, None, -1.0]
+    >>> parse_grades("3,x")
+    Traceback (most recent call last):
+    ...
+    rankmeter.errors.PolicyError: grades: 'x' is not a grade; give numbers separated by commas, e.g. 3,0,2 (? for an unjudged result)
+    """
+    hint = "give numbers separated by commas, e.g. 3,0,2" + (
+        " (? for an unjudged result)" if unjudged else ""
+    )
+    tokens: list[Any]
+    if isinstance(text, str):
+        tokens = [t for t in re.split(r"[,\s]+", text.strip()) if t != ""]
+    elif isinstance(text, Sequence):
+        tokens = list(text)
+    else:
+        raise PolicyError(f"{what}: expected text like '3,0,2' or a list of numbers, not {text!r}")
+    if not tokens and required:
+        raise PolicyError(f"{what}: none given; {hint}")
+    out: list[float | None] = []
+    for token in tokens:
+        if token is None or token == "?":
+            if not unjudged:
+                raise PolicyError(f"{what}: {token!r} is not a grade here; {hint}")
+            out.append(None)
+            continue
+        try:
+            if isinstance(token, bool):
+                raise TypeError
+            value = float(token)
+        except (TypeError, ValueError):
+            raise PolicyError(f"{what}: {token!r} is not a grade; {hint}") from None
+        if not math.isfinite(value):
+            raise PolicyError(f"{what}: {token!r} is not a finite grade; {hint}")
+        out.append(value)
+    return out
+
+
+# -- one query, joined ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Case:
+    """One query's ranking joined with its judgments, ready to explain any metric."""
+
+    query: str | None
+    ranked: Ranked
+    grades: list[float | None]  # the raw grade of each ranked result (None: no judgment)
+    docs: list[str] | None = None
+    scores: list[float] | None = None
+    run: str | None = None
+    ties: str | None = None
+    evaluated: bool = True
+    notes: tuple[str, ...] = ()
+    policies: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def shown_grades(self) -> list[Any]:
+        return [_plain(g) for g in self.grades]
+
+
+def _metric(metric: Any) -> Metric:
+    from rankmeter.metrics import parse_metric
+
+    return parse_metric(metric)
+
+
+def _from_files(qrels: Any, run: Any, query: Any, rel: Any, judged_only: Any, ties: str) -> _Case:
+    import numpy as np
+
+    from rankmeter.data import Qrels, Run
+    from rankmeter.evaluation import _policies
+    from rankmeter.metrics._ranked import join
+
+    policies = _policies(rel, False, judged_only, ties)
+    if not isinstance(query, (str, int)) or isinstance(query, bool):
+        raise PolicyError(f"query must be a query id (a string), not {query!r}")
+    query = str(query)
+    loaded_qrels = Qrels.load(qrels)
+    loaded_run = Run.load(run, ties=policies.ties)
+    qrels_row = loaded_qrels.query_rows().get(query)
+    segment = np.flatnonzero(loaded_run._query_ids == query)
+    if qrels_row is None and len(segment) == 0:
+        raise _unknown_query(query, loaded_qrels, loaded_run)
+    shown_policies = {
+        "rel": _plain(policies.rel),
+        "judged_only": policies.judged_only,
+        "ties": policies.ties,
+    }
+    if len(segment) == 0 and qrels_row is not None:
+        ranked = join(
+            loaded_qrels, None, rel=policies.rel, only=np.array([qrels_row], dtype=np.int64)
+        )
+        note = (
+            f"run {loaded_run.name!r} has no results for query {query!r}: evaluate leaves the "
+            "query out, as trec_eval does; with include_missing=True (trec_eval -c) it counts "
+            "as an empty ranking and scores as below"
+        )
+        return _Case(
+            query=query,
+            ranked=ranked,
+            grades=[],
+            docs=[],
+            scores=[],
+            run=loaded_run.name,
+            ties=policies.ties,
+            evaluated=False,
+            notes=(note,),
+            policies=shown_policies,
+        )
+    # The query's results alone, in rank order, joined exactly as evaluate joins them.
+    q = int(segment[0])
+    start, stop = int(loaded_run._offsets[q]), int(loaded_run._offsets[q + 1])
+    docs = loaded_run.doc_ids(slice(start, stop))
+    scores = np.array(loaded_run._scores[start:stop], dtype=np.float64)
+    n = stop - start
+    one = Run(
+        loaded_run.name,
+        np.array([query], dtype=object),
+        np.array([0, n], dtype=np.int64),
+        docs,
+        scores,
+        np.arange(n, dtype=np.int64),
+        loaded_run.ties,
+        loaded_run.source,
+    )
+    doc_list = [str(d) for d in docs.to_pylist()]
+    judgments = _judgments(loaded_qrels, qrels_row)
+    notes: list[str] = []
+    if qrels_row is None:
+        ranked = _no_judgments_ranked(query, n, policies.rel, policies.judged_only)
+        keep = np.zeros(n, dtype=bool) if policies.judged_only else np.ones(n, dtype=bool)
+        notes.append(
+            f"the qrels have no judgments for query {query!r}: evaluate leaves it out, as "
+            "trec_eval does (even with -c); were it scored, every result would count as "
+            "unjudged and not relevant, as below"
+        )
+    else:
+        ranked = join(loaded_qrels, one, rel=policies.rel, judged_only=policies.judged_only)
+        keep = (
+            join(loaded_qrels, one, rel=policies.rel).judged
+            if policies.judged_only
+            else np.ones(n, dtype=bool)
+        )
+    if policies.judged_only and not keep.all():
+        removed = int((~keep).sum())
+        notes.append(
+            f"judged_only (-J): {removed} unjudged result{'s were' if removed != 1 else ' was'} "
+            "removed before scoring; ranks count after the removal"
+        )
+    kept = np.flatnonzero(keep).tolist()
+    return _Case(
+        query=query,
+        ranked=ranked,
+        grades=[judgments.get(doc_list[i]) for i in kept],
+        docs=[doc_list[i] for i in kept],
+        scores=[float(scores[i]) for i in kept],
+        run=loaded_run.name,
+        ties=policies.ties,
+        evaluated=qrels_row is not None,
+        notes=tuple(notes),
+        policies=shown_policies,
+    )
+
+
+def _judgments(qrels: Qrels, row: int | None) -> dict[str, float]:
+    """doc id -> raw grade (negative ones too) of one query's judgments."""
+    if row is None:
+        return {}
+    import pyarrow as pa
+
+    start, stop = int(qrels._offsets[row]), int(qrels._offsets[row + 1])
+    docs = qrels._doc_vocab.take(pa.array(qrels._doc_codes[start:stop])).to_pylist()
+    return dict(zip(map(str, docs), qrels._grades[start:stop].tolist(), strict=True))
+
+
+def _no_judgments_ranked(query: str, n: int, rel: float, judged_only: bool) -> Ranked:
+    """A query with results but no judgments: every result unjudged (none left under -J)."""
+    import numpy as np
+
+    from rankmeter.metrics._ranked import Ranked
+
+    n = 0 if judged_only else n
+    return Ranked(
+        np.array([query], dtype=object),
+        np.array([0, n], dtype=np.int64),
+        np.zeros(n, dtype=np.float64),
+        np.zeros(n, dtype=bool),
+        np.zeros(2, dtype=np.int64),
+        np.zeros(0, dtype=np.float64),
+        float(rel),
+    )
+
+
+def _from_grades(
+    grades: str | Sequence[float | None], judgments: str | Sequence[float] | None, rel: Any
+) -> _Case:
+    import numpy as np
+
+    from rankmeter.evaluation import _policies
+    from rankmeter.metrics._ranked import Ranked
+    from rankmeter.metrics._spec import num
+
+    policies = _policies(rel, False, False, "trec_eval")
+    given = parse_grades(grades)
+    judged = [g is not None and g >= 0 for g in given]
+    values = [g if j and g is not None else 0.0 for g, j in zip(given, judged, strict=True)]
+    ranked_judged = [v for v, j in zip(values, judged, strict=True) if j]
+    notes: list[str] = []
+    if judgments is None:
+        pool = list(ranked_judged)
+    else:
+        listed = parse_grades(judgments, what="judgments", unjudged=False, required=False)
+        pool = [g for g in listed if g is not None and g >= 0]
+        lacking = Counter(ranked_judged) - Counter(pool)
+        if lacking:
+            pool += list(lacking.elements())
+            shown = ", ".join(
+                num(g) + (f" ({c} times)" if c > 1 else "")
+                for g, c in sorted(lacking.items(), reverse=True)
+            )
+            notes.append(
+                f"the judgments given lack grades the ranking has: {shown}; those results "
+                "are counted as judged too"
+            )
+    pool.sort(reverse=True)
+    n = len(given)
+    ranked = Ranked(
+        np.array(["grades"], dtype=object),
+        np.array([0, n], dtype=np.int64),
+        np.array(values, dtype=np.float64),
+        np.array(judged, dtype=bool),
+        np.array([0, len(pool)], dtype=np.int64),
+        np.array(pool, dtype=np.float64),
+        float(policies.rel),
+    )
+    return _Case(
+        query=None,
+        ranked=ranked,
+        grades=given,
+        notes=tuple(notes),
+        policies={"rel": _plain(policies.rel)},
+    )
+
+
+def _unknown_query(query: str, qrels: Qrels, run: Run) -> RankmeterError:
+    known = list(dict.fromkeys([*qrels.query_ids, *run.query_ids]))
+    numbers = [k for k in known if _is_number(k)] if _is_number(query) else []
+    if numbers:  # numeric ids: the numerically nearest
+        nearest = sorted(numbers, key=lambda k: abs(float(k) - float(query)))[:3]
+    else:
+        nearest = difflib.get_close_matches(query, known, n=3, cutoff=0.5)
+    if not nearest:
+        nearest = known[:3]
+    return RankmeterError(
+        f"query {query!r} is in neither the qrels ({qrels.source}) nor the run "
+        f"{run.name!r} ({run.source}); nearest known ids: {', '.join(map(repr, nearest))}"
+    )
+
+
+def _is_number(text: str) -> bool:
+    try:
+        return math.isfinite(float(text))
+    except ValueError:
+        return False
+
+
+# -- from a joined query to an Explanation --------------------------------------------------------
+
+
+def _build(case: _Case, metric: Metric) -> Explanation:
+    import numpy as np
+
+    from rankmeter.metrics._spec import Breakdown, approx
+
+    ranked = case.ranked
+    value = float(metric.compute(ranked)[0])
+    spec = metric.spec
+    breakdown = (
+        spec.explain(ranked, metric, value)
+        if spec.explain is not None
+        else Breakdown(steps=(f"{metric} = {approx(value)}",), limit=metric.cutoff)
+    )
+    n = len(ranked.positions)
+    relevant = np.asarray(ranked.relevant(metric.rel(ranked)), dtype=bool)
+    judged = np.asarray(ranked.judged, dtype=bool)
+    contributes = (
+        relevant if breakdown.contributes is None else np.asarray(breakdown.contributes, dtype=bool)
+    )
+    considered = n if breakdown.limit is None else min(n, breakdown.limit)
+    shown = _shown_positions(contributes[:considered], considered)
+
+    base = ("rank",) if case.docs is None else ("rank", "doc", "score")
+    columns = base + tuple(c for c in spec.uses if c not in base)
+    rows = []
+    for p in shown:
+        row: dict[str, Any] = {"rank": p + 1}
+        for column in columns[1:]:
+            if column == "doc":
+                row[column] = case.docs[p] if case.docs is not None else None
+            elif column == "score":
+                row[column] = case.scores[p] if case.scores is not None else None
+            elif column == "grade":
+                row[column] = _plain(case.grades[p])
+            elif column == "judged":
+                row[column] = bool(judged[p])
+            elif column == "relevant":
+                row[column] = bool(relevant[p])
+            else:
+                row[column] = _scalar(breakdown.columns[column][p])
+        rows.append(row)
+
+    notes = [*case.notes, *_hidden_notes(shown, considered, breakdown.quiet)]
+    if n > considered:
+        notes.append(
+            f"{n - considered} more result{'s' if n - considered != 1 else ''} below rank "
+            f"{considered} {'are' if n - considered != 1 else 'is'} cut off: {metric} looks at "
+            f"the top {breakdown.limit} only"
+        )
+    if case.scores is not None:
+        notes += _tie_notes(case.scores[:considered], case.ties)
+    ideal_columns = tuple(breakdown.ideal[0]) if breakdown.ideal else ()
+    return Explanation(
+        metric=str(metric),
+        query=case.query,
+        value=value,
+        columns=columns,
+        rows=tuple(rows),
+        steps=breakdown.steps,
+        ideal_columns=ideal_columns,
+        ideal_rows=tuple(
+            {k: _plain(v) if k == "grade" else _scalar(v) for k, v in r.items()}
+            for r in breakdown.ideal
+        ),
+        notes=tuple(notes),
+        run=case.run,
+        evaluated=case.evaluated,
+        policies=dict(case.policies),
+    )
+
+
+def _shown_positions(contributes: Any, considered: int) -> list[int]:
+    """The first ranks, every rank that contributes, and single ranks between them."""
+    import numpy as np
+
+    keep = set(range(min(HEAD, considered)))
+    keep.update(int(p) for p in np.flatnonzero(contributes))
+    ordered = sorted(keep)
+    # A gap of one rank is shown rather than summarised.
+    filled = set(ordered)
+    for a, b in itertools.pairwise(ordered):
+        if b - a == 2:
+            filled.add(a + 1)
+    return sorted(filled)
+
+
+def _hidden_notes(shown: list[int], considered: int, quiet: str) -> list[str]:
+    gaps = [(a + 1, b) for a, b in itertools.pairwise(shown) if b - a > 1]
+    notes = []
+    if len(gaps) > 3:
+        hidden = sum(b - a for a, b in gaps)
+        notes.append(
+            f"{hidden} results in {len(gaps)} stretches between the ranks shown are not "
+            f"shown: {quiet}"
+        )
+    else:
+        notes += [f"ranks {a + 1}-{b}: {b - a} results not shown: {quiet}" for a, b in gaps]
+    last = shown[-1] + 1 if shown else 0
+    if considered > last:
+        rest = considered - last
+        notes.append(
+            f"ranks {last + 1}-{considered}: {rest} more result{'s' if rest != 1 else ''} not "
+            f"shown: {quiet}"
+        )
+    return notes
+
+
+def _tie_notes(scores: list[float], ties: str | None) -> list[str]:
+    from rankmeter.metrics._spec import ranks
+
+    tied = [
+        i
+        for i in range(len(scores))
+        if (i > 0 and scores[i] == scores[i - 1])
+        or (i + 1 < len(scores) and scores[i] == scores[i + 1])
+    ]
+    if not tied:
+        return []
+    how = (
+        "by doc id, descending, as trec_eval does (ties=trec_eval)"
+        if ties == "trec_eval"
+        else "in the order they were given (ties=input)"
+    )
+    return [f"results with equal scores (ranks {ranks(tied)}) are ordered {how}"]
+
+
+# -- rendering helpers ----------------------------------------------------------------------------
+
+
+def _scalar(value: Any) -> Any:
+    """NumPy scalars as Python ones."""
+    return value.item() if hasattr(value, "item") else value
+
+
+def _plain(value: Any) -> Any:
+    """A grade (or rel) as Qrels.to_dict gives it: int when integral, else float."""
+    value = _scalar(value)
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
+        return int(value)
+    return value
+
+
+def _cell(column: str, value: Any) -> str:
+    from rankmeter.metrics._spec import num
+
+    if column == "grade":
+        if value is None:
+            return "unjudged"
+        return f"{num(value)} (unjudged)" if value < 0 else num(value)
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if column == "score":
+        short = format(value, "g")
+        return short if float(short) == value else repr(float(value))
+    if isinstance(value, (int, float)):
+        return num(value)
+    return str(value)
+
+
+_NUMERIC = {
+    "rank",
+    "score",
+    "grade",
+    "gain",
+    "discount",
+    "contribution",
+    "relevant_so_far",
+    "precision",
+}
+
+
+def _text_table(columns: Sequence[str], rows: Sequence[Mapping[str, Any]]) -> list[str]:
+    heads = [LABELS.get(c, c) for c in columns]
+    if not rows:
+        return ["(no results to show)"]
+    body = _with_gaps(columns, rows)
+    widths = [max([len(h)] + [len(r[i]) for r in body]) for i, h in enumerate(heads)]
+
+    def line(cells: Sequence[str]) -> str:
+        out = [
+            cell.rjust(w) if c in _NUMERIC or c == "nonrel_above" else cell.ljust(w)
+            for c, cell, w in zip(columns, cells, widths, strict=True)
+        ]
+        return "  ".join(out).rstrip()
+
+    return [line(heads), *(line(r) for r in body)]
+
+
+def _with_gaps(columns: Sequence[str], rows: Sequence[Mapping[str, Any]]) -> list[list[str]]:
+    """Cells of every row, with a ``...`` row where ranks were skipped."""
+    body: list[list[str]] = []
+    previous = 0
+    for row in rows:
+        rank = row.get("rank")
+        if isinstance(rank, int) and previous and rank > previous + 1:
+            body.append(["..."] + [""] * (len(columns) - 1))
+        body.append([_cell(c, row.get(c)) for c in columns])
+        previous = rank if isinstance(rank, int) else previous
+    return body
+
+
+def _md_table(columns: Sequence[str], rows: Sequence[Mapping[str, Any]]) -> list[str]:
+    heads = [LABELS.get(c, c) for c in columns]
+    aligns = ["---:" if c in _NUMERIC or c == "nonrel_above" else ":---" for c in columns]
+    lines = ["| " + " | ".join(heads) + " |", "| " + " | ".join(aligns) + " |"]
+    for cells in _with_gaps(columns, rows):
+        lines.append("| " + " | ".join(_md_cell(c) for c in cells) + " |")
+    return lines
+
+
+def _md_cell(text: str) -> str:
+    return _md_escape(text)
+
+
+def _md_escape(text: str) -> str:
+    return re.sub(r"([\\`*_\[\]<>#|])", r"\\\1", text)
+
+
+def _md_code(text: str) -> str:
+    """``text`` as an inline code span, fenced with more backticks than it contains."""
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def _html_table(columns: Sequence[str], rows: Sequence[Mapping[str, Any]], kind: str) -> str:
+    e = html.escape
+    head = "".join(f'<th scope="col">{e(LABELS.get(c, c))}</th>' for c in columns)
+    body = []
+    for cells in _with_gaps(columns, rows):
+        if cells[0] == "..." and not any(cells[1:]):
+            body.append(f'<tr class="gap"><td colspan="{len(columns)}">&hellip;</td></tr>')
+            continue
+        tds = "".join(
+            f'<td class="num">{e(cell)}</td>'
+            if c in _NUMERIC or c == "nonrel_above"
+            else f"<td>{e(cell)}</td>"
+            for c, cell in zip(columns, cells, strict=True)
+        )
+        body.append(f"<tr>{tds}</tr>")
+    return (
+        f'<table class="{kind}"><thead><tr>{head}</tr></thead>'
+        f"<tbody>{''.join(body)}</tbody></table>"
+    )
+
+
+def _slug(text: str, *, exact: bool = False) -> str:
+    """Letters, digits, ``-`` and ``_``; with ``exact``, a short hash keeps ids that differ only
+    in other characters apart."""
+    slug = re.sub(r"[^A-Za-z0-9_]+", "-", text).strip("-") or "x"
+    if exact and slug != text:
+        slug += f"-{zlib.crc32(text.encode('utf-8')):08x}"
+    return slug

@@ -1,0 +1,391 @@
+"""Render a Comparison: terminal (rich), Markdown, LaTeX (booktabs) and JSON.
+
+Every number a reader sees has its interval or its n beside it. Significance marks are explained
+where they appear: ``*`` = significant after the correction at the comparison's alpha.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from rankmeter.comparison import Comparison, Difference
+
+__all__ = ["render_json", "render_latex", "render_markdown", "render_table"]
+
+
+def render_json(comparison: Comparison, *, per_query: bool = False) -> str:
+    return json.dumps(_finite(comparison.to_dict(per_query=per_query)), indent=2) + "\n"
+
+
+def _finite(value: Any) -> Any:
+    """NaN and infinities become null: JSON has no such numbers."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_finite(v) for v in value]
+    return value
+
+
+def num(value: float, digits: int = 4) -> str:
+    return "–" if not math.isfinite(value) else f"{value:.{digits}f}"
+
+
+def signed(value: float, digits: int = 4) -> str:
+    return "–" if not math.isfinite(value) else f"{value:+.{digits}f}"
+
+
+def percent(value: float) -> str:
+    return "–" if not math.isfinite(value) else f"{value:+.1%}"
+
+
+def pvalue(value: float) -> str:
+    if not math.isfinite(value):
+        return "–"
+    return "<0.0001" if value < 1e-4 else f"{value:.4f}"
+
+
+def interval(low: float, high: float, digits: int = 4, sign: bool = False) -> str:
+    show = signed if sign else num
+    return f"[{show(low, digits)}, {show(high, digits)}]"
+
+
+def _mark(d: Difference) -> str:
+    return "*" if d.significant else ""
+
+
+def headline(comparison: Comparison) -> str:
+    return (
+        f"{len(comparison.systems) - 1} system(s) against baseline {comparison.baseline!r} on "
+        f"{comparison.n_queries} queries: {comparison.settings.describe()}."
+    )
+
+
+def legend(comparison: Comparison) -> str:
+    return (
+        f"* = significant at alpha {comparison.settings.alpha:g} after the correction; "
+        "d_z = mean difference / standard deviation of the differences (paired effect size); "
+        "W/T/L = queries won / tied / lost against the baseline; "
+        f"{policies(comparison)}."
+    )
+
+
+def policies(comparison: Comparison) -> str:
+    p = comparison.settings.policies
+    rel = p.to_dict()["rel"]
+    parts = [
+        f"relevant: grade >= {rel}",
+        f"ties: {p.ties}",
+        "queries: judged and answered by at least one system (a system without results for "
+        "one scores 0 there)",
+    ]
+    if p.judged_only:
+        parts.append("judged documents only")
+    return "; ".join(parts)
+
+
+def failure_lines(comparison: Comparison, *, limit: int = 10) -> list[str]:
+    """Plain-text lines: the worst queries, empty answers, misses, the spread."""
+    out = []
+    k = comparison.settings.cutoff
+    for f in comparison.failures:
+        head = f"{f.system}" + (" (baseline)" if f.system == comparison.baseline else "")
+        q = f.quantiles
+        if f.system != comparison.baseline:
+            out.append(
+                f"{head}: per-query {f.metric} differences: min {signed(q['min'])}, "
+                f"5% {signed(q['5%'])}, median {signed(q['median'])}, 95% {signed(q['95%'])}, "
+                f"max {signed(q['max'])}"
+            )
+            if f.worst:
+                out.append(f"  lost most on {f.metric}:")
+                for w in f.worst[:limit]:
+                    text = f"  {w.text!r}" if w.text else ""
+                    out.append(
+                        f"    {w.query}: {num(w.baseline)} -> {num(w.system)} "
+                        f"({signed(w.difference)}){text}"
+                    )
+        else:
+            out.append(f"{head}:")
+        out.append(f"  returned nothing: {_listing(f.no_results, limit)}")
+        out.append(f"  nothing relevant in the top {k}: {_listing(f.nothing_relevant, limit)}")
+    return out
+
+
+def _listing(ids: tuple[str, ...], limit: int) -> str:
+    if not ids:
+        return "none"
+    shown = ", ".join(ids[:limit])
+    more = f", … ({len(ids)} in all)" if len(ids) > limit else f" ({len(ids)})"
+    return shown + more
+
+
+def segment_rows(comparison: Comparison) -> list[list[str]]:
+    rows = []
+    for s in comparison.segments:
+        flag = "WORSE" if s.flagged else ("small" if s.small else "")
+        rows.append(
+            [
+                s.segment,
+                str(s.n),
+                s.metric,
+                s.system,
+                num(s.baseline_mean),
+                num(s.system_mean),
+                f"{signed(s.difference)} {interval(s.low, s.high, sign=True)}",
+                pvalue(s.p_corrected),
+                flag,
+            ]
+        )
+    return rows
+
+
+SEGMENT_HEADER = [
+    "segment",
+    "n",
+    "metric",
+    "system",
+    "baseline",
+    "system mean",
+    "Δ [CI]",
+    "p (corr.)",
+    "",
+]
+
+
+def means_rows(comparison: Comparison, digits: int = 4) -> list[list[str]]:
+    """One row per metric: each system's mean and its interval."""
+    rows = []
+    for metric in comparison.metrics:
+        row = [metric]
+        for system in comparison.systems:
+            m = comparison.mean(system, metric)
+            row.append(f"{num(m.mean, digits)} {interval(m.low, m.high, 3)}")
+        rows.append(row)
+    return rows
+
+
+def difference_rows(comparison: Comparison) -> list[list[str]]:
+    """One row per (system, metric) against the baseline."""
+    rows = []
+    for system in comparison.systems[1:]:
+        for metric in comparison.metrics:
+            d = comparison.difference(system, metric)
+            rows.append(
+                [
+                    system,
+                    metric,
+                    signed(d.difference),
+                    interval(d.low, d.high, 3, sign=True),
+                    percent(d.relative),
+                    num(d.effect_size, 2),
+                    pvalue(d.p_value),
+                    pvalue(d.p_corrected) + _mark(d),
+                    f"{d.wins}/{d.ties}/{d.losses}",
+                ]
+            )
+    return rows
+
+
+def difference_header(comparison: Comparison) -> list[str]:
+    s = comparison.settings
+    correction = {"holm": "Holm", "bonferroni": "Bonf.", "bh": "BH", "none": "uncorr."}[
+        s.correction
+    ]
+    return [
+        "system",
+        "metric",
+        "Δ",
+        f"{s.level:.0%} CI",
+        "rel.",
+        "d_z",
+        "p",
+        f"p ({correction})",
+        "W/T/L",
+    ]
+
+
+def render_table(comparison: Comparison) -> Any:
+    """A rich renderable for the terminal: means, differences, failures, segments."""
+    from rich import box
+    from rich.console import Group
+    from rich.table import Table
+    from rich.text import Text
+
+    def table(title: str) -> Table:
+        return Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+
+    level = f"{comparison.settings.level:.0%}"
+    means = table(f"Means over {comparison.n_queries} queries [{level} CI]")
+    means.add_column("metric", no_wrap=True)
+    for system in comparison.systems:
+        label = system + (" (baseline)" if system == comparison.baseline else "")
+        means.add_column(label, justify="right", no_wrap=True)
+    for row in means_rows(comparison):
+        means.add_row(*row)
+    differences = table(f"Against {comparison.baseline}")
+    for i, h in enumerate(difference_header(comparison)):
+        differences.add_column(
+            h, justify="left" if i < 2 else "right", no_wrap=i >= 2, min_width=6 if i < 2 else None
+        )
+    previous = None
+    for row in difference_rows(comparison):
+        if previous is not None and row[0] != previous:
+            differences.add_section()
+        previous = row[0]
+        differences.add_row(*row, style="bold" if row[7].endswith("*") else None)
+    parts: list[Any] = [
+        Text(headline(comparison)),
+        means,
+        differences,
+        Text(legend(comparison), style="dim"),
+    ]
+    if comparison.notes:
+        parts += [Text(f"note: {n}", style="yellow") for n in comparison.notes]
+    parts.append(Text(""))
+    parts += [Text(line) for line in failure_lines(comparison)]
+    if comparison.segments:
+        segments = table("Segments")
+        for i, h in enumerate(SEGMENT_HEADER):
+            segments.add_column(h, justify="left" if i in (0, 2, 3) else "right")
+        for row in segment_rows(comparison):
+            style = "bold red" if row[-1] == "WORSE" else ("dim" if row[-1] == "small" else None)
+            segments.add_row(*row, style=style)
+        parts += [
+            Text(""),
+            segments,
+            Text(
+                f"WORSE = significantly worse than the baseline after the correction across "
+                f"segments; small = fewer than {comparison.settings.min_segment} queries (shown, "
+                "not tested for flags)",
+                style="dim",
+            ),
+        ]
+    return Group(*parts)
+
+
+def _md_table(header: list[str], rows: list[list[str]]) -> list[str]:
+    def cell(text: str) -> str:
+        return text.replace("|", "\\|")
+
+    aligns = ["---" if i < 2 else "---:" for i in range(len(header))]
+    return [
+        "| " + " | ".join(cell(h) for h in header) + " |",
+        "| " + " | ".join(aligns) + " |",
+        *("| " + " | ".join(cell(c) for c in row) + " |" for row in rows),
+    ]
+
+
+def render_markdown(comparison: Comparison) -> str:
+    level = f"{comparison.settings.level:.0%}"
+    systems = [s + (" (baseline)" if s == comparison.baseline else "") for s in comparison.systems]
+    out = [
+        "# Comparison",
+        "",
+        headline(comparison),
+        "",
+        f"## Means over {comparison.n_queries} queries [{level} CI]",
+        "",
+        *_md_table(["metric", *systems], means_rows(comparison)),
+        "",
+        f"## Against {comparison.baseline}",
+        "",
+        *_md_table(difference_header(comparison), difference_rows(comparison)),
+        "",
+        legend(comparison),
+        "",
+    ]
+    out += [f"> note: {n}" for n in comparison.notes]
+    if comparison.notes:
+        out.append("")
+    out += ["## Failures", "", "```", *failure_lines(comparison), "```", ""]
+    if comparison.segments:
+        out += [
+            "## Segments",
+            "",
+            *_md_table([*SEGMENT_HEADER[:-1], "flag"], segment_rows(comparison)),
+            "",
+            f"WORSE = significantly worse than the baseline after the correction across "
+            f"segments; small = fewer than {comparison.settings.min_segment} queries.",
+            "",
+        ]
+    return "\n".join(out)
+
+
+_LATEX_SPECIAL = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+}
+
+
+def latex_escape(text: str) -> str:
+    return "".join(_LATEX_SPECIAL.get(c, c) for c in text)
+
+
+def render_latex(comparison: Comparison) -> str:
+    """A booktabs table: rows = systems, columns = metrics; each cell the mean and, for a
+    system, its difference from the baseline with the interval; significance marked and
+    explained in the caption."""
+    s = comparison.settings
+    metrics = comparison.metrics
+    lines = [
+        "% requires \\usepackage{booktabs}",
+        "\\begin{table}[t]",
+        "\\centering",
+        "\\begin{tabular}{l" + "r" * len(metrics) + "}",
+        "\\toprule",
+        "System & " + " & ".join(latex_escape(m) for m in metrics) + " \\\\",
+        "\\midrule",
+    ]
+    for system in comparison.systems:
+        cells = []
+        for metric in metrics:
+            mean = comparison.mean(system, metric)
+            if system == comparison.baseline:
+                cells.append(f"{mean.mean:.4f}")
+            else:
+                d = comparison.difference(system, metric)
+                mark = "$^{*}$" if d.significant else ""
+                cells.append(
+                    f"{mean.mean:.4f}{mark} ({d.difference:+.4f}, [{d.low:+.3f}, {d.high:+.3f}])"
+                )
+        name = latex_escape(system) + (" (baseline)" if system == comparison.baseline else "")
+        lines.append(name + " & " + " & ".join(cells) + " \\\\")
+    correction = {
+        "holm": "Holm",
+        "bonferroni": "Bonferroni",
+        "bh": "Benjamini-Hochberg",
+        "none": "no",
+    }[s.correction]
+    test = {
+        "randomization": f"a paired randomization test ({s.resamples:,} sign flips, seed {s.seed})",
+        "t": "a paired t-test",
+        "bootstrap": f"a paired bootstrap test ({s.resamples:,} resamples, seed {s.seed})",
+        "wilcoxon": "a Wilcoxon signed-rank test",
+        "sign": "a sign test",
+    }[s.test]
+    caption = (
+        f"Mean over {comparison.n_queries} queries. For each system: difference from the "
+        f"baseline {latex_escape(comparison.baseline)} and its {s.level:.0%} "
+        f"{'BCa' if s.interval == 'bca' else 'percentile'} bootstrap interval. "
+        f"$^{{*}}$: significant at $\\alpha={s.alpha:g}$ by {test} with {correction} correction "
+        f"over the {len(comparison.differences)} comparisons."
+    )
+    lines += [
+        "\\bottomrule",
+        "\\end{tabular}",
+        f"\\caption{{{caption}}}",
+        "\\end{table}",
+    ]
+    return "\n".join(lines) + "\n"
