@@ -225,11 +225,13 @@ def stream_paragraph(streamed: list[tuple[float, float, float]]) -> list[str]:
     waited = statistics.median(x[1] for x in streamed)
     return [
         "The default path, `evaluate(qrels_path, run_path)` (what the CLI does): the run is "
-        "streamed, a background thread parsing the next pieces of the file while the calling "
-        f"thread evaluates the current chunk. Median of {len(streamed)}: {wall:.3f} s wall, of "
+        "streamed: one background thread parses the next pieces of the file, another builds "
+        "each chunk's Run (grouping, hashing, rank order, duplicate check), while the calling "
+        f"thread joins and evaluates the current chunk. Median of {len(streamed)}: {wall:.3f} s "
+        "wall, of "
         f"which the evaluating thread waited {waited:.3f} s for parsed pieces "
-        f"({waited / wall:.0%}; the rest is construction, join and kernels, overlapped with "
-        "parsing). "
+        f"({waited / wall:.0%}; the rest is the join and the kernels, overlapped with parsing "
+        "and construction). "
         + (
             "Parsing is off the critical path: the stages above after the parse are what to "
             "attack next."
