@@ -290,3 +290,11 @@ def test_output_file_gets_ordinary_permissions(
         assert stat.S_IMODE(kept.stat().st_mode) == 0o640
     finally:
         os.umask(umask)
+
+
+@pytest.mark.parametrize("command", [[], ["evaluate"], ["compare"]])
+def test_no_arguments_print_the_help_and_nothing_else(cli: CLI, command: list[str]) -> None:
+    result = cli(*command)
+    assert result.code == 2
+    assert "Usage" in result.out and "--help" in result.out
+    assert result.err == ""

@@ -55,6 +55,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     except Exception as exc:
         # Typer vendors click in recent versions, so its exceptions are matched by class name.
         kinds = {cls.__name__ for cls in type(exc).__mro__}
+        if "NoArgsIsHelpError" in kinds:
+            sys.exit(2)  # the help is already printed: no empty error line after it
         if "UsageError" in kinds:
             ctx = getattr(exc, "ctx", None)
             hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
