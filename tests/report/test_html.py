@@ -269,7 +269,10 @@ def test_settings_every_one_shown(kit: SimpleNamespace, synthetic_comparison: Co
     assert shown["Alpha"] == "0.05"
     assert shown["Seed"] == "7" and shown["Resamples"] == "1,000"
     assert shown["Intervals"] == "95% BCa bootstrap intervals (1,000 resamples)"
-    assert shown["Policies"] == s.policies.describe()
+    assert (
+        shown["Policies"]
+        == f"relevant: grade >= {s.policies.to_dict()['rel']}; ties: {s.policies.ties}"
+    )
     assert shown["Queries"].startswith("12 ")
     headline = page.find("p", cls="headline").text
     assert headline.startswith(f"2 system(s) against baseline {kit.BASE!r} on 12 queries")

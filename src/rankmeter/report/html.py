@@ -179,6 +179,15 @@ def _explanations_of(comparison: Comparison) -> dict[str, dict[str, Any]]:
     return out
 
 
+def _policy_text(policies: Any) -> str:
+    """The evaluation policies, without the query-set part (the Queries row says it)."""
+    rel = policies.to_dict()["rel"]
+    parts = [f"relevant: grade >= {rel}", f"ties: {policies.ties}"]
+    if policies.judged_only:
+        parts.append("judged documents only")
+    return "; ".join(parts)
+
+
 def _level(comparison: Comparison) -> str:
     s = comparison.settings
     method = "BCa" if s.interval == "bca" else s.interval
@@ -257,7 +266,7 @@ def _settings(comparison: Comparison) -> str:
         ("Intervals", f"{_level(comparison)}s ({s.resamples:,} resamples)"),
         ("Resamples", f"{s.resamples:,}"),
         ("Seed", str(s.seed)),
-        ("Policies", s.policies.describe()),
+        ("Policies", _policy_text(s.policies)),
         ("Segments", f"segments under {s.min_segment} queries are shown but never flagged"),
         ("Failure lists", f"on {metric}; nothing relevant = none in the top {s.cutoff}"),
     ]
