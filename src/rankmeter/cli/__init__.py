@@ -18,17 +18,23 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
+from rankmeter.cli import ann as _ann  # noqa: E402
 from rankmeter.cli import compare as _compare  # noqa: E402
 from rankmeter.cli import demo as _demo  # noqa: E402
+from rankmeter.cli import embed as _embed  # noqa: E402
 from rankmeter.cli import evaluate as _evaluate  # noqa: E402
 from rankmeter.cli import explain as _explain  # noqa: E402
 from rankmeter.cli import metrics as _metrics  # noqa: E402
+from rankmeter.cli import retrieval as _retrieval  # noqa: E402
 
 _evaluate.register(app)
 _explain.register(app)
 _compare.register(app)
 _demo.register(app)
 _metrics.register(app)
+_ann.register(app)
+_retrieval.register(app)
+_embed.register(app)
 
 
 def _one_line(text: str) -> str:

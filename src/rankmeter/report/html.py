@@ -196,7 +196,12 @@ def _level(comparison: Comparison) -> str:
 
 def _head(comparison: Comparison) -> str:
     others = [s for s in comparison.systems if s != comparison.baseline]
-    title = f"rankmeter: {', '.join(others)} vs {comparison.baseline}"
+    return page_head(f"rankmeter: {', '.join(others)} vs {comparison.baseline}")
+
+
+def page_head(title: str) -> str:
+    """The start of a self-contained page, up to ``</head>``: charset, a Content-Security-Policy
+    that forbids loading anything, the title and the shared stylesheet."""
     return "\n".join(
         [
             "<!DOCTYPE html>",

@@ -1,0 +1,198 @@
+"""`rankmeter ann-recall CORPUS QUERIES --index "hnsw(M=16)" --sweep efSearch=16,32,64`."""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Annotated, Any
+
+import typer
+
+from rankmeter.cli._common import OutputOption, emit, render_rich
+
+
+class AnnFormat(str, Enum):
+    table = "table"
+    json = "json"
+    markdown = "markdown"
+    html = "html"
+
+
+class Metric(str, Enum):
+    ip = "ip"
+    l2 = "l2"
+    cosine = "cosine"
+
+
+class Backend(str, Enum):
+    faiss = "faiss"
+    hnswlib = "hnswlib"
+
+
+def _parse_sweep(texts: list[str]) -> dict[str, list[int]]:
+    """``efSearch=16,32,64`` (repeatable) as ``{"efSearch": [16, 32, 64]}``."""
+    sweep: dict[str, list[int]] = {}
+    for text in texts:
+        name, equals, values = text.partition("=")
+        tokens = [t.strip() for t in values.split(",")]
+        if not equals or not name.strip() or not all(tokens):
+            raise typer.BadParameter(
+                f"{text!r}: expected NAME=V1,V2,..., e.g. efSearch=16,32,64",
+                param_hint="'--sweep'",
+            )
+        bad = [t for t in tokens if not t.isdigit()]
+        if bad:
+            raise typer.BadParameter(
+                f"{bad[0]!r} in {text!r} is not a whole number", param_hint="'--sweep'"
+            )
+        sweep[name.strip()] = [int(t) for t in tokens]
+    return sweep
+
+
+def ann_recall(
+    corpus: Annotated[
+        str, typer.Argument(help="Corpus vectors: .npy, or .parquet (a list column of floats).")
+    ],
+    queries: Annotated[str, typer.Argument(help="Query vectors, same dimensions.")],
+    index: Annotated[
+        str,
+        typer.Option(
+            "--index",
+            "-i",
+            help="Index spec: flat, hnsw(M=16,efConstruction=200,efSearch=64), "
+            "ivf(nlist=100,nprobe=8), pq(m=8,nbits=8), ivfpq(nlist=100,m=8,nbits=8,nprobe=8). "
+            "Omitted parameters take these defaults.",
+        ),
+    ] = "hnsw(M=16,efConstruction=200,efSearch=64)",
+    k: Annotated[
+        list[int] | None,
+        typer.Option(
+            "-k", "--k", min=1, help="Recall@k for each k, repeatable. Default: 1 10 100."
+        ),
+    ] = None,
+    metric: Annotated[
+        Metric, typer.Option(help="ip (inner product), l2, or cosine (normalise, then ip).")
+    ] = Metric.ip,
+    backend: Annotated[
+        Backend, typer.Option(help="faiss (every index) or hnswlib (hnsw, flat).")
+    ] = Backend.faiss,
+    sweep: Annotated[
+        list[str] | None,
+        typer.Option(
+            metavar="NAME=V1,V2,...",
+            help="Measure each value of a parameter, e.g. efSearch=16,32,64,128,256 "
+            "(search-time parameters reuse the built index). Repeatable: every combination.",
+        ),
+    ] = None,
+    seed: Annotated[
+        int, typer.Option(help="Seed of the training and the HNSW levels: same seed, same recall.")
+    ] = 0,
+    threads: Annotated[
+        int,
+        typer.Option(
+            min=0,
+            help="Threads for searching and IVF/PQ training; 0 = all cores. One (the default) "
+            "gives QPS comparable between machines and steady on a busy one.",
+        ),
+    ] = 1,
+    output_format: Annotated[
+        AnnFormat,
+        typer.Option("--format", "-f", help="Output format (html: one self-contained page)."),
+    ] = AnnFormat.table,
+    output: OutputOption = None,
+) -> None:
+    """Recall of an ANN index against the exact nearest neighbours, with QPS, build time, memory.
+
+    Is the index what loses results? --sweep efSearch=16,32,64 gives the recall/QPS trade-off.
+    """
+    from rankmeter.vector.ann import (
+        IndexSpecError,
+        _check_backend,
+        _settings,
+        ann_recall,
+        parse_index_spec,
+    )
+
+    def usage(exc: Exception, option: str) -> typer.BadParameter:
+        return typer.BadParameter(str(exc), param_hint=f"'{option}'")
+
+    try:
+        spec = parse_index_spec(index)
+    except IndexSpecError as exc:
+        raise usage(exc, "--index") from None
+    try:
+        _check_backend(spec, backend.value)
+    except IndexSpecError as exc:
+        raise usage(exc, "--backend") from None
+    swept = _parse_sweep(sweep or [])
+    try:
+        _settings(spec, swept)
+    except IndexSpecError as exc:
+        raise usage(exc, "--sweep") from None
+    try:
+        result = ann_recall(
+            corpus,
+            queries,
+            spec,
+            k=k or (1, 10, 100),
+            metric=metric.value,
+            backend=backend.value,
+            sweep=swept,
+            seed=seed,
+            threads=threads or None,
+        )
+    except IndexSpecError as exc:  # a spec that does not fit the data (pq m and the dimension)
+        raise usage(exc, "--index") from None
+    if output_format is AnnFormat.json:
+        import json
+
+        emit(json.dumps(result.to_dict(), indent=2, ensure_ascii=False) + "\n", output)
+    elif output_format is AnnFormat.markdown:
+        emit(result.to_markdown(), output)
+    elif output_format is AnnFormat.html:
+        emit(result.to_html(), output)
+    else:
+        from rich import box
+        from rich.table import Table
+
+        header, body = result.table()
+        notes = [f"{result.describe()}.", f"{result.recall_rule}."]
+        # Columns that are the same on every row (one build; one setting) go to the caption,
+        # so that the table fits a terminal.
+        keep = list(range(len(header)))
+        if len({(cells[1], cells[2]) for cells in body}) == 1:
+            keep = [i for i in keep if i not in (1, 2)]
+            notes.insert(0, f"Built in {body[0][1]} s; index size {body[0][2]}.")
+        if len(body) == 1:
+            keep.remove(0)
+        table = Table(title=f"ANN recall: {result.title}", title_justify="left")
+        table.box = box.SIMPLE_HEAD
+        for i in keep:
+            table.add_column(header[i], justify="left" if i == 0 else "right", no_wrap=True)
+        for cells in body:
+            table.add_row(*(cells[i] for i in keep))
+        table.caption = "\n".join(notes)
+        table.caption_justify = "left"
+        _print_table(table, output)
+
+
+def _print_table(table: Any, output: str | None) -> None:
+    """Print the table; wider than the terminal (or 160 columns in a file), it is printed at
+    its full width rather than with numbers cut short."""
+    import io
+
+    from rich.console import Console
+    from rich.measure import Measurement
+
+    probe = Console(width=10_000, file=io.StringIO())
+    needed = Measurement.get(probe, probe.options, table).maximum
+    room = Console().width if output is None or output == "-" else 160
+    if needed <= room:
+        render_rich(table, output)
+        return
+    console = Console(record=True, width=needed, file=io.StringIO())
+    console.print(table)
+    emit(console.export_text(), output)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("ann-recall", no_args_is_help=True)(ann_recall)

