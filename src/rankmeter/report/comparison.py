@@ -267,11 +267,11 @@ def render_table(comparison: Comparison) -> Any:
     return Group(*parts)
 
 
-def _md_table(header: list[str], rows: list[list[str]]) -> list[str]:
+def _md_table(header: list[str], rows: list[list[str]], left: int = 2) -> list[str]:
     def cell(text: str) -> str:
         return text.replace("|", "\\|")
 
-    aligns = ["---" if i < 2 else "---:" for i in range(len(header))]
+    aligns = ["---" if i < left else "---:" for i in range(len(header))]
     return [
         "| " + " | ".join(cell(h) for h in header) + " |",
         "| " + " | ".join(aligns) + " |",
@@ -289,7 +289,7 @@ def render_markdown(comparison: Comparison) -> str:
         "",
         f"## Means over {comparison.n_queries} queries [{level} CI]",
         "",
-        *_md_table(["metric", *systems], means_rows(comparison)),
+        *_md_table(["metric", *systems], means_rows(comparison), left=1),
         "",
         f"## Against {comparison.baseline}",
         "",
