@@ -31,10 +31,10 @@ def demo(
         ),
     ] = DEFAULT_REPORT,
 ) -> None:
-    """Evaluate two search systems on a small shipped collection, show where they fail, and
-    compare them (with an HTML report).
+    """Evaluate and compare two systems on a shipped collection; write an HTML report.
 
-    Synthetic recruiting data: job openings, candidate profiles, graded labels. No network.
+    Shows where they fail and whether the difference is real. Synthetic recruiting data: job
+    openings, candidate profiles, graded labels. No network.
     """
     from rich.console import Console
 

@@ -152,8 +152,10 @@ def two_stage(
     output_format: FormatOption = EvalFormat.table,
     output: OutputOption = None,
 ) -> None:
-    """Evaluate a retrieve-then-rerank pipeline: Recall@pool of the retriever, the reranked
-    pool, and the ceiling (the pool sorted by grade)."""
+    """Evaluate retrieve-then-rerank: the pool's recall, the reranking, the ceiling.
+
+    Recall@pool of the retriever, the reranked pool, and the ceiling (the pool sorted by grade).
+    """
     import json
 
     from rankmeter.errors import PolicyError
