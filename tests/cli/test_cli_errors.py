@@ -298,3 +298,43 @@ def test_no_arguments_print_the_help_and_nothing_else(cli: CLI, command: list[st
     assert result.code == 2
     assert "Usage" in result.out and "--help" in result.out
     assert result.err == ""
+
+
+@pytest.mark.parametrize("name", ["qrels.csv", "qrels.tsv"])
+def test_an_empty_table_file_is_named(cli: CLI, tmp_path: Path, name: str) -> None:
+    (tmp_path / name).write_text("")
+    (tmp_path / "run.txt").write_text(RUN_A)
+    result = cli("evaluate", tmp_path / name, tmp_path / "run.txt")
+    assert f"{tmp_path / name}: file is empty" in result.assert_one_error_line(1)
+
+
+def test_an_empty_segments_file_is_named(cli: CLI, tmp_path: Path) -> None:
+    (tmp_path / "qrels.txt").write_text(QRELS)
+    (tmp_path / "a.run").write_text(RUN_A)
+    (tmp_path / "b.run").write_text(RUN_A.replace("bm25", "other"))
+    (tmp_path / "segments.tsv").write_text("")
+    result = cli(
+        "compare", tmp_path / "qrels.txt", tmp_path / "a.run", tmp_path / "b.run",
+        "--segments", tmp_path / "segments.tsv", "--resamples", "10",
+    )  # fmt: skip
+    assert "segments.tsv: file is empty" in result.assert_one_error_line(1)
+
+
+def test_a_bug_is_still_one_line(
+    cli: CLI, files: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import rankmeter.evaluation
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("something\nwent wrong")
+
+    monkeypatch.setattr(rankmeter.evaluation, "evaluate", broken)
+    result = cli("evaluate", files["qrels"], files["a"])
+    assert result.code == 70 and result.out == ""
+    assert result.err == (
+        "rankmeter: internal error: RuntimeError: something went wrong (a bug in rankmeter: "
+        "please report it with the command; RANKMETER_DEBUG=1 shows the traceback)\n"
+    )
+    monkeypatch.setenv("RANKMETER_DEBUG", "1")
+    with pytest.raises(RuntimeError):
+        cli("evaluate", files["qrels"], files["a"])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Sequence
 
@@ -72,5 +73,14 @@ def main(argv: Sequence[str] | None = None) -> None:
         if "Abort" in kinds:
             print("rankmeter: interrupted", file=sys.stderr)
             sys.exit(130)
-        raise
+        if os.environ.get("RANKMETER_DEBUG"):
+            raise
+        # A bug, not bad input: still one line (the traceback with RANKMETER_DEBUG=1).
+        print(
+            f"rankmeter: internal error: {type(exc).__name__}: {_one_line(str(exc))} "
+            "(a bug in rankmeter: please report it with the command; RANKMETER_DEBUG=1 shows "
+            "the traceback)",
+            file=sys.stderr,
+        )
+        sys.exit(70)
     sys.exit(code if isinstance(code, int) else 0)

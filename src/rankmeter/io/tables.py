@@ -100,7 +100,10 @@ def _read_delimited(source: Source, sep: str) -> tuple[Any, Origin]:
     import pyarrow.csv as csv
 
     kind = "CSV" if sep == "," else "TSV"
-    header_line = source.head().splitlines()[0].decode("utf-8", errors="replace")
+    lines = source.head().splitlines()
+    if not lines or not source.data.strip():
+        raise FormatError(source.name, f"file is empty (a {kind} file starts with a header line)")
+    header_line = lines[0].decode("utf-8", errors="replace")
     # The names as Arrow will see them (quotes removed, spaces kept), so that every column is
     # read as text: "007" stays "007" even when the header has spaces after the commas.
     raw_header = next(_csv_module.reader([header_line], delimiter=sep))
