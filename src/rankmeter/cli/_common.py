@@ -42,6 +42,12 @@ OutputOption = Annotated[
 QrelsFormatOption = Annotated[
     InputFormat | None, typer.Option(help="Qrels format, when the file name does not tell.")
 ]
+QuietOption = Annotated[
+    bool,
+    typer.Option(
+        "--quiet", help="No progress bar (it appears on a terminal's stderr after 2 s of work)."
+    ),
+]
 RunFormatOption = Annotated[
     InputFormat | None, typer.Option(help="Run format, when the file name does not tell.")
 ]

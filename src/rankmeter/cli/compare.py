@@ -10,6 +10,7 @@ import typer
 from rankmeter.cli._common import (
     JudgedOnlyOption,
     OutputOption,
+    QuietOption,
     RelOption,
     Ties,
     TiesOption,
@@ -131,10 +132,7 @@ def compare(
         bool, typer.Option("--per-query", "-q", help="JSON: include every query's values.")
     ] = False,
     output: OutputOption = None,
-    quiet: Annotated[
-        bool,
-        typer.Option("--quiet", help="No progress bar (on a terminal's stderr after 2 s)."),
-    ] = False,
+    quiet: QuietOption = False,
 ) -> None:
     """Compare runs with a baseline: differences, intervals, paired tests, failures, segments."""
     from rankmeter.comparison import compare as run_comparison

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from rankmeter.cli._common import OutputOption, emit, render_rich
+from rankmeter.cli._common import OutputOption, QuietOption, emit, render_rich
 from rankmeter.cli._progress import Steps
 
 
@@ -98,13 +98,7 @@ def embed_eval(
         EmbedFormat, typer.Option("--format", "-f", help="Output format.")
     ] = EmbedFormat.table,
     output: OutputOption = None,
-    quiet: Annotated[
-        bool,
-        typer.Option(
-            "--quiet",
-            help="No progress bar (it appears on a terminal's stderr after 2 s of work).",
-        ),
-    ] = False,
+    quiet: QuietOption = False,
 ) -> None:
     """Evaluate an embedding model: embed a collection, retrieve the top k, evaluate.
 

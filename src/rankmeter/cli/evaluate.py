@@ -12,6 +12,7 @@ from rankmeter.cli._common import (
     JudgedOnlyOption,
     OutputOption,
     QrelsFormatOption,
+    QuietOption,
     RelOption,
     RunFormatOption,
     Ties,
@@ -83,13 +84,7 @@ def evaluate(
             "query, and read whole otherwise.",
         ),
     ] = None,
-    quiet: Annotated[
-        bool,
-        typer.Option(
-            "--quiet",
-            help="No progress bar (it appears on a terminal's stderr after 2 s of work).",
-        ),
-    ] = False,
+    quiet: QuietOption = False,
 ) -> None:
     """Evaluate runs against qrels with trec_eval's semantics."""
     from rankmeter.errors import PolicyError

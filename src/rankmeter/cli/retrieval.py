@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
-from rankmeter.cli._common import OutputOption, emit, render_rich
+from rankmeter.cli._common import OutputOption, QuietOption, emit, render_rich
 from rankmeter.cli._progress import Steps
 
 
@@ -32,10 +32,6 @@ MetricOption = Annotated[
     ),
 ]
 FormatOption = Annotated[EvalFormat, typer.Option("--format", "-f", help="Output format.")]
-QuietOption = Annotated[
-    bool,
-    typer.Option("--quiet", help="No progress bar (it appears on a terminal's stderr after 2 s)."),
-]
 
 
 def bm25(
