@@ -27,7 +27,7 @@ from rankmeter.errors import PolicyError
 from rankmeter.evaluation import _as_names, _load_runs, _policies
 from rankmeter.metrics import DEFAULT_METRICS, Metric, parse_metric, parse_metrics
 from rankmeter.metrics._ranked import Ranked, join
-from rankmeter.results import Policies
+from rankmeter.results import Policies, metric_key
 
 __all__ = [
     "CURVE_FAMILIES",
@@ -294,14 +294,14 @@ class Comparison:
         return len(self.query_ids)
 
     def mean(self, system: str, metric: str) -> SystemMean:
-        metric = _canonical(metric, self.metrics)
+        metric = metric_key(metric, self.metrics, done="compared")
         for m in self.means:
             if m.system == system and m.metric == metric:
                 return m
         raise KeyError(f"no system {system!r}; systems: {', '.join(self.systems)}")
 
     def difference(self, system: str, metric: str) -> Difference:
-        metric = _canonical(metric, self.metrics)
+        metric = metric_key(metric, self.metrics, done="compared")
         for d in self.differences:
             if d.system == system and d.metric == metric:
                 return d
@@ -341,15 +341,6 @@ class Comparison:
         import pandas as pd
 
         return pd.DataFrame([d.to_dict() for d in self.differences])
-
-
-def _canonical(metric: str, metrics: tuple[str, ...]) -> str:
-    if metric in metrics:
-        return metric
-    name = str(parse_metric(metric))
-    if name in metrics:
-        return name
-    raise KeyError(f"{metric!r} was not compared; metrics: {', '.join(metrics)}")
 
 
 def _frozen_nested(data: Mapping[str, Mapping[str, Any]]) -> Mapping[str, Mapping[str, Any]]:
@@ -450,11 +441,11 @@ def compare(
     systems = [by_name[n] for n in order]
 
     # The compared queries: judged queries that some system answered (qrels order).
+    answered_by = {run.name: {str(q) for q in run._query_ids} for run in systems}
     answered = np.zeros(loaded_qrels.n_queries, dtype=bool)
     index = loaded_qrels.query_rows()
-    for run in systems:
-        rows = [index[q] for q in map(str, run._query_ids) if q in index]
-        answered[rows] = True
+    for queries_answered in answered_by.values():
+        answered[[index[q] for q in queries_answered if q in index]] = True
     selected = np.flatnonzero(answered)
     if len(selected) == 0:
         raise PolicyError(
@@ -488,7 +479,7 @@ def compare(
             metric_names[0],
             scores,
             ranked[n],
-            runs_queries(by_name[n]),
+            answered_by[n],
             query_ids,
             texts,
             worst,
@@ -567,10 +558,6 @@ def _explanations(
             for q in dict.fromkeys(query_list)
         }
     return out
-
-
-def runs_queries(run: Run) -> set[str]:
-    return {str(q) for q in run._query_ids}
 
 
 def _check_settings(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
@@ -103,9 +103,14 @@ class PerQuery:
 
 
 def _key(metric: str | Metric, metrics: tuple[Metric, ...]) -> str:
+    return metric_key(metric, [str(m) for m in metrics])
+
+
+def metric_key(metric: str | Metric, names: Sequence[str], done: str = "evaluated") -> str:
+    """The canonical name under which ``metric`` (any spelling: ``"ndcg_cut.10"``, a Metric)
+    was ``done`` among ``names``; KeyError naming them otherwise."""
     if isinstance(metric, Metric):
         return str(metric)
-    names = [str(m) for m in metrics]
     if metric in names:
         return metric
     from rankmeter.metrics import parse_metric
@@ -113,7 +118,7 @@ def _key(metric: str | Metric, metrics: tuple[Metric, ...]) -> str:
     canonical = str(parse_metric(metric))
     if canonical in names:
         return canonical
-    raise KeyError(f"{metric!r} was not evaluated; evaluated metrics: {', '.join(names)}")
+    raise KeyError(f"{metric!r} was not {done}; {done} metrics: {', '.join(names)}")
 
 
 @dataclass(frozen=True)
