@@ -27,7 +27,7 @@ from rankmeter.errors import PolicyError
 from rankmeter.evaluation import _as_names, _load_runs, _policies
 from rankmeter.metrics import DEFAULT_METRICS, Metric, parse_metric, parse_metrics
 from rankmeter.metrics._ranked import Ranked, join
-from rankmeter.results import Policies, metric_key
+from rankmeter.results import ByMetric, Policies, metric_key
 
 __all__ = [
     "CURVE_FAMILIES",
@@ -242,7 +242,8 @@ class Comparison:
     Attributes
     ----------
     systems : names, baseline first
-    metrics : canonical metric names, in the order asked
+    metrics : the metrics' names as asked for (``MRR@10`` stays ``MRR@10``), in that order;
+        lookups (``mean``, ``difference``) accept any name of a metric
     query_ids : the compared queries (judged queries that at least one system answered)
     scores : ``{metric: {system: per-query values aligned with query_ids}}``
     means : every system's mean of every metric, with its interval
@@ -274,7 +275,9 @@ class Comparison:
     explanations: Mapping[str, Mapping[str, Any]] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "scores", _frozen_nested(self.scores))
+        object.__setattr__(
+            self, "scores", ByMetric(self.metrics, _frozen_nested(self.scores), done="compared")
+        )
         object.__setattr__(self, "curves", _frozen_nested(self.curves))
         object.__setattr__(self, "queries", MappingProxyType(dict(self.queries)))
         object.__setattr__(
@@ -464,8 +467,8 @@ def compare(
 
     ranked = {run.name: _join(loaded_qrels, run, policies, selected) for run in systems}
     query_ids = tuple(str(q) for q in loaded_qrels._query_ids[selected])
-    scores = {str(m): {n: m.compute(ranked[n]) for n in order} for m in measures}
-    metric_names = tuple(str(m) for m in measures)
+    scores = {m.label: {n: m.compute(ranked[n]) for n in order} for m in measures}
+    metric_names = tuple(m.label for m in measures)
 
     options = _Options(stats, test, correction, interval, level, resamples, seed)
     mean_rows, tested = _summaries(order, metric_names, scores, options, correction)
@@ -488,7 +491,7 @@ def compare(
         )
         for n in order
     )
-    explanations = _explanations(loaded_qrels, by_name, base, metric_names[0], failures, policies)
+    explanations = _explanations(loaded_qrels, by_name, base, measures[0], failures, policies)
     groups = _segment_groups(_load_segments(segments), query_ids)
     segment_rows, segment_means = _segments(
         groups, order, metric_names, scores, options, alpha, min_segment
@@ -530,7 +533,7 @@ def _explanations(
     qrels: Qrels,
     runs: Mapping[str, Run],
     base: str,
-    metric: str,
+    metric: Metric,
     failures: tuple[Failures, ...],
     policies: Policies,
 ) -> dict[str, dict[str, Any]]:

@@ -97,10 +97,15 @@ def evaluate(
     ...     return {f"n{i}": 10.0 - i for i in range(1, at)} | {hit: 10.0 - at}
     >>> run = {"a": ranked("x", 1), "b": ranked("y", 3), "c": ranked("z", 10)}
     >>> result = evaluate(qrels, run, ["MRR", "P@1"])
-    >>> round(result.metrics["RR"], 2), result.metrics["P@1"]
+    >>> round(result.metrics["MRR"], 2), result.metrics["P@1"]
     (0.48, 0.3333333333333333)
-    >>> result.per_query.to_dict()["b"]["RR"]
+    >>> result.per_query.to_dict()["b"]["MRR"]
     0.3333333333333333
+
+    Results are keyed by the names asked for; a lookup accepts any name of a metric.
+
+    >>> list(result.metrics), result.metrics["RR"] == result.metrics["recip_rank"]
+    (['MRR', 'P@1'], True)
     """
     policies = _policies(rel, include_missing, judged_only, ties)
     measures = parse_metrics(DEFAULT_METRICS if metrics is None else _as_names(metrics))
@@ -169,14 +174,14 @@ def _evaluate_stream(
     from rankmeter.io.stream import iter_run_chunks
 
     rows: list[Any] = []
-    values: dict[str, list[Any]] = {str(m): [] for m in measures}
+    values: dict[str, list[Any]] = {m.label: [] for m in measures}
     source = str(path)
     run_name = name or "run"
 
     def collect(ranked: Any) -> None:
         rows.append(ranked.qrels_rows)
         for m in measures:
-            values[str(m)].append(m.compute(ranked))
+            values[m.label].append(m.compute(ranked))
 
     for chunk in iter_run_chunks(path, name=name, ties=policies.ties):
         run_name, source = chunk.name, chunk.source
@@ -277,7 +282,7 @@ def _evaluate_one(
     )
     if ranked.n_queries == 0:
         raise _no_common_queries(run.name, run.source, run.query_ids, qrels)
-    values = {str(m): m.compute(ranked) for m in measures}
+    values = {m.label: m.compute(ranked) for m in measures}
     means = {name: m.aggregate(values[name]) for name, m in zip(values, measures, strict=True)}
     per_query = PerQuery(tuple(str(q) for q in ranked.query_ids), measures, values)
     return EvalResult(run.name, means, per_query, policies, measures)

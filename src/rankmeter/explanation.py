@@ -63,7 +63,8 @@ class Explanation:
     Attributes
     ----------
     metric : str
-        Canonical metric name (``"nDCG@10"``).
+        The metric's name as asked for (``"nDCG@10"``, ``"MRR@10"``); the steps use its
+        canonical name (``RR@10``).
     query : str or None
         The query id; None for a ranking given by hand (:func:`explain_grades`).
     value : float
@@ -99,6 +100,7 @@ class Explanation:
     run: str | None = None
     evaluated: bool = True
     policies: Mapping[str, Any] = field(default_factory=dict)
+    integer: bool = False  # a count (NumRet, ...): shown without decimals
 
     @property
     def anchor(self) -> str:
@@ -118,9 +120,7 @@ class Explanation:
 
     @property
     def shown_value(self) -> str:
-        from rankmeter.metrics import parse_metric
-
-        if parse_metric(self.metric).spec.integer:
+        if self.integer:
             return str(round(self.value))
         return f"{self.value:.4f}"
 
@@ -611,7 +611,7 @@ def _build(case: _Case, metric: Metric) -> Explanation:
         notes += _tie_notes(case.scores[:considered], case.ties)
     ideal_columns = tuple(breakdown.ideal[0]) if breakdown.ideal else ()
     return Explanation(
-        metric=str(metric),
+        metric=metric.label,
         query=case.query,
         value=value,
         columns=columns,
@@ -626,6 +626,7 @@ def _build(case: _Case, metric: Metric) -> Explanation:
         run=case.run,
         evaluated=case.evaluated,
         policies=dict(case.policies),
+        integer=spec.integer,
     )
 
 

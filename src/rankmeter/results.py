@@ -4,15 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from types import MappingProxyType
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import numpy as np
 
 from rankmeter.data._columns import FloatArray
 from rankmeter.metrics import Metric
 
-__all__ = ["EvalResult", "EvalResults", "PerQuery", "Policies"]
+__all__ = ["ByMetric", "EvalResult", "EvalResults", "PerQuery", "Policies"]
+
+V = TypeVar("V")
 
 
 @dataclass(frozen=True)
@@ -58,31 +59,72 @@ def _plain(metric: Metric, value: float) -> float | int:
     return round(value) if metric.spec.integer else float(value)
 
 
+class ByMetric(Mapping[str, V], Generic[V]):
+    """A read-only mapping keyed by the metrics' labels (the names the user wrote), in the
+    order they were asked for; a lookup accepts any name of a metric (``"MRR@10"``,
+    ``"RR@10"``, ``"recip_rank"`` where it has no cutoff, a :class:`Metric`).
+
+    >>> from rankmeter.metrics import parse_metrics
+    >>> means = ByMetric(parse_metrics(["MRR@10", "ndcg_cut.10"]), {"MRR@10": 0.5, "ndcg_cut.10": 0.25})
+    >>> list(means), means["RR@10"], means["nDCG@10"], "P@10" in means
+    (['MRR@10', 'ndcg_cut.10'], 0.5, 0.25, False)
+    """
+
+    __slots__ = ("_data", "_done", "_measures")
+
+    def __init__(
+        self,
+        measures: Sequence[Metric | str],
+        values: Mapping[str, V],
+        *,
+        done: str = "evaluated",
+    ) -> None:
+        self._measures = tuple(measures)
+        labels = [m.label if isinstance(m, Metric) else m for m in self._measures]
+        self._data = {label: values[label] for label in labels}
+        self._done = done
+
+    def __getitem__(self, metric: str | Metric) -> V:
+        return self._data[metric_key(metric, self._measures, self._done)]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._data)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __repr__(self) -> str:
+        return repr(self._data)
+
+
+def _frozen_column(values: Any) -> FloatArray:
+    copy = np.array(values, dtype=np.float64)
+    copy.flags.writeable = False
+    return copy
+
+
 @dataclass(frozen=True)
 class PerQuery:
-    """Per-query values: one row per evaluated query, one column per metric."""
+    """Per-query values: one row per evaluated query, one column per metric (named by its
+    label)."""
 
     query_ids: tuple[str, ...]
     metrics: tuple[Metric, ...]
     values: Mapping[str, FloatArray] = field(repr=False)
 
     def __post_init__(self) -> None:
-        frozen = {}
-        for name, array in self.values.items():
-            copy = np.array(array, dtype=np.float64)
-            copy.flags.writeable = False
-            frozen[name] = copy
-        object.__setattr__(self, "values", MappingProxyType(frozen))
+        frozen = {m.label: _frozen_column(self.values[m.label]) for m in self.metrics}
+        object.__setattr__(self, "values", ByMetric(self.metrics, frozen))
 
     def __len__(self) -> int:
         return len(self.query_ids)
 
     def __getitem__(self, metric: str | Metric) -> FloatArray:
-        return self.values[_key(metric, self.metrics)]
+        return self.values[metric_key(metric, self.metrics)]
 
     def to_dict(self) -> dict[str, dict[str, float | int]]:
         """``{query_id: {metric: value}}``."""
-        columns = [(str(m), m, self.values[str(m)]) for m in self.metrics]
+        columns = [(m.label, m, self.values[m.label]) for m in self.metrics]
         return {
             q: {name: _plain(m, float(col[i])) for name, m, col in columns}
             for i, q in enumerate(self.query_ids)
@@ -93,8 +135,8 @@ class PerQuery:
 
         data: dict[str, Any] = {"query_id": pa.array(self.query_ids, type=pa.string())}
         for m in self.metrics:
-            col = self.values[str(m)]
-            data[str(m)] = pa.array(col.astype(np.int64) if m.spec.integer else col)
+            col = self.values[m.label]
+            data[m.label] = pa.array(col.astype(np.int64) if m.spec.integer else col)
         return pa.table(data)
 
     def to_pandas(self) -> Any:
@@ -102,23 +144,33 @@ class PerQuery:
         return self.to_arrow().to_pandas().set_index("query_id")
 
 
-def _key(metric: str | Metric, metrics: tuple[Metric, ...]) -> str:
-    return metric_key(metric, [str(m) for m in metrics])
-
-
-def metric_key(metric: str | Metric, names: Sequence[str], done: str = "evaluated") -> str:
-    """The canonical name under which ``metric`` (any spelling: ``"ndcg_cut.10"``, a Metric)
-    was ``done`` among ``names``; KeyError naming them otherwise."""
-    if isinstance(metric, Metric):
-        return str(metric)
-    if metric in names:
-        return metric
+def metric_key(
+    metric: str | Metric, measures: Sequence[Metric | str], done: str = "evaluated"
+) -> str:
+    """The label under which ``metric`` (any name of it: ``"MRR@10"``, ``"ndcg_cut.10"``, a
+    Metric) was ``done`` among ``measures`` (Metrics, or labels); KeyError naming them
+    otherwise."""
+    from rankmeter.errors import MetricError
     from rankmeter.metrics import parse_metric
 
-    canonical = str(parse_metric(metric))
-    if canonical in names:
-        return canonical
-    raise KeyError(f"{metric!r} was not {done}; {done} metrics: {', '.join(names)}")
+    labels = [m.label if isinstance(m, Metric) else m for m in measures]
+    if isinstance(metric, str) and metric in labels:
+        return metric
+    try:
+        wanted = metric if isinstance(metric, Metric) else parse_metric(metric)
+    except MetricError as exc:
+        raise KeyError(
+            f"{metric!r} was not {done} ({exc}); {done} metrics: {', '.join(labels)}"
+        ) from None
+    for measure, label in zip(measures, labels, strict=True):
+        if isinstance(measure, str):
+            try:
+                measure = parse_metric(measure)
+            except MetricError:
+                continue
+        if measure == wanted:
+            return label
+    raise KeyError(f"{metric!r} was not {done}; {done} metrics: {', '.join(labels)}")
 
 
 @dataclass(frozen=True)
@@ -130,8 +182,9 @@ class EvalResult:
     run : str
         The run's name.
     metrics : Mapping[str, float]
-        Canonical metric name -> aggregate over queries (mean; sum for counts). Always a
-        mapping, even for one metric.
+        Metric -> aggregate over queries (mean; sum for counts), keyed by the names the
+        metrics were asked for (``"MRR@10"`` stays ``"MRR@10"``); a lookup accepts any name of
+        a metric (``result.metrics["RR@10"]``). Always a mapping, even for one metric.
     per_query : PerQuery
         Per-query values (``to_dict``, ``to_pandas``, ``to_arrow``).
     policies : Policies
@@ -147,19 +200,19 @@ class EvalResult:
     measures: tuple[Metric, ...]
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "metrics", MappingProxyType(dict(self.metrics)))
+        object.__setattr__(self, "metrics", ByMetric(self.measures, self.metrics))
 
     @property
     def n_queries(self) -> int:
         return len(self.per_query)
 
     def __getitem__(self, metric: str | Metric) -> float:
-        return self.metrics[_key(metric, self.measures)]
+        return self.metrics[metric_key(metric, self.measures)]
 
     def to_dict(self, *, per_query: bool = False) -> dict[str, Any]:
         """``{"metrics": {...}}``, plus ``"per_query": {qid: {...}}`` when asked."""
         out: dict[str, Any] = {
-            "metrics": {str(m): _plain(m, self.metrics[str(m)]) for m in self.measures}
+            "metrics": {m.label: _plain(m, self.metrics[m.label]) for m in self.measures}
         }
         if per_query:
             out["per_query"] = self.per_query.to_dict()
@@ -211,7 +264,8 @@ class EvalResults(Mapping[str, EvalResult]):
         """Aggregates as a DataFrame: one row per run, one column per metric."""
         import pandas as pd
 
-        return pd.DataFrame([{"run": r.run, **r.metrics} for r in self.results]).set_index("run")
+        rows = [{"run": r.run, **dict(r.metrics)} for r in self.results]
+        return pd.DataFrame(rows).set_index("run")
 
     def __repr__(self) -> str:
         return f"EvalResults({', '.join(repr(r.run) for r in self.results)})"

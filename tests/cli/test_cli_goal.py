@@ -122,7 +122,7 @@ def test_evaluate_m_metrics_come_first_without_duplicates(cli: CLI, files: dict[
         "--goal", "single-answer", "-f", "json",
     )  # fmt: skip
     assert result.code == 0, result.err
-    assert list(json.loads(result.out)["metrics"]) == ["AP", "RR@10", "Success@1", "Success@10"]
+    assert list(json.loads(result.out)["metrics"]) == ["AP", "MRR@10", "Success@1", "Success@10"]
 
 
 def test_evaluate_goal_table_ends_with_the_reasons(cli: CLI, files: dict[str, Path]) -> None:

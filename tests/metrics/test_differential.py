@@ -124,7 +124,7 @@ def assert_same(
     assert set(got) == set(expected), context
     for metric in METRICS:
         trec = metric.trec_name
-        name = str(metric)
+        name = metric.label
         for q, row in expected.items():
             assert got[q][name] == pytest.approx(row[trec], abs=1e-9, rel=0), (
                 name,
@@ -256,7 +256,7 @@ def test_cranfield_matches_trec_eval(
     assert set(got) == set(expected)
     mismatches = []
     for metric in CRANFIELD_METRICS:
-        name, trec = str(metric), metric.trec_name
+        name, trec = metric.label, metric.trec_name
         for q, row in expected.items():
             if abs(got[q][name] - row[trec]) > 1e-9:
                 mismatches.append((name, q, got[q][name], row[trec]))

@@ -186,13 +186,13 @@ def _two_stage_table(result: Any) -> Any:
     table.add_column("run")
     table.add_column("queries", justify="right")
     for m in measures:
-        table.add_column(str(m), justify="right")
+        table.add_column(m.label, justify="right")
     for stage, evaluated in result.stages.items():
         table.add_row(
             stage,
             evaluated.run,
             str(evaluated.n_queries),
-            *(_fmt(m, evaluated.metrics[str(m)]) for m in measures),
+            *(_fmt(m, evaluated.metrics[m.label]) for m in measures),
         )
     notes = [
         f"pool: the retriever's top {result.pool} per query; ceiling: the pool sorted by grade"

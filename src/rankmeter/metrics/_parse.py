@@ -39,14 +39,30 @@ def parse_metric(text: str | Metric) -> Metric:
 
 
 def parse_metrics(texts: Iterable[str | Metric] | str) -> tuple[Metric, ...]:
-    """Parse metric names, expanding trec_eval cutoff lists (``P.5,10``); duplicates dropped."""
+    """Parse metric names, expanding trec_eval cutoff lists (``P.5,10``).
+
+    Each metric keeps the name it was written with (its ``label``). A metric asked for twice,
+    under any two names (``MRR@10`` and ``RR@10``), is kept once, under the first name given.
+
+    >>> [m.label for m in parse_metrics(["MRR@10", "ndcg_cut.10", "RR@10", "P.5,10"])]
+    ['MRR@10', 'ndcg_cut.10', 'P.5', 'P.10']
+    """
     if isinstance(texts, str):
         texts = [texts]
     out: list[Metric] = []
+    labels: dict[str, Metric] = {}
     for text in texts:
         for metric in _parse(text):
-            if metric not in out:
-                out.append(metric)
+            if metric in out:
+                continue
+            other = labels.get(metric.label)
+            if other is not None:  # only possible with Metric objects labelled by hand
+                raise MetricError(
+                    f"two different metrics are labelled {metric.label!r} ({other} and "
+                    f"{metric}); give each its own label"
+                )
+            labels[metric.label] = metric
+            out.append(metric)
     if not out:
         raise MetricError("no metrics given")
     return tuple(out)
@@ -77,7 +93,11 @@ def _parse(text: Any) -> list[Metric]:
             )
             if found is not None:
                 cutoffs = [_cutoff(text, c) for c in split["cutoffs"].split(",")]
-                return [_build(text, found[0], c, {}) for c in cutoffs]
+                if len(cutoffs) == 1:
+                    return [_build(text, found[0], cutoffs[0], {})]
+                # "P.5,10" asks for P.5 and P.10: each is labelled as it would be written alone.
+                head = stripped[: len(split["base"]) + 1]
+                return [_build(text, found[0], c, {}, label=f"{head}{c}") for c in cutoffs]
     match = _GRAMMAR.fullmatch(stripped)
     if match is None:
         raise _unknown(text)
@@ -120,7 +140,14 @@ def _params(text: str, spec: MetricSpec, body: str | None) -> dict[str, Any]:
     return params
 
 
-def _build(text: str, spec: MetricSpec, cutoff: int | None, params: dict[str, Any]) -> Metric:
+def _build(
+    text: str,
+    spec: MetricSpec,
+    cutoff: int | None,
+    params: dict[str, Any],
+    *,
+    label: str | None = None,
+) -> Metric:
     if cutoff is None and spec.cutoff == "required":
         raise MetricError(f"{text!r}: {spec.name} needs a cutoff, e.g. {spec.name}@10")
     if cutoff is not None and spec.cutoff == "none":
@@ -130,7 +157,7 @@ def _build(text: str, spec: MetricSpec, cutoff: int | None, params: dict[str, An
         for p in spec.params
         if p.name in params and params[p.name] != p.default
     )
-    return Metric(spec, cutoff, ordered)
+    return Metric(spec, cutoff, ordered, label=text.strip() if label is None else label)
 
 
 def metric_names() -> list[str]:

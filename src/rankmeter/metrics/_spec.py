@@ -126,12 +126,30 @@ class MetricSpec:
 class Metric:
     """One measurable quantity: a spec with its parameters and cutoff, e.g. ``nDCG(gain=exp)@10``.
 
-    ``str(metric)`` is canonical and parses back to an equal Metric.
+    ``str(metric)`` is canonical and parses back to an equal Metric. ``label`` is the name the
+    user wrote (``"MRR@10"``, ``"ndcg_cut.10"``): results, tables and reports are keyed by it.
+    It is not part of the metric's identity: ``MRR@10`` and ``RR@10`` are equal metrics.
+
+    >>> from rankmeter.metrics import parse_metric
+    >>> m = parse_metric("MRR@10")
+    >>> str(m), m.label, m == parse_metric("RR@10")
+    ('RR@10', 'MRR@10', True)
     """
 
     spec: MetricSpec
     cutoff: int | None = None
     params: tuple[tuple[str, Any], ...] = ()
+    label: str = field(default="", compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if not self.label:
+            object.__setattr__(self, "label", str(self))
+
+    def labelled(self, label: str) -> Metric:
+        """The same metric under another name (the name a user wrote for it)."""
+        from dataclasses import replace
+
+        return replace(self, label=label)
 
     def get(self, name: str) -> Any:
         """The value of a parameter (its default when not given)."""

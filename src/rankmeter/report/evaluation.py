@@ -27,7 +27,7 @@ def render_json(results: list[EvalResult], *, per_query: bool, single: bool) -> 
 def render_tsv(results: list[EvalResult], *, per_query: bool) -> str:
     """One row per run (per query and run, then the run's ``all`` row, with per_query)."""
     measures = results[0].measures
-    names = [str(m) for m in measures]
+    names = [m.label for m in measures]
     lines = ["\t".join(["run", *(["query_id"] if per_query else []), *names])]
     for r in results:
         if per_query:
@@ -35,7 +35,7 @@ def render_tsv(results: list[EvalResult], *, per_query: bool) -> str:
             for i, q in enumerate(r.per_query.query_ids):
                 cells = [_cell(m, c[i]) for m, c in zip(measures, columns, strict=True)]
                 lines.append("\t".join([r.run, q, *cells]))
-        aggregate = [_cell(m, r.metrics[str(m)]) for m in measures]
+        aggregate = [_cell(m, r.metrics[m.label]) for m in measures]
         lines.append("\t".join([r.run, *(["all"] if per_query else []), *aggregate]))
     return "\n".join(lines) + "\n"
 
@@ -49,16 +49,16 @@ def render_trec(results: list[EvalResult], *, per_query: bool) -> str:
     out: list[str] = []
     for r in results:
         measures = r.measures
-        names = [m.trec_name or str(m) for m in measures]
+        names = [m.trec_name or m.label for m in measures]
         if per_query:
-            columns = [r.per_query.values[str(m)] for m in measures]
+            columns = [r.per_query.values[m.label] for m in measures]
             for i, q in enumerate(r.per_query.query_ids):
                 for m, name, col in zip(measures, names, columns, strict=True):
                     out.append(_trec_line(name, q, m, float(col[i])))
         out.append(f"{'runid':<22}\tall\t{r.run}")
         out.append(f"{'num_q':<22}\tall\t{r.n_queries}")
         for m, name in zip(measures, names, strict=True):
-            out.append(_trec_line(name, "all", m, r.metrics[str(m)]))
+            out.append(_trec_line(name, "all", m, r.metrics[m.label]))
     return "\n".join(out) + "\n"
 
 
@@ -85,22 +85,22 @@ def render_table(results: list[EvalResult], *, per_query: bool) -> Any:
             table = Table(title=f"{r.run}: per query", title_justify="left")
             table.add_column("query", style="bold")
             for m in measures:
-                table.add_column(str(m), justify="right")
-            columns = [r.per_query.values[str(m)] for m in measures]
+                table.add_column(m.label, justify="right")
+            columns = [r.per_query.values[m.label] for m in measures]
             for i, q in enumerate(r.per_query.query_ids):
                 table.add_row(
                     q, *(_fmt(m, float(c[i])) for m, c in zip(measures, columns, strict=True))
                 )
             table.add_section()
-            table.add_row("all", *(_fmt(m, r.metrics[str(m)]) for m in measures), style="bold")
+            table.add_row("all", *(_fmt(m, r.metrics[m.label]) for m in measures), style="bold")
             parts.append(table)
     summary = Table(title_justify="left")
     summary.add_column("run", style="bold")
     summary.add_column("queries", justify="right")
     for m in measures:
-        summary.add_column(str(m), justify="right")
+        summary.add_column(m.label, justify="right")
     for r in results:
-        summary.add_row(r.run, str(r.n_queries), *(_fmt(m, r.metrics[str(m)]) for m in measures))
+        summary.add_row(r.run, str(r.n_queries), *(_fmt(m, r.metrics[m.label]) for m in measures))
     parts.append(summary)
     # The policies go under the tables as one line: a caption would wrap to the table's width.
     parts.append(Text(caption, style="dim"))
