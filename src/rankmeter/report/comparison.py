@@ -10,6 +10,7 @@ import json
 import math
 from typing import Any
 
+from rankmeter._escape import visible
 from rankmeter.comparison import Comparison, Difference
 
 __all__ = ["render_json", "render_latex", "render_markdown", "render_table"]
@@ -326,11 +327,52 @@ _LATEX_SPECIAL = {
     "}": r"\}",
     "~": r"\textasciitilde{}",
     "^": r"\textasciicircum{}",
+    # In LaTeX's default OT1 encoding these print as other glyphs: < > | as ¡ ¿ —, " as ”,
+    # ` as ‘ (OT1 has no straight double quote, the typewriter font has).
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+    "|": r"\textbar{}",
+    '"': r'\texttt{"}',
+    "`": r"\textasciigrave{}",
+    # A row starting with [ or * after \\ (or \midrule) would be read as their argument.
+    "[": "{[}",
+    "]": "{]}",
+    "*": "{*}",
 }
+# Pairs that pdflatex's fonts join into one glyph (-- is an en dash, '' a closing quote, ,, a low
+# quote in T1): an empty group after the first character keeps both.
+_LATEX_LIGATURES = frozenset({"--", "''", ",,"})
+# The non-ASCII characters pdflatex typesets in a default document (OT1 fonts, UTF-8 input):
+# Latin-1 and Latin Extended-A less the letters only T1 fonts have, and common punctuation.
+# Any other character stops pdflatex ("Unicode character ... not set up for use with LaTeX").
+_LATEX_TEXT = (
+    frozenset(map(chr, range(0xA0, 0x180))) - frozenset("«»ÐÞðþĄąĐđĘęĦħĮįĸĿŀŉŊŋŦŧŲųſ")
+) | frozenset("‘’“”–—…•€™")
 
 
 def latex_escape(text: str) -> str:
-    return "".join(_LATEX_SPECIAL.get(c, c) for c in text)
+    r"""``text`` as LaTeX text that pdflatex typesets as exactly these characters.
+
+    Control characters, and characters pdflatex has no glyph for by default, are shown as
+    visible escapes (````, ``检``), as in every other human-facing output.
+
+    >>> latex_escape("bm25_k1 & 50% <new>")
+    'bm25\\_k1 \\& 50\\% \\textless{}new\\textgreater{}'
+    """
+    shown = visible(text)
+    out = []
+    for i, char in enumerate(shown):
+        if char in _LATEX_SPECIAL:
+            out.append(_LATEX_SPECIAL[char])
+        elif char.isascii() or char in _LATEX_TEXT:
+            out.append(char)
+            if shown[i : i + 2] in _LATEX_LIGATURES:
+                out.append("{}")
+        else:
+            code = ord(char)
+            escape = f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+            out.append(r"\textbackslash{}" + escape[1:])
+    return "".join(out)
 
 
 def render_latex(comparison: Comparison) -> str:
@@ -375,11 +417,14 @@ def render_latex(comparison: Comparison) -> str:
         "wilcoxon": "a Wilcoxon signed-rank test",
         "sign": "a sign test",
     }[s.test]
+    # Every piece of text is escaped: the level's percent sign would start a comment.
+    level = latex_escape(f"{s.level:.0%}")
     caption = (
         f"Mean over {comparison.n_queries} queries. For each system: difference from the "
-        f"baseline {latex_escape(comparison.baseline)} and its {s.level:.0%} "
+        f"baseline {latex_escape(comparison.baseline)} and its {level} "
         f"{'BCa' if s.interval == 'bca' else 'percentile'} bootstrap interval. "
-        f"$^{{*}}$: significant at $\\alpha={s.alpha:g}$ by {test} with {correction} correction "
+        f"$^{{*}}$: significant at $\\alpha={s.alpha:g}$ by {latex_escape(test)} with "
+        f"{latex_escape(correction)} correction "
         f"over the {len(comparison.differences)} comparisons."
     )
     lines += [
