@@ -10,7 +10,7 @@ import json
 import math
 from typing import Any
 
-from rankmeter._escape import visible
+from rankmeter._escape import markdown_fence, markdown_text, visible
 from rankmeter.comparison import Comparison, Difference
 
 __all__ = ["render_json", "render_latex", "render_markdown", "render_table"]
@@ -269,40 +269,40 @@ def render_table(comparison: Comparison) -> Any:
 
 
 def _md_table(header: list[str], rows: list[list[str]], left: int = 2) -> list[str]:
-    def cell(text: str) -> str:
-        return text.replace("|", "\\|")
-
     aligns = ["---" if i < left else "---:" for i in range(len(header))]
     return [
-        "| " + " | ".join(cell(h) for h in header) + " |",
+        "| " + " | ".join(markdown_text(h) for h in header) + " |",
         "| " + " | ".join(aligns) + " |",
-        *("| " + " | ".join(cell(c) for c in row) + " |" for row in rows),
+        *("| " + " | ".join(markdown_text(c) for c in row) + " |" for row in rows),
     ]
 
 
 def render_markdown(comparison: Comparison) -> str:
+    """Markdown that shows every name, id and text as exactly that text: escaped for Markdown
+    and its raw HTML (rankmeter._escape.markdown_text); the failure lists in a code block whose
+    fence no line can close."""
     level = f"{comparison.settings.level:.0%}"
     systems = [s + (" (baseline)" if s == comparison.baseline else "") for s in comparison.systems]
     out = [
         "# Comparison",
         "",
-        headline(comparison),
+        markdown_text(headline(comparison)),
         "",
         f"## Means over {comparison.n_queries} queries [{level} CI]",
         "",
         *_md_table(["metric", *systems], means_rows(comparison), left=1),
         "",
-        f"## Against {comparison.baseline}",
+        f"## Against {markdown_text(comparison.baseline)}",
         "",
         *_md_table(difference_header(comparison), difference_rows(comparison)),
         "",
-        legend(comparison),
+        markdown_text(legend(comparison)),
         "",
     ]
-    out += [f"> note: {n}" for n in comparison.notes]
+    out += [f"> note: {markdown_text(n)}" for n in comparison.notes]
     if comparison.notes:
         out.append("")
-    out += ["## Failures", "", "```", *failure_lines(comparison), "```", ""]
+    out += ["## Failures", "", *markdown_fence(failure_lines(comparison)), ""]
     if comparison.segments:
         out += [
             "## Segments",
