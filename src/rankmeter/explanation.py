@@ -27,7 +27,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from rankmeter._escape import markdown_code, markdown_text
+from rankmeter._escape import markdown_code, markdown_text, visible
 from rankmeter.errors import PolicyError, RankmeterError
 
 if TYPE_CHECKING:
@@ -146,15 +146,15 @@ class Explanation:
 
     def to_text(self) -> str:
         """Plain text: the title, the table, the ideal ordering, notes and steps."""
-        lines = [self.title, ""]
+        lines = [visible(self.title), ""]
         lines += _text_table(self.columns, self.rows)
         for note in self.notes:
-            lines.append(f"  ({note})")
+            lines.append(f"  ({visible(note)})")
         if self.ideal_rows:
             lines += ["", "ideal ordering:"]
             lines += _text_table(self.ideal_columns, self.ideal_rows)
         lines += ["", "how the value follows:"]
-        lines += [f"  {step}" for step in self.steps]
+        lines += [f"  {visible(step)}" for step in self.steps]
         return "\n".join(lines) + "\n"
 
     def to_markdown(self) -> str:
@@ -179,18 +179,18 @@ class Explanation:
         e = html.escape
         parts = [
             f'<section class="rankmeter-explain" id="{e(self.anchor)}">',
-            f"<h3>{e(self.title)}</h3>",
+            f"<h3>{e(visible(self.title))}</h3>",
         ]
         parts.append(_html_table(self.columns, self.rows, "explain-ranks"))
         if self.notes:
             parts.append('<ul class="explain-notes">')
-            parts += [f"<li>{e(note)}</li>" for note in self.notes]
+            parts += [f"<li>{e(visible(note))}</li>" for note in self.notes]
             parts.append("</ul>")
         if self.ideal_rows:
             parts.append("<h4>Ideal ordering</h4>")
             parts.append(_html_table(self.ideal_columns, self.ideal_rows, "explain-ideal"))
         parts.append('<ol class="explain-steps">')
-        parts += [f"<li>{e(step)}</li>" for step in self.steps]
+        parts += [f"<li>{e(visible(step))}</li>" for step in self.steps]
         parts.append("</ol>")
         parts.append("</section>")
         return "\n".join(parts) + "\n"
@@ -717,7 +717,7 @@ def _cell(column: str, value: Any) -> str:
         return short if float(short) == value else repr(float(value))
     if isinstance(value, (int, float)):
         return num(value)
-    return str(value)
+    return visible(str(value))  # a document id: shown with its control characters visible
 
 
 _NUMERIC = {

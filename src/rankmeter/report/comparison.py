@@ -12,6 +12,7 @@ from typing import Any
 
 from rankmeter._escape import markdown_fence, markdown_text, visible
 from rankmeter.comparison import Comparison, Difference
+from rankmeter.report._rich import shown
 
 __all__ = ["render_json", "render_latex", "render_markdown", "render_table"]
 
@@ -210,23 +211,24 @@ def difference_header(comparison: Comparison) -> list[str]:
 
 
 def render_table(comparison: Comparison) -> Any:
-    """A rich renderable for the terminal: means, differences, failures, segments."""
+    """A rich renderable for the terminal: means, differences, failures, segments. Every name,
+    id and text goes in as a ``Text`` with control characters visible (report._rich.shown)."""
     from rich import box
     from rich.console import Group
     from rich.table import Table
     from rich.text import Text
 
     def table(title: str) -> Table:
-        return Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+        return Table(title=shown(title), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
 
     level = f"{comparison.settings.level:.0%}"
     means = table(f"Means over {comparison.n_queries} queries [{level} CI]")
     means.add_column("metric", no_wrap=True)
     for system in comparison.systems:
         label = system + (" (baseline)" if system == comparison.baseline else "")
-        means.add_column(label, justify="right", no_wrap=True)
+        means.add_column(shown(label), justify="right", no_wrap=True)
     for row in means_rows(comparison):
-        means.add_row(*row)
+        means.add_row(*map(shown, row))
     differences = table(f"Against {comparison.baseline}")
     for i, h in enumerate(difference_header(comparison)):
         differences.add_column(
@@ -237,24 +239,24 @@ def render_table(comparison: Comparison) -> Any:
         if previous is not None and row[0] != previous:
             differences.add_section()
         previous = row[0]
-        differences.add_row(*row, style="bold" if row[7].endswith("*") else None)
+        differences.add_row(*map(shown, row), style="bold" if row[7].endswith("*") else None)
     parts: list[Any] = [
-        Text(headline(comparison)),
+        shown(headline(comparison)),
         means,
         differences,
         Text(legend(comparison), style="dim"),
     ]
     if comparison.notes:
-        parts += [Text(f"note: {n}", style="yellow") for n in comparison.notes]
+        parts += [shown(f"note: {n}", style="yellow") for n in comparison.notes]
     parts.append(Text(""))
-    parts += [Text(line) for line in failure_lines(comparison)]
+    parts += [shown(line) for line in failure_lines(comparison)]
     if comparison.segments:
         segments = table("Segments")
         for i, h in enumerate(SEGMENT_HEADER):
             segments.add_column(h, justify="left" if i in (0, 2, 3) else "right")
         for row in segment_rows(comparison):
             style = "bold red" if row[-1] == "WORSE" else ("dim" if row[-1] == "small" else None)
-            segments.add_row(*row, style=style)
+            segments.add_row(*map(shown, row), style=style)
         parts += [
             Text(""),
             segments,
