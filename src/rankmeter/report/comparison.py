@@ -219,7 +219,12 @@ def render_table(comparison: Comparison) -> Any:
     from rich.text import Text
 
     def table(title: str) -> Table:
-        return Table(title=shown(title), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+        return Table(
+            title=shown(title, style="table.title"),  # the style rich gives str titles
+            title_justify="left",
+            box=box.SIMPLE_HEAD,
+            pad_edge=False,
+        )
 
     level = f"{comparison.settings.level:.0%}"
     means = table(f"Means over {comparison.n_queries} queries [{level} CI]")

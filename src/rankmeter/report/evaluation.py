@@ -89,7 +89,8 @@ def render_table(results: list[EvalResult], *, per_query: bool) -> Any:
     parts: list[Any] = []
     if per_query:
         for r in results:
-            table = Table(title=shown(f"{r.run}: per query"), title_justify="left")
+            title = shown(f"{r.run}: per query", style="table.title")
+            table = Table(title=title, title_justify="left")
             table.add_column("query", style="bold")
             for m in measures:
                 table.add_column(str(m), justify="right")
