@@ -171,6 +171,9 @@ def commands(f: dict[str, Path], out: Path) -> dict[str, list[str]]:
             "-f", fmt,
         ]  # fmt: skip
     found["demo"] = ["demo", "--worst", "2", "--report", str(f["report"])]
+    found["metrics"] = ["metrics"]
+    found["error: goal"] = ["metrics", "--goal", f"x{OSC_TITLE}"]
+    found["error: format"] = ["evaluate", q, a, "-f", f"tsv{CSI}"]
     found["error: missing file"] = ["evaluate", q, str(f["missing"])]
     found["error: bad line"] = ["evaluate", q, str(f["bad"]), "--quiet"]
     found["error: unknown query"] = ["explain", q, a, "--query", "zz" + OSC_TITLE]
