@@ -27,6 +27,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from rankmeter._escape import markdown_code, markdown_text, visible
 from rankmeter.errors import PolicyError, RankmeterError
 
 if TYPE_CHECKING:
@@ -145,32 +146,32 @@ class Explanation:
 
     def to_text(self) -> str:
         """Plain text: the title, the table, the ideal ordering, notes and steps."""
-        lines = [self.title, ""]
+        lines = [visible(self.title), ""]
         lines += _text_table(self.columns, self.rows)
         for note in self.notes:
-            lines.append(f"  ({note})")
+            lines.append(f"  ({visible(note)})")
         if self.ideal_rows:
             lines += ["", "ideal ordering:"]
             lines += _text_table(self.ideal_columns, self.ideal_rows)
         lines += ["", "how the value follows:"]
-        lines += [f"  {step}" for step in self.steps]
+        lines += [f"  {visible(step)}" for step in self.steps]
         return "\n".join(lines) + "\n"
 
     def to_markdown(self) -> str:
         """A Markdown section: heading, tables, notes and steps."""
-        where = "the grades given" if self.query is None else f"query {_md_code(self.query)}"
-        run = f" in run {_md_code(self.run)}" if self.run is not None else ""
-        lines = [f"### {_md_code(self.metric)} for {where}{run} = {self.shown_value}", ""]
+        where = "the grades given" if self.query is None else f"query {markdown_code(self.query)}"
+        run = f" in run {markdown_code(self.run)}" if self.run is not None else ""
+        lines = [f"### {markdown_code(self.metric)} for {where}{run} = {self.shown_value}", ""]
         lines += _md_table(self.columns, self.rows)
         if self.notes:
             lines.append("")
-            lines += [f"*{_md_escape(note)}*  " for note in self.notes]
+            lines += [f"*{markdown_text(note)}*  " for note in self.notes]
             lines[-1] = lines[-1].rstrip()
         if self.ideal_rows:
             lines += ["", "Ideal ordering:", ""]
             lines += _md_table(self.ideal_columns, self.ideal_rows)
         lines += ["", "How the value follows:", ""]
-        lines += [f"1. {_md_escape(step)}" for step in self.steps]
+        lines += [f"1. {markdown_text(step)}" for step in self.steps]
         return "\n".join(lines) + "\n"
 
     def to_html(self) -> str:
@@ -178,18 +179,18 @@ class Explanation:
         e = html.escape
         parts = [
             f'<section class="rankmeter-explain" id="{e(self.anchor)}">',
-            f"<h3>{e(self.title)}</h3>",
+            f"<h3>{e(visible(self.title))}</h3>",
         ]
         parts.append(_html_table(self.columns, self.rows, "explain-ranks"))
         if self.notes:
             parts.append('<ul class="explain-notes">')
-            parts += [f"<li>{e(note)}</li>" for note in self.notes]
+            parts += [f"<li>{e(visible(note))}</li>" for note in self.notes]
             parts.append("</ul>")
         if self.ideal_rows:
             parts.append("<h4>Ideal ordering</h4>")
             parts.append(_html_table(self.ideal_columns, self.ideal_rows, "explain-ideal"))
         parts.append('<ol class="explain-steps">')
-        parts += [f"<li>{e(step)}</li>" for step in self.steps]
+        parts += [f"<li>{e(visible(step))}</li>" for step in self.steps]
         parts.append("</ol>")
         parts.append("</section>")
         return "\n".join(parts) + "\n"
@@ -717,7 +718,7 @@ def _cell(column: str, value: Any) -> str:
         return short if float(short) == value else repr(float(value))
     if isinstance(value, (int, float)):
         return num(value)
-    return str(value)
+    return visible(str(value))  # a document id: shown with its control characters visible
 
 
 _NUMERIC = {
@@ -767,24 +768,8 @@ def _md_table(columns: Sequence[str], rows: Sequence[Mapping[str, Any]]) -> list
     aligns = ["---:" if c in _NUMERIC or c == "nonrel_above" else ":---" for c in columns]
     lines = ["| " + " | ".join(heads) + " |", "| " + " | ".join(aligns) + " |"]
     for cells in _with_gaps(columns, rows):
-        lines.append("| " + " | ".join(_md_cell(c) for c in cells) + " |")
+        lines.append("| " + " | ".join(markdown_text(c) for c in cells) + " |")
     return lines
-
-
-def _md_cell(text: str) -> str:
-    return _md_escape(text)
-
-
-def _md_escape(text: str) -> str:
-    return re.sub(r"([\\`*_\[\]<>#|])", r"\\\1", text)
-
-
-def _md_code(text: str) -> str:
-    """``text`` as an inline code span, fenced with more backticks than it contains."""
-    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
-    fence = "`" * (longest + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
-    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def _html_table(columns: Sequence[str], rows: Sequence[Mapping[str, Any]], kind: str) -> str:

@@ -19,9 +19,18 @@ LABELS = ["MRR@10", "ndcg_cut.10", "P.5", "P.10"]
 
 
 def test_labels_are_the_names_written_and_aliases_are_one_metric() -> None:
-    measures = parse_metrics(["MRR@10", "ndcg_cut.10", "RR@10", "P.5,10", "P@5", " map "])
-    assert [m.label for m in measures] == [*LABELS, "map"]
-    assert [str(m) for m in measures] == ["RR@10", "nDCG@10", "P@5", "P@10", "AP"]
+    measures = parse_metrics(
+        ["MRR@10", "ndcg_cut.10", "RR@10", "P.5,10", "P@5", " map ", "nDCG ( gain = exp ) @\x1c3"]
+    )
+    assert [m.label for m in measures] == [*LABELS, "map", "nDCG(gain=exp)@3"]
+    assert [str(m) for m in measures] == [
+        "RR@10",
+        "nDCG@10",
+        "P@5",
+        "P@10",
+        "AP",
+        "nDCG(gain=exp)@3",
+    ]
     assert parse_metric("MRR@10") == parse_metric("RR@10")
     assert hash(parse_metric("MRR@10")) == hash(parse_metric("RR@10"))
 

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 import typer
 
+from rankmeter._escape import visible
 from rankmeter.errors import MetricError, PolicyError, RankmeterError
 
 app = typer.Typer(
@@ -39,7 +40,9 @@ _embed.register(app)
 
 
 def _one_line(text: str) -> str:
-    return " ".join(text.split())
+    """The message on one line, its control characters visible: a file name or an id in it
+    must not drive the terminal (rankmeter._escape)."""
+    return visible(" ".join(text.split()))
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -11,6 +11,8 @@ import threading
 from types import TracebackType
 from typing import Any
 
+from rankmeter._escape import visible
+
 
 class Steps:
     """A progress bar over named steps, which appears once the work has taken ``delay`` s.
@@ -57,7 +59,7 @@ class Steps:
                 return
             console = self._console or Console(stderr=True)
             self._bar = Progress(
-                TextColumn("{task.description}"),
+                TextColumn("{task.description}", markup=False),
                 BarColumn(),
                 TextColumn("{task.completed}/{task.total}"),
                 TimeElapsedColumn(),
@@ -69,6 +71,7 @@ class Steps:
 
     def start(self, label: str) -> None:
         """Begin the next step (the previous one, if any, is done)."""
+        label = visible(label)  # labels name files: no [markup], no control sequences
         with self._lock:
             if self._label:
                 self.done += 1

@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
+from rankmeter._escape import json_safe, terminal_safe
 from rankmeter.cli._common import OutputOption, emit, render_rich
 
 
@@ -157,11 +158,12 @@ def ann_recall(
     if output_format is AnnFormat.json:
         import json
 
-        emit(json.dumps(result.to_dict(), indent=2, ensure_ascii=False) + "\n", output)
+        text = json_safe(json.dumps(result.to_dict(), indent=2, ensure_ascii=False)) + "\n"
+        emit(terminal_safe(text, output), output)
     elif output_format is AnnFormat.markdown:
-        emit(result.to_markdown(), output)
+        emit(terminal_safe(result.to_markdown(), output), output)
     elif output_format is AnnFormat.html:
-        emit(result.to_html(), output)
+        emit(terminal_safe(result.to_html(), output), output)
     else:
         from rich import box
         from rich.table import Table

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from rankmeter._escape import terminal_safe
 from rankmeter.cli._common import (
     JudgedOnlyOption,
     OutputOption,
@@ -184,15 +185,15 @@ def compare(
             ties=ties.value,
         )
     if output_format is CompareFormat.json:
-        emit(report.render_json(result, per_query=per_query), output)
+        emit(terminal_safe(report.render_json(result, per_query=per_query), output), output)
     elif output_format is CompareFormat.markdown:
-        emit(report.render_markdown(result), output)
+        emit(terminal_safe(report.render_markdown(result), output), output)
     elif output_format is CompareFormat.latex:
-        emit(report.render_latex(result), output)
+        emit(terminal_safe(report.render_latex(result), output), output)
     elif output_format is CompareFormat.html:
         from rankmeter.report.html import render_html
 
-        emit(render_html(result), output)
+        emit(terminal_safe(render_html(result), output), output)
     else:
         render_rich(report.render_table(result), output)
 

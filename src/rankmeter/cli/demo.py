@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from rankmeter._escape import visible
 from rankmeter.cli._common import emit
 
 if TYPE_CHECKING:
@@ -94,6 +95,8 @@ def _print_report(
 def _print_worst(console: Any, results: EvalResults, queries: dict[str, str], n: int) -> None:
     from rich.table import Table
 
+    from rankmeter.report._rich import shown
+
     key = "nDCG@10"
     best = max(results.results, key=lambda r: r.metrics[key])
     values = {r.run: r.per_query.to_dict() for r in results.results}
@@ -110,7 +113,7 @@ def _print_worst(console: Any, results: EvalResults, queries: dict[str, str], n:
         table.add_column(f"{r.run}\n{key}", justify="right")
     for query_id in order[:n]:
         cells = [_cell(values[r.run].get(query_id, {}).get(key)) for r in results.results]
-        table.add_row(query_id, queries.get(query_id, ""), *cells)
+        table.add_row(shown(query_id), shown(queries.get(query_id, "")), *cells)
     console.print(table)
     for other in results.results:
         if other.run == best.run:
@@ -131,7 +134,7 @@ def _print_worst(console: Any, results: EvalResults, queries: dict[str, str], n:
 def _say(console: Any, *lines: str) -> None:
     # Plain lines are never wrapped, so commands and paths can be copied whole.
     for line in lines:
-        console.print(line, markup=False, soft_wrap=True)
+        console.print(visible(line), markup=False, soft_wrap=True)
 
 
 def _cell(value: float | int | None) -> str:

@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from rankmeter._escape import terminal_safe
 from rankmeter.cli._common import OutputOption, QuietOption, emit, render_rich
 from rankmeter.cli._progress import Steps
 
@@ -148,7 +149,7 @@ def embed_eval(
             progress=steps.start,
         )
     if output_format is EmbedFormat.json:
-        emit(render_json([result], per_query=per_query, single=True), output)
+        emit(terminal_safe(render_json([result], per_query=per_query, single=True), output), output)
     else:
         render_rich(render_table([result], per_query=per_query), output)
 

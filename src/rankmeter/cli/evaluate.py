@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
+from rankmeter._escape import terminal_safe
 from rankmeter.cli._common import (
     InputFormat,
     JudgedOnlyOption,
@@ -131,11 +132,14 @@ def evaluate(
         results = _named(evaluated, list(runs))
     listed = list(results.results)
     if output_format is OutputFormat.json:
-        emit(render_json(listed, per_query=per_query, single=len(runs) == 1), output)
+        emit(
+            terminal_safe(render_json(listed, per_query=per_query, single=len(runs) == 1), output),
+            output,
+        )
     elif output_format is OutputFormat.tsv:
-        emit(render_tsv(listed, per_query=per_query), output)
+        emit(terminal_safe(render_tsv(listed, per_query=per_query), output), output)
     elif output_format is OutputFormat.trec:
-        emit(render_trec(listed, per_query=per_query), output)
+        emit(terminal_safe(render_trec(listed, per_query=per_query), output), output)
     elif chosen is None:
         render_rich(render_table(listed, per_query=per_query), output)
     else:

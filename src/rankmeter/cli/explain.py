@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
+from rankmeter._escape import json_safe, terminal_safe
 from rankmeter.cli._common import (
     JudgedOnlyOption,
     OutputOption,
@@ -113,13 +114,14 @@ def explain(
             "policies": dict(case.policies),
             "metrics": {e.metric: e.to_dict() for e in explanations},
         }
-        emit(json.dumps(document, indent=2, ensure_ascii=False) + "\n", output)
+        text = json_safe(json.dumps(document, indent=2, ensure_ascii=False)) + "\n"
     elif output_format is ExplainFormat.markdown:
-        emit("\n".join(e.to_markdown() for e in explanations), output)
+        text = "\n".join(e.to_markdown() for e in explanations)
     elif output_format is ExplainFormat.html:
-        emit("".join(e.to_html() for e in explanations), output)
+        text = "".join(e.to_html() for e in explanations)
     else:
-        emit("\n".join(e.to_text() for e in explanations), output)
+        text = "\n".join(e.to_text() for e in explanations)
+    emit(terminal_safe(text, output), output)
 
 
 def register(app: typer.Typer) -> None:

@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
+from rankmeter._escape import json_safe, terminal_safe
 from rankmeter.cli._common import OutputOption, QuietOption, emit, render_rich
 from rankmeter.cli._progress import Steps
 
@@ -81,7 +82,7 @@ def bm25(
         steps.start("evaluating")
         result = evaluate(loaded.qrels, run, measures)
     if output_format is EvalFormat.json:
-        emit(render_json([result], per_query=False, single=True), output)
+        emit(terminal_safe(render_json([result], per_query=False, single=True), output), output)
     else:
         render_rich(render_table([result], per_query=False), output)
 
@@ -121,7 +122,7 @@ def fuse(
     loaded = [read_run(path) for path in runs]
     fused = fuse_runs(loaded, method.value, k=k, weights=parsed, depth=depth, name=name)
     if output is None or output == "-":
-        emit(trec_run_text(fused), None)
+        emit(terminal_safe(trec_run_text(fused), output), None)
     else:
         write_trec_run(fused, output)
 
@@ -168,7 +169,8 @@ def two_stage(
         metrics=metric or ["nDCG@10"],
     )
     if output_format is EvalFormat.json:
-        emit(json.dumps(result.to_dict(), indent=2, ensure_ascii=False) + "\n", output)
+        text = json_safe(json.dumps(result.to_dict(), indent=2, ensure_ascii=False)) + "\n"
+        emit(terminal_safe(text, output), output)
     else:
         render_rich(_two_stage_table(result), output)
 
@@ -178,6 +180,7 @@ def _two_stage_table(result: Any) -> Any:
     from rich.table import Table
     from rich.text import Text
 
+    from rankmeter.report._rich import shown
     from rankmeter.report.evaluation import _fmt
 
     measures = result.retriever.measures
@@ -190,7 +193,7 @@ def _two_stage_table(result: Any) -> Any:
     for stage, evaluated in result.stages.items():
         table.add_row(
             stage,
-            evaluated.run,
+            shown(evaluated.run),
             str(evaluated.n_queries),
             *(_fmt(m, evaluated.metrics[m.label]) for m in measures),
         )

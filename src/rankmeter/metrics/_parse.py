@@ -157,7 +157,9 @@ def _build(
         for p in spec.params
         if p.name in params and params[p.name] != p.default
     )
-    return Metric(spec, cutoff, ordered, label=text.strip() if label is None else label)
+    # The label is the name as written, without its whitespace ("nDCG @ 10" -> "nDCG@10").
+    written = "".join(text.split()) if label is None else label
+    return Metric(spec, cutoff, ordered, label=written)
 
 
 def metric_names() -> list[str]:

@@ -11,7 +11,9 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from html import escape
+from html import escape as _html_escape
+
+from rankmeter._escape import visible
 
 __all__ = ["Bar", "Series", "bar_chart", "line_chart", "nice_ticks"]
 
@@ -51,6 +53,11 @@ def _n(value: float) -> str:
     """A coordinate: one decimal, never ``-0.0``."""
     text = f"{value:.1f}"
     return "0.0" if text == "-0.0" else text
+
+
+def escape(text: str, quote: bool = True) -> str:
+    """Escaped for SVG text and attributes, control characters shown as visible escapes."""
+    return _html_escape(visible(text), quote=quote)
 
 
 def _attr(text: str) -> str:

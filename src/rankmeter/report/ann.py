@@ -7,6 +7,8 @@ from __future__ import annotations
 from html import escape
 from typing import TYPE_CHECKING
 
+from rankmeter._escape import visible
+
 if TYPE_CHECKING:
     from rankmeter.vector.ann import AnnRecall
 
@@ -14,7 +16,7 @@ __all__ = ["render_html"]
 
 
 def _e(text: object) -> str:
-    return escape(str(text), quote=True)
+    return escape(visible(str(text)), quote=True)
 
 
 def _headline(result: AnnRecall) -> str:

@@ -10,7 +10,9 @@ import json
 import math
 from typing import Any
 
+from rankmeter._escape import markdown_fence, markdown_text, visible
 from rankmeter.comparison import Comparison, Difference
+from rankmeter.report._rich import shown
 
 __all__ = ["render_json", "render_latex", "render_markdown", "render_table"]
 
@@ -209,23 +211,29 @@ def difference_header(comparison: Comparison) -> list[str]:
 
 
 def render_table(comparison: Comparison) -> Any:
-    """A rich renderable for the terminal: means, differences, failures, segments."""
+    """A rich renderable for the terminal: means, differences, failures, segments. Every name,
+    id and text goes in as a ``Text`` with control characters visible (report._rich.shown)."""
     from rich import box
     from rich.console import Group
     from rich.table import Table
     from rich.text import Text
 
     def table(title: str) -> Table:
-        return Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+        return Table(
+            title=shown(title, style="table.title"),  # the style rich gives str titles
+            title_justify="left",
+            box=box.SIMPLE_HEAD,
+            pad_edge=False,
+        )
 
     level = f"{comparison.settings.level:.0%}"
     means = table(f"Means over {comparison.n_queries} queries [{level} CI]")
     means.add_column("metric", no_wrap=True)
     for system in comparison.systems:
         label = system + (" (baseline)" if system == comparison.baseline else "")
-        means.add_column(label, justify="right", no_wrap=True)
+        means.add_column(shown(label), justify="right", no_wrap=True)
     for row in means_rows(comparison):
-        means.add_row(*row)
+        means.add_row(*map(shown, row))
     differences = table(f"Against {comparison.baseline}")
     for i, h in enumerate(difference_header(comparison)):
         differences.add_column(
@@ -236,24 +244,24 @@ def render_table(comparison: Comparison) -> Any:
         if previous is not None and row[0] != previous:
             differences.add_section()
         previous = row[0]
-        differences.add_row(*row, style="bold" if row[7].endswith("*") else None)
+        differences.add_row(*map(shown, row), style="bold" if row[7].endswith("*") else None)
     parts: list[Any] = [
-        Text(headline(comparison)),
+        shown(headline(comparison)),
         means,
         differences,
         Text(legend(comparison), style="dim"),
     ]
     if comparison.notes:
-        parts += [Text(f"note: {n}", style="yellow") for n in comparison.notes]
+        parts += [shown(f"note: {n}", style="yellow") for n in comparison.notes]
     parts.append(Text(""))
-    parts += [Text(line) for line in failure_lines(comparison)]
+    parts += [shown(line) for line in failure_lines(comparison)]
     if comparison.segments:
         segments = table("Segments")
         for i, h in enumerate(SEGMENT_HEADER):
             segments.add_column(h, justify="left" if i in (0, 2, 3) else "right")
         for row in segment_rows(comparison):
             style = "bold red" if row[-1] == "WORSE" else ("dim" if row[-1] == "small" else None)
-            segments.add_row(*row, style=style)
+            segments.add_row(*map(shown, row), style=style)
         parts += [
             Text(""),
             segments,
@@ -268,40 +276,40 @@ def render_table(comparison: Comparison) -> Any:
 
 
 def _md_table(header: list[str], rows: list[list[str]], left: int = 2) -> list[str]:
-    def cell(text: str) -> str:
-        return text.replace("|", "\\|")
-
     aligns = ["---" if i < left else "---:" for i in range(len(header))]
     return [
-        "| " + " | ".join(cell(h) for h in header) + " |",
+        "| " + " | ".join(markdown_text(h) for h in header) + " |",
         "| " + " | ".join(aligns) + " |",
-        *("| " + " | ".join(cell(c) for c in row) + " |" for row in rows),
+        *("| " + " | ".join(markdown_text(c) for c in row) + " |" for row in rows),
     ]
 
 
 def render_markdown(comparison: Comparison) -> str:
+    """Markdown that shows every name, id and text as exactly that text: escaped for Markdown
+    and its raw HTML (rankmeter._escape.markdown_text); the failure lists in a code block whose
+    fence no line can close."""
     level = f"{comparison.settings.level:.0%}"
     systems = [s + (" (baseline)" if s == comparison.baseline else "") for s in comparison.systems]
     out = [
         "# Comparison",
         "",
-        headline(comparison),
+        markdown_text(headline(comparison)),
         "",
         f"## Means over {comparison.n_queries} queries [{level} CI]",
         "",
         *_md_table(["metric", *systems], means_rows(comparison), left=1),
         "",
-        f"## Against {comparison.baseline}",
+        f"## Against {markdown_text(comparison.baseline)}",
         "",
         *_md_table(difference_header(comparison), difference_rows(comparison)),
         "",
-        legend(comparison),
+        markdown_text(legend(comparison)),
         "",
     ]
-    out += [f"> note: {n}" for n in comparison.notes]
+    out += [f"> note: {markdown_text(n)}" for n in comparison.notes]
     if comparison.notes:
         out.append("")
-    out += ["## Failures", "", "```", *failure_lines(comparison), "```", ""]
+    out += ["## Failures", "", *markdown_fence(failure_lines(comparison)), ""]
     if comparison.segments:
         out += [
             "## Segments",
@@ -326,11 +334,52 @@ _LATEX_SPECIAL = {
     "}": r"\}",
     "~": r"\textasciitilde{}",
     "^": r"\textasciicircum{}",
+    # In LaTeX's default OT1 encoding these print as other glyphs: < > | as ¡ ¿ —, " as ”,
+    # ` as ‘ (OT1 has no straight double quote, the typewriter font has).
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+    "|": r"\textbar{}",
+    '"': r'\texttt{"}',
+    "`": r"\textasciigrave{}",
+    # A row starting with [ or * after \\ (or \midrule) would be read as their argument.
+    "[": "{[}",
+    "]": "{]}",
+    "*": "{*}",
 }
+# Pairs that pdflatex's fonts join into one glyph (-- is an en dash, '' a closing quote, ,, a low
+# quote in T1): an empty group after the first character keeps both.
+_LATEX_LIGATURES = frozenset({"--", "''", ",,"})
+# The non-ASCII characters pdflatex typesets in a default document (OT1 fonts, UTF-8 input):
+# Latin-1 and Latin Extended-A less the letters only T1 fonts have, and common punctuation.
+# Any other character stops pdflatex ("Unicode character ... not set up for use with LaTeX").
+_LATEX_TEXT = (
+    frozenset(map(chr, range(0xA0, 0x180))) - frozenset("«»ÐÞðþĄąĐđĘęĦħĮįĸĿŀŉŊŋŦŧŲųſ")
+) | frozenset("‘’“”–—…•€™")
 
 
 def latex_escape(text: str) -> str:
-    return "".join(_LATEX_SPECIAL.get(c, c) for c in text)
+    r"""``text`` as LaTeX text that pdflatex typesets as exactly these characters.
+
+    Control characters, and characters pdflatex has no glyph for by default, are shown as
+    visible escapes (````, ``检``), as in every other human-facing output.
+
+    >>> latex_escape("bm25_k1 & 50% <new>")
+    'bm25\\_k1 \\& 50\\% \\textless{}new\\textgreater{}'
+    """
+    shown = visible(text)
+    out = []
+    for i, char in enumerate(shown):
+        if char in _LATEX_SPECIAL:
+            out.append(_LATEX_SPECIAL[char])
+        elif char.isascii() or char in _LATEX_TEXT:
+            out.append(char)
+            if shown[i : i + 2] in _LATEX_LIGATURES:
+                out.append("{}")
+        else:
+            code = ord(char)
+            escape = f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+            out.append(r"\textbackslash{}" + escape[1:])
+    return "".join(out)
 
 
 def render_latex(comparison: Comparison) -> str:
@@ -375,11 +424,14 @@ def render_latex(comparison: Comparison) -> str:
         "wilcoxon": "a Wilcoxon signed-rank test",
         "sign": "a sign test",
     }[s.test]
+    # Every piece of text is escaped: the level's percent sign would start a comment.
+    level = latex_escape(f"{s.level:.0%}")
     caption = (
         f"Mean over {comparison.n_queries} queries. For each system: difference from the "
-        f"baseline {latex_escape(comparison.baseline)} and its {s.level:.0%} "
+        f"baseline {latex_escape(comparison.baseline)} and its {level} "
         f"{'BCa' if s.interval == 'bca' else 'percentile'} bootstrap interval. "
-        f"$^{{*}}$: significant at $\\alpha={s.alpha:g}$ by {test} with {correction} correction "
+        f"$^{{*}}$: significant at $\\alpha={s.alpha:g}$ by {latex_escape(test)} with "
+        f"{latex_escape(correction)} correction "
         f"over the {len(comparison.differences)} comparisons."
     )
     lines += [

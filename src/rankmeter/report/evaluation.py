@@ -1,11 +1,18 @@
-"""Render evaluation results: JSON, TSV, trec_eval ``-q`` lines and rich tables."""
+"""Render evaluation results: JSON, TSV, trec_eval ``-q`` lines and rich tables.
+
+TSV and trec_eval lines are data: run names and query ids stay byte-exact (the CLI escapes them
+only at a terminal). The tables show control characters as visible escapes; JSON escapes them as
+JSON does (rankmeter._escape).
+"""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
+from rankmeter._escape import json_safe
 from rankmeter.metrics import Metric
+from rankmeter.report._rich import shown
 from rankmeter.results import EvalResult
 
 __all__ = ["render_json", "render_table", "render_trec", "render_tsv"]
@@ -21,7 +28,7 @@ def render_json(results: list[EvalResult], *, per_query: bool, single: bool) -> 
         payload: Any = results[0].to_dict(per_query=per_query)
     else:
         payload = [{"run": r.run, **r.to_dict(per_query=per_query)} for r in results]
-    return json.dumps(payload, indent=2, ensure_ascii=False) + "\n"
+    return json_safe(json.dumps(payload, indent=2, ensure_ascii=False)) + "\n"
 
 
 def render_tsv(results: list[EvalResult], *, per_query: bool) -> str:
@@ -82,14 +89,16 @@ def render_table(results: list[EvalResult], *, per_query: bool) -> Any:
     parts: list[Any] = []
     if per_query:
         for r in results:
-            table = Table(title=f"{r.run}: per query", title_justify="left")
+            title = shown(f"{r.run}: per query", style="table.title")
+            table = Table(title=title, title_justify="left")
             table.add_column("query", style="bold")
             for m in measures:
                 table.add_column(m.label, justify="right")
             columns = [r.per_query.values[m.label] for m in measures]
             for i, q in enumerate(r.per_query.query_ids):
                 table.add_row(
-                    q, *(_fmt(m, float(c[i])) for m, c in zip(measures, columns, strict=True))
+                    shown(q),
+                    *(_fmt(m, float(c[i])) for m, c in zip(measures, columns, strict=True)),
                 )
             table.add_section()
             table.add_row("all", *(_fmt(m, r.metrics[m.label]) for m in measures), style="bold")
@@ -100,7 +109,9 @@ def render_table(results: list[EvalResult], *, per_query: bool) -> Any:
     for m in measures:
         summary.add_column(m.label, justify="right")
     for r in results:
-        summary.add_row(r.run, str(r.n_queries), *(_fmt(m, r.metrics[m.label]) for m in measures))
+        summary.add_row(
+            shown(r.run), str(r.n_queries), *(_fmt(m, r.metrics[m.label]) for m in measures)
+        )
     parts.append(summary)
     # The policies go under the tables as one line: a caption would wrap to the table's width.
     parts.append(Text(caption, style="dim"))

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from rankmeter._escape import visible
 from rankmeter.comparison import CURVE_FAMILIES, Comparison, Difference, Failures
 from rankmeter.report import _svg
 from rankmeter.report.comparison import headline, interval, legend, num, percent, pvalue, signed
@@ -158,7 +159,8 @@ class _Styles:
 
 
 def _e(value: object) -> str:
-    return escape(str(value), quote=True)
+    """Escaped for HTML text and attributes, control characters shown as visible escapes."""
+    return escape(visible(str(value)), quote=True)
 
 
 def _explanations_of(comparison: Comparison) -> dict[str, dict[str, Any]]:
