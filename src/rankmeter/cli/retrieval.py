@@ -127,14 +127,12 @@ def fuse(
 
 
 def _weights(text: str) -> list[float]:
-    from rankmeter.errors import PolicyError
+    """One number per run; an empty or malformed item is an error naming its position."""
+    from rankmeter import _items
 
-    try:
-        return [float(part) for part in text.split(",")]
-    except ValueError:
-        raise PolicyError(
-            f"--weights {text!r}: expected numbers separated by commas, e.g. 0.7,0.3"
-        ) from None
+    what, hint = "--weights", "give numbers separated by commas, e.g. 0.7,0.3"
+    items = _items.split(text, what, hint)
+    return [_items.number(item, i, what, hint) for i, item in enumerate(items, start=1)]
 
 
 def two_stage(
