@@ -163,9 +163,9 @@ def ann_recall(
     except IndexSpecError as exc:  # a spec that does not fit the data (pq m and the dimension)
         raise usage(exc, "--index") from None
     if output_format is AnnFormat.json:
-        import json
+        from rankmeter.report._json import json_text
 
-        emit(json.dumps(result.to_dict(), indent=2, ensure_ascii=False) + "\n", output)
+        emit(json_text(result.to_dict()), output)
     elif output_format is AnnFormat.markdown:
         emit(result.to_markdown(), output)
     elif output_format is AnnFormat.html:

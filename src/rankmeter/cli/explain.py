@@ -106,14 +106,14 @@ def explain(
         header = {"query": case.query, "run": case.run}
     explanations = [_build(case, m) for m in measures]
     if output_format is ExplainFormat.json:
-        import json
+        from rankmeter.report._json import json_text
 
         document = {
             **header,
             "policies": dict(case.policies),
             "metrics": {e.metric: e.to_dict() for e in explanations},
         }
-        emit(json.dumps(document, indent=2, ensure_ascii=False) + "\n", output)
+        emit(json_text(document), output)
     elif output_format is ExplainFormat.markdown:
         emit("\n".join(e.to_markdown() for e in explanations), output)
     elif output_format is ExplainFormat.html:

@@ -150,10 +150,9 @@ def two_stage(
 
     Recall@pool of the retriever, the reranked pool, and the ceiling (the pool sorted by grade).
     """
-    import json
-
     from rankmeter.errors import PolicyError
     from rankmeter.io import read_qrels, read_run
+    from rankmeter.report._json import json_text
     from rankmeter.vector.pipeline import two_stage as run_two_stage
 
     if [qrels, retriever_run, reranked_run].count("-") > 1:
@@ -166,7 +165,7 @@ def two_stage(
         metrics=metric or ["nDCG@10"],
     )
     if output_format is EvalFormat.json:
-        emit(json.dumps(result.to_dict(), indent=2, ensure_ascii=False) + "\n", output)
+        emit(json_text(result.to_dict()), output)
     else:
         render_rich(_two_stage_table(result), output)
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from rankmeter.metrics import Metric
+from rankmeter.report._json import json_text
 from rankmeter.results import EvalResult
 
 __all__ = ["render_json", "render_table", "render_trec", "render_tsv"]
@@ -21,7 +21,7 @@ def render_json(results: list[EvalResult], *, per_query: bool, single: bool) -> 
         payload: Any = results[0].to_dict(per_query=per_query)
     else:
         payload = [{"run": r.run, **r.to_dict(per_query=per_query)} for r in results]
-    return json.dumps(payload, indent=2, ensure_ascii=False) + "\n"
+    return json_text(payload)
 
 
 def render_tsv(results: list[EvalResult], *, per_query: bool) -> str:
