@@ -318,3 +318,27 @@ def test_worst_queries_come_with_their_explanations(result: rankmeter.Comparison
             assert mine.metric == theirs.metric == result.metrics[0]
             assert mine.value == loss.system and theirs.value == loss.baseline
             assert mine.anchor != theirs.anchor or mine.to_html() == theirs.to_html()
+
+
+@pytest.mark.parametrize(
+    ("system", "counts"),
+    [
+        ({"a": {"n": 2.0, "x": 1.0}}, (0, 0, 1)),  # B loses its one query
+        ({"a": {"x": 1.0}}, (0, 1, 0)),
+    ],
+)
+def test_one_query_counts_wins_ties_and_losses(system: dict, counts: tuple[int, int, int]) -> None:
+    # One query: no test, interval or effect size can be computed (NaN, shown as "–"), but
+    # what happened on that query is known and counted.
+    qrels = {"a": {"x": 1}}
+    result = compare(qrels, {"A": {"a": {"x": 1.0}}, "B": system}, ["RR", "P@1"], resamples=50)
+    for metric in ("RR", "P@1"):
+        d = result.difference("B", metric)
+        assert (d.wins, d.ties, d.losses) == counts
+        assert d.n == 1
+        for value in (d.p_value, d.p_corrected, d.low, d.high, d.effect_size):
+            assert math.isnan(value)
+        assert not d.significant
+    row = report.difference_rows(result)[0]
+    assert row[-1] == "{}/{}/{}".format(*counts)
+    assert row[6] == "–"  # the p-value

@@ -500,13 +500,30 @@ def test_unknown_query_names_the_nearest_ids() -> None:
 @pytest.mark.parametrize(
     ("grades", "message"),
     [
-        ("3,x,2", r"^grades: 'x' is not a grade; give numbers separated by commas, e\.g\. "
-                  r"3,0,2 \(\? for an unjudged result\)$"),
+        ("3,x,2", r"^grades: item 2, 'x', is not a grade; give numbers separated by commas, "
+                  r"e\.g\. 3,0,2 \(\? for an unjudged result\)$"),
         ("", r"^grades: none given"),
-        ("1,inf", r"^grades: 'inf' is not a finite grade"),
-        ([1, "two"], r"^grades: 'two' is not a grade"),
-        ([True], r"^grades: True is not a grade"),
+        ("  ", r"^grades: none given"),
+        ("1,inf", r"^grades: item 2, 'inf', is not a finite grade"),
+        ("1,-Infinity", r"^grades: item 2, '-Infinity', is not a finite grade"),
+        ("nan,1", r"^grades: item 1, 'nan', is not a finite grade"),
+        ("1,2,1e400", r"^grades: item 3, '1e400', is not a finite grade"),
+        ([1, "two"], r"^grades: item 2, 'two', is not a grade"),
+        ([1, float("nan")], r"^grades: item 2, nan, is not a finite grade"),
+        ([True], r"^grades: item 1, True, is not a grade"),
         (3, r"^grades: expected text like '3,0,2' or a list of numbers, not 3$"),
+        # An empty item is a typo, never dropped: 3,,2 is not the list 3, 2.
+        ("3,,2", r"^grades: item 2 is empty in '3,,2'; give numbers separated by commas"),
+        ("3, ,2", r"^grades: item 2 is empty in '3, ,2'"),
+        (",3", r"^grades: item 1 is empty in ',3'"),
+        ("3,0,", r"^grades: item 3 is empty in '3,0,'"),
+        (",", r"^grades: item 1 is empty in ','"),
+        ("3 0,,2", r"^grades: item 3 is empty in '3 0,,2'"),
+        ([1, ""], r"^grades: item 2 is empty"),
+        # Numbers as written by hand, not whatever Python's float() takes.
+        ("1_000", r"^grades: item 1, '1_000', is not a grade"),
+        ("3,\uff12", r"^grades: item 2, '\uff12', is not a grade"),
+        ("0x1", r"^grades: item 1, '0x1', is not a grade"),
     ],
 )  # fmt: skip
 def test_bad_grades_name_the_bad_token(grades: Any, message: str) -> None:
@@ -514,8 +531,21 @@ def test_bad_grades_name_the_bad_token(grades: Any, message: str) -> None:
         rankmeter.explain_grades(grades, "AP")
 
 
+@pytest.mark.parametrize(
+    ("text", "grades"),
+    [
+        ("3,0,2", [3.0, 0.0, 2.0]),
+        (" 3, 0 ,? , -1 ", [3.0, 0.0, None, -1.0]),
+        ("3 0 2", [3.0, 0.0, 2.0]),
+        ("+1,.5,2.,1e1,-0", [1.0, 0.5, 2.0, 10.0, 0.0]),
+    ],
+)
+def test_grades_as_written_by_hand(text: str, grades: list[float | None]) -> None:
+    assert rankmeter.explanation.parse_grades(text) == grades
+
+
 def test_bad_judgments_metric_and_policies() -> None:
-    with pytest.raises(PolicyError, match=r"^judgments: '\?' is not a grade here"):
+    with pytest.raises(PolicyError, match=r"^judgments: item 2, '\?', is not a grade here"):
         rankmeter.explain_grades("1", "AP", judgments="1,?")
     with pytest.raises(MetricError, match=r"unknown metric 'ndgc@10'; did you mean nDCG@10\?"):
         rankmeter.explain_grades("1", "ndgc@10")

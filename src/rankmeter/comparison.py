@@ -729,13 +729,19 @@ def _summaries(
     values = _matrix(scores, mean_pairs, None)
     diffs = _matrix(scores, diff_pairs, base)
     n = len(values)
+    # What happened on each query is known whatever n is: counted always.
+    wins, ties, losses = stats.win_tie_loss(diffs)
     if n < 2:
+        # No interval, test or effect size from fewer than two queries: NaN (shown as "–").
         nan = float("nan")
         means = [
             (s, m, float(values[:, i].mean()), nan, nan, n) for i, (m, s) in enumerate(mean_pairs)
         ]
-        empty: Tested = (nan, nan, nan, nan, nan, 0, 0, 0)
-        return means, [(m, s, empty) for m, s in diff_pairs]
+        untested = [
+            (m, s, (nan, nan, nan, nan, nan, int(wins[i]), int(ties[i]), int(losses[i])))
+            for i, (m, s) in enumerate(diff_pairs)
+        ]
+        return means, untested
     low, high = stats.bootstrap_intervals(
         np.hstack([values, diffs]),
         level=options.level,
@@ -751,7 +757,6 @@ def _summaries(
     p = stats.paired_pvalues(diffs, options.test, resamples=options.resamples, seed=options.seed)
     corrected = stats.adjust(p, correction)
     d_z = stats.effect_sizes(diffs)
-    wins, ties, losses = stats.win_tie_loss(diffs)
     tested = [
         (
             m,

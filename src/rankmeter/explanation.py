@@ -27,6 +27,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from rankmeter import _items
 from rankmeter._escape import markdown_code, markdown_text, visible
 from rankmeter.errors import PolicyError, RankmeterError
 
@@ -294,14 +295,19 @@ def parse_grades(
     >>> parse_grades("3,x")
     Traceback (most recent call last):
     ...
-    rankmeter.errors.PolicyError: grades: 'x' is not a grade; give numbers separated by commas, e.g. 3,0,2 (? for an unjudged result)
+    rankmeter.errors.PolicyError: grades: item 2, 'x', is not a grade; give numbers separated by commas, e.g. 3,0,2 (? for an unjudged result)
+
+    An empty item is an error, never dropped (``3,,2`` is a typo, not the list 3, 2); a wrong
+    item is named by its position.
     """
     hint = "give numbers separated by commas, e.g. 3,0,2" + (
         " (? for an unjudged result)" if unjudged else ""
     )
     tokens: list[Any]
     if isinstance(text, str):
-        tokens = [t for t in re.split(r"[,\s]+", text.strip()) if t != ""]
+        if not text.strip() and not required:
+            return []
+        tokens = _items.split(text, what, hint, spaces=True)
     elif isinstance(text, Sequence):
         tokens = list(text)
     else:
@@ -309,21 +315,15 @@ def parse_grades(
     if not tokens and required:
         raise PolicyError(f"{what}: none given; {hint}")
     out: list[float | None] = []
-    for token in tokens:
+    for position, token in enumerate(tokens, start=1):
         if token is None or token == "?":
             if not unjudged:
-                raise PolicyError(f"{what}: {token!r} is not a grade here; {hint}")
+                raise PolicyError(
+                    f"{what}: item {position}, {token!r}, is not a grade here; {hint}"
+                )
             out.append(None)
             continue
-        try:
-            if isinstance(token, bool):
-                raise TypeError
-            value = float(token)
-        except (TypeError, ValueError):
-            raise PolicyError(f"{what}: {token!r} is not a grade; {hint}") from None
-        if not math.isfinite(value):
-            raise PolicyError(f"{what}: {token!r} is not a finite grade; {hint}")
-        out.append(value)
+        out.append(_items.number(token, position, what, hint, noun="grade"))
     return out
 
 

@@ -141,7 +141,21 @@ def test_parquet_queries(cli: CLI, vectors: dict[str, Path], tmp_path: Path) -> 
         (["--index", "hnsw(ef=3)"], r"'--index': hnsw has no parameter 'ef'.*valid parameters: M,"),
         (["--index", "ivf", "--backend", "hnswlib"], r"'--backend': ivf indexes need the faiss"),
         (["--sweep", "efSearch"], r"'--sweep': 'efSearch': expected NAME=V1,V2,..."),
-        (["--sweep", "efSearch=8,x"], r"'--sweep': 'x' in 'efSearch=8,x' is not a whole number"),
+        (
+            ["--sweep", "efSearch=8,x"],
+            r"'--sweep': 'efSearch=8,x': item 2, 'x', is not a whole "
+            r"number; expected NAME=V1,V2,\.\.\., e\.g\. efSearch=16,32,64 \(see",
+        ),
+        # An empty item is an error, never dropped; digits are ASCII digits.
+        (["--sweep", "efSearch=8,,16"], r"'--sweep': 'efSearch=8,,16': item 2 is empty; "),
+        (["--sweep", "efSearch=8,16,"], r"'--sweep': 'efSearch=8,16,': item 3 is empty; "),
+        (["--sweep", "efSearch="], r"'--sweep': 'efSearch=': no values; expected NAME=V1,V2"),
+        (
+            ["--sweep", "efSearch=8,\u00b2"],
+            r"'--sweep': 'efSearch=8,\u00b2': item 2, '\u00b2', "
+            r"is not a whole number",
+        ),
+        (["--sweep", "efSearch=8,1e2"], r"item 2, '1e2', is not a whole number"),
         (["--sweep", "nprobe=1,2"], r"'--sweep': hnsw has no parameter 'nprobe'"),
         (["--sweep", "efSearch=0"], r"'--sweep': efSearch=0 .* at least 1"),
         (

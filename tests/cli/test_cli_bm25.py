@@ -142,7 +142,18 @@ def test_fuse_to_stdout_with_weights_and_depth(cli: CLI, two_runs: tuple[Path, P
 @pytest.mark.parametrize(
     ("args", "code", "match"),
     [
-        (["--weights", "0.7,x"], 2, "--weights '0.7,x': expected numbers"),
+        (
+            ["--weights", "0.7,x"],
+            2,
+            "--weights: item 2, 'x', is not a number; give numbers "
+            "separated by commas, e.g. 0.7,0.3",
+        ),
+        # An empty item is an error, never dropped (0.7,,0.3 is not the weights 0.7, 0.3).
+        (["--weights", "0.7,,0.3"], 2, "--weights: item 2 is empty in '0.7,,0.3'; give numbers"),
+        (["--weights", "0.7,"], 2, "--weights: item 2 is empty in '0.7,'"),
+        (["--weights", "1,nan"], 2, "--weights: item 2, 'nan', is not a finite number"),
+        (["--weights", "inf,1"], 2, "--weights: item 1, 'inf', is not a finite number"),
+        (["--weights", ""], 2, "--weights: none given"),
         (["--weights", "1"], 2, "1 weights given for 2 runs"),
         (["--method", "borda"], 2, "Invalid value for '--method'"),
         (["--k", "-1"], 2, "k=-1.0 must be a finite number >= 0"),

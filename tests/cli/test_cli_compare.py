@@ -150,3 +150,19 @@ def test_errors_are_one_line(
 def test_one_run_is_a_usage_error(cli: CLI, collection: dict[str, Path]) -> None:
     result = cli("compare", collection["qrels"], collection["base"])
     assert "compare needs two runs or more" in result.assert_one_error_line(2)
+
+
+def test_one_query_where_b_loses_is_counted(cli: CLI, tmp_path: Path) -> None:
+    qrels, base, new = tmp_path / "qrels", tmp_path / "a.run", tmp_path / "b.run"
+    qrels.write_text("1 0 x 1\n")
+    base.write_text("1 Q0 x 1 2.0 A\n1 Q0 n 2 1.0 A\n")
+    new.write_text("1 Q0 n 1 2.0 B\n1 Q0 x 2 1.0 B\n")
+    table = cli("compare", qrels, base, new, "-m", "RR", "--resamples", "50")
+    assert table.code == 0, table.err
+    assert "0/0/1" in table.out and "0/0/0" not in table.out
+    markdown = cli("compare", qrels, base, new, "-m", "RR", "--resamples", "50", "-f", "markdown")
+    assert "| 0/0/1 |" in markdown.out
+    payload = json.loads(cli("compare", qrels, base, new, "-m", "RR", "-f", "json").out)
+    (difference,) = payload["differences"]
+    assert (difference["wins"], difference["ties"], difference["losses"]) == (0, 0, 1)
+    assert difference["p_value"] is None  # not computable from one query

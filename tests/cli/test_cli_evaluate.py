@@ -302,3 +302,23 @@ def test_evaluate_stays_off_the_heavy_imports(files: dict[str, Path], stream: st
         check=True,
     )
     assert done.stdout.decode().strip().splitlines()[-1] == "[]"
+
+
+@pytest.mark.parametrize("output_format", ["table", "json"])
+def test_a_grade_beyond_the_exp_gain_is_one_error_not_nan(
+    tmp_path: Path, output_format: str
+) -> None:
+    # Grade 1100 with gain=exp: 2^1100 overflows float64. Not NaN with exit 0, nor NumPy's
+    # RuntimeWarnings, nor a bare NaN in the JSON: one line that names the grade.
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text("1 0 a 1100\n1 0 b 1\n2 0 c 2\n")
+    run.write_text("1 Q0 b 1 2.0 r\n1 Q0 a 2 1.0 r\n2 Q0 c 1 1.0 r\n")
+    for command in (
+        ["evaluate", qrels, run, "-m", "nDCG(gain=exp)@10", "-f", output_format],
+        ["compare", qrels, run, run, "-m", "nDCG(gain=exp)@10", "--resamples", "10"],
+        ["explain", qrels, run, "-q", "1", "-m", "nDCG(gain=exp)@10", "-f", "json"],
+    ):
+        done = run_process(command)
+        message = done.assert_one_error_line(1)
+        assert message.startswith("nDCG(gain=exp)@10: grade 1100 of query '1' has the gain ")
+        assert "use gain=linear" in message

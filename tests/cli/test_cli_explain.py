@@ -171,11 +171,19 @@ def test_usage_errors(
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (("--grades", "3,high,2"), "grades: 'high' is not a grade; give numbers separated by "
-         "commas, e.g. 3,0,2 (? for an unjudged result)"),
-        (("--grades", ","), "grades: none given; give numbers separated by commas, e.g. 3,0,2 "
+        (("--grades", "3,high,2"), "grades: item 2, 'high', is not a grade; give numbers "
+         "separated by commas, e.g. 3,0,2 (? for an unjudged result)"),
+        (("--grades", ""), "grades: none given; give numbers separated by commas, e.g. 3,0,2 "
          "(? for an unjudged result)"),
-        (("--grades", "1", "--judgments", "2,?"), "judgments: '?' is not a grade here; give "
+        (("--grades", "3,,2"), "grades: item 2 is empty in '3,,2'; give numbers separated by "
+         "commas, e.g. 3,0,2 (? for an unjudged result)"),
+        (("--grades", ","), "grades: item 1 is empty in ','; give numbers separated by commas, "
+         "e.g. 3,0,2 (? for an unjudged result)"),
+        (("--grades", "3,nan"), "grades: item 2, 'nan', is not a finite grade; give numbers "
+         "separated by commas, e.g. 3,0,2 (? for an unjudged result)"),
+        (("--grades", "1", "--judgments", "2,,1"), "judgments: item 2 is empty in '2,,1'; give "
+         "numbers separated by commas, e.g. 3,0,2"),
+        (("--grades", "1", "--judgments", "2,?"), "judgments: item 2, '?', is not a grade here; give "
          "numbers separated by commas, e.g. 3,0,2"),
         (("--grades", "1", "-m", "ndgc@10"), "unknown metric 'ndgc@10'; did you mean nDCG@10?"),
         (("-", "-", "-q", "1"), "only one input can be read from stdin ('-')"),

@@ -14,6 +14,7 @@ import math
 import re
 import sys
 import time
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +43,11 @@ class HashingEncoder:
 
     def __repr__(self) -> str:
         return f"HashingEncoder(dim={self.dim}, tag={self.tag!r})"
+
+    @property
+    def version(self) -> str:
+        """What a caller gives as ``cache_key``: rankmeter cannot fingerprint this class."""
+        return f"hashing dim={self.dim} tag={self.tag}"
 
     def encode(self, sentences: list[str], batch_size: int = 32, **_: Any) -> np.ndarray:
         self.calls += 1
@@ -126,9 +132,7 @@ def test_evaluates_like_rankmeter_evaluate_on_the_written_run(
 ) -> None:
     out = tmp_path / "runs" / "stub.run"
     out.parent.mkdir()
-    result = evaluate_model(
-        collection, HashingEncoder(), cache=tmp_path / "cache", run_out=out, k=5
-    )
+    result = evaluate_model(collection, HashingEncoder(), cache=False, run_out=out, k=5)
     assert isinstance(result, rankmeter.EvalResult)
     assert list(result.metrics) == ["nDCG@10", "R@100", "RR@10"]
     again = rankmeter.evaluate(load_beir(collection).qrels, out, ["nDCG@10", "R@100", "RR@10"])
@@ -219,11 +223,11 @@ def test_ann_index_gives_the_exact_results_on_a_tiny_corpus(
         pytest.skip("the HNSW index needs rankmeter[ann] (faiss-cpu)")
     model = HashingEncoder()
     flat, hnsw = tmp_path / "flat.run", tmp_path / "hnsw.run"
-    exact = evaluate_model(collection, model, cache=tmp_path / "c", run_out=flat, k=8)
+    cache = {"cache": tmp_path / "c", "cache_key": model.version}
+    exact = evaluate_model(collection, model, run_out=flat, k=8, **cache)
     approx = evaluate_model(
-        collection, model, cache=tmp_path / "c", run_out=hnsw, k=8,
-        index="hnsw(M=16,efSearch=64)",
-    )  # fmt: skip
+        collection, model, run_out=hnsw, k=8, index="hnsw(M=16,efSearch=64)", **cache
+    )
     assert approx.metrics == pytest.approx(exact.metrics)
     assert read_run(hnsw).to_dict().keys() == read_run(flat).to_dict().keys()
     # The whole corpus: with a cutoff, which of several tied documents fill the last places
@@ -249,16 +253,19 @@ def test_progress_reports_each_step(collection: Path) -> None:
 def test_a_second_run_embeds_nothing(collection: Path, tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     model = HashingEncoder()
-    first = evaluate_model(collection, model, cache=cache)
+    first = evaluate_model(collection, model, cache=cache, cache_key=model.version)
     assert model.calls == 2 and model.texts == len(DOCS) + 4
     assert len(_cache_files(cache)) == 2
     labels: list[str] = []
-    second = evaluate_model(collection, model, ["P@1"], cache=cache, k=3, progress=labels.append)
+    second = evaluate_model(
+        collection, model, ["P@1"], cache=cache, cache_key=model.version, k=3,
+        progress=labels.append,
+    )  # fmt: skip
     assert model.calls == 2
     assert labels[:2] == ["corpus embeddings from the cache", "queries embeddings from the cache"]
-    # A new object printing the same (same class, configuration) reads the same files.
+    # A new object of the class given the same cache_key reads the same files.
     other = HashingEncoder()
-    third = evaluate_model(collection, other, cache=cache)
+    third = evaluate_model(collection, other, cache=cache, cache_key=other.version)
     assert other.calls == 0
     assert third.metrics == first.metrics
     assert second.metrics["P@1"] == 1.0
@@ -266,10 +273,10 @@ def test_a_second_run_embeds_nothing(collection: Path, tmp_path: Path) -> None:
 
 def test_changed_queries_reembed_only_the_queries(collection: Path, tmp_path: Path) -> None:
     cache = tmp_path / "cache"
-    evaluate_model(collection, HashingEncoder(), cache=cache)
+    evaluate_model(collection, HashingEncoder(), cache=cache, cache_key="hashing")
     changed = _write_collection(tmp_path / "changed", {**QUERIES, "q3": "thin shells buckling"})
     model = HashingEncoder()
-    evaluate_model(changed, model, cache=cache)
+    evaluate_model(changed, model, cache=cache, cache_key="hashing")
     assert model.calls == 1 and model.texts == 4
     assert len(_cache_files(cache)) == 3
 
@@ -278,11 +285,20 @@ def test_another_model_does_not_read_the_first_ones_embeddings(
     collection: Path, tmp_path: Path
 ) -> None:
     cache = tmp_path / "cache"
-    evaluate_model(collection, HashingEncoder(tag="v1"), cache=cache)
+    first = HashingEncoder(tag="v1")
+    evaluate_model(collection, first, cache=cache, cache_key=first.version)
     for other in (HashingEncoder(tag="v2"), HashingEncoder(dim=128)):
-        evaluate_model(collection, other, cache=cache)
+        evaluate_model(collection, other, cache=cache, cache_key=other.version)
         assert other.calls == 2
     assert len(_cache_files(cache)) == 6
+
+    # Another class given the same cache_key is another model too.
+    class Copy(HashingEncoder):
+        pass
+
+    copy = Copy(tag="v1")
+    evaluate_model(collection, copy, cache=cache, cache_key=first.version)
+    assert copy.calls == 2
 
 
 def test_default_cache_folder(
@@ -290,7 +306,7 @@ def test_default_cache_folder(
 ) -> None:
     monkeypatch.setenv("RANKMETER_CACHE", str(tmp_path / "rc"))
     assert default_cache_dir() == tmp_path / "rc" / "embeddings"
-    evaluate_model(collection, HashingEncoder())
+    evaluate_model(collection, HashingEncoder(), cache_key="hashing")
     assert len(_cache_files(tmp_path / "rc" / "embeddings")) == 2
     monkeypatch.delenv("RANKMETER_CACHE")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
@@ -337,11 +353,11 @@ def _corrupt(path: Path, how: str) -> None:
 )
 def test_a_corrupt_cache_file_is_recomputed(collection: Path, tmp_path: Path, how: str) -> None:
     cache = tmp_path / "cache"
-    first = evaluate_model(collection, HashingEncoder(), cache=cache)
+    first = evaluate_model(collection, HashingEncoder(), cache=cache, cache_key="hashing")
     corpus_file = next(p for p in _cache_files(cache) if p.name.startswith("corpus-"))
     _corrupt(corpus_file, how)
     model = HashingEncoder()
-    again = evaluate_model(collection, model, cache=cache)
+    again = evaluate_model(collection, model, cache=cache, cache_key="hashing")
     assert model.calls == 1 and model.texts == len(DOCS)  # the corpus again, not the queries
     assert again.metrics == first.metrics
     rewritten = np.load(corpus_file)
@@ -359,7 +375,7 @@ def test_cache_writes_are_atomic_and_a_failed_write_is_a_warning(
 
     monkeypatch.setattr(np, "save", failing_save)
     with pytest.warns(RuntimeWarning, match="cannot write the embedding cache .*No space left"):
-        result = evaluate_model(collection, HashingEncoder(), cache=cache)
+        result = evaluate_model(collection, HashingEncoder(), cache=cache, cache_key="hashing")
     assert result.metrics["RR@10"] == 1.0
     leftovers = [p for p in cache.rglob("*") if p.is_file()]
     assert leftovers == []  # neither a half-written .npy nor a temporary file
@@ -647,3 +663,261 @@ def test_a_broken_model_folder_is_one_clear_error(
         RankmeterError, match=r"cannot load a sentence-transformers model from .*broken: "
     ):
         evaluate_model(collection, folder, cache=False)
+
+
+# -- what a cache key is made of ---------------------------------------------------------------
+
+# A toy collection on which a letter-counting encoder's weights decide the ranking: with the
+# identity every query finds its document first (RR 1.0); with the letters mixed up it does not.
+TOY_DOCS = {"d1": ("", "aaa"), "d2": ("", "bbb"), "d3": ("", "ccc")}
+TOY_QUERIES = {"q1": "a", "q2": "b", "q3": "c"}
+TOY_QRELS = [("q1", "d1", 1), ("q2", "d2", 1), ("q3", "d3", 1)]
+WEIGHTS_RIGHT = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
+WEIGHTS_WRONG = [[0.0, 0.0, 1.0], [0.0, 0.0, 1.0], [1.0, 0.0, 0.0]]  # a and b look alike
+
+
+def _toy() -> Any:
+    from rankmeter import Qrels
+    from rankmeter.io.beir import BeirCollection, Document
+
+    docs = {d: Document(title, text) for d, (title, text) in TOY_DOCS.items()}
+    qrels = Qrels.from_dict({q: {d: g} for q, d, g in TOY_QRELS})
+    return BeirCollection(Path("toy"), docs, dict(TOY_QUERIES), qrels)
+
+
+class LetterEncoder:
+    """Counts of a, b, c times a weight matrix; the default repr (with its address)."""
+
+    def __init__(self, weights: list[list[float]]) -> None:
+        self.weights = np.asarray(weights)
+
+    def encode(self, texts: list[str], **options: Any) -> np.ndarray:
+        counts = np.array([[t.count(c) for c in "abc"] for t in texts], dtype=float)
+        return counts @ self.weights + 0.01
+
+
+def _at_address(address: int, weights: list[list[float]]) -> tuple[LetterEncoder, list[Any]]:
+    """A new encoder where a freed one was: Python hands freed memory out again, so making
+    encoders (and keeping them, lest the same block come back each time) soon lands there."""
+    kept: list[Any] = []
+    for _ in range(100_000):
+        encoder = LetterEncoder(weights)
+        if id(encoder) == address:
+            return encoder, kept
+        kept.append(encoder)
+    raise AssertionError("precondition: no new encoder was made at the freed one's address")
+
+
+def test_two_encoders_at_one_address_do_not_share_a_cache(tmp_path: Path) -> None:
+    # The first encoder is freed, the second is made at its address, and the default repr
+    # prints alike: a key made of the class and the repr served the first one's embeddings
+    # to the second (RR 0.833 where the truth is 1.0).
+    cache = tmp_path / "cache"
+    toy = _toy()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        encoder = LetterEncoder(WEIGHTS_WRONG)
+        address = id(encoder)
+        wrong = evaluate_model(toy, encoder, ["RR"], cache=cache)
+        del encoder
+        encoder, _ = _at_address(address, WEIGHTS_RIGHT)
+        assert repr(encoder) == f"<{__name__}.LetterEncoder object at {address:#x}>"
+        right = evaluate_model(toy, encoder, ["RR"], cache=cache)
+    assert wrong.metrics["RR"] == pytest.approx(2.5 / 3)  # q1 finds d2 (a tie, doc id order) first
+    assert right.metrics["RR"] == 1.0
+    assert _cache_files(cache) == []
+    # Not cached, and said so once per evaluation, with the way to cache it.
+    said = [str(w.message) for w in caught if w.category is RuntimeWarning]
+    assert len(said) == 2
+    assert re.match(
+        r"rankmeter: the embeddings of LetterEncoder are not cached: .*cache_key=", said[0]
+    )
+
+
+ENCODER_SCRIPT = """
+import json, sys, warnings
+import numpy as np
+from pathlib import Path
+from rankmeter import Qrels
+from rankmeter.io.beir import BeirCollection, Document
+from rankmeter.vector.embed import evaluate_model
+
+class FixedRepr:
+    def __init__(self, weights):
+        self.weights = np.asarray(weights)
+    def __repr__(self):
+        return "FixedRepr()"
+    def encode(self, texts, **options):
+        counts = np.array([[t.count(c) for c in "abc"] for t in texts], dtype=float)
+        return counts @ self.weights + 0.01
+
+docs = {d: Document(t, x) for d, (t, x) in json.loads(sys.argv[1]).items()}
+qrels = Qrels.from_dict({q: {d: g} for q, d, g in json.loads(sys.argv[2])})
+toy = BeirCollection(Path("toy"), docs, json.loads(sys.argv[3]), qrels)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    result = evaluate_model(toy, FixedRepr(json.loads(sys.argv[4])), ["RR"], cache=sys.argv[5])
+print(json.dumps({"RR": result.metrics["RR"], "warnings": [str(w.message) for w in caught]}))
+"""
+
+
+def _run_encoder_process(weights: list[list[float]], cache: Path) -> dict[str, Any]:
+    import os
+    import subprocess
+
+    arguments = [json.dumps(TOY_DOCS), json.dumps(TOY_QRELS), json.dumps(TOY_QUERIES)]
+    done = subprocess.run(
+        [sys.executable, "-c", ENCODER_SCRIPT, *arguments, json.dumps(weights), str(cache)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    out: dict[str, Any] = json.loads(done.stdout)
+    return out
+
+
+def test_a_fixed_repr_does_not_share_a_cache_across_processes(tmp_path: Path) -> None:
+    # Two processes, one class printing the same, other weights: the second process must not
+    # read the first one's embeddings.
+    cache = tmp_path / "cache"
+    first = _run_encoder_process(WEIGHTS_WRONG, cache)
+    second = _run_encoder_process(WEIGHTS_RIGHT, cache)
+    assert first["RR"] == pytest.approx(2.5 / 3)
+    assert second["RR"] == 1.0
+    assert any("not cached" in w and "cache_key=" in w for w in second["warnings"])
+    assert _cache_files(cache) == []
+
+
+def test_an_encoder_is_cached_under_the_callers_key(collection: Path, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    toy = _toy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a cache_key, or cache=False: nothing to warn about
+        first = LetterEncoder(WEIGHTS_RIGHT)
+        assert (
+            evaluate_model(toy, first, ["RR"], cache=cache, cache_key="letters v1").metrics["RR"]
+            == 1.0
+        )
+        assert len(_cache_files(cache)) == 2
+        # The caller's promise: the same key is the same model (a stale key is the caller's).
+        again = LetterEncoder(WEIGHTS_WRONG)
+        result = evaluate_model(toy, again, ["RR"], cache=cache, cache_key="letters v1")
+        assert result.metrics["RR"] == 1.0
+        result = evaluate_model(toy, again, ["RR"], cache=cache, cache_key="letters v2")
+        assert result.metrics["RR"] == pytest.approx(2.5 / 3)
+        evaluate_model(toy, again, ["RR"], cache=False)
+    assert len(_cache_files(cache)) == 4
+    # embed_texts: the same rule and the same warning.
+    with pytest.warns(RuntimeWarning, match=r"LetterEncoder are not cached: .*cache_key="):
+        embed_texts(LetterEncoder(WEIGHTS_RIGHT), ["abc"], cache=cache)
+    embed_texts(LetterEncoder(WEIGHTS_RIGHT), ["abc"], cache=cache, cache_key="letters v1")
+    assert len(_cache_files(cache)) == 5
+
+
+@pytest.mark.parametrize("key", ["", "  ", 3, b"v1"])
+def test_a_bad_cache_key_is_named(collection: Path, key: Any) -> None:
+    model = HashingEncoder()
+    with pytest.raises(PolicyError, match=r"cache_key=.*: give a non-empty string that names"):
+        evaluate_model(collection, model, cache_key=key)
+    with pytest.raises(PolicyError, match=r"cache_key=.*: give a non-empty string that names"):
+        embed_texts(model, ["a"], cache_key=key)
+    assert model.calls == 0
+
+
+def test_a_model_folder_key_covers_the_libraries_and_the_callers_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = _fake_model_folder(tmp_path / "m")
+    plain = embed._resolve_model(folder, None).key
+    assert embed._resolve_model(folder, None, "tuned").key not in (None, plain)
+    assert re.search(r"sentence-transformers(==| absent)", embed._library_versions())
+    monkeypatch.setattr(embed, "_library_versions", lambda: "sentence-transformers==0.0.1")
+    assert embed._resolve_model(folder, None).key != plain
+
+
+KEY_SCRIPT = """
+import sys
+from sentence_transformers import SentenceTransformer
+from rankmeter.vector import embed
+model = SentenceTransformer(str(embed.default_model_path()), device="cpu")
+print(embed._object_key(model))
+"""
+
+
+@pytest.mark.embed
+def test_a_sentence_transformer_is_keyed_by_what_it_computes(
+    minilm: None, collection: Path, tmp_path: Path
+) -> None:
+    import os
+    import subprocess
+
+    from sentence_transformers import SentenceTransformer
+
+    folder = str(embed.default_model_path())
+    model = SentenceTransformer(folder, device="cpu")
+    key = embed._object_key(model)
+    # Another object, another process: the same model, the same key, so the cache is shared.
+    other = SentenceTransformer(folder, device="cpu")
+    assert embed._object_key(other) == key
+    done = subprocess.run(
+        [sys.executable, "-c", KEY_SCRIPT],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "HF_HUB_OFFLINE": "1"},
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == key
+    cache = tmp_path / "cache"
+    first = evaluate_model(collection, model, cache=cache)
+    labels: list[str] = []
+    second = evaluate_model(collection, other, cache=cache, progress=labels.append)
+    assert labels[:2] == ["corpus embeddings from the cache", "queries embeddings from the cache"]
+    assert second.metrics == first.metrics
+    # What changes the embeddings without touching a weight changes the key.
+    other.max_seq_length = 8
+    assert embed._object_key(other) != key
+    other.max_seq_length = model.max_seq_length
+    other.prompts = {"query": "query: ", "document": ""}
+    assert embed._object_key(other) != key
+    other.prompts = dict(model.prompts)
+    assert embed._object_key(other) == key
+    other[0].tokenizer.add_tokens(["flutterwing"])
+    assert embed._object_key(other) != key
+    # The packaged model by name is keyed by its files: cached, and not even loaded again.
+    by_name = tmp_path / "by-name"
+    evaluate_model(collection, None, cache=by_name)
+    labels.clear()
+    evaluate_model(collection, "all-MiniLM-L6-v2", cache=by_name, progress=labels.append)
+    assert labels[:2] == ["corpus embeddings from the cache", "queries embeddings from the cache"]
+
+
+@pytest.mark.embed
+def test_a_sentence_transformer_running_other_code_is_not_cached(
+    minilm: None, collection: Path, tmp_path: Path
+) -> None:
+    import torch
+    from sentence_transformers import SentenceTransformer
+
+    class Shouting(SentenceTransformer):  # type: ignore[misc]
+        def encode(self, *args: Any, **kwargs: Any) -> Any:
+            kwargs["prompt"] = "SHOUTED: "  # code that changes every embedding
+            return super().encode(*args, **kwargs)
+
+    class Scaled(torch.nn.Module):
+        def forward(self, features: dict[str, Any]) -> dict[str, Any]:
+            return features
+
+    folder = str(embed.default_model_path())
+    shouting = Shouting(folder, device="cpu")
+    with pytest.warns(RuntimeWarning, match=r"overrides SentenceTransformer\.encode\(\), code"):
+        evaluate_model(collection, shouting, ["RR"], cache=tmp_path / "c")
+    extended = SentenceTransformer(folder, device="cpu")
+    extended.append(Scaled())
+    with pytest.warns(RuntimeWarning, match=r"has a module of class .*Scaled, code rankmeter"):
+        evaluate_model(collection, extended, ["RR"], cache=tmp_path / "c")
+    assert _cache_files(tmp_path / "c") == []

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from enum import Enum
 from typing import Annotated, Any
 
 import typer
 
-from rankmeter._escape import json_safe, terminal_safe
+from rankmeter._escape import terminal_safe
 from rankmeter.cli._common import OutputOption, emit, render_rich
 
 
@@ -29,22 +30,29 @@ class Backend(str, Enum):
     hnswlib = "hnswlib"
 
 
+# ASCII digits: str.isdigit() also takes "²", which int() refuses.
+_WHOLE = re.compile(r"[0-9]+")
+
+
 def _parse_sweep(texts: list[str]) -> dict[str, list[int]]:
-    """``efSearch=16,32,64`` (repeatable) as ``{"efSearch": [16, 32, 64]}``."""
+    """``efSearch=16,32,64`` (repeatable) as ``{"efSearch": [16, 32, 64]}``: an empty or
+    malformed value is an error naming its position, never dropped."""
+    hint = "expected NAME=V1,V2,..., e.g. efSearch=16,32,64"
     sweep: dict[str, list[int]] = {}
     for text in texts:
         name, equals, values = text.partition("=")
+        if not equals or not name.strip():
+            raise typer.BadParameter(f"{text!r}: {hint}", param_hint="'--sweep'")
+        if not values.strip():
+            raise typer.BadParameter(f"{text!r}: no values; {hint}", param_hint="'--sweep'")
         tokens = [t.strip() for t in values.split(",")]
-        if not equals or not name.strip() or not all(tokens):
-            raise typer.BadParameter(
-                f"{text!r}: expected NAME=V1,V2,..., e.g. efSearch=16,32,64",
-                param_hint="'--sweep'",
-            )
-        bad = [t for t in tokens if not t.isdigit()]
-        if bad:
-            raise typer.BadParameter(
-                f"{bad[0]!r} in {text!r} is not a whole number", param_hint="'--sweep'"
-            )
+        for position, token in enumerate(tokens, start=1):
+            if not token:
+                message = f"{text!r}: item {position} is empty; {hint}"
+                raise typer.BadParameter(message, param_hint="'--sweep'")
+            if not _WHOLE.fullmatch(token):
+                message = f"{text!r}: item {position}, {token!r}, is not a whole number; {hint}"
+                raise typer.BadParameter(message, param_hint="'--sweep'")
         sweep[name.strip()] = [int(t) for t in tokens]
     return sweep
 
@@ -156,10 +164,9 @@ def ann_recall(
     except IndexSpecError as exc:  # a spec that does not fit the data (pq m and the dimension)
         raise usage(exc, "--index") from None
     if output_format is AnnFormat.json:
-        import json
+        from rankmeter.report._json import json_text
 
-        text = json_safe(json.dumps(result.to_dict(), indent=2, ensure_ascii=False)) + "\n"
-        emit(terminal_safe(text, output), output)
+        emit(json_text(result.to_dict()), output)
     elif output_format is AnnFormat.markdown:
         emit(terminal_safe(result.to_markdown(), output), output)
     elif output_format is AnnFormat.html:

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
-from rankmeter._escape import json_safe, terminal_safe
+from rankmeter._escape import terminal_safe
 from rankmeter.cli._common import (
     JudgedOnlyOption,
     OutputOption,
@@ -107,14 +107,14 @@ def explain(
         header = {"query": case.query, "run": case.run}
     explanations = [_build(case, m) for m in measures]
     if output_format is ExplainFormat.json:
-        import json
+        from rankmeter.report._json import json_text
 
         document = {
             **header,
             "policies": dict(case.policies),
             "metrics": {e.metric: e.to_dict() for e in explanations},
         }
-        text = json_safe(json.dumps(document, indent=2, ensure_ascii=False)) + "\n"
+        text = json_text(document)
     elif output_format is ExplainFormat.markdown:
         text = "\n".join(e.to_markdown() for e in explanations)
     elif output_format is ExplainFormat.html:

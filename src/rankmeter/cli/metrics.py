@@ -61,9 +61,9 @@ def metrics(
 
     rows = metric_rows()
     if output_format is ListFormat.json:
-        import json
+        from rankmeter.report._json import json_text
 
-        emit(json.dumps(rows, indent=2, ensure_ascii=False) + "\n", None)
+        emit(json_text(rows), None)
         return
     if output_format is ListFormat.markdown:
         emit(render_markdown(rows), None)
@@ -88,14 +88,14 @@ def _goal(name: str, output_format: ListFormat) -> None:
 
     goal = get_goal(name)
     if output_format is ListFormat.json:
-        import json
+        from rankmeter.report._json import json_text
 
         payload = {
             "goal": goal.name,
             "description": goal.description,
             "metrics": [{"metric": m.metric, "why": m.why} for m in goal.metrics],
         }
-        emit(json.dumps(payload, indent=2, ensure_ascii=False) + "\n", None)
+        emit(json_text(payload), None)
         return
     if output_format is ListFormat.markdown:
         lines = [f"## Goal: {goal.name}", "", goal.description, "", "| metric | why |"]

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
-from rankmeter._escape import json_safe, terminal_safe
+from rankmeter._escape import terminal_safe
 from rankmeter.cli._common import OutputOption, QuietOption, emit, render_rich
 from rankmeter.cli._progress import Steps
 
@@ -128,14 +128,12 @@ def fuse(
 
 
 def _weights(text: str) -> list[float]:
-    from rankmeter.errors import PolicyError
+    """One number per run; an empty or malformed item is an error naming its position."""
+    from rankmeter import _items
 
-    try:
-        return [float(part) for part in text.split(",")]
-    except ValueError:
-        raise PolicyError(
-            f"--weights {text!r}: expected numbers separated by commas, e.g. 0.7,0.3"
-        ) from None
+    what, hint = "--weights", "give numbers separated by commas, e.g. 0.7,0.3"
+    items = _items.split(text, what, hint)
+    return [_items.number(item, i, what, hint) for i, item in enumerate(items, start=1)]
 
 
 def two_stage(
@@ -153,10 +151,9 @@ def two_stage(
 
     Recall@pool of the retriever, the reranked pool, and the ceiling (the pool sorted by grade).
     """
-    import json
-
     from rankmeter.errors import PolicyError
     from rankmeter.io import read_qrels, read_run
+    from rankmeter.report._json import json_text
     from rankmeter.vector.pipeline import two_stage as run_two_stage
 
     if [qrels, retriever_run, reranked_run].count("-") > 1:
@@ -169,8 +166,7 @@ def two_stage(
         metrics=metric or ["nDCG@10"],
     )
     if output_format is EvalFormat.json:
-        text = json_safe(json.dumps(result.to_dict(), indent=2, ensure_ascii=False)) + "\n"
-        emit(terminal_safe(text, output), output)
+        emit(json_text(result.to_dict()), output)
     else:
         render_rich(_two_stage_table(result), output)
 

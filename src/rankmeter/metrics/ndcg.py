@@ -1,4 +1,9 @@
-"""DCG and nDCG: graded gain discounted by rank, normalised by the ideal ordering."""
+"""DCG and nDCG: graded gain discounted by rank, normalised by the ideal ordering.
+
+Gains beyond float64 (``gain=exp`` of a grade of 1024 or more, or gains that add up past
+1.8e308) are an error naming the query and the grade, never inf or NaN: DCG has no finite value
+there, and nDCG would be inf / inf.
+"""
 
 from __future__ import annotations
 
@@ -6,25 +11,64 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from rankmeter.errors import RankmeterError
 from rankmeter.metrics._spec import Breakdown, Metric, MetricSpec, Param, approx, num, ratio
 
 if TYPE_CHECKING:
-    from rankmeter.data._columns import FloatArray
+    from rankmeter.data._columns import FloatArray, IntArray
     from rankmeter.metrics._ranked import Ranked
 
 GAIN = Param(
     "gain",
     "choice",
     "linear",
-    "gain of a grade g: linear = g (trec_eval), exp = 2^g - 1 (Burges et al.)",
+    "gain of a grade g: linear = g (trec_eval), exp = 2^g - 1 (Burges et al.); exp takes grades "
+    "up to 1023, as 2^1024 is beyond float64: a larger grade is an error that names it",
     choices=("linear", "exp"),
 )
+# The largest grade whose exp gain 2^g - 1 is a finite float64.
+MAX_EXP_GRADE = 1023
 
 
 def gain(grades: FloatArray, kind: str) -> FloatArray:
-    """Gain of each grade; grades <= 0 (and unjudged documents) gain nothing."""
+    """Gain of each grade; grades <= 0 (and unjudged documents) gain nothing.
+
+    An exp gain beyond float64 is inf here, without NumPy's overflow warning: the kernels
+    refuse it with an error that names the grade (see :func:`_finite`).
+    """
     positive = np.maximum(grades, 0.0)
-    return np.exp2(positive) - 1.0 if kind == "exp" else positive
+    if kind != "exp":
+        return positive
+    with np.errstate(over="ignore"):
+        return np.exp2(positive) - 1.0
+
+
+def _finite(
+    sums: FloatArray, ranked: Ranked, metric: Metric, groups: IntArray, grades: FloatArray
+) -> FloatArray:
+    """``sums`` (per-query DCGs), or an error naming the query and the grade whose gain is beyond
+    float64: an infinite DCG is no number, and nDCG as inf / inf would be NaN.
+
+    Computing nDCG finitely in log space was considered and rejected: DCG of the same grades
+    cannot be finite, the explanation's gains could not be shown, and a grade of 1024 or more
+    with gain=exp is far more likely a score in the grade column than a real judgment.
+    """
+    bad = np.flatnonzero(~np.isfinite(sums))
+    if len(bad) == 0:
+        return sums
+    query = int(bad[0])
+    top = float(grades[groups == query].max())
+    fix = "use gain=linear (trec_eval's gain) or smaller grades"
+    if not np.isfinite(gain(np.array([top]), metric.get("gain"))[0]):
+        raise RankmeterError(
+            f"{metric}: grade {num(top)} of query {str(ranked.query_ids[query])!r} has the gain "
+            f"2^{num(top)} - 1, beyond the largest float (about 1.8e308; gain=exp takes grades "
+            f"up to {MAX_EXP_GRADE}); {fix}"
+        )
+    raise RankmeterError(
+        f"{metric}: the gains of query {str(ranked.query_ids[query])!r} (grades up to "
+        f"{num(top)}) add up beyond the largest float (about 1.8e308); {fix}"
+    )
 
 
 def discount(positions: FloatArray) -> FloatArray:
@@ -34,16 +78,22 @@ def discount(positions: FloatArray) -> FloatArray:
 
 def dcg_values(ranked: Ranked, metric: Metric) -> FloatArray:
     top = ranked.within(metric.cutoff)
-    g = gain(ranked.grades[top], metric.get("gain"))
-    return ranked.total(ranked.groups[top], g * discount(ranked.positions[top]))
+    grades, groups = ranked.grades[top], ranked.groups[top]
+    g = gain(grades, metric.get("gain"))
+    with np.errstate(over="ignore"):
+        sums = ranked.total(groups, g * discount(ranked.positions[top]))
+    return _finite(sums, ranked, metric, groups, grades)
 
 
 def ideal_dcg_values(ranked: Ranked, metric: Metric) -> FloatArray:
     groups = ranked.judgment_groups
     positions = np.arange(len(groups), dtype=np.int64) - ranked.judgment_offsets[groups]
     keep = np.ones(len(groups), dtype=bool) if metric.cutoff is None else positions < metric.cutoff
-    g = gain(ranked.judgment_grades[keep], metric.get("gain"))
-    return ranked.total(groups[keep], g * discount(positions[keep]))
+    grades = ranked.judgment_grades[keep]
+    g = gain(grades, metric.get("gain"))
+    with np.errstate(over="ignore"):
+        sums = ranked.total(groups[keep], g * discount(positions[keep]))
+    return _finite(sums, ranked, metric, groups[keep], grades)
 
 
 def ndcg(ranked: Ranked, metric: Metric) -> FloatArray:

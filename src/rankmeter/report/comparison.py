@@ -6,30 +6,20 @@ where they appear: ``*`` = significant after the correction at the comparison's 
 
 from __future__ import annotations
 
-import json
 import math
 from typing import Any
 
 from rankmeter._escape import markdown_fence, markdown_text, visible
 from rankmeter.comparison import Comparison, Difference
+from rankmeter.report._json import json_text
 from rankmeter.report._rich import shown
 
 __all__ = ["render_json", "render_latex", "render_markdown", "render_table"]
 
 
 def render_json(comparison: Comparison, *, per_query: bool = False) -> str:
-    return json.dumps(_finite(comparison.to_dict(per_query=per_query)), indent=2) + "\n"
-
-
-def _finite(value: Any) -> Any:
-    """NaN and infinities become null: JSON has no such numbers."""
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_finite(v) for v in value]
-    return value
+    # NaN (statistics of fewer than two queries) and infinities become null.
+    return json_text(comparison.to_dict(per_query=per_query), ensure_ascii=True)
 
 
 def num(value: float, digits: int = 4) -> str:

@@ -7,11 +7,10 @@ JSON does (rankmeter._escape).
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from rankmeter._escape import json_safe
 from rankmeter.metrics import Metric
+from rankmeter.report._json import json_text
 from rankmeter.report._rich import shown
 from rankmeter.results import EvalResult
 
@@ -28,7 +27,7 @@ def render_json(results: list[EvalResult], *, per_query: bool, single: bool) -> 
         payload: Any = results[0].to_dict(per_query=per_query)
     else:
         payload = [{"run": r.run, **r.to_dict(per_query=per_query)} for r in results]
-    return json_safe(json.dumps(payload, indent=2, ensure_ascii=False)) + "\n"
+    return json_text(payload)
 
 
 def render_tsv(results: list[EvalResult], *, per_query: bool) -> str:

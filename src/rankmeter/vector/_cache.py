@@ -22,7 +22,7 @@ import numpy.typing as npt
 __all__ = ["EmbeddingCache", "default_cache_dir", "texts_key"]
 
 # Bumped when the layout or the meaning of a cached file changes.
-FORMAT_VERSION = "1"
+FORMAT_VERSION = "2"
 
 Embeddings = npt.NDArray[np.float32]
 

@@ -6,18 +6,28 @@ with a sentence-transformers model (normalised, so cosine = inner product), each
 :class:`rankmeter.Run` is evaluated against the collection's judgments by
 :func:`rankmeter.evaluate`, the same as any other run.
 
-Embeddings are cached on disk, keyed by the model's identity and the exact texts, so a second
-evaluation of the same model (another index, other metrics) embeds nothing.
+Embeddings are cached on disk, keyed by a fingerprint of the model and the exact texts, so a
+second evaluation of the same model (another index, other metrics) embeds nothing. Only what
+rankmeter can fingerprint is cached: a model folder (every file's content), a
+``SentenceTransformer`` object (its weights, tokenizer, configuration and prompts) and, for
+both, the versions of the libraries that run them. Any other encoder object is code rankmeter
+cannot see into: two of them can print alike (a fixed ``__repr__``, or the default one at a
+reused memory address) and compute different things, so their embeddings are cached only under
+a ``cache_key`` the caller gives, and otherwise not at all (with a warning saying so).
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib
 import inspect
 import math
 import os
+import re
+import sys
 import threading
+import warnings
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -58,15 +68,58 @@ _SKIPPED_FOLDERS = frozenset({"onnx", "openvino", ".git", "__pycache__"})
 Embeddings = npt.NDArray[np.float32]
 Progress = Callable[[str], None]
 
+# How rankmeter turns a model's output into the cached rows: part of every cache key, so that a
+# change of recipe never reads rows made by the old one.
+RECIPE = (
+    "queries through encode_query, documents through encode_document, else encode; "
+    "float32 rows scaled to unit length"
+)
+# Libraries whose versions change what the same weights compute (tokenisation, pooling,
+# kernels): part of the key of a model folder and of a SentenceTransformer object. Read from
+# the installed packages' metadata, so a fully cached evaluation still imports none of them.
+_LIBRARIES = ("sentence-transformers", "transformers", "tokenizers", "torch")
+# The packages whose code a fingerprinted SentenceTransformer may run: their versions are in the
+# key. A module of any other class (custom or remote code, adapters) is code rankmeter cannot
+# fingerprint.
+_KNOWN_CODE = ("torch.", "transformers.", "sentence_transformers.")
+# SentenceTransformer methods that embedding goes through: a subclass overriding one is
+# another model than its weights say.
+_ST_METHODS = ("encode", "encode_query", "encode_document", "forward", "tokenize")
+# Settings that say where and how a model's files were loaded, not what it computes. (One
+# missing here costs cache misses between loads that differ in it, never a wrong number.)
+_LOADING_SETTINGS = frozenset(
+    {
+        "_name_or_path",
+        "name_or_path",
+        "vocab_file",
+        "tokenizer_file",
+        "_commit_hash",
+        "cache_dir",
+        "local_files_only",
+        "is_local",
+        "force_download",
+        "proxies",
+        "token",
+        "use_auth_token",
+        "revision",
+        "subfolder",
+        "trust_remote_code",
+    }
+)
+# A default repr: an address that Python reuses, never an identity.
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+
 
 # -- models ------------------------------------------------------------------------------------
 @dataclass
 class _Model:
-    """A model to embed with: a name (the run's), a cache key, and how to get the encoder."""
+    """A model to embed with: a name (the run's), a cache key (None: not to be cached, for the
+    reason given in ``uncached``), and how to get the encoder."""
 
     name: str
-    key: str
+    key: str | None
     load: Callable[[], Any] = field(repr=False)
+    uncached: str = ""
     _encoder: Any = field(default=None, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -113,10 +166,16 @@ def _has_weights(folder: Path) -> bool:
     return any((folder / name).is_file() for name in ("model.safetensors", "pytorch_model.bin"))
 
 
-def _resolve_model(model: Any, name: str | None) -> _Model:
+def _resolve_model(model: Any, name: str | None, cache_key: str | None = None) -> _Model:
+    if cache_key is not None and (not isinstance(cache_key, str) or not cache_key.strip()):
+        raise PolicyError(
+            f"cache_key={cache_key!r}: give a non-empty string that names this model's version "
+            "(change it whenever its weights, code or settings change)"
+        )
     if model is None or (isinstance(model, str) and model.lower() in _DEFAULT_ALIASES):
         folder = default_model_path()
-        return _Model(name or DEFAULT_MODEL, _folder_key(folder), lambda: _load_folder(folder))
+        key = _key("model folder", _folder_key(folder), _library_versions(), cache_key)
+        return _Model(name or DEFAULT_MODEL, key, lambda: _load_folder(folder))
     if isinstance(model, (str, os.PathLike)):
         folder = Path(model).expanduser()
         if not folder.exists():
@@ -128,13 +187,63 @@ def _resolve_model(model: Any, name: str | None) -> _Model:
                 f"{DEFAULT_MODEL})"
             )
         label = name or Path(os.fspath(model)).name or os.fspath(model)
-        return _Model(label, _folder_key(folder), lambda: _load_folder(folder))
+        key = _key("model folder", _folder_key(folder), _library_versions(), cache_key)
+        return _Model(label, key, lambda: _load_folder(folder))
     if not callable(getattr(model, "encode", None)):
         raise RankmeterError(
             f"model must be a model folder, a model name or an object with an encode() method "
             f"(a SentenceTransformer); got {type(model).__name__}"
         )
-    return _Model(name or _object_name(model), _object_key(model), lambda: model)
+    label = name or _object_name(model)
+    try:
+        return _Model(label, _key("model object", _object_key(model), cache_key), lambda: model)
+    except _NoFingerprint as exc:
+        if cache_key is None:
+            return _Model(label, None, lambda: model, uncached=exc.reason)
+    # Code rankmeter cannot see into, named by the caller: the caller's key (and the class,
+    # so that two encoder classes given one key still do not meet).
+    kind = type(model)
+    return _Model(
+        label,
+        _key("named object", f"{kind.__module__}.{kind.__qualname__}", cache_key),
+        lambda: model,
+    )
+
+
+def _key(*parts: str | None) -> str:
+    """One hash of the recipe and the given parts (None parts are left out, not blank)."""
+    digest = hashlib.sha256(f"rankmeter cache key\n{RECIPE}\n".encode())
+    for part in parts:
+        if part is not None:
+            data = part.encode("utf-8", "surrogatepass")
+            digest.update(len(data).to_bytes(8, "little"))
+            digest.update(data)
+    return digest.hexdigest()
+
+
+@functools.lru_cache(maxsize=1)
+def _library_versions() -> str:
+    from importlib import metadata
+
+    versions = []
+    for package in _LIBRARIES:
+        try:
+            versions.append(f"{package}=={metadata.version(package)}")
+        except metadata.PackageNotFoundError:
+            versions.append(f"{package} absent")
+    return ", ".join(versions)
+
+
+def _warn_uncached(model: _Model, cache: Any) -> None:
+    """Say once per call that a model's embeddings are not cached, and how to cache them."""
+    if model.key is None and _cache_of(cache) is not None:
+        warnings.warn(
+            f"rankmeter: the embeddings of {model.name} are not cached: {model.uncached}; "
+            "pass cache_key='...' (a name you change whenever the model changes) to cache "
+            "them, or cache=False to say that you do not want them cached",
+            RuntimeWarning,
+            stacklevel=3,
+        )
 
 
 def _hub_cache_folder(name: str) -> Path:
@@ -231,22 +340,119 @@ def _object_name(model: Any) -> str:
     return type(model).__name__
 
 
+class _NoFingerprint(Exception):
+    """A model whose behaviour rankmeter cannot fingerprint: it must not be cached."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
 def _object_key(model: Any) -> str:
-    """The class, the printed configuration and, for torch modules, every weight: two
-    fine-tuned copies of one architecture print alike but must not share a cache."""
-    digest = hashlib.sha256(b"rankmeter model object\n")
+    """A fingerprint of everything that decides what a SentenceTransformer object computes:
+    the library versions, its module tree and every module's configuration, its tokenizer
+    (vocabulary and settings), its prompts and truncation, and every weight and buffer (two
+    fine-tuned copies of one architecture print alike but must not share a cache).
+
+    Raises _NoFingerprint for anything else: an encoder's own code and state are not known to
+    rankmeter, and its printed form (a repr) identifies nothing.
+    """
     kind = type(model)
-    digest.update(f"{kind.__module__}.{kind.__qualname__}\n{model!s}\n".encode())
-    state_dict = getattr(model, "state_dict", None)
-    if callable(state_dict):
-        try:
-            for key, tensor in state_dict().items():
-                flat = tensor.detach().cpu().contiguous().reshape(-1)
-                digest.update(f"{key}\0{flat.dtype}\0{tuple(tensor.shape)}\n".encode())
-                digest.update(flat.view(importlib.import_module("torch").uint8).numpy().tobytes())
-        except Exception:  # not a torch state dict after all: the printed form will do
-            digest.update(b"no weights\n")
+    named = f"{kind.__module__}.{kind.__qualname__}"
+    library = sys.modules.get("sentence_transformers")
+    base = getattr(library, "SentenceTransformer", None)
+    if not isinstance(base, type) or not isinstance(model, base):
+        raise _NoFingerprint(
+            f"rankmeter cannot fingerprint a {kind.__name__} object (only model folders and "
+            "SentenceTransformer objects: other encoders run code rankmeter cannot see, and "
+            "two of them can print alike yet compute different embeddings)"
+        )
+    overridden = [m for m in _ST_METHODS if getattr(kind, m, None) is not getattr(base, m, None)]
+    if overridden:
+        raise _NoFingerprint(
+            f"{kind.__name__} overrides SentenceTransformer.{overridden[0]}(), code rankmeter "
+            "cannot fingerprint"
+        )
+    network: Any = model  # a torch module, as SentenceTransformer is
+    modules = list(network.modules())
+    for module in modules:
+        module_kind = type(module)
+        if not module_kind.__module__.startswith(_KNOWN_CODE):
+            raise _NoFingerprint(
+                f"it has a module of class {module_kind.__module__}.{module_kind.__qualname__}, "
+                "code rankmeter cannot fingerprint"
+            )
+    digest = hashlib.sha256(f"{named}\n{_library_versions()}\n".encode())
+    settings = {
+        "prompts": getattr(model, "prompts", None),
+        "default_prompt_name": getattr(model, "default_prompt_name", None),
+        "truncate_dim": getattr(model, "truncate_dim", None),
+        "backend": getattr(model, "backend", None),
+    }
+    texts = [str(model), _canonical(settings)]
+    for index, module in enumerate(modules):
+        texts.append(f"module {index} {type(module).__qualname__}")
+        texts += _module_settings(module)
+    for text in texts:
+        if _ADDRESS.search(text):
+            raise _NoFingerprint("its settings print a memory address, which identifies nothing")
+        data = text.encode("utf-8", "surrogatepass")
+        digest.update(len(data).to_bytes(8, "little"))
+        digest.update(data)
+    torch = importlib.import_module("torch")
+    for key, tensor in network.state_dict().items():
+        flat = tensor.detach().cpu().contiguous().reshape(-1)
+        digest.update(f"{key}\0{flat.dtype}\0{tuple(tensor.shape)}\n".encode())
+        digest.update(flat.view(torch.uint8).numpy().tobytes())
     return digest.hexdigest()
+
+
+def _module_settings(module: Any) -> list[str]:
+    """The settings of one module that change its outputs but are not weights."""
+    texts = []
+    config_dict = getattr(module, "get_config_dict", None)
+    if callable(config_dict):
+        texts.append(_canonical(config_dict()))
+    for name in ("max_seq_length", "do_lower_case"):
+        value = getattr(module, name, None)
+        if isinstance(value, (bool, int, str)):
+            texts.append(f"{name}={value!r}")
+    config: Any = getattr(module, "config", None)
+    if callable(getattr(config, "to_dict", None)):
+        texts.append(_canonical(config.to_dict()))  # a transformers model's configuration
+    tokenizer = getattr(module, "tokenizer", None)
+    if tokenizer is not None:
+        texts.append(_tokenizer_text(tokenizer))
+    return texts
+
+
+def _tokenizer_text(tokenizer: Any) -> str:
+    """A tokenizer's vocabulary, rules and settings as text."""
+    to_str = getattr(getattr(tokenizer, "backend_tokenizer", None), "to_str", None)
+    if callable(to_str):
+        rules = str(to_str())  # a fast tokenizer, whole: vocabulary, normaliser, splitting
+    elif callable(getattr(tokenizer, "get_vocab", None)):
+        rules = _canonical(sorted(tokenizer.get_vocab().items()))
+    else:
+        raise _NoFingerprint(
+            f"its tokenizer ({type(tokenizer).__name__}) has no vocabulary rankmeter can read"
+        )
+    settings = getattr(tokenizer, "init_kwargs", None)
+    kind = type(tokenizer)
+    return "\n".join(
+        [f"{kind.__module__}.{kind.__qualname__}", rules, _canonical(dict(settings or {}))]
+    )
+
+
+def _canonical(value: Any) -> str:
+    """Settings as text with sorted keys, without the settings that only say where and how
+    files were loaded."""
+    if isinstance(value, dict):
+        items = sorted((str(k), v) for k, v in value.items() if str(k) not in _LOADING_SETTINGS)
+        return "{" + ", ".join(f"{k!r}: {_canonical(v)}" for k, v in items) + "}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_canonical(v) for v in value) + "]"
+    return repr(value)
 
 
 # -- embedding ---------------------------------------------------------------------------------
@@ -325,6 +531,7 @@ def embed_texts(
     cache: str | os.PathLike[str] | bool | None = True,
     batch_size: int = 32,
     progress: Progress | None = None,
+    cache_key: str | None = None,
 ) -> Embeddings:
     """Embed texts (normalised rows, float32), through the on-disk cache.
 
@@ -338,11 +545,14 @@ def embed_texts(
         a folder, or False/None for no cache
     batch_size : texts per forward pass
     progress : called with a label at the start of each step
+    cache_key : a name for the model's version, as for :func:`evaluate_model`
     """
     _check_count("batch_size", batch_size)
     if kind not in ("corpus", "queries"):
         raise PolicyError(f"kind={kind!r}: use 'corpus' or 'queries'")
-    return _embed(_resolve_model(model, None), list(texts), kind, cache, batch_size, progress)
+    resolved = _resolve_model(model, None, cache_key)
+    _warn_uncached(resolved, cache)
+    return _embed(resolved, list(texts), kind, cache, batch_size, progress)
 
 
 def _embed(
@@ -355,7 +565,9 @@ def _embed(
 ) -> Embeddings:
     report = progress or _quiet
     store = _cache_of(cache)
-    path = store.path(model.key, kind, texts_key(texts)) if store is not None else None
+    path = None
+    if store is not None and model.key is not None:  # None: a model that is never cached
+        path = store.path(model.key, kind, texts_key(texts))
     if store is not None and path is not None:
         cached = store.load(path, len(texts), _unit_rows)
         if cached is not None:
@@ -551,6 +763,7 @@ def evaluate_model(
     name: str | None = None,
     split: str = "test",
     progress: Progress | None = None,
+    cache_key: str | None = None,
 ) -> Any:
     """Evaluate an embedding model on a collection: embed, retrieve the top ``k``, evaluate.
 
@@ -569,7 +782,15 @@ def evaluate_model(
     k : results retrieved per query (at most the number of documents)
     run_out : write the run here in TREC format (atomically)
     cache : True (``$RANKMETER_CACHE/embeddings``, else ``~/.cache/rankmeter/embeddings``),
-        a folder, or False for no cache
+        a folder, or False for no cache. Only a model rankmeter can fingerprint is cached: a
+        model folder or name (by the content of its files) or a ``SentenceTransformer``
+        (by its weights, tokenizer, configuration and prompts), with the versions of
+        sentence-transformers, transformers, tokenizers and torch. Any other encoder object is
+        not cached (a RuntimeWarning says so) unless ``cache_key`` names it.
+    cache_key : a name for the model's version, which you change whenever its weights, code
+        or settings change: an encoder rankmeter cannot fingerprint is cached under it (and
+        its class). With a fingerprinted model it is added to the fingerprint: it can keep two
+        caches apart, never make two models share one.
     batch_size : texts per forward pass of the model
     backend : ANN library for ``index`` (None: the default of
         :func:`rankmeter.vector.ann.make_index`)
@@ -587,7 +808,9 @@ def evaluate_model(
 
     Examples
     --------
-    A toy model that counts the letters a, b and c finds each query's document first:
+    A toy model that counts the letters a, b and c finds each query's document first (its
+    embeddings would be cached only under a ``cache_key``: rankmeter cannot fingerprint its
+    code, so ``cache=False`` says not to cache them):
 
     >>> import numpy as np
     >>> from pathlib import Path
@@ -618,7 +841,8 @@ def evaluate_model(
 
     parse_metrics([measures] if isinstance(measures, str) else list(measures))  # fail early
     loaded = _load_collection(collection, split)
-    resolved = _resolve_model(model, name)
+    resolved = _resolve_model(model, name, cache_key)
+    _warn_uncached(resolved, cache)
     report = progress or _quiet
     doc_ids = list(loaded.corpus)
     query_ids = list(loaded.queries)
