@@ -590,6 +590,9 @@ def _check_settings(
         raise PolicyError(f"level={level!r} must be a number between 0 and 1 (e.g. 0.95)")
     if isinstance(resamples, bool) or not isinstance(resamples, int) or resamples < 1:
         raise PolicyError(f"resamples={resamples!r} must be a whole number >= 1")
+    from rankmeter.stats._checks import check_resample_limit
+
+    check_resample_limit(resamples)
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise PolicyError(f"seed={seed!r} must be a whole number >= 0")
     if isinstance(min_segment, bool) or not isinstance(min_segment, int) or min_segment < 1:

@@ -27,11 +27,13 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import signal
 import stat
 import sys
 import tempfile
+import threading
 from collections.abc import Callable, Iterator
-from typing import TextIO
+from typing import Any, TextIO
 
 from rankmeter.errors import FormatError
 
@@ -141,21 +143,59 @@ def _in_place(target: str, opener: Callable[[], int]) -> Iterator[TextIO]:
 def _replaced(target: str, resolved: str, info: os.stat_result | None) -> Iterator[TextIO]:
     """Write a temporary file beside ``resolved`` and rename it over ``resolved``."""
     directory = os.path.dirname(resolved)
+    # An interrupt between the file's creation and the return of its name would leave the file
+    # behind: Ctrl-C and SIGTERM are held (blocked) until the cleanup below is in place.
+    held = _hold_signals()
     try:
         fd, tmp = tempfile.mkstemp(prefix=".rankmeter-", suffix=".tmp", dir=directory)
     except OSError as exc:
+        _release_signals(held)
         raise FormatError(target, f"cannot write: {exc.strerror or exc}") from None
+    handle = None
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+        _release_signals(held)  # a held signal is raised here, where the cleanup catches it
+        handle = os.fdopen(fd, "w", encoding="utf-8", newline="\n")
+        with handle:
             yield handle
         _take_over(tmp, info)
         os.replace(tmp, resolved)
     except BaseException as exc:
+        if handle is None:
+            with contextlib.suppress(OSError):
+                os.close(fd)
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         if isinstance(exc, OSError):
             raise FormatError(target, f"cannot write: {exc.strerror or exc}") from None
         raise
+
+
+_Held = tuple[dict[int, Any], list[int]]
+
+
+def _hold_signals() -> _Held | None:
+    """Hold SIGINT and SIGTERM: noted, not acted on, until :func:`_release_signals`. Only the
+    main thread can set handlers (elsewhere nothing is held: None). Blocking the signals with
+    a mask would not do: the kernel hands a process's signal to any thread that does not block
+    it, such as a BLAS worker."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    arrived: list[int] = []
+    previous: dict[int, Any] = {}
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        previous[signum] = signal.signal(signum, lambda number, frame: arrived.append(number))
+    return previous, arrived
+
+
+def _release_signals(held: _Held | None) -> None:
+    """Restore the handlers; a signal that arrived meanwhile is raised again, now."""
+    if held is None:
+        return
+    previous, arrived = held
+    for signum, handler in previous.items():
+        signal.signal(signum, handler)
+    for signum in dict.fromkeys(arrived):
+        signal.raise_signal(signum)
 
 
 def _take_over(tmp: str, replaced: os.stat_result | None) -> None:
