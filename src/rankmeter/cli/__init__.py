@@ -145,7 +145,11 @@ def _signals_end_the_command() -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         yield  # only the main thread may set handlers; SIGINT stays KeyboardInterrupt
         return
-    previous = {s: signal.signal(s, _stop) for s in (signal.SIGINT, signal.SIGTERM)}
+    previous = {
+        s: signal.signal(s, _stop)
+        for s in (signal.SIGINT, signal.SIGTERM)
+        if signal.getsignal(s) is not None  # None: set outside Python, it could not be restored
+    }
     try:
         yield
     finally:

@@ -183,6 +183,8 @@ def _hold_signals() -> _Held | None:
     arrived: list[int] = []
     previous: dict[int, Any] = {}
     for signum in (signal.SIGINT, signal.SIGTERM):
+        if signal.getsignal(signum) is None:  # set outside Python: it could not be restored
+            continue
         previous[signum] = signal.signal(signum, lambda number, frame: arrived.append(number))
     return previous, arrived
 
