@@ -9,9 +9,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from rankmeter.errors import FormatError, MetricError, PolicyError, RankmeterError
+
+# Not `from typing import TYPE_CHECKING`: importing typing is most of this module's start-up
+# time, and the `rankmeter` command takes over Ctrl-C only once this module has run.
+TYPE_CHECKING = False
 
 __version__ = "0.1.0"
 
@@ -36,6 +38,8 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
+    from typing import Any
+
     from rankmeter.comparison import Comparison, compare
     from rankmeter.data import Qrels, Run
     from rankmeter.evaluation import evaluate

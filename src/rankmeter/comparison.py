@@ -23,7 +23,7 @@ import numpy as np
 from rankmeter.data import Qrels, Run
 from rankmeter.data._columns import FloatArray, IntArray, natural_order
 from rankmeter.data.run import check_ties
-from rankmeter.errors import PolicyError
+from rankmeter.errors import FormatError, PolicyError
 from rankmeter.evaluation import _as_names, _load_runs, _policies
 from rankmeter.metrics import DEFAULT_METRICS, Metric, parse_metric, parse_metrics
 from rankmeter.metrics._ranked import Ranked, join
@@ -467,6 +467,9 @@ def compare(
 
     ranked = {run.name: _join(loaded_qrels, run, policies, selected) for run in systems}
     query_ids = tuple(str(q) for q in loaded_qrels._query_ids[selected])
+    # Read before the resampling, so that a file that belongs elsewhere fails at once.
+    segment_table = _load_segments(segments)
+    notes += _segment_coverage(segment_table, query_ids, segments)
     scores = {m.label: {n: m.compute(ranked[n]) for n in order} for m in measures}
     metric_names = tuple(m.label for m in measures)
 
@@ -475,6 +478,7 @@ def compare(
     means = tuple(SystemMean(*row) for row in mean_rows)
     differences = _differences(tested, scores, base, alpha)
     texts = _load_queries(queries)
+    notes += _text_coverage(texts, query_ids, queries)
     failures = tuple(
         _failures(
             n,
@@ -492,7 +496,7 @@ def compare(
         for n in order
     )
     explanations = _explanations(loaded_qrels, by_name, base, measures[0], failures, policies)
-    groups = _segment_groups(_load_segments(segments), query_ids)
+    groups = _segment_groups(segment_table, query_ids)
     segment_rows, segment_means = _segments(
         groups, order, metric_names, scores, options, alpha, min_segment
     )
@@ -593,6 +597,9 @@ def _check_settings(
         raise PolicyError(f"level={level!r} must be a number between 0 and 1 (e.g. 0.95)")
     if isinstance(resamples, bool) or not isinstance(resamples, int) or resamples < 1:
         raise PolicyError(f"resamples={resamples!r} must be a whole number >= 1")
+    from rankmeter.stats._checks import check_resample_limit
+
+    check_resample_limit(resamples)
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise PolicyError(f"seed={seed!r} must be a whole number >= 0")
     if isinstance(min_segment, bool) or not isinstance(min_segment, int) or min_segment < 1:
@@ -837,6 +844,76 @@ def _load_segments(segments: Any) -> dict[str, dict[str, str]]:
         "segments must be a path or a dict {column: {query: value}}, not "
         f"{type(segments).__name__}"
     )
+
+
+def _is_path(given: Any) -> bool:
+    return isinstance(given, (str, os.PathLike))
+
+
+def _input_name(given: Any, label: str) -> str:
+    """How errors name a segments or query-texts input: its path, or ``<label>`` for a dict."""
+    if _is_path(given):
+        path = os.fspath(given)
+        return "<stdin>" if path == "-" else path
+    return f"<{label}>"
+
+
+def _examples(ids: Iterable[str], count: int = 3) -> str:
+    listed = list(ids)
+    shown = ", ".join(repr(q) for q in listed[:count])
+    return shown + (", ..." if len(listed) > count else "")
+
+
+def _none_compared(known: list[str], query_ids: tuple[str, ...]) -> str:
+    return (
+        f"none of its {len(known)} query {'id' if len(known) == 1 else 'ids'} is among the "
+        f"{len(query_ids)} compared queries (its ids start {_examples(known)}; the compared "
+        f"queries start {_examples(query_ids)})"
+    )
+
+
+def _segment_coverage(
+    segments: Mapping[str, Mapping[str, str]], query_ids: tuple[str, ...], given: Any
+) -> list[str]:
+    """A note on how the segments' query ids meet the compared queries (none when they are
+    exactly the compared queries); an error when they meet none of them."""
+    if not segments:
+        return []
+    known = list(dict.fromkeys(q for values in segments.values() for q in values))
+    compared = set(query_ids)
+    covered = sum(1 for q in known if q in compared)
+    if covered == 0:
+        kind = "file" if _is_path(given) else "segments"
+        raise FormatError(
+            _input_name(given, "segments"),
+            f"{_none_compared(known, query_ids)}; check that the {kind} belongs to these qrels "
+            "and runs",
+        )
+    strangers = [q for q in known if q not in compared]
+    if covered == len(query_ids) and not strangers:
+        return []
+    if _is_path(given):
+        label, place = f"segments file {_input_name(given, 'segments')}", "in the file"
+    else:
+        label, place = "segments", "in the segments"
+    note = f"{label}: {covered} of {len(query_ids)} compared queries have a segment"
+    if len(strangers) == 1:
+        note += f"; 1 id {place} matches no compared query (e.g. {_examples(strangers)})"
+    elif strangers:
+        note += (
+            f"; {len(strangers)} ids {place} match no compared query (e.g. {_examples(strangers)})"
+        )
+    return [note]
+
+
+def _text_coverage(texts: Mapping[str, str], query_ids: tuple[str, ...], given: Any) -> list[str]:
+    """Texts are decoration: a note only when none of them belongs to a compared query."""
+    if not texts or any(q in texts for q in query_ids):
+        return []
+    label = (
+        f"query texts file {_input_name(given, 'queries')}" if _is_path(given) else ("query texts")
+    )
+    return [f"{label}: {_none_compared(list(texts), query_ids)}, so no texts are shown"]
 
 
 def _failures(

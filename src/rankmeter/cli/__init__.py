@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
 
 import typer
 
 from rankmeter._escape import visible
+from rankmeter.cli._common import ClosedOutput, GuardedOutput, OutputError, silence_stdout
 from rankmeter.errors import MetricError, PolicyError, RankmeterError
 
 app = typer.Typer(
@@ -46,7 +50,27 @@ def _one_line(text: str) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """Entry point: data to stdout, one clear line to stderr on error (exit 2 usage, 1 data)."""
+    """Entry point: data to stdout, one clear line to stderr on error (exit 2 usage, 1 data).
+
+    Whatever ends the command ends it with one line: bad input, an output that cannot be
+    written, no memory, Ctrl-C (exit 130) or SIGTERM (exit 143), and a bug (exit 70).
+    """
+    stdout = sys.stdout
+    # Started with standard output closed (`>&-`), Python has None: say so when it is needed.
+    sys.stdout = GuardedOutput(ClosedOutput() if stdout is None else stdout)  # type: ignore[assignment]
+    try:
+        with _signals_end_the_command():
+            code = _run(argv)
+    except Stopped as stop:
+        code = _stopped(stop.signum)
+    except KeyboardInterrupt:  # SIGINT where no handler could be installed (another thread)
+        code = _stopped(signal.SIGINT)
+    finally:
+        sys.stdout = stdout
+    sys.exit(code)
+
+
+def _run(argv: Sequence[str] | None) -> int:
     command = typer.main.get_command(app)
     try:
         code = command.main(
@@ -54,28 +78,36 @@ def main(argv: Sequence[str] | None = None) -> None:
             prog_name="rankmeter",
             standalone_mode=False,
         )
+        sys.stdout.flush()  # anything still buffered must fail here, not at exit
     except (MetricError, PolicyError) as exc:
-        print(f"rankmeter: error: {_one_line(str(exc))}", file=sys.stderr)
-        sys.exit(2)
+        return _error(str(exc), 2)
+    except OutputError as exc:
+        silence_stdout()
+        return _error(str(exc), 1)
     except RankmeterError as exc:
-        print(f"rankmeter: error: {_one_line(str(exc))}", file=sys.stderr)
-        sys.exit(1)
+        return _error(str(exc), 1)
     except BrokenPipeError:
-        sys.exit(0)
+        silence_stdout()
+        return 0
+    except MemoryError as exc:
+        detail = f" ({_one_line(str(exc))})" if str(exc) else ""
+        return _error(
+            f"out of memory{detail}: try a smaller input, fewer runs or metrics, or fewer "
+            "--resamples",
+            1,
+        )
     except Exception as exc:
         # Typer vendors click in recent versions, so its exceptions are matched by class name.
         kinds = {cls.__name__ for cls in type(exc).__mro__}
         if "NoArgsIsHelpError" in kinds:
-            sys.exit(2)  # the help is already printed: no empty error line after it
+            return 2  # the help is already printed: no empty error line after it
         if "UsageError" in kinds:
             ctx = getattr(exc, "ctx", None)
             hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
             message = exc.format_message()  # type: ignore[attr-defined]
-            print(f"rankmeter: error: {_one_line(message)}{hint}", file=sys.stderr)
-            sys.exit(2)
+            return _error(f"{message}{hint}", 2)
         if "Abort" in kinds:
-            print("rankmeter: interrupted", file=sys.stderr)
-            sys.exit(130)
+            return _stopped(signal.SIGINT)
         if os.environ.get("RANKMETER_DEBUG"):
             raise
         # A bug, not bad input: still one line (the traceback with RANKMETER_DEBUG=1).
@@ -85,5 +117,51 @@ def main(argv: Sequence[str] | None = None) -> None:
             "the traceback)",
             file=sys.stderr,
         )
-        sys.exit(70)
-    sys.exit(code if isinstance(code, int) else 0)
+        return 70
+    return code if isinstance(code, int) else 0
+
+
+def _error(message: str, code: int) -> int:
+    print(f"rankmeter: error: {_one_line(message)}", file=sys.stderr)
+    return code
+
+
+class Stopped(BaseException):
+    """SIGINT or SIGTERM arrived: unwinds the command (temporary files are removed on the way).
+
+    A BaseException of its own, not KeyboardInterrupt, so that no library code on the way
+    mistakes it for something to handle.
+    """
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _stop(signum: int, frame: object) -> None:
+    raise Stopped(signum)
+
+
+@contextlib.contextmanager
+def _signals_end_the_command() -> Iterator[None]:
+    """While the command runs, SIGINT and SIGTERM raise :class:`Stopped`; restored after."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # only the main thread may set handlers; SIGINT stays KeyboardInterrupt
+        return
+    previous = {
+        s: signal.signal(s, _stop)
+        for s in (signal.SIGINT, signal.SIGTERM)
+        if signal.getsignal(s) is not None  # None: set outside Python, it could not be restored
+    }
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+def _stopped(signum: int) -> int:
+    word = "interrupted" if signum == signal.SIGINT else "terminated"
+    with contextlib.suppress(Exception):
+        print(f"rankmeter: {word}", file=sys.stderr)
+    return 128 + signum

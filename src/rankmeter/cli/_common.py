@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import io
+import os
 import sys
 from enum import Enum
 from typing import Annotated, Any
 
 import typer
+
+from rankmeter.errors import RankmeterError
 
 
 class Ties(str, Enum):
@@ -53,8 +58,63 @@ RunFormatOption = Annotated[
 ]
 
 
+class OutputError(RankmeterError):
+    """Standard output cannot take the output: it is closed, the disk is full, an I/O error."""
+
+
+class ClosedOutput(io.TextIOBase):
+    """Stands for a standard output the command was started without (``>&-``)."""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        raise OSError(errno.EBADF, "it is closed")
+
+
+class GuardedOutput:
+    """Standard output whose write errors are :class:`OutputError` (one line), whoever writes:
+    our emit, Rich, or Click printing the help. A closed reader (EPIPE) stays
+    BrokenPipeError, which ends the command quietly. Everything else is the stream's own."""
+
+    def __init__(self, stream: Any) -> None:
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return int(self.stream.write(text))
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise OutputError(f"cannot write to standard output: {exc.strerror or exc}") from None
+
+    def writelines(self, lines: Any) -> None:
+        for line in lines:
+            self.write(line)
+
+    def flush(self) -> None:
+        try:
+            self.stream.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise OutputError(f"cannot write to standard output: {exc.strerror or exc}") from None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.stream, name)
+
+
+def silence_stdout() -> None:
+    """After a failed write, send what is still buffered for stdout to /dev/null, so that
+    Python's final flush at exit adds no "Exception ignored" message to the one error line."""
+    with contextlib.suppress(Exception):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+
+
 def emit(text: str, output: str | None) -> None:
-    """Write text to stdout, or atomically to a file."""
+    """Write text to stdout, or to a file (atomically: see :mod:`rankmeter.io._atomic`)."""
     if output is None or output == "-":
         try:
             sys.stdout.write(text)

@@ -19,12 +19,16 @@ the same whether it is passed alone or with other columns, in any order. Differe
 so they do not depend on how the sums were rounded; interval bounds are bootstrap means computed
 by BLAS, and a machine whose BLAS kernels round differently may differ in their last bits.
 
+At most :data:`MAX_RESAMPLES` (10,000,000) resamples are drawn: the intervals keep every
+bootstrap mean (8 bytes per resample and column) and the time grows with resamples times
+queries; a larger count is refused up front with a :class:`rankmeter.errors.PolicyError`.
+
 Bad arguments raise :class:`rankmeter.errors.PolicyError` naming the value and the choices.
 """
 
 from __future__ import annotations
 
-from rankmeter.stats._checks import FloatArray, IntArray
+from rankmeter.stats._checks import MAX_RESAMPLES, FloatArray, IntArray
 from rankmeter.stats._corrections import adjust
 from rankmeter.stats._intervals import bootstrap_intervals
 from rankmeter.stats._names import CORRECTIONS, INTERVALS, NOT_RECOMMENDED, TESTS
@@ -33,6 +37,7 @@ from rankmeter.stats._paired import effect_sizes, paired_pvalues, win_tie_loss
 __all__ = [
     "CORRECTIONS",
     "INTERVALS",
+    "MAX_RESAMPLES",
     "NOT_RECOMMENDED",
     "TESTS",
     "FloatArray",

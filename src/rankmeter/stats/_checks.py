@@ -15,6 +15,11 @@ from rankmeter.errors import PolicyError
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 
+#: The most random sign patterns or bootstrap resamples a statistic draws. The intervals keep
+#: every bootstrap mean (8 bytes per resample and column), and the work grows with resamples
+#: times queries, so a mistyped count would otherwise end in an exhausted memory, hours later.
+MAX_RESAMPLES = 10_000_000
+
 
 def choice(name: str, value: Any, valid: Sequence[str]) -> str:
     """Return ``value`` if it is one of ``valid``; otherwise raise a PolicyError listing them."""
@@ -30,6 +35,27 @@ def count(name: str, value: Any, *, minimum: int, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
         raise PolicyError(f"{name}={value!r} must be an integer >= {minimum} ({what})")
     return int(value)
+
+
+def resamples(value: Any, *, what: str) -> int:
+    """A number of resamples: an integer from 1 to :data:`MAX_RESAMPLES`."""
+    number = count("resamples", value, minimum=1, what=what)
+    check_resample_limit(number)
+    return number
+
+
+def check_resample_limit(value: int) -> None:
+    """Refuse more than :data:`MAX_RESAMPLES` resamples, saying what they would cost."""
+    if value <= MAX_RESAMPLES:
+        return
+    per_column = value * 8 / 2**30
+    size = f"{per_column:.1f} GiB" if per_column >= 1 else f"{value * 8 / 2**20:.0f} MiB"
+    raise PolicyError(
+        f"resamples={value} is more than {MAX_RESAMPLES:,}, the most rankmeter draws: bootstrap "
+        f"intervals keep every resample ({size} per system and metric at this count), and the "
+        "time grows with resamples times queries (about 1 s per million resamples and 100 "
+        "queries); 10,000 (the default) already resolves p-values to 0.0001"
+    )
 
 
 def seed(value: Any) -> int:

@@ -87,7 +87,7 @@ def bootstrap_intervals(
     data = _checks.matrix("values", values)
     level = _checks.level(level)
     _checks.choice("method", method, INTERVALS)
-    resamples = _checks.count("resamples", resamples, minimum=1, what="bootstrap resamples")
+    resamples = _checks.resamples(resamples, what="bootstrap resamples")
     seed = _checks.seed(seed)
     n, m = data.shape
     low = np.full(m, np.nan)

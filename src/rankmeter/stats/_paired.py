@@ -105,9 +105,7 @@ def paired_pvalues(
     """
     values = _checks.matrix("diffs", diffs)
     _checks.choice("test", test, TESTS)
-    resamples = _checks.count(
-        "resamples", resamples, minimum=1, what="random sign patterns or bootstrap resamples"
-    )
+    resamples = _checks.resamples(resamples, what="random sign patterns or bootstrap resamples")
     seed = _checks.seed(seed)
     n, m = values.shape
     pvalues = np.full(m, np.nan)

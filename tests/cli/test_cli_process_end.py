@@ -1,0 +1,293 @@
+"""How the command ends when the world around it does: a full or closed standard output, an
+impossible --resamples, no memory, Ctrl-C at any moment (even during the imports), SIGTERM and a
+reader that goes away. Each ends with its own line, never "internal error" or a traceback.
+
+These run the real command in subprocesses, as ``python -m rankmeter`` (the same entry point as
+the installed ``rankmeter`` script), each bounded in time.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import signal
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rankmeter.errors import PolicyError
+
+from ._cli_support import CLI
+
+ROOT = Path(__file__).resolve().parents[2]
+ENTRY = [sys.executable, "-m", "rankmeter"]
+# The installed script: `from rankmeter.__main__ import main; sys.exit(main())`.
+SCRIPT = [sys.executable, "-c", "import sys; from rankmeter.__main__ import main; sys.exit(main())"]
+FULL = "/dev/full"
+has_dev_full = pytest.mark.skipif(
+    not (os.path.exists(FULL) and stat.S_ISCHR(os.stat(FULL).st_mode)), reason="no /dev/full"
+)
+
+
+def _run(
+    args: list[str | os.PathLike[str]], stdout: Any = subprocess.PIPE, **kwargs: Any
+) -> tuple[int, bytes, str]:
+    done = subprocess.run(
+        [*ENTRY, *map(os.fspath, args)],
+        stdin=subprocess.DEVNULL,
+        stdout=stdout,
+        stderr=subprocess.PIPE,
+        timeout=120,
+        check=False,
+        **kwargs,
+    )
+    return done.returncode, done.stdout or b"", done.stderr.decode()
+
+
+@pytest.fixture(scope="module")
+def big(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Two runs over 400 queries: enough output to overflow a pipe, enough work to interrupt."""
+    folder = tmp_path_factory.mktemp("big")
+    rng = random.Random(7)
+    qrels, runs = [], {"a": [], "b": []}
+    for q in range(400):
+        for d in range(30):
+            if d % 3 == 0:
+                qrels.append(f"q{q} 0 d{d} {rng.randint(0, 2)}\n")
+            for name, lines in runs.items():
+                lines.append(f"q{q} Q0 d{d} {d + 1} {rng.random():.6f} {name}\n")
+    paths = {"qrels": folder / "qrels.txt", "a": folder / "a.run", "b": folder / "b.run"}
+    paths["qrels"].write_text("".join(qrels))
+    for name in ("a", "b"):
+        paths[name].write_text("".join(runs[name]))
+    return paths
+
+
+def test_the_installed_script_is_the_light_entry_point() -> None:
+    project = (ROOT / "pyproject.toml").read_text()
+    scripts = re.search(r"^\[project\.scripts\]\n(.*?)\n\n", project, re.M | re.S)
+    assert scripts is not None and scripts.group(1) == 'rankmeter = "rankmeter.__main__:main"'
+
+
+def test_python_dash_m_runs_the_command(files: dict[str, Path]) -> None:
+    code, out, err = _run(["evaluate", files["qrels"], files["a"], "-m", "P@2", "-f", "json"])
+    assert (code, err) == (0, "") and b'"P@2"' in out
+
+
+# -- standard output that cannot take the output -------------------------------------------------
+@has_dev_full
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["evaluate", "{qrels}", "{a}", "-f", "json"],
+        ["evaluate", "{qrels}", "{a}"],  # the rich table
+        ["compare", "{qrels}", "{a}", "{b}", "--resamples", "50", "-f", "markdown"],
+        ["metrics"],
+        ["--help"],
+    ],
+    ids=["json", "table", "compare", "metrics", "help"],
+)
+def test_a_full_standard_output_is_one_line(files: dict[str, Path], args: list[str]) -> None:
+    filled = [a.format(**{k: str(v) for k, v in files.items()}) for a in args]
+    with open(FULL, "w") as full:
+        code, _, err = _run(filled, stdout=full)
+    assert (code, err) == (
+        1,
+        "rankmeter: error: cannot write to standard output: No space left on device\n",
+    )
+
+
+@pytest.mark.parametrize("fmt", ["json", "table"])
+def test_a_closed_standard_output_is_one_line(
+    files: dict[str, Path], tmp_path: Path, fmt: str
+) -> None:
+    args = ["evaluate", files["qrels"], files["a"], "-f", fmt]
+    code, _, err = _run(args, stdout=None, preexec_fn=lambda: os.close(1))
+    assert (code, err) == (1, "rankmeter: error: cannot write to standard output: it is closed\n")
+    # With -o the closed standard output is never needed.
+    out = tmp_path / "out.txt"
+    code, _, err = _run([*args, "-o", out], stdout=None, preexec_fn=lambda: os.close(1))
+    assert (code, err) == (0, "") and out.stat().st_size > 0
+
+
+def test_a_reader_that_goes_away_ends_quietly(big: dict[str, Path]) -> None:
+    """`rankmeter evaluate ... | head -1`: exit 0, nothing on stderr."""
+    process = subprocess.Popen(
+        [*ENTRY, "evaluate", big["qrels"], big["a"], big["b"], "-q", "-f", "tsv"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdout is not None and process.stderr is not None
+    first = process.stdout.readline()
+    process.stdout.close()
+    err = process.stderr.read().decode()
+    assert process.wait(timeout=120) == 0
+    assert first.startswith(b"run\tquery_id") and err == ""
+
+
+# -- impossible work -----------------------------------------------------------------------------
+def test_too_many_resamples_are_refused_up_front(cli: CLI, files: dict[str, Path]) -> None:
+    started = time.monotonic()
+    result = cli("compare", files["qrels"], files["a"], files["b"], "--resamples", "1000000000")
+    message = result.assert_one_error_line(2)
+    assert message == (
+        "resamples=1000000000 is more than 10,000,000, the most rankmeter draws: bootstrap "
+        "intervals keep every resample (7.5 GiB per system and metric at this count), and the time "
+        "grows with resamples times queries (about 1 s per million resamples and 100 queries); "
+        "10,000 (the default) already resolves p-values to 0.0001"
+    )
+    assert time.monotonic() - started < 30
+
+
+def test_too_many_resamples_are_refused_by_the_library() -> None:
+    from rankmeter.stats import MAX_RESAMPLES, bootstrap_intervals, paired_pvalues
+
+    assert MAX_RESAMPLES == 10_000_000
+    for call in (
+        lambda: paired_pvalues([0.1, 0.2], resamples=MAX_RESAMPLES + 1),
+        lambda: bootstrap_intervals([0.1, 0.2], resamples=MAX_RESAMPLES + 1),
+    ):
+        with pytest.raises(PolicyError, match=r"^resamples=10000001 is more than 10,000,000"):
+            call()
+
+
+def test_running_out_of_memory_is_one_line(
+    cli: CLI, files: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import rankmeter.evaluation
+
+    def exhausted(*args: object, **kwargs: object) -> None:
+        raise MemoryError("Unable to allocate 104. GiB for an array with shape (1000000000, 14)")
+
+    monkeypatch.setattr(rankmeter.evaluation, "evaluate", exhausted)
+    result = cli("evaluate", files["qrels"], files["a"])
+    assert result.assert_one_error_line(1) == (
+        "out of memory (Unable to allocate 104. GiB for an array with shape (1000000000, 14)): "
+        "try a smaller input, fewer runs or metrics, or fewer --resamples"
+    )
+
+
+# -- signals -------------------------------------------------------------------------------------
+def _interrupt(command: list[str | os.PathLike[str]], delay: float, sig: int) -> tuple[int, str]:
+    process = subprocess.Popen(
+        list(map(os.fspath, command)),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    time.sleep(delay)
+    process.send_signal(sig)
+    try:
+        _, err = process.communicate(timeout=60)
+    finally:
+        process.kill()
+    return process.returncode, err.decode()
+
+
+DELAYS = [0.0, 0.01, 0.02, 0.03, 0.05, 0.07, 0.1, 0.15, 0.2, 0.3, 0.5, 1.0]
+# Frames that run before rankmeter's entry point takes over SIGINT: Python's start-up (the
+# frozen modules, the standard library, `.pth` lines in <string>) and the package's __init__.
+PYTHON_START = re.compile(
+    r'  File "(<frozen [a-z_.]+>|<string>|[^"]*/lib/python3\.\d+/(?!site-packages/)[^"]*\.py'
+    r'|[^"]*/rankmeter/(__init__|errors)\.py)"'
+)
+
+
+def _during_python_start(err: str) -> bool:
+    """Python's own report of an interrupt before any of rankmeter's command code ran: a
+    KeyboardInterrupt traceback (possibly after "Could not import runpy module" or a fatal
+    "Failed to import the site module") whose every frame is Python's start-up."""
+    frames = [line for line in err.splitlines() if line.startswith('  File "')]
+    return (
+        "Traceback (most recent call last):\n" in err
+        and err.endswith("KeyboardInterrupt\n")
+        and all(PYTHON_START.match(frame) for frame in frames)
+    )
+
+
+@pytest.mark.parametrize("entry", [ENTRY, SCRIPT], ids=["python -m", "script"])
+def test_ctrl_c_at_any_moment_is_one_line(
+    big: dict[str, Path], tmp_path: Path, entry: list[str]
+) -> None:
+    out = tmp_path / "report.json"
+    out.write_text("old\n")
+    command = [
+        *entry, "compare", big["qrels"], big["a"], big["b"], "--resamples", "200000",
+        "-f", "json", "-o", out,
+    ]  # fmt: skip
+    seen = set()
+    for delay in DELAYS:
+        code, err = _interrupt(command, delay, signal.SIGINT)
+        assert "Exception ignored" not in err, (delay, err)
+        if code == 130:
+            assert err == "rankmeter: interrupted\n", (delay, err)
+        elif code == 0:
+            assert err == "", (delay, err)  # it had finished
+        else:
+            # Killed before Python installed any handler (no output), or interrupted during
+            # Python's own start-up, which reports it itself (exit 1 or -SIGINT).
+            assert code in (1, -signal.SIGINT), (delay, code, err)
+            assert err == "" or _during_python_start(err), (delay, err)
+        seen.add(code)
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["report.json"], delay
+    assert 130 in seen
+    assert out.read_text() == "old\n" or out.read_text().startswith("{")
+
+
+def test_sigterm_cleans_up_and_ends_with_one_line(big: dict[str, Path], tmp_path: Path) -> None:
+    out = tmp_path / "report.json"
+    command = [
+        *ENTRY, "compare", big["qrels"], big["a"], big["b"], "--resamples", "200000",
+        "-f", "json", "-o", out,
+    ]  # fmt: skip
+    for delay in (0.1, 0.5, 1.0):
+        code, err = _interrupt(command, delay, signal.SIGTERM)
+        assert "Traceback" not in err, err
+        assert (code, err) in {(-signal.SIGTERM, ""), (143, "rankmeter: terminated\n")}, delay
+        assert list(tmp_path.iterdir()) == [], delay
+
+
+# A signal that arrives while the output file is being written: the command unwinds, the
+# temporary file is removed, the old file stays. (The signal is sent from inside the write, in
+# a subprocess, so that the moment is certain.)
+SIGNAL_DURING_WRITE = """
+import os, signal, sys, tempfile
+real_mkstemp = tempfile.mkstemp
+
+def mkstemp_then_signal(*args, **kwargs):
+    made = real_mkstemp(*args, **kwargs)
+    os.kill(os.getpid(), signal.{name})
+    return made
+
+tempfile.mkstemp = mkstemp_then_signal
+from rankmeter.cli import main
+main(sys.argv[1:])
+"""
+
+
+@pytest.mark.parametrize(
+    ("name", "code", "line"),
+    [("SIGINT", 130, "rankmeter: interrupted\n"), ("SIGTERM", 143, "rankmeter: terminated\n")],
+)
+def test_a_signal_during_the_write_leaves_the_old_file(
+    files: dict[str, Path], tmp_path: Path, name: str, code: int, line: str
+) -> None:
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    out = out_dir / "result.json"
+    out.write_text("old\n")
+    done = subprocess.run(
+        [sys.executable, "-c", SIGNAL_DURING_WRITE.format(name=name),
+         "evaluate", files["qrels"], files["a"], "-f", "json", "-o", out],
+        stdin=subprocess.DEVNULL, capture_output=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert (done.returncode, done.stderr.decode()) == (code, line)
+    assert [p.name for p in out_dir.iterdir()] == ["result.json"]
+    assert out.read_text() == "old\n"
