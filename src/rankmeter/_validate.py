@@ -1,0 +1,170 @@
+"""Parameter validation: one helper for the API, the CLI and metric parameters.
+
+Every public function checks its arguments with these, so that a wrong value gets the same kind
+of message wherever it is given: the parameter, the value given, what is expected and, where it
+helps, what the parameter means::
+
+    resamples=0 must be an integer from 1 to 10,000,000 (randomizations of the paired test)
+    alpha=1.5 must be a number strictly between 0 and 1 (the significance level)
+    test='anova' must be one of 'randomization', 't', 'bootstrap', 'wilcoxon', 'sign'
+
+Booleans are never numbers here (``True`` is not the integer 1), NaN and infinities are never
+numbers unless a bound says so, and NumPy scalars count as the Python numbers they hold. Each
+helper returns the value as a plain Python object (``int``, ``float``, ``bool``, ``str``), so a
+caller can store what it returns. Standard library only: it sits beside ``errors``, below
+everything else.
+
+In the style of scikit-learn's parameter validation, but as plain functions: a call site reads
+as the constraint it enforces, and the type checker sees the returned type.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Iterable
+from typing import Any
+
+from rankmeter.errors import PolicyError
+
+__all__ = ["boolean", "choice", "integer", "real"]
+
+
+def _fail(name: str, value: Any, expected: str, what: str, error: type[Exception]) -> Exception:
+    meaning = f" ({what})" if what else ""
+    return error(f"{name}={value!r} must be {expected}{meaning}")
+
+
+def _int_text(value: int) -> str:
+    return f"{value:,}" if abs(value) >= 10_000 else str(value)
+
+
+def integer(
+    name: str,
+    value: Any,
+    *,
+    low: int | None = None,
+    high: int | None = None,
+    what: str = "",
+    error: type[Exception] = PolicyError,
+) -> int:
+    """``value`` as an int, if it is an integer within ``[low, high]`` (either bound optional).
+
+    >>> integer("cutoff", 10, low=1)
+    10
+    >>> integer("cutoff", 0, low=1, what="how many results count")
+    Traceback (most recent call last):
+    ...
+    rankmeter.errors.PolicyError: cutoff=0 must be an integer >= 1 (how many results count)
+    >>> integer("resamples", True, low=1, high=10_000_000)
+    Traceback (most recent call last):
+    ...
+    rankmeter.errors.PolicyError: resamples=True must be an integer from 1 to 10,000,000
+    """
+    if low is not None and high is not None:
+        expected = f"an integer from {_int_text(low)} to {_int_text(high)}"
+    elif low is not None:
+        expected = f"an integer >= {_int_text(low)}"
+    elif high is not None:
+        expected = f"an integer <= {_int_text(high)}"
+    else:
+        expected = "an integer"
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise _fail(name, value, expected, what, error)
+    number = int(value)
+    if (low is not None and number < low) or (high is not None and number > high):
+        raise _fail(name, value, expected, what, error)
+    return number
+
+
+def real(
+    name: str,
+    value: Any,
+    *,
+    low: float | None = None,
+    high: float | None = None,
+    open_low: bool = False,
+    open_high: bool = False,
+    what: str = "",
+    error: type[Exception] = PolicyError,
+) -> float:
+    """``value`` as a float, if it is a finite real number within the bounds (closed unless
+    ``open_low``/``open_high``).
+
+    >>> real("alpha", 0.05, low=0, high=1, open_low=True, open_high=True)
+    0.05
+    >>> real("alpha", 1.5, low=0, high=1, open_low=True, open_high=True, what="the significance level")
+    Traceback (most recent call last):
+    ...
+    rankmeter.errors.PolicyError: alpha=1.5 must be a number strictly between 0 and 1 (the significance level)
+    >>> real("rel", float("nan"))
+    Traceback (most recent call last):
+    ...
+    rankmeter.errors.PolicyError: rel=nan must be a finite number
+    """
+    expected = _range_text(low, high, open_low, open_high)
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise _fail(name, value, expected, what, error)
+    number = float(value)
+    if not math.isfinite(number):
+        raise _fail(name, value, expected, what, error)
+    if low is not None and (number < low or (open_low and number == low)):
+        raise _fail(name, value, expected, what, error)
+    if high is not None and (number > high or (open_high and number == high)):
+        raise _fail(name, value, expected, what, error)
+    return number
+
+
+def _range_text(low: float | None, high: float | None, open_low: bool, open_high: bool) -> str:
+    def shown(x: float) -> str:
+        return str(int(x)) if float(x).is_integer() else repr(float(x))
+
+    if low is not None and high is not None:
+        if open_low and open_high:
+            return f"a number strictly between {shown(low)} and {shown(high)}"
+        if not open_low and not open_high:
+            return f"a number from {shown(low)} to {shown(high)}"
+        left = ">" if open_low else ">="
+        right = "<" if open_high else "<="
+        return f"a number {left} {shown(low)} and {right} {shown(high)}"
+    if low is not None:
+        return f"a number {'>' if open_low else '>='} {shown(low)}"
+    if high is not None:
+        return f"a number {'<' if open_high else '<='} {shown(high)}"
+    return "a finite number"
+
+
+def boolean(name: str, value: Any, *, error: type[Exception] = PolicyError) -> bool:
+    """``value`` if it is True or False (not 0, 1, or a string).
+
+    >>> boolean("include_missing", 1)
+    Traceback (most recent call last):
+    ...
+    rankmeter.errors.PolicyError: include_missing=1 must be True or False
+    """
+    if not isinstance(value, bool):
+        raise _fail(name, value, "True or False", "", error)
+    return value
+
+
+def choice(
+    name: str,
+    value: Any,
+    options: Iterable[str],
+    *,
+    what: str = "",
+    error: type[Exception] = PolicyError,
+) -> str:
+    """``value`` if it is one of ``options`` (strings, compared exactly).
+
+    >>> choice("correction", "holm", ("holm", "bonferroni", "bh", "none"))
+    'holm'
+    >>> choice("correction", "sidak", ("holm", "bonferroni", "bh", "none"))
+    Traceback (most recent call last):
+    ...
+    rankmeter.errors.PolicyError: correction='sidak' must be one of 'holm', 'bonferroni', 'bh', 'none'
+    """
+    valid = tuple(options)
+    if not isinstance(value, str) or value not in valid:
+        raise _fail(name, value, "one of " + ", ".join(map(repr, valid)), what, error)
+    return value
