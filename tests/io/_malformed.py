@@ -1,10 +1,13 @@
 """Hypothesis strategies for damaged TREC files, and a plain reference reader to judge them.
 
 The reference reader is the file format written out as simply as possible: lines split on
-``\\n``, ``\\r\\n`` or ``\\r``; fields split on ASCII whitespace; ids must be UTF-8; the number
-follows the grammar ``[+-]? (digits [. digits] | . digits) ([eE] [+-]? digits)? | inf | infinity
-| nan``; a run score may be infinite but not NaN; a grade must be finite; a query-doc pair may
-appear once. It says either "bad" or what the file holds.
+``\\n``, ``\\r\\n`` or ``\\r``; fields split on ASCII whitespace; blank lines skipped; comments
+as trec_eval reads them (qrels: a line starting with ``#``; runs: a line whose first non-blank
+character is ``#``); a qrels line has four fields, a run line at least six (those after the tag
+are ignored); the run's tag is the sixth field of its first data line; ids must be UTF-8; the
+number follows the grammar ``[+-]? (digits [. digits] | . digits) ([eE] [+-]? digits)? | inf |
+infinity | nan``; a run score may be infinite but not NaN; a grade must be finite; a query-doc
+pair may appear once. It says either "bad" or what the file holds.
 """
 
 from __future__ import annotations
@@ -16,7 +19,18 @@ from typing import Any
 from hypothesis import strategies as st
 
 QUERY_IDS = ["1", "2", "007", "7", "q1", "dé", "日本", "a\u00a0b", "\u200fx", "\u202eq", "d\x00"]
-DOC_IDS = ["d1", "D-9", "010", "10", "é", "\u200f", "x\u00a0y", "\U0001f600", "\ufeffd"]
+DOC_IDS = [
+    "d1",
+    "D-9",
+    "010",
+    "10",
+    "é",
+    "\u200f",
+    "x\u00a0y",
+    "\U0001f600",
+    "\ufeffd",
+    "CR#93E-1860",
+]
 WEIRD_NUMBERS = [
     "nan",
     "NaN",
@@ -71,10 +85,15 @@ grades = st.sampled_from(["0", "1", "2", "3", "-1", "1.5"])
 
 @st.composite
 def mutated(draw: st.DrawFn, line: bytes, intact: int = 6) -> bytes:
-    """The line, or (one time in ``intact + 6``) the line damaged in one of six ways."""
-    choice = draw(st.integers(0, intact + 5)) - intact + 6
+    """The line, or (one time in ``intact + 8``) the line damaged in one of six ways or
+    commented out (a TREC comment, which a CSV or JSON reader reads as text)."""
+    choice = draw(st.integers(0, intact + 7)) - intact + 6
     if choice <= 5:
         return line
+    if choice == 12:
+        return b"#" + line  # as many fields as a data line: skipped, never read as data
+    if choice == 13:
+        return draw(st.sampled_from([b" ", b"\t", b" \t "])) + b"# " + line
     at = draw(st.integers(0, len(line)))
     if choice == 6:
         return line[:at]
@@ -134,7 +153,9 @@ def reference_read(data: bytes, kind: str) -> tuple[dict[str, dict[str, float]],
         fields = line.split()
         if not fields:
             continue
-        if len(fields) != width:
+        if line.startswith(b"#") or (kind == "run" and fields[0].startswith(b"#")):
+            continue  # a comment
+        if len(fields) < width or (kind == "qrels" and len(fields) > width):
             raise Bad("columns")
         token = fields[value_at].decode("ascii", errors="replace")
         if not _NUMBER.fullmatch(token):

@@ -45,12 +45,21 @@ FILE_ERRORS = [
         r":2: expected 4 columns \(qid iter docid grade\) in a TREC qrels file, found 3: '1 0 b'",
     ),
     (
-        "run too many columns",
+        # Fields after the tag are ignored, as trec_eval does; one missing is an error.
+        "run too few columns",
         "run",
         "run.txt",
-        b"1 Q0 a 1 2.0 t\n1 Q0 b 2 1.0 t extra\n",
-        r":2: expected 6 columns \(qid Q0 docid rank score tag\) in a TREC run file, found 7: "
-        r"'1 Q0 b 2 1.0 t extra'",
+        b"1 Q0 a 1 2.0 t extra\n1 Q0 b 2 1.0\n",
+        r":2: expected 6 columns \(qid Q0 docid rank score tag\) in a TREC run file, found 5: "
+        r"'1 Q0 b 2 1.0'",
+    ),
+    (
+        "qrels too many columns",
+        "qrels",
+        "qrels.txt",
+        b"# a comment\n1 0 a 1\n1 0 b 1 extra\n",
+        r":3: expected 4 columns \(qid iter docid grade\) in a TREC qrels file, found 5: "
+        r"'1 0 b 1 extra'",
     ),
     (
         "run given as qrels",
