@@ -78,8 +78,10 @@ def evaluate(
     judged_only : drop unjudged documents from rankings first (trec_eval -J)
     ties : ``"trec_eval"`` (score descending, then doc id descending) or ``"input"``
     stream : read TREC run files in chunks of whole queries, in memory bounded by the largest
-        chunk (the file must be grouped by query). None (default): TREC run files are
-        streamed, and read whole when they are not grouped by query; False: read whole.
+        chunk (the file must be grouped by query); a FIFO or process substitution streams
+        too. None (default): TREC run files that are regular files are streamed, and read
+        whole when they are not grouped by query; other inputs (read only once) are read
+        whole. False: read whole.
 
     Returns
     -------
@@ -153,7 +155,10 @@ def _run_paths(runs: Any, many: bool, *, explicit: bool) -> list[tuple[str | Non
     if explicit:
         return named
     try:
-        if all(Source(p).detect_format(None) == "trec" for _, p in named):
+        # Only regular files stream unasked: a FIFO or /dev/fd/N can be read only once, so the
+        # in-memory reader could not take over where streaming gives up.
+        sources = [Source(p) for _, p in named]
+        if all(s.rereadable and s.detect_format(None) == "trec" for s in sources):
             return named
     except RankmeterError:
         pass

@@ -102,7 +102,9 @@ def _expected(qrels_data: bytes, run_data: bytes, per_query: bool) -> dict[str, 
 
 
 def _sniffed_as_json(data: bytes) -> bool:
-    # Format detection reads a first line starting with "{" as JSON lines (documented).
+    # Format detection reads a first line starting with "{" as JSON lines (documented); blank
+    # lines and TREC comments before it do not count.
     data = data.removeprefix(malformed.BOM)
-    first = next((line.strip() for line in data[:65536].splitlines() if line.strip()), b"")
+    lines = data[:65536].splitlines()
+    first = next((x.strip() for x in lines if x.strip() and not x.strip().startswith(b"#")), b"")
     return first.startswith(b"{")

@@ -1,10 +1,13 @@
 """Hypothesis strategies for damaged TREC files, and a plain reference reader to judge them.
 
 The reference reader is the file format written out as simply as possible: lines split on
-``\\n``, ``\\r\\n`` or ``\\r``; fields split on ASCII whitespace; ids must be UTF-8; the number
-follows the grammar ``[+-]? (digits [. digits] | . digits) ([eE] [+-]? digits)? | inf | infinity
-| nan``; a run score may be infinite but not NaN; a grade must be finite; a query-doc pair may
-appear once. It says either "bad" or what the file holds.
+``\\n``, ``\\r\\n`` or ``\\r``; fields split on ASCII whitespace; blank lines skipped; comments
+as trec_eval reads them (qrels: a line starting with ``#``; runs: a line whose first non-blank
+character is ``#``); a qrels line has four fields, a run line at least six (those after the tag
+are ignored); the run's tag is the sixth field of its first data line; ids must be UTF-8; the
+number follows the grammar ``[+-]? (digits [. digits] | . digits) ([eE] [+-]? digits)? | inf |
+infinity | nan``; a run score may be infinite but not NaN; a grade must be finite; a query-doc
+pair may appear once. It says either "bad" or what the file holds.
 """
 
 from __future__ import annotations
@@ -16,7 +19,18 @@ from typing import Any
 from hypothesis import strategies as st
 
 QUERY_IDS = ["1", "2", "007", "7", "q1", "dé", "日本", "a\u00a0b", "\u200fx", "\u202eq", "d\x00"]
-DOC_IDS = ["d1", "D-9", "010", "10", "é", "\u200f", "x\u00a0y", "\U0001f600", "\ufeffd"]
+DOC_IDS = [
+    "d1",
+    "D-9",
+    "010",
+    "10",
+    "é",
+    "\u200f",
+    "x\u00a0y",
+    "\U0001f600",
+    "\ufeffd",
+    "CR#93E-1860",
+]
 WEIRD_NUMBERS = [
     "nan",
     "NaN",
@@ -71,10 +85,15 @@ grades = st.sampled_from(["0", "1", "2", "3", "-1", "1.5"])
 
 @st.composite
 def mutated(draw: st.DrawFn, line: bytes, intact: int = 6) -> bytes:
-    """The line, or (one time in ``intact + 6``) the line damaged in one of six ways."""
-    choice = draw(st.integers(0, intact + 5)) - intact + 6
+    """The line, or (one time in ``intact + 8``) the line damaged in one of six ways or
+    commented out (a TREC comment, which a CSV or JSON reader reads as text)."""
+    choice = draw(st.integers(0, intact + 7)) - intact + 6
     if choice <= 5:
         return line
+    if choice == 12:
+        return b"#" + line  # as many fields as a data line: skipped, never read as data
+    if choice == 13:
+        return draw(st.sampled_from([b" ", b"\t", b" \t "])) + b"# " + line
     at = draw(st.integers(0, len(line)))
     if choice == 6:
         return line[:at]
@@ -134,7 +153,9 @@ def reference_read(data: bytes, kind: str) -> tuple[dict[str, dict[str, float]],
         fields = line.split()
         if not fields:
             continue
-        if len(fields) != width:
+        if line.startswith(b"#") or (kind == "run" and fields[0].startswith(b"#")):
+            continue  # a comment
+        if len(fields) < width or (kind == "qrels" and len(fields) > width):
             raise Bad("columns")
         token = fields[value_at].decode("ascii", errors="replace")
         if not _NUMBER.fullmatch(token):
@@ -165,3 +186,95 @@ def same(a: Any, b: Any) -> bool:
     if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
         return True
     return bool(a == b) and type(a) is type(b)
+
+
+# -- a table of malformed files, every reader ---------------------------------------------------
+# (id, reader, file name, bytes, regex for the message after "<path>:<line>: ", the line, the
+# offending text). Readers: run, qrels, queries, segments, stream (iter_run_chunks), and beir
+# (the file is the folder's corpus.jsonl, queries.jsonl or qrels/test.tsv; the others are good).
+# Found by trying to break each reader as a hostile user would (issue 9, item 3.14).
+MALFORMED: list[tuple[str, str, str, bytes, str, int, str]] = [
+    # CSV and TSV: quotes
+    ("csv unbalanced quote", "run", "run.csv", b'query_id,doc_id,score\n1,d1,1.0\n1,"d2,0.5\n2,d3,0.1\n',
+     r"unbalanced quote: a quoted CSV value ends on its own line", 3, '1,"d2,0.5'),
+    ("csv unbalanced quote, last line", "run", "run.csv", b'query_id,doc_id,score\n1,d1,1.0\n1,d2,"0.5\n',
+     r"unbalanced quote", 3, '1,d2,"0.5'),
+    ("csv unbalanced quote, no line end", "qrels", "qrels.csv", b'query_id,doc_id,relevance\n1,d1,1\n"1,d2,1',
+     r"unbalanced quote", 3, '"1,d2,1'),
+    ("csv value over two lines", "run", "run.csv", b'query_id,doc_id,score\n1,d1,1.0\n1,"d\n2",0.5\n',
+     r"unbalanced quote", 3, '1,"d'),
+    ("csv unbalanced quote, crlf, after a blank line", "run", "run.csv",
+     b'query_id,doc_id,score\r\n\r\n1,d1,1.0\r\n1,"d2,0.5\r\n', r"unbalanced quote", 4, '1,"d2,0.5'),
+    ("csv text after a closing quote", "run", "run.csv", b'query_id,doc_id,score\n1,"d1"x,1.0\n',
+     r"bad quoting \(',' expected after '\"'\)", 2, '1,"d1"x,1.0'),
+    ("csv fields counted with quotes", "run", "run.csv", b'query_id,doc_id,score\n1,"a,b",1.0\n1,d2\n',
+     r"expected 3 CSV fields as in the header, found 2", 3, "1,d2"),
+    ("csv score not a number", "run", "run.csv", b'query_id,doc_id,score\n1,d1,1.0\n\n1,d2,high\n',
+     r"column 'score' must hold numbers", 4, "1,d2,high"),
+    ("csv bad UTF-8", "qrels", "qrels.csv", b"query_id,doc_id,relevance\n1,d\xff,1\n",
+     r"not valid UTF-8", 2, "1,d\ufffd,1"),
+    ("tsv unbalanced quote", "qrels", "qrels.tsv", b'query-id\tcorpus-id\tscore\n1\td1\t1\n1\t"d2\t1\n',
+     r"unbalanced quote: a quoted TSV value ends on its own line", 3, '1\t"d2\t1'),
+    ("tsv too many fields", "run", "run.tsv", b"query_id\tdoc_id\tscore\n1\td1\t1.0\t7\n",
+     r"expected 3 TSV fields as in the header, found 4", 2, "1\td1\t1.0\t7"),
+    ("tsv with spaces", "run", "run.tsv", b"query_id\tdoc_id\tscore\n1 d1 1.0\n",
+     r"expected 3 TSV fields as in the header, found 1", 2, "1 d1 1.0"),
+    # JSON lines
+    ("jsonl string score", "run", "run.jsonl",
+     b'{"qid": "1", "docid": "d1", "score": 1.0}\n\n{"qid": "1", "docid": "d2", "score": "high"}\n',
+     r"key 'score' must be a number, not 'high'", 3, '{"qid": "1", "docid": "d2", "score": "high"}'),
+    ("jsonl null score", "run", "run.jsonl",
+     b'{"qid": "1", "docid": "d1", "score": 1.0}\n{"qid": "1", "docid": "d2", "score": null}\n',
+     r"key 'score' must be a string or a number, not null", 2, '{"qid": "1", "docid": "d2", "score": null}'),
+    ("jsonl array id", "qrels", "qrels.jsonl", b'{"qid": ["1"], "docid": "d1", "rel": 1}\n',
+     r"key 'qid' must be a string or a number, not an array", 1, '{"qid": ["1"], "docid": "d1", "rel": 1}'),
+    ("jsonl cut short", "run", "run.jsonl", b'{"qid": "1", "docid": "d1", "score": 1.0}\n{"qid": "1", "docid"\n',
+     r"not valid JSON \(Expecting ':' delimiter\)", 2, '{"qid": "1", "docid"'),
+    ("jsonl bad UTF-8", "run", "run.jsonl", b'{"qid": "1", "docid": "d\xff", "score": 1.0}\n',
+     r"not valid JSON", 1, '{"qid": "1", "docid": "d\ufffd", "score": 1.0}'),
+    ("jsonl missing key", "run", "run.jsonl", b'{"qid": "1", "docid": "a", "score": 1}\n{"qid": "1", "score": 2}\n',
+     r"missing key 'docid'", 2, '{"qid": "1", "score": 2}'),
+    # queries
+    ("queries jsonl null id", "queries", "queries.jsonl", b'{"_id": "1", "text": "a"}\n{"_id": null, "text": "b"}\n',
+     r"the query id \('_id'\) must be a string or an integer, not null", 2, '{"_id": null, "text": "b"}'),
+    ("queries jsonl text not a string", "queries", "queries.jsonl", b'{"_id": "1", "text": ["a"]}\n',
+     r"the query text \('text'\) must be a string, not an array", 1, '{"_id": "1", "text": ["a"]}'),
+    ("queries jsonl bad UTF-8", "queries", "queries.jsonl", b'{"_id": "1", "text": "a"}\n{"_id": "2", "text": "\xff"}\n',
+     r"not valid JSON \(not UTF-8\)", 2, '{"_id": "2", "text": "\ufffd"}'),
+    ("queries tsv no tab", "queries", "queries.tsv", b"1\tfirst\n2 second\n",
+     r"expected 'query id<TAB>text'", 2, "2 second"),
+    ("queries table, quote", "queries", "queries.tsv", b'query_id\ttext\n1\tfirst\n2\t"second\n',
+     r"unbalanced quote", 3, '2\t"second'),
+    ("queries csv, quote", "queries", "queries.csv", b'query_id,text\n1,first\n"2,second\n',
+     r"unbalanced quote", 3, '"2,second'),
+    # segments
+    ("segments field starting with a quote", "segments", "segments.csv",
+     b'query_id,user\n1,new\n2,"old\n3,new\n', r"unbalanced quote", 3, '2,"old'),
+    ("segments id starting with a quote", "segments", "segments.tsv",
+     b'query_id\tuser\n1\tnew\n"2\told\n', r"unbalanced quote", 3, '"2\told'),
+    ("segments too few fields", "segments", "segments.csv", b"query_id,user,freq\n1,new,tail\n2,old\n",
+     r"expected 3 CSV fields as in the header, found 2", 3, "2,old"),
+    ("segments jsonl array", "segments", "segments.jsonl",
+     b'{"query_id": "1", "user": "new"}\n{"query_id": "2", "user": ["old"]}\n',
+     r"key 'user' must be a string or a number, not an array", 2, '{"query_id": "2", "user": ["old"]}'),
+    ("segments bad UTF-8", "segments", "segments.csv", b"query_id,user\n1,new\n2,\xffold\n",
+     r"not valid UTF-8", 3, "2,\ufffdold"),
+    # BEIR
+    ("beir corpus null _id", "beir", "corpus.jsonl", b'{"_id": "d1", "text": "x"}\n{"_id": null, "text": "y"}\n',
+     r"_id must be a string or an integer, not null", 2, '{"_id": null, "text": "y"}'),
+    ("beir corpus text not a string", "beir", "corpus.jsonl", b'{"_id": "d1", "text": ["x"]}\n',
+     r"text must be a string, not an array", 1, '{"_id": "d1", "text": ["x"]}'),
+    ("beir queries object _id", "beir", "queries.jsonl", b'{"_id": "1", "text": "q"}\n{"_id": {"a": 1}, "text": "r"}\n',
+     r"_id must be a string or an integer, not an object", 2, '{"_id": {"a": 1}, "text": "r"}'),
+    ("beir qrels quote", "beir", "qrels/test.tsv", b'query-id\tcorpus-id\tscore\n1\t"d1\t1\n',
+     r"unbalanced quote", 2, '1\t"d1\t1'),
+    # TREC, whole and streamed
+    ("trec run without a tag", "run", "run.txt", b"# c\n1 Q0 d1 1 1.0 t\n1 Q0 d2 2 0.5\n",
+     r"expected 6 columns \(qid Q0 docid rank score tag\) in a TREC run file, found 5", 3, "1 Q0 d2 2 0.5"),
+    ("trec run without a tag, streamed", "stream", "run.txt", b"# c\n1 Q0 d1 1 1.0 t\n1 Q0 d2 2 0.5\n",
+     r"expected 6 columns", 3, "1 Q0 d2 2 0.5"),
+    ("trec score a word, streamed", "stream", "run.txt", b"1 Q0 d1 1 1.0 t x\n1\tQ0 d2 2 high t\n",
+     r"score must be a number, not 'high'", 2, "1\tQ0 d2 2 high t"),
+    ("trec qrels with five fields", "qrels", "qrels.txt", b"#c\n1 0 d1 1\n1 0 d2 1 x\n",
+     r"expected 4 columns \(qid iter docid grade\) in a TREC qrels file, found 5", 3, "1 0 d2 1 x"),
+]  # fmt: skip

@@ -9,10 +9,14 @@ from pathlib import Path
 import pandas as pd
 import pyarrow as pa
 import pytest
+from _malformed import MALFORMED
 
 import rankmeter
 from rankmeter import FormatError, Qrels, Run, evaluate
 from rankmeter.io import read_qrels, read_run, write_trec_run
+from rankmeter.io.annotations import read_queries, read_segments
+from rankmeter.io.beir import load_beir
+from rankmeter.io.stream import iter_run_chunks
 
 # (id, "qrels" | "run", file name, bytes, regex the message must match after "<path>")
 FILE_ERRORS = [
@@ -45,12 +49,21 @@ FILE_ERRORS = [
         r":2: expected 4 columns \(qid iter docid grade\) in a TREC qrels file, found 3: '1 0 b'",
     ),
     (
-        "run too many columns",
+        # Fields after the tag are ignored, as trec_eval does; one missing is an error.
+        "run too few columns",
         "run",
         "run.txt",
-        b"1 Q0 a 1 2.0 t\n1 Q0 b 2 1.0 t extra\n",
-        r":2: expected 6 columns \(qid Q0 docid rank score tag\) in a TREC run file, found 7: "
-        r"'1 Q0 b 2 1.0 t extra'",
+        b"1 Q0 a 1 2.0 t extra\n1 Q0 b 2 1.0\n",
+        r":2: expected 6 columns \(qid Q0 docid rank score tag\) in a TREC run file, found 5: "
+        r"'1 Q0 b 2 1.0'",
+    ),
+    (
+        "qrels too many columns",
+        "qrels",
+        "qrels.txt",
+        b"# a comment\n1 0 a 1\n1 0 b 1 extra\n",
+        r":3: expected 4 columns \(qid iter docid grade\) in a TREC qrels file, found 5: "
+        r"'1 0 b 1 extra'",
     ),
     (
         "run given as qrels",
@@ -215,7 +228,7 @@ FILE_ERRORS = [
         "qrels",
         "qrels.jsonl",
         b'{"qid": "1", "docid": "a", "rel": 1}\n{"qid": "1", "docid": "b", "rel": true}\n',
-        r":2: key 'rel' must be a string or a number, not bool",
+        r":2: key 'rel' must be a string or a number, not true",
     ),
     (
         "JSONL NaN grade",
@@ -256,6 +269,47 @@ def test_file_errors_name_path_line_and_text(
     if error.line is not None:
         assert str(error).startswith(f"{path}:{error.line}: ")
         assert error.text is not None
+
+
+def _read_malformed(reader: str, path: Path) -> object:
+    if reader == "beir":
+        folder = path.parent.parent if path.parent.name == "qrels" else path.parent
+        good = {
+            "corpus.jsonl": b'{"_id": "d1", "text": "x"}\n',
+            "queries.jsonl": b'{"_id": "1", "text": "q"}\n',
+            "qrels/test.tsv": b"query-id\tcorpus-id\tscore\n1\td1\t1\n",
+        }
+        for name, data in good.items():
+            (folder / name).parent.mkdir(exist_ok=True)
+            if not (folder / name).exists():
+                (folder / name).write_bytes(data)
+        return load_beir(folder)
+    readers = {
+        "run": read_run,
+        "qrels": read_qrels,
+        "queries": read_queries,
+        "segments": read_segments,
+        "stream": lambda p: list(iter_run_chunks(p)),
+    }
+    return readers[reader](path)
+
+
+@pytest.mark.parametrize(
+    ("reader", "name", "data", "pattern", "line", "text"),
+    [case[1:] for case in MALFORMED],
+    ids=[case[0] for case in MALFORMED],
+)
+def test_every_reader_names_the_line_and_its_text(
+    tmp_path: Path, reader: str, name: str, data: bytes, pattern: str, line: int, text: str
+) -> None:
+    path = tmp_path / name
+    path.parent.mkdir(exist_ok=True)
+    path.write_bytes(data)
+    with pytest.raises(FormatError, match="^" + _re_path(path) + f":{line}: " + pattern) as caught:
+        _read_malformed(reader, path)
+    error = caught.value
+    assert (error.path, error.line, error.text) == (str(path), line, text)
+    assert "\n" not in str(error)
 
 
 def _re_path(path: Path) -> str:

@@ -17,6 +17,7 @@ from _malformed import STRAY, Bad, mutated, reference_read, trec_file
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import rankmeter.io.stream as stream
 from rankmeter import Qrels, RankmeterError, Run, evaluate
 from rankmeter.io import read_qrels, read_run
 
@@ -70,6 +71,32 @@ def test_trec_runs_read_as_the_reference_or_fail_cleanly(workdir: Path, data: by
     assert expected is not None
     assert got.name == tag
     assert got.to_dict() == Run.from_dict(expected).to_dict()
+
+
+@SETTINGS
+@given(data=trec_file("run"))
+def test_streamed_runs_read_as_the_reference_or_fail_cleanly(
+    workdir: Path, monkeypatch: pytest.MonkeyPatch, data: bytes
+) -> None:
+    monkeypatch.setattr(stream, "PIECE_BYTES", 64)  # pieces cut in the middle of lines
+    monkeypatch.setattr(stream, "CHUNK_ROWS", 3)
+    path = workdir / "streamed.trec"
+    path.write_bytes(data)
+    try:
+        expected, tag = reference_read(data, "run")
+    except Bad:
+        expected = None
+    try:
+        chunks = list(stream.iter_run_chunks(path))
+    except RankmeterError as error:
+        assert "\n" not in str(error)
+        # Streaming also refuses a run whose queries are not grouped (and says so).
+        assert expected is None or "not grouped by query" in str(error), error
+        return
+    assert expected is not None
+    assert {chunk.name for chunk in chunks} == {tag}
+    got = {q: docs for chunk in chunks for q, docs in chunk.to_dict().items()}
+    assert got == Run.from_dict(expected).to_dict()
 
 
 @SETTINGS

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import random
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -93,7 +94,7 @@ def test_bad_line_is_located(tmp_path: Path, tiny_chunks: None) -> None:
     lines[30] = "3 Q0 d1 1 high sys"
     run.write_text("\n".join(lines) + "\n")
     with pytest.raises(
-        FormatError, match=r"run\.txt:31: score must be a number: '3 Q0 d1 1 high sys'"
+        FormatError, match=r"run\.txt:31: score must be a number, not 'high': '3 Q0 d1 1 high sys'"
     ):
         evaluate(qrels, run, METRICS, stream=True)
 
@@ -107,11 +108,23 @@ def test_duplicate_in_a_chunk_names_its_line(tmp_path: Path, tiny_chunks: None) 
         evaluate(qrels, run, METRICS, stream=True)
 
 
-def test_tabs_are_refused_with_a_fix(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda text: text.replace(" ", "\t"),
+        lambda text: text.replace(" ", "  \t "),
+        lambda text: "# a comment\n" + text.replace(" sys\n", " sys extra fields\n"),
+    ],
+    ids=["tabs", "runs of blanks", "comments and fields after the tag"],
+)
+def test_what_trec_eval_reads_streams(
+    tmp_path: Path, tiny_chunks: None, change: Callable[[str], str]
+) -> None:
+    # Streaming once refused tabs; trec_eval reads them, and so does every reader now.
     qrels, run = _write(tmp_path)
-    run.write_text(run.read_text().replace(" ", "\t"))
-    with pytest.raises(FormatError, match=r"has tabs; replace them"):
-        evaluate(qrels, run, METRICS, stream=True)
+    expected = evaluate(qrels, run, METRICS, stream=False).to_dict(per_query=True)
+    run.write_text(change(run.read_text()))
+    assert evaluate(qrels, run, METRICS, stream=True).to_dict(per_query=True) == expected
 
 
 def test_stream_needs_paths() -> None:

@@ -1,8 +1,9 @@
 """Readers and writers for qrels and runs.
 
 Formats: TREC (whitespace separated; qrels ``qid iter docid grade``, runs ``qid Q0 docid rank
-score tag``), CSV/TSV with a header, JSON lines, Parquet; any of them gzip-compressed; ``-`` reads
-standard input. Column names for tables: ``query_id`` (or qid, query-id), ``doc_id`` (or docid,
+score tag``; comments and extra run fields as trec_eval reads them), CSV/TSV with a header, JSON
+lines, Parquet; any of them gzip-compressed; ``-`` reads standard input. An input may be a FIFO
+or a process substitution (``/dev/fd/N``): every input is read once, as a stream. Column names for tables: ``query_id`` (or qid, query-id), ``doc_id`` (or docid,
 corpus-id, docno), ``relevance`` (or rel, grade, label, score) for qrels and ``score`` for runs.
 """
 

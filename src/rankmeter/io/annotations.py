@@ -18,7 +18,7 @@ from typing import Any
 
 from rankmeter.errors import FormatError
 from rankmeter.io._source import Source
-from rankmeter.io.tables import QUERY_COLUMNS, _find, read_table
+from rankmeter.io.tables import QUERY_COLUMNS, _find, json_type, read_table
 
 __all__ = ["read_queries", "read_segments"]
 
@@ -92,9 +92,10 @@ def _queries_jsonl(source: Source) -> dict[str, str]:
         text = raw.decode("utf-8", errors="replace")
         try:
             record = json.loads(raw)
-        except json.JSONDecodeError as exc:
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            reason = exc.msg if isinstance(exc, json.JSONDecodeError) else "not UTF-8"
             raise FormatError(
-                source.name, f"not valid JSON ({exc.msg})", line=number, text=text
+                source.name, f"not valid JSON ({reason})", line=number, text=text
             ) from None
         if not isinstance(record, Mapping):
             raise FormatError(
@@ -110,7 +111,23 @@ def _queries_jsonl(source: Source) -> dict[str, str]:
                 line=number,
                 text=text,
             )
-        pairs.append((str(record[q]), str(record[t])))
+        qid, query = record[q], record[t]
+        if not isinstance(qid, (str, int)) or isinstance(qid, bool) or str(qid) == "":
+            shown = "empty" if qid == "" else json_type(qid)
+            raise FormatError(
+                source.name,
+                f"the query id ({q!r}) must be a string or an integer, not {shown}",
+                line=number,
+                text=text,
+            )
+        if not isinstance(query, str):
+            raise FormatError(
+                source.name,
+                f"the query text ({t!r}) must be a string, not {json_type(query)}",
+                line=number,
+                text=text,
+            )
+        pairs.append((str(qid), query))
     return _unique(pairs, source, skip=0)
 
 

@@ -135,6 +135,9 @@ def _records(path: Path) -> list[tuple[str, dict[str, Any]]]:
                 raise FormatError(
                     str(path), 'each line must be an object with an "_id"', line=number, text=text
                 )
+            problem = _record_problem(record)
+            if problem is not None:
+                raise FormatError(str(path), problem, line=number, text=text)
             key = str(record["_id"])
             if not key:
                 raise FormatError(str(path), "empty _id", line=number, text=text)
@@ -145,6 +148,20 @@ def _records(path: Path) -> list[tuple[str, dict[str, Any]]]:
     if not out:
         raise FormatError(str(path), "empty: no records")
     return out
+
+
+def _record_problem(record: Mapping[str, Any]) -> str | None:
+    """What is wrong with a record's id, title or text, or None."""
+    from rankmeter.io.tables import json_type
+
+    key = record["_id"]
+    if not isinstance(key, (str, int)) or isinstance(key, bool):
+        return f"_id must be a string or an integer, not {json_type(key)}"
+    for field_name in ("title", "text"):
+        value = record.get(field_name)
+        if value is not None and not isinstance(value, str):
+            return f"{field_name} must be a string, not {json_type(value)}"
+    return None
 
 
 def _text(record: Mapping[str, Any], key: str) -> str:

@@ -1,10 +1,17 @@
 """Streaming a TREC run that need not fit in memory: chunks of whole queries.
 
-The file is read in pieces of whole lines; a background thread parses the next pieces with
-Arrow's multi-threaded CSV reader while the caller evaluates the current chunk, so parsing
-and evaluating overlap. Rows are cut into chunks at query boundaries, so every chunk is a
-complete Run for its queries. A query whose results are split across the file (not grouped)
-cannot be evaluated this way and gets a clear error saying what to do.
+The input is read once, front to back, in pieces of whole lines, whatever it is: a regular
+file, gzip data (decompressed as it is read), a FIFO, a process substitution (``/dev/fd/N``).
+A background thread parses the next pieces with Arrow's multi-threaded CSV reader while the
+caller evaluates the current chunk, so parsing and evaluating overlap; a piece Arrow cannot
+read (runs of blanks, fields after the tag, a bad line) is read by the exact line-by-line
+reader, which names the first bad line. Rows are cut into chunks at query boundaries, so every
+chunk is a complete Run for its queries. A query whose results are split across the file (not
+grouped) cannot be evaluated this way and gets a clear error saying what to do.
+
+Errors name their line: each piece knows the number of its first line. A regular file is
+read again to show the line; the pieces of an input that can be read only once (a FIFO) are
+kept until the rows parsed from them have been checked.
 """
 
 from __future__ import annotations
@@ -21,7 +28,15 @@ from rankmeter.data import Run
 from rankmeter.data._columns import Origin, numpy_of
 from rankmeter.errors import FormatError
 from rankmeter.io._source import Source
-from rankmeter.io.trec import RUN_LAYOUT, _first_tag, arrow_csv_options, column_count_problem
+from rankmeter.io.trec import (
+    NO_DATA,
+    RUN_LAYOUT,
+    Piece,
+    Rows,
+    arrow_csv_options,
+    parse_piece,
+    pieces,
+)
 
 #: Rows per chunk: about 40 MB of working memory per chunk (small chunks stay in cache).
 CHUNK_ROWS = 250_000
@@ -40,39 +55,42 @@ def iter_run_chunks(
     ties: str = "trec_eval",
     chunk_rows: int | None = None,
 ) -> Iterator[Run]:
-    """Yield Runs, each holding every result of its queries, reading the file in blocks.
+    """Yield Runs, each holding every result of its queries, reading the file in pieces.
 
-    The file is a space-separated TREC run (plain or gzip). Peak memory follows the chunk
-    size and the largest query, not the file. Three stages overlap: one thread parses pieces
-    of the file, another builds each chunk's Run (grouping, hashing, rank order, checks), and
-    the caller evaluates the previous chunk meanwhile.
+    The file is a TREC run (plain or gzip; a regular file, a FIFO or a process substitution),
+    read once as a stream. Peak memory follows the chunk size and the largest query, not the
+    file. Three stages overlap: one thread parses pieces of the file, another builds each
+    chunk's Run (grouping, hashing, rank order, checks), and the caller evaluates the previous
+    chunk meanwhile. The run is named ``name``, else after the tag of its first data line.
     """
     chunk_rows = CHUNK_ROWS if chunk_rows is None else chunk_rows
     source = Source(path)
     if source.path == "-":
         raise FormatError(source.name, "streaming reads a file, not standard input")
-    head = source.head()
-    if b"\t" in head or b"\x0b" in head or b"\x0c" in head:
-        raise FormatError(
-            source.name,
-            "streaming reads space-separated TREC runs and this one has tabs; replace them "
-            "(tr '\\t' ' ') or evaluate without streaming",
-        )
-    run_name = name or _first_tag(head) or "run"
-    return _ahead(lambda: _chunks(source, run_name, ties, chunk_rows), "rankmeter-chunks")
+    source.head(1)  # a missing or unreadable file fails here, not at the first chunk
+    return _ahead(lambda: _chunks(source, name, ties, chunk_rows), "rankmeter-chunks")
 
 
-def _chunks(source: Source, run_name: str, ties: str, chunk_rows: int) -> Iterator[Run]:
+def _chunks(source: Source, name: str | None, ties: str, chunk_rows: int) -> Iterator[Run]:
     import pyarrow as pa
     import pyarrow.compute as pc
 
     seen: set[str] = set()
     pending: list[Any] = []
     pending_rows = 0
-    first_row = 0  # file row of the first pending row
-    for piece in _tables(source):
-        pending.append(piece)
-        pending_rows += piece.num_rows
+    rows = Rows()  # where the pending rows came from
+    run_name = name
+    yielded = False
+    text = False  # whether anything but blanks was read
+    for table, piece in _tables(source):
+        text = text or piece.has_text
+        if not table.num_rows:
+            continue
+        if run_name is None:
+            run_name = piece.tag() or "run"
+        pending.append(table)
+        rows.add(piece, table.num_rows)
+        pending_rows += table.num_rows
         if pending_rows < chunk_rows:
             continue
         table = pa.concat_tables(pending)
@@ -82,14 +100,16 @@ def _chunks(source: Source, run_name: str, ties: str, chunk_rows: int) -> Iterat
         if len(others) == 0:
             continue  # one query so far: keep reading until it ends
         cut = int(others[-1]) + 1
-        yield _chunk(table.slice(0, cut), source, first_row, run_name, ties, seen)
-        first_row += cut
+        done, rows = rows.split(cut)
+        yield _chunk(table.slice(0, cut), done, source.name, run_name, ties, seen)
+        yielded = True
         pending = [table.slice(cut)]
         pending_rows = pending[0].num_rows
     if pending_rows:
-        yield _chunk(pa.concat_tables(pending), source, first_row, run_name, ties, seen)
-    elif first_row == 0:
-        raise FormatError(source.name, "file is empty")
+        table = pa.concat_tables(pending)
+        yield _chunk(table, rows, source.name, run_name or "run", ties, seen)
+    elif not yielded:
+        raise FormatError(source.name, NO_DATA if text else "file is empty")
 
 
 def _tables(source: Source) -> Iterator[Any]:
@@ -145,76 +165,24 @@ class _Failure:
         self.error = error
 
 
-def _parse_pieces(source: Source) -> Iterator[Any]:
-    import pyarrow as pa
-    import pyarrow.csv as csv
-
+def _parse_pieces(source: Source) -> Iterator[tuple[Any, Piece]]:
     options = arrow_csv_options(RUN_LAYOUT, block_size=BLOCK_SIZE)
-    try:
-        for piece in _pieces(source):
-            yield csv.read_csv(pa.BufferReader(piece), **options)
-    except (pa.ArrowInvalid, UnicodeDecodeError, OSError) as exc:
-        raise _first_bad_line(source, exc) from None
+    for piece in pieces(source, RUN_LAYOUT, PIECE_BYTES):
+        table = parse_piece(piece, source.name, options)
+        piece.forget()  # a regular file is read again to report an error; a FIFO cannot be
+        yield table, piece
 
 
-def _pieces(source: Source) -> Iterator[Any]:
-    """The file (decompressed) in buffers of whole lines of about PIECE_BYTES each."""
-    import pyarrow as pa
-
-    with pa.input_stream(source.path, compression="detect") as stream:
-        carry = b""
-        while True:
-            block = stream.read(PIECE_BYTES)
-            if not block:
-                break
-            data = carry + block if carry else block
-            cut = data.rfind(b"\n") + 1
-            if cut == 0:
-                carry = data  # no line end yet: read on
-                continue
-            whole = pa.py_buffer(data)
-            yield whole.slice(0, cut) if cut < len(data) else whole
-            carry = data[cut:]
-        if carry:
-            yield pa.py_buffer(carry)
-
-
-def _first_bad_line(source: Source, exc: Exception) -> FormatError:
-    """Find the line Arrow could not read, scanning the file line by line."""
-    from rankmeter.io.trec import _NUMBER
-
-    width = len(RUN_LAYOUT.columns)
-    for number, raw in enumerate(source._lines(), start=1):
-        fields = raw.split()
-        if not fields:
-            continue
-        text = raw.decode("utf-8", errors="replace")
-        problem = column_count_problem(fields, RUN_LAYOUT)
-        if problem is not None:
-            return FormatError(source.name, problem, line=number, text=text)
-        if not _NUMBER.fullmatch(fields[4]):
-            return FormatError(source.name, "score must be a number", line=number, text=text)
-        if len(raw.split(b" ")) != width:
-            return FormatError(
-                source.name,
-                "streaming reads runs whose columns are separated by single spaces",
-                line=number,
-                text=text,
-            )
-    return FormatError(source.name, f"cannot read: {exc}")
-
-
-def _chunk(table: Any, source: Source, first_row: int, name: str, ties: str, seen: set[str]) -> Run:
+def _chunk(table: Any, rows: Rows, source: str, name: str, ties: str, seen: set[str]) -> Run:
     import pyarrow.compute as pc
 
     queries = pc.unique(table.column("qid")).to_pylist()
     again = seen.intersection(queries)
     if again:
         query = min(again)
-        at = _first_row_of(table, query)
-        line, text = source.nth_row_line(first_row + at)
+        line, text = rows.locate(_first_row_of(table, query))
         raise FormatError(
-            source.name,
+            source,
             f"the run is not grouped by query: query {query!r} appears again after other "
             "queries; streaming needs each query's results together (sort the file by query, "
             "e.g. sort -s -k1,1, or evaluate without --stream)",
@@ -222,14 +190,13 @@ def _chunk(table: Any, source: Source, first_row: int, name: str, ties: str, see
             text=text,
         )
     seen.update(queries)
-    origin = Origin(source.name, lambda row: source.nth_row_line(first_row + row))
     return Run.from_columns(
         table.column("qid"),
         table.column("docid"),
         table.column("score"),
         name=name,
         ties=ties,
-        origin=origin,
+        origin=Origin(source, rows.locate),
     )
 
 

@@ -113,6 +113,8 @@ def _read_delimited(source: Source, sep: str) -> tuple[Any, Origin]:
         raise FormatError(
             source.name, f"{kind} header has empty or repeated names", line=1, text=header_line
         )
+    if b'"' in source.data:
+        _check_quotes(source, sep, kind)
     try:
         table = csv.read_csv(
             pa.BufferReader(source.data),
@@ -162,6 +164,49 @@ _BLANKS = " \t\r\n\x0b\x0c"
 _NUMBER_PATTERN = r"^\s*[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf|infinity|nan)\s*$"
 
 
+def _check_quotes(source: Source, sep: str, kind: str) -> None:
+    """Refuse a quoted value that does not close on its line, naming the line.
+
+    Values may be quoted (``"a,b"``, with ``""`` for a quote inside) but not span lines: Arrow would
+    otherwise read an unbalanced quote on to the end of the file, swallowing the lines after
+    it, or fail without saying where. Only lines holding a quote are looked at.
+    """
+    data = source.data
+    number = 1  # the line number at ``counted``
+    counted = 0
+    at = data.find(b'"')
+    while at >= 0:
+        start = max(data.rfind(b"\n", 0, at), data.rfind(b"\r", 0, at)) + 1
+        end = data.find(b"\n", at)
+        end = len(data) if end < 0 else end
+        carriage = data.find(b"\r", at, end)
+        end = end if carriage < 0 else carriage
+        number += _line_breaks(data, counted, start)
+        counted = start
+        raw = data[start:end]
+        text = raw.decode("utf-8", errors="replace")
+        try:
+            next(_csv_module.reader([text], delimiter=sep, strict=True))
+        except _csv_module.Error as exc:
+            problem = "unbalanced quote" if "end of data" in str(exc) else f"bad quoting ({exc})"
+            raise FormatError(
+                source.name,
+                f'{problem}: a quoted {kind} value ends on its own line (a " inside it is "")',
+                line=number,
+                text=text,
+            ) from None
+        at = data.find(b'"', end)
+
+
+def _line_breaks(data: bytes, start: int, end: int) -> int:
+    """How many lines ``bytes.splitlines`` ends in ``data[start:end]``."""
+    count = data.count(b"\n", start, end)
+    carriages = data.count(b"\r", start, end)
+    if carriages:
+        count += carriages - data.count(b"\r\n", start, end)
+    return count
+
+
 def _delimited_error(
     source: Source, sep: str, width: int, kind: str, exc: Exception
 ) -> FormatError:
@@ -177,14 +222,16 @@ def _delimited_error(
                 line=number,
                 text=raw.decode("utf-8", errors="replace"),
             )
-        if len(text.split(sep)) != width:
+        fields = len(next(_csv_module.reader([text], delimiter=sep)))
+        if fields != width:
             return FormatError(
                 source.name,
-                f"expected {width} {kind} fields as in the header, found {len(text.split(sep))}",
+                f"expected {width} {kind} fields as in the header, found {fields}",
                 line=number,
                 text=text,
             )
-    return FormatError(source.name, f"cannot read {kind}: {exc}")
+    reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return FormatError(source.name, f"cannot read {kind}: {reason}")
 
 
 def _read_jsonl(source: Source) -> tuple[Any, Origin]:
@@ -239,9 +286,7 @@ def _json_column(values: list[Any], key: str, origin: Origin) -> Any:
         return _json_floats(values, key, origin)
     for row, v in enumerate(values):
         if not isinstance(v, (str, int, float)) or isinstance(v, bool):
-            raise origin.error(
-                row, f"key {key!r} must be a string or a number, not {type(v).__name__}"
-            )
+            raise origin.error(row, f"key {key!r} must be a string or a number, not {json_type(v)}")
     # A mix of strings and numbers: ids become strings; numeric keys report the bad value.
     if _looks_like_id(key):
         return pa.array([str(v) for v in values], type=pa.string())
@@ -249,6 +294,19 @@ def _json_column(values: list[Any], key: str, origin: Origin) -> Any:
         if isinstance(v, str):
             raise origin.error(row, f"key {key!r} must be a number, not {v!r}")
     return _json_floats(values, key, origin)
+
+
+def json_type(value: Any) -> str:
+    """What JSON calls the type of a parsed value (for messages: null, not NoneType)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    return "an array" if isinstance(value, list) else "an object"
 
 
 def _json_floats(values: list[Any], key: str, origin: Origin) -> Any:

@@ -1,20 +1,33 @@
 """TREC qrels (``qid iter docid grade``) and run (``qid Q0 docid rank score tag``) files.
 
-The fast path is Arrow's multi-threaded CSV reader with a single-space delimiter. Anything it
-rejects (tabs, repeated spaces, a bad line) goes to a line-by-line reader that splits on ASCII
-whitespace like trec_eval and reports the first bad line exactly.
+What is read follows trec_eval's readers (``get_qrels.c``, ``get_trec_results.c``):
+
+- fields are separated by ASCII whitespace; blank and whitespace-only lines are skipped;
+- qrels: a line that starts with ``#`` is a comment (a ``#`` further on, as in the doc id
+  ``CR#93E-1860``, is text); a line needs exactly four fields;
+- runs: a line whose first non-blank character is ``#`` is a comment; a line needs at least six
+  fields, and any after the sixth (the run tag) are ignored.
+
+The fast path is Arrow's multi-threaded CSV reader with a single-space delimiter, on the file
+with its comment lines emptied (when it has any: a ``#`` is looked for first, at the speed of a
+memory scan). A file Arrow rejects is read again in pieces of whole lines (the streaming reader
+reads every file so): each piece by Arrow where it can, and where it cannot (runs of blanks,
+fields after the tag, a bad line) by an exact line-by-line reader that splits like trec_eval
+and reports the first bad line.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from itertools import islice
 from typing import Any
 
 from rankmeter.data import Qrels, Run
 from rankmeter.data._columns import Origin
 from rankmeter.errors import FormatError
-from rankmeter.io._source import Source
+from rankmeter.io._source import Source, split_lines
 
 _NUMBER = re.compile(
     rb"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf|infinity|nan)", re.IGNORECASE
@@ -44,16 +57,24 @@ RUN_LAYOUT = _Layout(
 def read_trec_qrels(source: Source) -> Qrels:
     columns = _read(source, QRELS_LAYOUT)
     return Qrels.from_columns(
-        columns["qid"], columns["docid"], columns["grade"], origin=_origin(source, columns)
+        columns["qid"],
+        columns["docid"],
+        columns["grade"],
+        origin=_origin(source, columns, QRELS_LAYOUT),
     )
 
 
 def read_trec_run(source: Source, *, name: str | None, ties: str) -> Run:
     columns = _read(source, RUN_LAYOUT)
     if name is None:
-        # The tag of the first line names the run, as trec_eval's runid.
-        name = _first_tag(source.head()) or _first_tag(source.data) or "run"
-    origin = _origin(source, columns)
+        # The tag of the first data line (not a comment; however long) names the run: from
+        # the first piece read, or from the file read again where Arrow read it whole.
+        rows = columns.get("_rows")
+        if rows is not None:
+            name = rows.spans[0][0].tag() or "run"
+        else:
+            name = run_tag(source.first_line(lambda line: is_row(line, RUN_LAYOUT))) or "run"
+    origin = _origin(source, columns, RUN_LAYOUT)
     # Popped, so each column can be freed as soon as the Run has taken what it needs.
     return Run.from_columns(
         columns.pop("qid"),
@@ -65,39 +86,108 @@ def read_trec_run(source: Source, *, name: str | None, ties: str) -> Run:
     )
 
 
-def _first_tag(data: bytes) -> str | None:
-    for line in data.splitlines():
-        fields = line.split()
-        if fields:
-            return fields[-1].decode("utf-8", errors="replace")
-    return None
+def run_tag(line: bytes | None) -> str | None:
+    """The run tag (sixth field) of a run line, or None."""
+    fields = line.split() if line else []
+    if len(fields) < len(RUN_LAYOUT.columns):
+        return None
+    return fields[len(RUN_LAYOUT.columns) - 1].decode("utf-8", errors="replace")
 
 
-def _origin(source: Source, columns: dict[str, Any]) -> Origin:
-    lines = columns.get("_lines")
-    if lines is not None:
-        return Origin(source.name, lambda row: (lines[row], source.line(lines[row])))
-    return Origin(source.name, source.nth_row_line)
+def is_comment(line: bytes, layout: _Layout) -> bool:
+    """Whether trec_eval skips ``line`` as a comment: in qrels a line that starts with ``#``,
+    in a run a line whose first non-blank character is ``#``."""
+    if layout.kind == "qrels":
+        return line.startswith(b"#")
+    return line.lstrip().startswith(b"#")
+
+
+def is_row(line: bytes, layout: _Layout) -> bool:
+    """Whether ``line`` holds data: neither blank nor a comment."""
+    return bool(line.strip()) and not is_comment(line, layout)
+
+
+def blank_comments(data: bytes, layout: _Layout) -> bytes:
+    """``data`` with every comment line emptied, its line break kept (so every other line
+    keeps its number, and Arrow skips the empty line); ``data`` itself when it has none.
+
+    One scan for ``#`` at the speed of ``bytes.find``; a line is looked at only where it
+    holds a ``#``.
+    """
+    kept: list[bytes] = []
+    start = 0  # where the part not yet kept begins
+    at = data.find(b"#")
+    while at >= 0:
+        line_start = data.rfind(b"\n", 0, at) + 1
+        line_start = data.rfind(b"\r", line_start, at) + 1 or line_start
+        before = data[line_start:at]
+        if before == b"" or (layout.kind == "run" and not before.strip()):
+            line_end = data.find(b"\n", at)
+            line_end = len(data) if line_end < 0 else line_end
+            carriage = data.find(b"\r", at, line_end)
+            line_end = line_end if carriage < 0 else carriage
+            kept.append(data[start:line_start])
+            start = line_end
+            at = data.find(b"#", line_end)
+        else:
+            at = data.find(b"#", at + 1)
+    if not kept:
+        return data
+    kept.append(data[start:])
+    return b"".join(kept)
+
+
+def _origin(source: Source, columns: dict[str, Any], layout: _Layout) -> Origin:
+    rows = columns.get("_rows")
+    if rows is not None:
+        return Origin(source.name, rows.locate)
+    return Origin(
+        source.name, lambda row: source.nth_row_line(row, is_row=lambda x: is_row(x, layout))
+    )
 
 
 def _read(source: Source, layout: _Layout) -> dict[str, Any]:
-    fast = source.fast_input()
-    if fast is not None:
+    """The kept columns: by Arrow on the whole file where it can, else piece by piece."""
+    path = source.arrow_path()
+    if path is not None:
         try:
-            return _read_fast(fast, layout)
-        except Exception:  # any failure goes to the exact line-by-line reader
+            return _read_fast(path, layout)
+        except Exception:  # read again piece by piece, each by Arrow or the exact reader
             pass
-    return _read_exact(source, layout)
+    return _read_in_pieces(source, layout)
 
 
-def _read_fast(data: bytes | str, layout: _Layout) -> dict[str, Any]:
+def _read_in_pieces(source: Source, layout: _Layout) -> dict[str, Any]:
+    """The kept columns, each piece parsed by Arrow where it can and by the exact reader where
+    it cannot (a field after the tag on one line sends only its piece there), and ``_rows``,
+    where each row came from."""
     import pyarrow as pa
+
+    options = arrow_csv_options(layout, block_size=BLOCK_SIZE)
+    tables = []
+    rows = Rows()
+    text = False  # whether anything but blanks was read
+    for piece in pieces(source, layout, PIECE_BYTES):
+        table = parse_piece(piece, source.name, options)
+        piece.forget()
+        if table.num_rows:
+            tables.append(table)
+            rows.add(piece, table.num_rows)
+        text = text or piece.has_text
+    if not tables:
+        raise FormatError(source.name, NO_DATA if text else "file is empty")
+    table = pa.concat_tables(tables)
+    columns: dict[str, Any] = {c: table.column(c) for c in layout.keep}
+    columns["_rows"] = rows
+    return columns
+
+
+def _read_fast(path: str, layout: _Layout) -> dict[str, Any]:
     import pyarrow.csv as csv
 
-    table = csv.read_csv(
-        pa.BufferReader(data) if isinstance(data, bytes) else data,
-        **arrow_csv_options(layout),
-    )
+    table = csv.read_csv(path, **arrow_csv_options(layout))
+    if not table.num_rows:
+        raise ValueError("no rows: read in pieces, which says why")
     return {c: table.column(c) for c in layout.keep}
 
 
@@ -136,9 +226,10 @@ def arrow_csv_options(layout: _Layout, *, block_size: int | None = None) -> dict
 
 
 def column_count_problem(fields: list[bytes], layout: _Layout) -> str | None:
-    """Why a line's fields do not fit the layout, or None."""
+    """Why a line's fields do not fit the layout, or None. A run line may have fields after
+    the tag (trec_eval ignores them); a qrels line has exactly four."""
     width = len(layout.columns)
-    if len(fields) == width:
+    if len(fields) == width or (layout.kind == "run" and len(fields) > width):
         return None
     return (
         f"expected {width} columns ({layout.usage}) in a TREC {layout.kind} file, "
@@ -146,19 +237,27 @@ def column_count_problem(fields: list[bytes], layout: _Layout) -> str | None:
     )
 
 
-def _read_exact(source: Source, layout: _Layout) -> dict[str, Any]:
+#: The error for a file that holds only comments (and blank lines).
+NO_DATA = "no data lines, only comments"
+
+
+def parse_lines(
+    numbered: Iterable[tuple[int, bytes]], name: str, layout: _Layout
+) -> dict[str, Any]:
+    """The exact reader: the kept columns of the numbered lines as lists, and ``_lines``, the
+    line number of each row. The first bad line raises a FormatError naming it."""
     positions = {c: layout.columns.index(c) for c in layout.keep}
     numeric_at = positions[layout.numeric]
     out: dict[str, list[Any]] = {c: [] for c in layout.keep}
     lines: list[int] = []
-    for number, raw in enumerate(source.data.splitlines(), start=1):
+    for number, raw in numbered:
         fields = raw.split()
-        if not fields:
+        if not fields or is_comment(raw, layout):
             continue
 
         def fail(reason: str, raw: bytes = raw, number: int = number) -> FormatError:
             return FormatError(
-                source.name, reason, line=number, text=raw.decode("utf-8", errors="replace")
+                name, reason, line=number, text=raw.decode("utf-8", errors="replace")
             )
 
         problem = column_count_problem(fields, layout)
@@ -176,8 +275,6 @@ def _read_exact(source: Source, layout: _Layout) -> dict[str, Any]:
             except UnicodeDecodeError:
                 raise fail(f"{column} is not valid UTF-8") from None
         lines.append(number)
-    if not lines:
-        raise FormatError(source.name, "file is empty")
     result: dict[str, Any] = dict(out)
     result["_lines"] = lines
     return result
@@ -185,3 +282,155 @@ def _read_exact(source: Source, layout: _Layout) -> dict[str, Any]:
 
 def _text(token: bytes) -> str:
     return token.decode("utf-8", errors="replace")
+
+
+# -- reading in pieces ---------------------------------------------------------------------------
+#: Bytes of a file parsed at a time where Arrow cannot read it whole (cut after a whole line).
+PIECE_BYTES = 8 << 20
+#: Bytes per Arrow parsing task within a piece (a piece is parsed on several threads).
+BLOCK_SIZE = 2 << 20
+
+
+@dataclass
+class Piece:
+    """Whole lines of an input, the number of the first one, and how to see them again."""
+
+    data: bytes
+    first_line: int
+    layout: _Layout
+    source: Source
+    #: The line number of each parsed row, when the exact reader parsed the piece.
+    row_lines: list[int] | None = None
+    n_lines: int = 0
+    #: Whether it holds anything but blanks (looked at only when it has no rows).
+    has_text: bool = True
+
+    def __post_init__(self) -> None:
+        self.n_lines = line_count(self.data)
+
+    def forget(self) -> None:
+        """Drop the bytes where the input can give its lines again (a regular file, or one
+        held in memory): they are read again only to report an error. An input read once
+        (a FIFO) keeps them while its rows may still need them."""
+        if self.source.rereadable or self.source.held:
+            self.data = b""
+
+    def lines(self) -> Iterator[bytes]:
+        if self.data or not self.n_lines:
+            return split_lines(iter((self.data,)))
+        return islice(self.source._lines(), self.first_line - 1, self.first_line - 1 + self.n_lines)
+
+    def locate(self, row: int) -> tuple[int, str]:
+        """Line number and text of the piece's 0-based parsed ``row``."""
+        wanted = None if self.row_lines is None else self.row_lines[row]
+        seen = -1
+        number = self.first_line
+        for number, line in enumerate(self.lines(), start=self.first_line):
+            if wanted is None:
+                if not is_row(line, self.layout):
+                    continue
+                seen += 1
+                if seen < row:
+                    continue
+            elif number != wanted:
+                continue
+            return number, line.decode("utf-8", errors="replace")
+        return number, ""
+
+    def tag(self) -> str | None:
+        """The run tag of the piece's first data line."""
+        for line in self.lines():
+            if is_row(line, RUN_LAYOUT):
+                return run_tag(line)
+        return None
+
+
+@dataclass
+class Rows:
+    """Where the rows of a table came from: consecutive runs of rows of pieces."""
+
+    spans: list[tuple[Piece, int, int]] = field(default_factory=list)  # piece, first row, count
+
+    def add(self, piece: Piece, count: int) -> None:
+        if count:
+            self.spans.append((piece, 0, count))
+
+    def split(self, cut: int) -> tuple[Rows, Rows]:
+        """The first ``cut`` rows and the rest."""
+        before, after = Rows(), Rows()
+        for piece, first, count in self.spans:
+            take = max(0, min(count, cut))
+            if take:
+                before.spans.append((piece, first, take))
+            if count > take:
+                after.spans.append((piece, first + take, count - take))
+            cut -= take
+        return before, after
+
+    def locate(self, row: int) -> tuple[int, str]:
+        """Line number and text of the 0-based ``row``."""
+        for piece, first, count in self.spans:
+            if row < count:
+                return piece.locate(first + row)
+            row -= count
+        return 0, ""
+
+
+def pieces(source: Source, layout: _Layout, size: int) -> Iterator[Piece]:
+    """The input (decoded, read once as a stream) in pieces of whole lines of about ``size``
+    bytes each, numbered."""
+    carry = b""
+    line = 1
+    for block in source.blocks(size):
+        data = carry + block if carry else block
+        # Cut after the last line break, but not after a final \r: its \n may come next.
+        cut = max(data.rfind(b"\n"), data.rfind(b"\r", 0, len(data) - 1)) + 1
+        if cut == 0:
+            carry = data  # no whole line yet: read on
+            continue
+        whole = data[:cut] if cut < len(data) else data
+        carry = data[cut:]
+        piece = Piece(whole, line, layout, source)
+        line += piece.n_lines
+        yield piece
+    if carry:
+        yield Piece(carry, line, layout, source)
+
+
+def parse_piece(piece: Piece, name: str, options: dict[str, Any]) -> Any:
+    """The piece's rows as an Arrow table: by Arrow where it can, else by the exact reader
+    (which names the first bad line)."""
+    import pyarrow as pa
+    import pyarrow.csv as csv
+
+    layout = piece.layout
+    data = piece.data
+    if b"\x0b" not in data and b"\x0c" not in data:  # else only the exact reader splits lines
+        if b"\t" in data:
+            data = data.replace(b"\t", b" ")
+        if b"#" in data:
+            data = blank_comments(data, layout)
+        try:
+            table = csv.read_csv(pa.BufferReader(data), **options)
+        except (pa.ArrowException, UnicodeDecodeError):
+            pass
+        else:
+            if not table.num_rows:
+                piece.has_text = re.search(rb"\S", piece.data) is not None
+            return table
+    del data
+    numbered = enumerate(split_lines(iter((piece.data,))), start=piece.first_line)
+    columns = parse_lines(numbered, name, layout)
+    piece.row_lines = columns.pop("_lines")
+    if not piece.row_lines:
+        piece.has_text = re.search(rb"\S", piece.data) is not None
+    types = {c: (pa.float64() if c == layout.numeric else pa.string()) for c in layout.keep}
+    return pa.table({c: pa.array(columns[c], type=types[c]) for c in layout.keep})
+
+
+def line_count(data: bytes) -> int:
+    """How many lines ``bytes.splitlines`` finds in ``data``."""
+    count = data.count(b"\n")
+    if b"\r" in data:
+        count += data.count(b"\r") - data.count(b"\r\n")
+    return count + (1 if data and not data.endswith((b"\n", b"\r")) else 0)
