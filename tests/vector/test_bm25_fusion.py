@@ -342,4 +342,17 @@ def test_hybrid_of_two_bm25_runs(cranfield_bm25: tuple[Any, Run]) -> None:
     for r in results.values():
         assert r.metrics["nDCG@10"] > 0.30
     comparison = compare(collection.qrels, [run, other, hybrid], ["nDCG@10"], seed=1)
-    assert comparison is not None
+    # The comparison covers the three runs on every judged query, and its numbers are the
+    # evaluation's: the same means, the hybrid's difference from the baseline (the first run).
+    assert comparison.systems == ("bm25", "bm25-anserini", "hybrid")
+    assert comparison.n_queries == 225
+    for r in results.values():
+        assert comparison.mean(r.run, "nDCG@10").mean == pytest.approx(r.metrics["nDCG@10"])
+    gain = comparison.difference("hybrid", "nDCG@10")
+    assert gain.baseline == "bm25" and gain.n == 225
+    assert gain.difference == pytest.approx(
+        results["hybrid"].metrics["nDCG@10"] - results["bm25"].metrics["nDCG@10"]
+    )
+    assert gain.wins + gain.ties + gain.losses == 225
+    assert gain.low <= gain.difference <= gain.high
+    assert 0 < gain.p_value <= 1
