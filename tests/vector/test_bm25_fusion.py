@@ -147,17 +147,29 @@ def test_fusion_accepts_run_files_and_dicts(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("call", "match"),
     [
-        (lambda: fuse(runs(), "borda"), "not a fusion method; use one of 'rrf'"),
+        (
+            lambda: fuse(runs(), "borda"),
+            r"^method='borda' must be one of 'rrf', 'combsum', 'minmax', 'zscore'$",
+        ),
         (lambda: fuse(runs()[:1], "rrf"), "fusion needs two runs or more; got 1"),
         (lambda: fuse(runs(), "rrf", weights=[1]), "1 weights given for 2 runs"),
-        (lambda: fuse(runs(), "rrf", weights=[1, -1]), "a weight=-1 must be a finite number"),
+        (lambda: fuse(runs(), "rrf", weights=[1, -1]), r"^weights\[1\]=-1 must be a number >= 0$"),
         (lambda: fuse(runs(), "rrf", weights=[0, 0]), "all weights are 0"),
-        (lambda: fuse(runs(), "rrf", k=-1), "k=-1 must be a finite number >= 0"),
-        (lambda: fuse(runs(), "rrf", k=math.nan), "k=nan must be a finite number"),
-        (lambda: fuse(runs(), "rrf", depth=0), "depth=0 must be a whole number >= 1"),
+        (
+            lambda: fuse(runs(), "rrf", k=-1),
+            r"^k=-1 must be a number >= 0 \(RRF's rank constant\)$",
+        ),
+        (lambda: fuse(runs(), "rrf", k=math.nan), "k=nan must be a number >= 0"),
+        (
+            lambda: fuse(runs(), "rrf", depth=0),
+            r"^depth=0 must be an integer >= 1 \(results read from each run per query\)$",
+        ),
         (lambda: fuse(runs(), "rrf", normalisation="zscore"), "not to method='rrf'"),
         (lambda: fuse(runs(), "minmax", normalisation="zscore"), "contradicts"),
-        (lambda: fuse(runs(), "combsum", normalisation="l2"), "not a normalisation"),
+        (
+            lambda: fuse(runs(), "combsum", normalisation="l2"),
+            r"^normalisation='l2' must be one of 'minmax', 'zscore'$",
+        ),
     ],
 )
 def test_bad_fusion_arguments(call: Any, match: str) -> None:
@@ -245,9 +257,9 @@ class TestBM25:
     @pytest.mark.parametrize(
         ("kwargs", "match"),
         [
-            ({"k": 0}, "k=0 must be a whole number >= 1"),
-            ({"b": 1.5}, "b=1.5 must be from 0 to 1"),
-            ({"k1": -1.0}, "k1=-1.0 must be a finite number >= 0"),
+            ({"k": 0}, r"^k=0 must be an integer >= 1 \(results per query\)$"),
+            ({"b": 1.5}, r"^b=1.5 must be a number from 0 to 1 \(document-length normalisation\)$"),
+            ({"k1": -1.0}, r"^k1=-1.0 must be a number >= 0 \(term-frequency saturation\)$"),
             ({"stemmer": 3}, "stemmer=3 must be a language name"),
         ],
     )

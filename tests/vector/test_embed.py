@@ -450,10 +450,18 @@ def test_a_name_not_in_the_local_hub_cache_is_not_downloaded(
 @pytest.mark.parametrize(
     ("kwargs", "error", "match"),
     [
-        ({"k": 0}, PolicyError, r"k=0: give a whole number of at least 1"),
-        ({"k": True}, PolicyError, r"k=True: give a whole number"),
-        ({"k": 2.5}, PolicyError, r"k=2.5: give a whole number"),
-        ({"batch_size": 0}, PolicyError, r"batch_size=0: give a whole number"),
+        ({"k": 0}, PolicyError, r"^k=0 must be an integer >= 1 \(results retrieved per query\)$"),
+        ({"k": True}, PolicyError, r"^k=True must be an integer >= 1"),
+        (
+            {"k": 2.5},
+            PolicyError,
+            r"^k=2.5 must be an integer >= 1 \(results retrieved per query\)$",
+        ),
+        (
+            {"batch_size": 0},
+            PolicyError,
+            r"^batch_size=0 must be an integer >= 1 \(texts per forward pass\)$",
+        ),
         ({"index": " "}, PolicyError, r"index=' ': give 'flat' or an ANN spec"),
         ({"metrics": ["nDCG@10", "nDGC@10"]}, MetricError, r"nDGC@10"),
         ({"cache": 3}, PolicyError, r"cache=3: give a folder, True .* or False"),
@@ -517,6 +525,13 @@ def test_a_missing_extra_names_it(
 
 
 # -- collections from separate files -----------------------------------------------------------
+
+
+def test_embed_texts_arguments() -> None:
+    with pytest.raises(PolicyError, match=r"^kind='docs' must be one of 'corpus', 'queries'$"):
+        embed_texts(HashingEncoder(), ["a text"], kind="docs", cache=False)
+    with pytest.raises(PolicyError, match=r"^batch_size=0 must be an integer >= 1"):
+        embed_texts(HashingEncoder(), ["a text"], batch_size=0, cache=False)
 
 
 def test_collection_from_files(tmp_path: Path, collection: Path) -> None:

@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from rankmeter._validate import choice, integer
 from rankmeter.errors import FormatError, PolicyError, RankmeterError
 from rankmeter.vector._cache import EmbeddingCache, default_cache_dir, texts_key
 
@@ -548,8 +549,7 @@ def embed_texts(
     cache_key : a name for the model's version, as for :func:`evaluate_model`
     """
     _check_count("batch_size", batch_size)
-    if kind not in ("corpus", "queries"):
-        raise PolicyError(f"kind={kind!r}: use 'corpus' or 'queries'")
+    choice("kind", kind, ("corpus", "queries"))
     resolved = _resolve_model(model, None, cache_key)
     _warn_uncached(resolved, cache)
     return _embed(resolved, list(texts), kind, cache, batch_size, progress)
@@ -735,10 +735,11 @@ def _run_from_hits(
     )
 
 
+_COUNTS = {"k": "results retrieved per query", "batch_size": "texts per forward pass"}
+
+
 def _check_count(label: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise PolicyError(f"{label}={value!r}: give a whole number of at least 1")
-    return int(value)
+    return integer(label, value, low=1, what=_COUNTS[label])
 
 
 def count_steps(n_docs: int, n_queries: int, batch_size: int, index: str = "flat") -> int:

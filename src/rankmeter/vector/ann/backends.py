@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from rankmeter._validate import integer
 from rankmeter.errors import RankmeterError
 from rankmeter.vector._vectors import load_vectors
 from rankmeter.vector.ann.spec import IndexSpec, IndexSpecError, check_backend, parse_index_spec
@@ -116,9 +117,7 @@ class Index:
         raise NotImplementedError
 
     def _check_k(self, k: int) -> int:
-        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-            raise RankmeterError(f"k must be a positive integer, got {k!r}")
-        return int(k)
+        return integer("k", k, low=1, what="results per query")
 
     def _check_training(self, n: int) -> None:
         needed = {
@@ -359,12 +358,11 @@ def make_index(
     parsed = parse_index_spec(spec)
     check_metric(metric)
     check_backend(parsed, backend)
-    if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)) or dim < 1:
-        raise RankmeterError(f"dim must be a positive integer, got {dim!r}")
-    if threads is not None and threads < 1:
-        raise RankmeterError(f"threads must be at least 1, got {threads}")
+    dim = integer("dim", dim, low=1, what="dimensions of the vectors")
+    if threads is not None:
+        threads = integer("threads", threads, low=1, what="or None: all cores")
     cls = _FaissIndex if backend == "faiss" else _HnswlibIndex
-    return cls(parsed, int(dim), metric, seed, threads)
+    return cls(parsed, dim, metric, seed, threads)
 
 
 def memory_method(backend: str) -> str:

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from rankmeter._validate import integer
 from rankmeter.errors import RankmeterError
 from rankmeter.vector._vectors import load_vectors, same_dimension
 from rankmeter.vector.ann.backends import Index, make_index, memory_method
@@ -196,13 +197,12 @@ class AnnRecall:
 
 
 def _ks(k: int | Sequence[int]) -> tuple[int, ...]:
-    values = [k] if isinstance(k, (int, np.integer)) else list(k)
+    # One k or several; anything else (2.5, '10') is one wrong k, named as given.
+    values = list(k) if isinstance(k, Sequence) and not isinstance(k, str) else [k]
     if not values:
         raise RankmeterError("give at least one k (e.g. k=(1, 10, 100))")
-    for value in values:
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-            raise RankmeterError(f"k must be positive integers, got {value!r}")
-    return tuple(sorted({int(v) for v in values}))
+    checked = {integer("k", value, low=1, what="recall@k for each k") for value in values}
+    return tuple(sorted(checked))
 
 
 def _tolerance(corpus: Float32Array, queries: Float32Array, metric: str) -> FloatArray:

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from rankmeter._validate import choice
 from rankmeter.errors import RankmeterError
 
 __all__ = [
@@ -237,8 +238,7 @@ def _example(kind: str) -> str:
 
 def check_backend(spec: IndexSpec, backend: str) -> None:
     """Fail with :class:`IndexSpecError` unless ``backend`` is known and builds ``spec``'s kind."""
-    if backend not in BACKENDS:
-        raise IndexSpecError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
+    choice("backend", backend, BACKENDS, error=IndexSpecError)
     if backend not in _KINDS[spec.kind].backends:
         raise IndexSpecError(
             f"{spec.kind} indexes need the {' or '.join(_KINDS[spec.kind].backends)} backend, "
