@@ -135,6 +135,21 @@ def test_head_keeps_the_top_of_each_query_in_rank_order() -> None:
     assert head(run, 50) is run
 
 
+@pytest.mark.parametrize("name", ["rrf(a+b)", "my hybrid run"])
+def test_fused_run_text_is_what_the_trec_writer_writes(tmp_path: Path, name: str) -> None:
+    """`fuse` to stdout formats the run itself (rankmeter.io's writer only writes files): the
+    text must stay byte-equal to the file io.write_trec_run writes."""
+    from rankmeter.io import write_trec_run
+    from rankmeter.vector.fusion import trec_run_text
+
+    run = Run.from_dict(
+        {"10": {"d1": 0.1 + 0.2, "d2": 1e-300, "d3": -0.0}, "9": {"x": 3.0, "é": 3.0}}, name=name
+    )
+    path = tmp_path / "written.run"
+    write_trec_run(run, path)
+    assert trec_run_text(run) == path.read_text(encoding="utf-8")
+
+
 def test_fusion_accepts_run_files_and_dicts(tmp_path: Path) -> None:
     from rankmeter.io import write_trec_run
 
