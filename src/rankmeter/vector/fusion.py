@@ -22,13 +22,17 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from rankmeter._validate import choice, integer, real
 from rankmeter.data import Run
-from rankmeter.data._columns import FloatArray, IntArray, row_groups
+from rankmeter.data._columns import row_groups
 from rankmeter.errors import PolicyError, RankmeterError
 
 __all__ = ["FUSION_METHODS", "fuse"]
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
 
 #: ``rrf``: reciprocal-rank fusion; ``combsum``: sum of normalised scores (``normalisation``
 #: says how); ``minmax`` and ``zscore``: CombSUM with that normalisation.
