@@ -95,7 +95,7 @@ def test_bm25_errors_are_one_line(cli: CLI, tmp_path: Path) -> None:
     assert "not a folder" in missing.assert_one_error_line(1)
     root = tiny_beir(tmp_path / "tiny")
     bad = cli("bm25", root, "--b", "2")
-    assert "b=2.0 must be from 0 to 1" in bad.assert_one_error_line(2)
+    assert "b=2.0 must be a number from 0 to 1" in bad.assert_one_error_line(2)
     no_stemmer = cli("bm25", root, "--stemmer", "klingon")
     assert "stemmer='klingon'" in no_stemmer.assert_one_error_line(2 if _has_pystemmer() else 1)
 
@@ -156,7 +156,7 @@ def test_fuse_to_stdout_with_weights_and_depth(cli: CLI, two_runs: tuple[Path, P
         (["--weights", ""], 2, "--weights: none given"),
         (["--weights", "1"], 2, "1 weights given for 2 runs"),
         (["--method", "borda"], 2, "Invalid value for '--method'"),
-        (["--k", "-1"], 2, "k=-1.0 must be a finite number >= 0"),
+        (["--k", "-1"], 2, "k=-1.0 must be a number >= 0 (RRF's rank constant)"),
     ],
 )
 def test_fuse_errors(
@@ -197,7 +197,7 @@ def test_two_stage_errors(cli: CLI, two_runs: tuple[Path, Path], tmp_path: Path)
     qrels = tmp_path / "qrels.txt"
     qrels.write_text(QRELS)
     bad_pool = cli("two-stage", qrels, *two_runs, "--pool", "0")
-    assert "pool=0 must be a whole number >= 1" in bad_pool.assert_one_error_line(2)
+    assert "pool=0 must be an integer >= 1" in bad_pool.assert_one_error_line(2)
     missing = cli("two-stage", qrels, two_runs[0], tmp_path / "nothing.run")
     assert "nothing.run" in missing.assert_one_error_line(1)
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rankmeter.errors import FormatError, RankmeterError
+from rankmeter.errors import FormatError, PolicyError, RankmeterError
 from rankmeter.vector import ann_recall, exact_search, make_index, parse_index_spec
 from rankmeter.vector.ann import AnnRecall, IndexSpec, IndexSpecError
 from rankmeter.vector.exact import score_pairs
@@ -98,12 +98,16 @@ def test_exact_search_pads_when_k_exceeds_corpus() -> None:
 
 
 def test_exact_search_errors() -> None:
-    with pytest.raises(RankmeterError, match=r"unknown metric 'dot'; choose one of ip, l2, cosine"):
+    with pytest.raises(PolicyError, match=r"^metric='dot' must be one of 'ip', 'l2', 'cosine'$"):
         exact_search([[1.0]], [[1.0]], 1, "dot")
     with pytest.raises(RankmeterError, match="queries have 3 dimensions but the corpus has 2"):
         exact_search([[1.0, 2.0]], [[1.0, 2.0, 3.0]], 1)
-    with pytest.raises(RankmeterError, match="k must be a positive integer, got 0"):
+    with pytest.raises(
+        PolicyError, match=r"^k=0 must be an integer >= 1 \(neighbours per query\)$"
+    ):
         exact_search([[1.0]], [[1.0]], 0)
+    with pytest.raises(PolicyError, match=r"^k=True must be an integer >= 1"):
+        exact_search([[1.0]], [[1.0]], True)
     with pytest.raises(RankmeterError, match="corpus: row 1 is a zero vector"):
         exact_search([[1.0, 0.0], [0.0, 0.0]], [[1.0, 1.0]], 1, "cosine")
     with pytest.raises(RankmeterError, match="queries: row 0 is not finite"):
@@ -165,7 +169,7 @@ def test_backend_errors(data: tuple[np.ndarray, np.ndarray]) -> None:
     with pytest.raises(IndexSpecError, match=r"ivf indexes need the faiss backend, not hnswlib"):
         ann_recall(corpus, queries, "ivf", backend="hnswlib")
     with pytest.raises(
-        IndexSpecError, match=r"unknown backend 'annoy'; choose one of faiss, hnswlib"
+        IndexSpecError, match=r"^backend='annoy' must be one of 'faiss', 'hnswlib'$"
     ):
         make_index("hnsw", 32, backend="annoy")
     with pytest.raises(
@@ -200,6 +204,23 @@ def test_index_interface(backend: str, data: tuple[np.ndarray, np.ndarray]) -> N
     np.testing.assert_allclose(scores, exact_scores, rtol=1e-4)
     with pytest.raises(IndexSpecError, match=r"M of hnsw is fixed when the index is built"):
         index.set(M=4)
+    with pytest.raises(PolicyError, match=r"^k=0 must be an integer >= 1 \(results per query\)$"):
+        index.search(queries, 0)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"dim": 0}, r"^dim=0 must be an integer >= 1 \(dimensions of the vectors\)$"),
+        ({"dim": True}, r"^dim=True must be an integer >= 1"),
+        ({"dim": 2.0}, r"^dim=2.0 must be an integer >= 1"),
+        ({"dim": 2, "threads": 0}, r"^threads=0 must be an integer >= 1 \(or None: all cores\)$"),
+        ({"dim": 2, "threads": 1.5}, r"^threads=1.5 must be an integer >= 1"),
+    ],
+)
+def test_make_index_parameters(kwargs: dict[str, object], message: str) -> None:
+    with pytest.raises(PolicyError, match=message):
+        make_index("flat", **kwargs)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("backend", ["faiss", "hnswlib"])
@@ -362,25 +383,20 @@ def test_result_exports(data: tuple[np.ndarray, np.ndarray]) -> None:
         "nbytes",
     ]
     assert frame["nprobe"].tolist() == [1, 1, 10, 10]
-    header, body = result.table()
-    assert header == ["setting", "build s", "memory", "recall@1", "QPS@1", "recall@5", "QPS@5"]
-    assert [cells[0] for cells in body] == ["nprobe=1", "nprobe=10"]
-    markdown = result.to_markdown()
-    assert "| nprobe=10 |" in markdown and "|---|---:|" in markdown
+    assert result.label("ivf(nlist=10,nprobe=10)") == "nprobe=10"
     with pytest.raises(AttributeError):
         result.index = "flat"  # type: ignore[misc]
     single = ann_recall(corpus, queries, "flat", k=1)
     assert single.title == "flat" and single.label("flat") == "flat"
-    page = single.to_html()
-    assert page.count("<svg") == 1 and page.count('<circle class="point"') == 1
-    assert "<h1>ANN recall: flat</h1>" in page
 
 
 def test_k_larger_than_corpus(data: tuple[np.ndarray, np.ndarray]) -> None:
     with pytest.raises(RankmeterError, match=r"k=100 is more than the corpus has \(50 vectors\)"):
         ann_recall(data[0][:50], data[1][:5], "flat")
-    with pytest.raises(RankmeterError, match="k must be positive integers, got 0"):
+    with pytest.raises(PolicyError, match=r"^k=0 must be an integer >= 1 \(recall@k for each k\)$"):
         ann_recall(data[0][:50], data[1][:5], "flat", k=[0, 1])
+    with pytest.raises(PolicyError, match=r"^k=2.5 must be an integer >= 1"):
+        ann_recall(data[0][:50], data[1][:5], "flat", k=2.5)
 
 
 # ---------------------------------------------------------------------------- inputs

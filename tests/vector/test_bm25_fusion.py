@@ -135,6 +135,21 @@ def test_head_keeps_the_top_of_each_query_in_rank_order() -> None:
     assert head(run, 50) is run
 
 
+@pytest.mark.parametrize("name", ["rrf(a+b)", "my hybrid run"])
+def test_fused_run_text_is_what_the_trec_writer_writes(tmp_path: Path, name: str) -> None:
+    """`fuse` to stdout formats the run itself (rankmeter.io's writer only writes files): the
+    text must stay byte-equal to the file io.write_trec_run writes."""
+    from rankmeter.io import write_trec_run
+    from rankmeter.vector.fusion import trec_run_text
+
+    run = Run.from_dict(
+        {"10": {"d1": 0.1 + 0.2, "d2": 1e-300, "d3": -0.0}, "9": {"x": 3.0, "é": 3.0}}, name=name
+    )
+    path = tmp_path / "written.run"
+    write_trec_run(run, path)
+    assert trec_run_text(run) == path.read_text(encoding="utf-8")
+
+
 def test_fusion_accepts_run_files_and_dicts(tmp_path: Path) -> None:
     from rankmeter.io import write_trec_run
 
@@ -147,17 +162,29 @@ def test_fusion_accepts_run_files_and_dicts(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("call", "match"),
     [
-        (lambda: fuse(runs(), "borda"), "not a fusion method; use one of 'rrf'"),
+        (
+            lambda: fuse(runs(), "borda"),
+            r"^method='borda' must be one of 'rrf', 'combsum', 'minmax', 'zscore'$",
+        ),
         (lambda: fuse(runs()[:1], "rrf"), "fusion needs two runs or more; got 1"),
         (lambda: fuse(runs(), "rrf", weights=[1]), "1 weights given for 2 runs"),
-        (lambda: fuse(runs(), "rrf", weights=[1, -1]), "a weight=-1 must be a finite number"),
+        (lambda: fuse(runs(), "rrf", weights=[1, -1]), r"^weights\[1\]=-1 must be a number >= 0$"),
         (lambda: fuse(runs(), "rrf", weights=[0, 0]), "all weights are 0"),
-        (lambda: fuse(runs(), "rrf", k=-1), "k=-1 must be a finite number >= 0"),
-        (lambda: fuse(runs(), "rrf", k=math.nan), "k=nan must be a finite number"),
-        (lambda: fuse(runs(), "rrf", depth=0), "depth=0 must be a whole number >= 1"),
+        (
+            lambda: fuse(runs(), "rrf", k=-1),
+            r"^k=-1 must be a number >= 0 \(RRF's rank constant\)$",
+        ),
+        (lambda: fuse(runs(), "rrf", k=math.nan), "k=nan must be a number >= 0"),
+        (
+            lambda: fuse(runs(), "rrf", depth=0),
+            r"^depth=0 must be an integer >= 1 \(results read from each run per query\)$",
+        ),
         (lambda: fuse(runs(), "rrf", normalisation="zscore"), "not to method='rrf'"),
         (lambda: fuse(runs(), "minmax", normalisation="zscore"), "contradicts"),
-        (lambda: fuse(runs(), "combsum", normalisation="l2"), "not a normalisation"),
+        (
+            lambda: fuse(runs(), "combsum", normalisation="l2"),
+            r"^normalisation='l2' must be one of 'minmax', 'zscore'$",
+        ),
     ],
 )
 def test_bad_fusion_arguments(call: Any, match: str) -> None:
@@ -245,9 +272,9 @@ class TestBM25:
     @pytest.mark.parametrize(
         ("kwargs", "match"),
         [
-            ({"k": 0}, "k=0 must be a whole number >= 1"),
-            ({"b": 1.5}, "b=1.5 must be from 0 to 1"),
-            ({"k1": -1.0}, "k1=-1.0 must be a finite number >= 0"),
+            ({"k": 0}, r"^k=0 must be an integer >= 1 \(results per query\)$"),
+            ({"b": 1.5}, r"^b=1.5 must be a number from 0 to 1 \(document-length normalisation\)$"),
+            ({"k1": -1.0}, r"^k1=-1.0 must be a number >= 0 \(term-frequency saturation\)$"),
             ({"stemmer": 3}, "stemmer=3 must be a language name"),
         ],
     )
@@ -342,4 +369,17 @@ def test_hybrid_of_two_bm25_runs(cranfield_bm25: tuple[Any, Run]) -> None:
     for r in results.values():
         assert r.metrics["nDCG@10"] > 0.30
     comparison = compare(collection.qrels, [run, other, hybrid], ["nDCG@10"], seed=1)
-    assert comparison is not None
+    # The comparison covers the three runs on every judged query, and its numbers are the
+    # evaluation's: the same means, the hybrid's difference from the baseline (the first run).
+    assert comparison.systems == ("bm25", "bm25-anserini", "hybrid")
+    assert comparison.n_queries == 225
+    for r in results.values():
+        assert comparison.mean(r.run, "nDCG@10").mean == pytest.approx(r.metrics["nDCG@10"])
+    gain = comparison.difference("hybrid", "nDCG@10")
+    assert gain.baseline == "bm25" and gain.n == 225
+    assert gain.difference == pytest.approx(
+        results["hybrid"].metrics["nDCG@10"] - results["bm25"].metrics["nDCG@10"]
+    )
+    assert gain.wins + gain.ties + gain.losses == 225
+    assert gain.low <= gain.difference <= gain.high
+    assert 0 < gain.p_value <= 1

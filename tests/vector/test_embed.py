@@ -450,10 +450,18 @@ def test_a_name_not_in_the_local_hub_cache_is_not_downloaded(
 @pytest.mark.parametrize(
     ("kwargs", "error", "match"),
     [
-        ({"k": 0}, PolicyError, r"k=0: give a whole number of at least 1"),
-        ({"k": True}, PolicyError, r"k=True: give a whole number"),
-        ({"k": 2.5}, PolicyError, r"k=2.5: give a whole number"),
-        ({"batch_size": 0}, PolicyError, r"batch_size=0: give a whole number"),
+        ({"k": 0}, PolicyError, r"^k=0 must be an integer >= 1 \(results retrieved per query\)$"),
+        ({"k": True}, PolicyError, r"^k=True must be an integer >= 1"),
+        (
+            {"k": 2.5},
+            PolicyError,
+            r"^k=2.5 must be an integer >= 1 \(results retrieved per query\)$",
+        ),
+        (
+            {"batch_size": 0},
+            PolicyError,
+            r"^batch_size=0 must be an integer >= 1 \(texts per forward pass\)$",
+        ),
         ({"index": " "}, PolicyError, r"index=' ': give 'flat' or an ANN spec"),
         ({"metrics": ["nDCG@10", "nDGC@10"]}, MetricError, r"nDGC@10"),
         ({"cache": 3}, PolicyError, r"cache=3: give a folder, True .* or False"),
@@ -519,18 +527,54 @@ def test_a_missing_extra_names_it(
 # -- collections from separate files -----------------------------------------------------------
 
 
+def test_embed_texts_arguments() -> None:
+    with pytest.raises(PolicyError, match=r"^kind='docs' must be one of 'corpus', 'queries'$"):
+        embed_texts(HashingEncoder(), ["a text"], kind="docs", cache=False)
+    with pytest.raises(PolicyError, match=r"^batch_size=0 must be an integer >= 1"):
+        embed_texts(HashingEncoder(), ["a text"], batch_size=0, cache=False)
+
+
 def test_collection_from_files(tmp_path: Path, collection: Path) -> None:
     queries = tmp_path / "queries.tsv"
-    queries.write_text("query_id\ttext\nq1\tflutter of swept wings\nq2\theat\tconduction\n")
+    queries.write_text("q1\tflutter of swept wings\nq2\theat\tconduction\n")
     qrels = tmp_path / "qrels.txt"
     qrels.write_text("q1 0 d1 1\nq2 0 d2 1\n")
     loaded = collection_from_files(qrels, queries, collection / "corpus.jsonl")
+    # Without a header, a query's text is everything after the first tab.
     assert dict(loaded.queries) == {"q1": "flutter of swept wings", "q2": "heat\tconduction"}
     assert len(loaded.corpus) == len(DOCS)
     result = evaluate_model(loaded, HashingEncoder(), ["RR"], cache=False)
     assert result.metrics["RR"] == 1.0
     jsonl = collection_from_files(qrels, collection / "queries.jsonl", collection / "corpus.jsonl")
     assert list(jsonl.queries) == ["q1", "q2"]
+    queries.write_text("query_id\ttext\nq1\tflutter of swept wings\nq2\theat conduction\n")
+    headed = collection_from_files(qrels, queries, collection / "corpus.jsonl")
+    assert dict(headed.queries) == {"q1": "flutter of swept wings", "q2": "heat conduction"}
+
+
+@pytest.mark.parametrize(
+    ("name", "content"),
+    [
+        ("queries.csv", "query_id,text\nq1,flutter of swept wings\nq2,heat\n"),
+        ("queries.jsonl", '{"query_id": "q1", "query": "flutter of swept wings"}\n'
+                          '{"query_id": "q2", "query": "heat"}\n'),
+        ("queries.tsv", "qid\tquery\nq1\tflutter of swept wings\nq2\theat\n"),
+    ],
+)  # fmt: skip
+def test_queries_are_read_as_everywhere_else(
+    tmp_path: Path, collection: Path, name: str, content: str
+) -> None:
+    """The queries file is read by rankmeter.io's reader (as by compare --queries): every
+    layout it reads, read the same."""
+    from rankmeter.io.annotations import read_queries
+
+    queries = tmp_path / name
+    queries.write_text(content)
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("q1 0 d1 1\nq2 0 d2 1\n")
+    loaded = collection_from_files(qrels, queries, collection / "corpus.jsonl")
+    assert dict(loaded.queries) == read_queries(queries)
+    assert dict(loaded.queries) == {"q1": "flutter of swept wings", "q2": "heat"}
 
 
 def test_collection_from_files_errors(tmp_path: Path, collection: Path) -> None:
@@ -542,10 +586,18 @@ def test_collection_from_files_errors(tmp_path: Path, collection: Path) -> None:
     with pytest.raises(FormatError, match=r"queries.tsv: 1 judged queries have no text, e.g. 'q5'"):
         collection_from_files(qrels, queries, corpus)
     queries.write_text("q1\tflutter\nq5\tx\nq1\tagain\n")
-    with pytest.raises(FormatError, match=r"queries.tsv:3: query 'q1' appears twice"):
+    with pytest.raises(
+        FormatError, match=r"queries.tsv:3: query 'q1' has two different texts: 'q1\\tagain'$"
+    ):
         collection_from_files(qrels, queries, corpus)
     queries.write_text("q1 flutter\n")
-    with pytest.raises(FormatError, match=r"queries.tsv:1: expected query_id<TAB>text"):
+    with pytest.raises(
+        FormatError,
+        match=r"queries.tsv:1: expected 'query id<TAB>text' \(or a table with a header\)",
+    ):
+        collection_from_files(qrels, queries, corpus)
+    queries.write_text("query_id\ttext\nq1\tflutter\nq5\theat\tconduction\n")
+    with pytest.raises(FormatError, match=r"queries.tsv:3: expected 2 TSV fields as in the header"):
         collection_from_files(qrels, queries, corpus)
     queries.write_text("q1\tflutter\nq5\tx\n")
     qrels.write_text("q1 0 nope 1\n")
@@ -553,6 +605,8 @@ def test_collection_from_files_errors(tmp_path: Path, collection: Path) -> None:
         collection_from_files(qrels, queries, corpus)
     with pytest.raises(FormatError, match=r"absent.jsonl: no such file \(the corpus\)"):
         collection_from_files(qrels, queries, tmp_path / "absent.jsonl")
+    with pytest.raises(FormatError, match=r"absent.tsv: no such file \(the queries\)"):
+        collection_from_files(qrels, tmp_path / "absent.tsv", corpus)
 
 
 # -- the real model on Cranfield ---------------------------------------------------------------

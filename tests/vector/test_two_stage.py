@@ -234,8 +234,16 @@ def test_cross_encoder_needs_a_model() -> None:
         ({"queries": None}, PolicyError, "a reranker function scores texts"),
         ({"docs": {"a": "x"}}, RankmeterError, "no text for document 'b'"),
         ({"queries": {"q1": "x"}}, RankmeterError, "no text for query 'q2'"),
-        ({"batch_size": 0}, PolicyError, "batch_size=0 must be a whole number >= 1"),
-        ({"pool": 0}, PolicyError, "pool=0 must be a whole number >= 1"),
+        (
+            {"batch_size": 0},
+            PolicyError,
+            r"^batch_size=0 must be an integer >= 1 \(pairs per reranker call\)$",
+        ),
+        (
+            {"pool": 0},
+            PolicyError,
+            r"^pool=0 must be an integer >= 1 \(candidates per query the reranker sees\)$",
+        ),
     ],
 )
 def test_bad_reranker_inputs(kwargs: dict[str, Any], error: type[Exception], match: str) -> None:

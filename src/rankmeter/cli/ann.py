@@ -124,12 +124,13 @@ def ann_recall(
 
     Is the index what loses results? --sweep efSearch=16,32,64 gives the recall/QPS trade-off.
     """
+    from rankmeter.report.ann import render_html, render_markdown, render_table
     from rankmeter.vector.ann import (
         IndexSpecError,
-        _check_backend,
-        _settings,
         ann_recall,
+        check_backend,
         parse_index_spec,
+        sweep_settings,
     )
 
     def usage(exc: Exception, option: str) -> typer.BadParameter:
@@ -140,12 +141,12 @@ def ann_recall(
     except IndexSpecError as exc:
         raise usage(exc, "--index") from None
     try:
-        _check_backend(spec, backend.value)
+        check_backend(spec, backend.value)
     except IndexSpecError as exc:
         raise usage(exc, "--backend") from None
     swept = _parse_sweep(sweep or [])
     try:
-        _settings(spec, swept)
+        sweep_settings(spec, swept)
     except IndexSpecError as exc:
         raise usage(exc, "--sweep") from None
     corpus_vectors, query_vectors = _vectors(corpus, queries, model)
@@ -168,32 +169,11 @@ def ann_recall(
 
         emit(json_text(result.to_dict()), output)
     elif output_format is AnnFormat.markdown:
-        emit(terminal_safe(result.to_markdown(), output), output)
+        emit(terminal_safe(render_markdown(result), output), output)
     elif output_format is AnnFormat.html:
-        emit(terminal_safe(result.to_html(), output), output)
+        emit(terminal_safe(render_html(result), output), output)
     else:
-        from rich import box
-        from rich.table import Table
-
-        header, body = result.table()
-        notes = [f"{result.describe()}.", f"{result.recall_rule}."]
-        # Columns that are the same on every row (one build; one setting) go to the caption,
-        # so that the table fits a terminal.
-        keep = list(range(len(header)))
-        if len({(cells[1], cells[2]) for cells in body}) == 1:
-            keep = [i for i in keep if i not in (1, 2)]
-            notes.insert(0, f"Built in {body[0][1]} s; index size {body[0][2]}.")
-        if len(body) == 1:
-            keep.remove(0)
-        table = Table(title=f"ANN recall: {result.title}", title_justify="left")
-        table.box = box.SIMPLE_HEAD
-        for i in keep:
-            table.add_column(header[i], justify="left" if i == 0 else "right", no_wrap=True)
-        for cells in body:
-            table.add_row(*(cells[i] for i in keep))
-        table.caption = "\n".join(notes)
-        table.caption_justify = "left"
-        _print_table(table, output)
+        _print_table(render_table(result), output)
 
 
 def _print_table(table: Any, output: str | None) -> None:

@@ -83,7 +83,11 @@ def embed_eval(
     ] = None,
     queries: Annotated[
         str | None,
-        typer.Option("--queries", help="Queries: TSV query_id<TAB>text (or BEIR JSONL)."),
+        typer.Option(
+            "--queries",
+            help="Queries: TSV query_id<TAB>text, BEIR JSONL, or a table with a query id and a "
+            "text column.",
+        ),
     ] = None,
     corpus: Annotated[
         str | None,

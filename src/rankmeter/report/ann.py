@@ -1,18 +1,98 @@
-"""The HTML page of an ANN recall measurement: settings, the trade-off table and a
-recall-vs-QPS plot, in the style of the comparison report (rankmeter.report.html), drawn with its
-SVG helpers (rankmeter.report._svg)."""
+"""Renderings of an ANN recall measurement (:class:`rankmeter.vector.ann.AnnRecall`): the
+trade-off table as text rows, a terminal table, Markdown, and an HTML page with settings, the
+table and a recall-vs-QPS plot, in the style of the comparison report (rankmeter.report.html),
+drawn with its SVG helpers (rankmeter.report._svg)."""
 
 from __future__ import annotations
 
 from html import escape
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rankmeter._escape import visible
+from rankmeter.vector.ann import TIMED_RUNS
 
 if TYPE_CHECKING:
     from rankmeter.vector.ann import AnnRecall
 
-__all__ = ["render_html"]
+__all__ = ["describe", "render_html", "render_markdown", "render_table", "tradeoff_table"]
+
+
+def tradeoff_table(result: AnnRecall) -> tuple[list[str], list[list[str]]]:
+    """The trade-off table as text: one row per setting, recall@k and QPS@k per k."""
+    header = ["setting", "build s", "memory"]
+    for k in result.k:
+        header += [f"recall@{k}", f"QPS@{k}"]
+    body = []
+    for setting in result.settings:
+        rows = {r.k: r for r in result.rows if r.setting == setting}
+        first = rows[result.k[0]]
+        line = [result.label(setting), f"{first.build_s:.2f}", _size(first.nbytes)]
+        for k in result.k:
+            line += [f"{rows[k].recall:.4f}", f"{rows[k].qps:,.0f}"]
+        body.append(line)
+    return header, body
+
+
+def _size(nbytes: int) -> str:
+    value = float(nbytes)
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if value < 1024 or unit == "GiB":
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{nbytes} B"  # pragma: no cover
+
+
+def describe(result: AnnRecall) -> str:
+    """One line: what was measured, on what."""
+    threads = "all threads" if result.threads is None else f"{result.threads} thread(s)"
+    return (
+        f"{result.title} ({result.backend}, {result.metric}) on {result.n_corpus:,} corpus "
+        f"vectors x {result.dim} dimensions, {result.n_queries:,} queries; QPS: one batch, "
+        f"{threads}, best of up to {TIMED_RUNS} runs; "
+        f"exact neighbours in {result.exact_s:.2f} s; memory: {result.memory_method}"
+    )
+
+
+def render_markdown(result: AnnRecall) -> str:
+    """A Markdown section: title, what was measured, the trade-off table, the recall rule."""
+    header, body = tradeoff_table(result)
+    lines = [
+        f"## ANN recall: {result.title}",
+        "",
+        describe(result) + ".",
+        "",
+        "| " + " | ".join(header) + " |",
+        "|" + "|".join(["---"] + ["---:"] * (len(header) - 1)) + "|",
+    ]
+    lines += ["| " + " | ".join(cells) + " |" for cells in body]
+    lines += ["", f"{result.recall_rule[0].upper()}{result.recall_rule[1:]}.", ""]
+    return "\n".join(lines)
+
+
+def render_table(result: AnnRecall) -> Any:
+    """The trade-off table for a terminal (a rich Table), what was measured in its caption."""
+    from rich import box
+    from rich.table import Table
+
+    header, body = tradeoff_table(result)
+    notes = [f"{describe(result)}.", f"{result.recall_rule}."]
+    # Columns that are the same on every row (one build; one setting) go to the caption,
+    # so that the table fits a terminal.
+    keep = list(range(len(header)))
+    if len({(cells[1], cells[2]) for cells in body}) == 1:
+        keep = [i for i in keep if i not in (1, 2)]
+        notes.insert(0, f"Built in {body[0][1]} s; index size {body[0][2]}.")
+    if len(body) == 1:
+        keep.remove(0)
+    table = Table(title=f"ANN recall: {result.title}", title_justify="left")
+    table.box = box.SIMPLE_HEAD
+    for i in keep:
+        table.add_column(header[i], justify="left" if i == 0 else "right", no_wrap=True)
+    for cells in body:
+        table.add_row(*(cells[i] for i in keep))
+    table.caption = "\n".join(notes)
+    table.caption_justify = "left"
+    return table
 
 
 def _e(text: object) -> str:
@@ -97,9 +177,8 @@ def _tradeoff_chart(result: AnnRecall) -> str:
 def render_html(result: AnnRecall) -> str:
     """One self-contained page: settings, the trade-off table, the recall-vs-QPS plot."""
     from rankmeter.report.html import page_head
-    from rankmeter.vector.ann import TIMED_RUNS
 
-    header, body = result.table()
+    header, body = tradeoff_table(result)
     head = "".join(
         f'<th scope="col"{" class=num" if i else ""}>{_e(h)}</th>' for i, h in enumerate(header)
     )

@@ -5,12 +5,12 @@ Needs the ``[bm25]`` extra (``pip install 'rankmeter[bm25]'``); stemming also ne
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
+from rankmeter._validate import integer, real
 from rankmeter.data import Run
 from rankmeter.errors import PolicyError, RankmeterError
 
@@ -161,17 +161,9 @@ def _content(document: Any) -> str:
 
 
 def _check(k: Any, k1: Any, b: Any) -> None:
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-        raise PolicyError(f"k={k!r} must be a whole number >= 1 (results per query)")
-    for label, value, high in (("k1", k1, math.inf), ("b", b, 1.0)):
-        if (
-            isinstance(value, bool)
-            or not isinstance(value, (int, float))
-            or not math.isfinite(value)
-            or not 0 <= value <= high
-        ):
-            bounds = "from 0 to 1" if high == 1.0 else "a finite number >= 0"
-            raise PolicyError(f"{label}={value!r} must be {bounds}")
+    integer("k", k, low=1, what="results per query")
+    real("k1", k1, low=0, what="term-frequency saturation")
+    real("b", b, low=0, high=1, what="document-length normalisation")
 
 
 def _bm25s() -> Any:

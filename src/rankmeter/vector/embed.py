@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from rankmeter._validate import choice, integer
 from rankmeter.errors import FormatError, PolicyError, RankmeterError
 from rankmeter.vector._cache import EmbeddingCache, default_cache_dir, texts_key
 
@@ -548,8 +549,7 @@ def embed_texts(
     cache_key : a name for the model's version, as for :func:`evaluate_model`
     """
     _check_count("batch_size", batch_size)
-    if kind not in ("corpus", "queries"):
-        raise PolicyError(f"kind={kind!r}: use 'corpus' or 'queries'")
+    choice("kind", kind, ("corpus", "queries"))
     resolved = _resolve_model(model, None, cache_key)
     _warn_uncached(resolved, cache)
     return _embed(resolved, list(texts), kind, cache, batch_size, progress)
@@ -600,12 +600,14 @@ def collection_from_files(
     corpus: str | os.PathLike[str],
 ) -> Any:
     """A collection from separate files: qrels (any format :func:`rankmeter.io.read_qrels`
-    reads, or a Qrels), queries (TSV ``query_id<TAB>text`` or BEIR JSONL) and a corpus (BEIR
-    JSONL ``{"_id", "title", "text"}``).
+    reads, or a Qrels), queries (any layout :func:`rankmeter.io.annotations.read_queries`
+    reads: TSV ``query_id<TAB>text``, BEIR JSONL, a CSV/TSV/JSONL/Parquet table with a query id
+    and a text column) and a corpus (BEIR JSONL ``{"_id", "title", "text"}``).
 
     Returns a :class:`rankmeter.io.beir.BeirCollection` holding the judged queries.
     """
     from rankmeter.data import Qrels
+    from rankmeter.io.annotations import read_queries
     from rankmeter.io.beir import BeirCollection, Document, _records, _text
 
     loaded = Qrels.load(qrels)
@@ -618,10 +620,7 @@ def collection_from_files(
         doc_id: Document(_text(record, "title"), _text(record, "text"))
         for doc_id, record in _records(corpus_path)
     }
-    if queries_path.suffix.lower() in (".jsonl", ".json"):
-        texts = {q: _text(record, "text") for q, record in _records(queries_path)}
-    else:
-        texts = _read_query_tsv(queries_path)
+    texts = read_queries(queries_path)
     judged = set(loaded.query_ids)
     missing = [q for q in loaded.query_ids if q not in texts]
     if missing:
@@ -629,7 +628,8 @@ def collection_from_files(
             str(queries_path),
             f"{len(missing)} judged queries have no text, e.g. {missing[0]!r}",
         )
-    unknown = sorted(d for d in loaded._doc_vocab.to_pylist() if d not in docs)
+    judged_docs = set(loaded.to_arrow().column("doc_id").to_pylist())
+    unknown = sorted(d for d in judged_docs if d not in docs)
     if unknown:
         raise FormatError(
             str(corpus_path),
@@ -637,33 +637,6 @@ def collection_from_files(
         )
     kept = {q: t for q, t in texts.items() if q in judged}
     return BeirCollection(corpus_path.parent, docs, kept, loaded, split="files")
-
-
-def _read_query_tsv(path: Path) -> dict[str, str]:
-    out: dict[str, str] = {}
-    with open(path, "rb") as handle:
-        for number, raw in enumerate(handle, start=1):
-            try:
-                line = raw.decode("utf-8").rstrip("\r\n")
-            except UnicodeDecodeError:
-                raise FormatError(
-                    str(path), "not UTF-8", line=number, text=raw.decode("utf-8", "replace")
-                ) from None
-            if not line.strip():
-                continue
-            query_id, tab, text = line.partition("\t")
-            if not tab or not query_id:
-                raise FormatError(str(path), "expected query_id<TAB>text", line=number, text=line)
-            if number == 1 and query_id.lower() in ("query_id", "query-id", "qid", "_id", "id"):
-                continue  # a header
-            if query_id in out:
-                raise FormatError(
-                    str(path), f"query {query_id!r} appears twice", line=number, text=line
-                )
-            out[query_id] = text
-    if not out:
-        raise FormatError(str(path), "empty: no queries")
-    return out
 
 
 def _load_collection(collection: Any, split: str) -> Any:
@@ -735,10 +708,11 @@ def _run_from_hits(
     )
 
 
+_COUNTS = {"k": "results retrieved per query", "batch_size": "texts per forward pass"}
+
+
 def _check_count(label: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise PolicyError(f"{label}={value!r}: give a whole number of at least 1")
-    return int(value)
+    return integer(label, value, low=1, what=_COUNTS[label])
 
 
 def count_steps(n_docs: int, n_queries: int, batch_size: int, index: str = "flat") -> int:

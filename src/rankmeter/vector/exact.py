@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from rankmeter._validate import choice, integer
 from rankmeter.errors import RankmeterError
 
 __all__ = ["METRICS", "exact_search", "score_pairs"]
@@ -38,9 +39,7 @@ _BLOCK_BYTES = 32 * 2**20
 
 def check_metric(metric: str) -> str:
     """The metric, or an error listing the valid ones."""
-    if metric not in METRICS:
-        raise RankmeterError(f"unknown metric {metric!r}; choose one of {', '.join(METRICS)}")
-    return metric
+    return choice("metric", metric, METRICS)
 
 
 def _matrix(vectors: Any, what: str) -> FloatArray:
@@ -144,9 +143,7 @@ def exact_search(
     [[-1.0, -1.0]]
     """
     check_metric(metric)
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-        raise RankmeterError(f"k must be a positive integer, got {k!r}")
-    k = int(k)
+    k = integer("k", k, low=1, what="neighbours per query")
     base = _matrix(corpus, "corpus")
     ask = _matrix(queries, "queries")
     if base.shape[1] != ask.shape[1]:

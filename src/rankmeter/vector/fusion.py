@@ -18,17 +18,21 @@ Run('rrf(bm25+dense)', 1 queries, 4 results)
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
+from rankmeter._validate import choice, integer, real
 from rankmeter.data import Run
-from rankmeter.data._columns import FloatArray, IntArray, row_groups
+from rankmeter.data._columns import row_groups
 from rankmeter.errors import PolicyError, RankmeterError
 
 __all__ = ["FUSION_METHODS", "fuse"]
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
 
 #: ``rrf``: reciprocal-rank fusion; ``combsum``: sum of normalised scores (``normalisation``
 #: says how); ``minmax`` and ``zscore``: CombSUM with that normalisation.
@@ -80,7 +84,7 @@ def fuse(
     if len(loaded) < 2:
         raise PolicyError(f"fusion needs two runs or more; got {len(loaded)}")
     w = _weights(weights, len(loaded))
-    _check_number("k", k, minimum=0.0)
+    real("k", k, low=0, what="RRF's rank constant")
     _check_depth(depth)
     parts = [
         _contributions(run, weight, normalise, float(k), depth)
@@ -94,15 +98,9 @@ def fuse(
 
 def _method(method: str, normalisation: str | None) -> str | None:
     """The normalisation of a score fusion; None for RRF."""
-    if method not in FUSION_METHODS:
-        raise PolicyError(
-            f"method={method!r} is not a fusion method; use one of "
-            f"{', '.join(map(repr, FUSION_METHODS))}"
-        )
-    if normalisation is not None and normalisation not in NORMALISATIONS:
-        raise PolicyError(
-            f"normalisation={normalisation!r} is not a normalisation; use 'minmax' or 'zscore'"
-        )
+    choice("method", method, FUSION_METHODS)
+    if normalisation is not None:
+        choice("normalisation", normalisation, NORMALISATIONS)
     if method == "rrf":
         if normalisation is not None:
             raise PolicyError("normalisation applies to score fusion, not to method='rrf'")
@@ -120,26 +118,15 @@ def _weights(weights: Sequence[float] | None, n: int) -> list[float]:
     values = list(weights)
     if len(values) != n:
         raise PolicyError(f"{len(values)} weights given for {n} runs; give one weight per run")
-    for value in values:
-        _check_number("a weight", value, minimum=0.0)
+    for position, value in enumerate(values):
+        real(f"weights[{position}]", value, low=0)
     if not any(float(v) > 0 for v in values):
         raise PolicyError("all weights are 0; at least one run must count")
     return [float(v) for v in values]
 
 
-def _check_number(what: str, value: Any, *, minimum: float) -> None:
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, (int, float, np.integer, np.floating))
-        or not math.isfinite(float(value))
-        or float(value) < minimum
-    ):
-        raise PolicyError(f"{what}={value!r} must be a finite number >= {minimum:g}")
-
-
-def _check_depth(depth: Any) -> None:
-    if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 1:
-        raise PolicyError(f"depth={depth!r} must be a whole number >= 1")
+def _check_depth(depth: Any) -> int:
+    return integer("depth", depth, low=1, what="results read from each run per query")
 
 
 def _ranks(run: Run) -> tuple[IntArray, IntArray]:

@@ -32,6 +32,7 @@ from typing import Any, cast
 
 import numpy as np
 
+from rankmeter._validate import integer
 from rankmeter.data import Qrels, Run
 from rankmeter.errors import PolicyError, RankmeterError
 from rankmeter.results import EvalResult
@@ -149,8 +150,7 @@ def two_stage(
     from rankmeter.evaluation import evaluate
     from rankmeter.metrics import parse_metrics
 
-    if isinstance(pool, bool) or not isinstance(pool, (int, np.integer)) or pool < 1:
-        raise PolicyError(f"pool={pool!r} must be a whole number >= 1")
+    pool = integer("pool", pool, low=1, what="candidates per query the reranker sees")
     if isinstance(metrics, str):
         metrics = [metrics]
     measures = parse_metrics([f"R@{int(pool)}", *metrics])
@@ -297,8 +297,7 @@ def _rerank(
             "a reranker function scores texts: pass queries={query_id: text} and "
             "docs={doc_id: text} (load_beir(path).queries and .corpus hold them)"
         )
-    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-        raise PolicyError(f"batch_size={batch_size!r} must be a whole number >= 1")
+    batch_size = integer("batch_size", batch_size, low=1, what="pairs per reranker call")
     table = candidates.to_arrow()
     query_ids = table.column("query_id").to_pylist()
     doc_ids = table.column("doc_id").to_pylist()

@@ -1,0 +1,60 @@
+"""ANN recall: how much of the exact nearest neighbours an approximate index returns.
+
+Two different things are both called recall in vector search. A *search system's* Recall@k
+(:mod:`rankmeter.metrics`) is the share of the relevant documents found in the top k: it needs
+relevance judgments. An *index's* recall@k, measured here, is the share of the exact k nearest
+neighbours that the approximate index returns: it needs no judgments, and it says whether the
+index (rather than the embedding model) is what loses results.
+
+The pieces, one module each:
+
+- :mod:`~rankmeter.vector.ann.spec`: :func:`parse_index_spec`, a small grammar for indexes,
+  e.g. ``hnsw(M=16,efSearch=64)``, ``ivf(nlist=100,nprobe=8)``, ``pq(m=8,nbits=8)``,
+  ``ivfpq(nlist=100,m=8,nprobe=8)``, ``flat``; parameter sweeps; which backend builds what.
+- :mod:`~rankmeter.vector.ann.backends`: :func:`make_index` builds one behind a small
+  interface (:class:`Index`: ``add``, ``search``, ``set`` for search-time parameters,
+  ``nbytes``) over FAISS or hnswlib.
+- :mod:`~rankmeter.vector.ann.recall`: :func:`ann_recall`, recall@k against
+  :func:`~rankmeter.vector.exact.exact_search`, queries per second, build time and memory, for
+  one index or a sweep of a parameter; its results :class:`AnnRecall` and :class:`AnnRow`
+  (data only: :mod:`rankmeter.report.ann` renders them).
+"""
+
+from __future__ import annotations
+
+from rankmeter.vector.ann.backends import Index, make_index
+from rankmeter.vector.ann.recall import (
+    RECALL_RULE,
+    TIMED_BUDGET_S,
+    TIMED_RUNS,
+    TOLERANCE_ULPS,
+    AnnRecall,
+    AnnRow,
+    ann_recall,
+)
+from rankmeter.vector.ann.spec import (
+    BACKENDS,
+    IndexSpec,
+    IndexSpecError,
+    check_backend,
+    parse_index_spec,
+    sweep_settings,
+)
+
+__all__ = [
+    "BACKENDS",
+    "RECALL_RULE",
+    "TIMED_BUDGET_S",
+    "TIMED_RUNS",
+    "TOLERANCE_ULPS",
+    "AnnRecall",
+    "AnnRow",
+    "Index",
+    "IndexSpec",
+    "IndexSpecError",
+    "ann_recall",
+    "check_backend",
+    "make_index",
+    "parse_index_spec",
+    "sweep_settings",
+]
