@@ -3,9 +3,10 @@
 The goldens in ``golden/`` were written once, from the code before the renderers moved into
 ``rankmeter.report`` (commit 50a94f5, issue 10), and are never rewritten to make a test pass: a
 difference is a change that users see. HTML is compared as its sequence of tags, attributes and
-text, where any run of whitespace counts as one space: the templates may indent and break lines
-differently, but no word, tag, attribute or space between two words may change. Text formats
-(plain text, Markdown, LaTeX, terminal tables) are compared exactly.
+text, where any run of whitespace counts as one space and whitespace alone between two block
+elements (cells, rows, list items, sections) as none: the templates may indent and break lines
+differently, but no word, tag, attribute or space that shows may change. Text formats (plain
+text, Markdown, LaTeX, terminal tables) are compared exactly.
 
 Every case goes through a public door that does not change: the command line, or
 ``rankmeter.report.html.render_html`` and ``rankmeter.report.comparison`` for a comparison built
@@ -37,39 +38,43 @@ GOLDEN = Path(__file__).resolve().parent / "golden"
 # -- HTML as a sequence of events --------------------------------------------------------------
 
 
+#: Elements laid out inline: a space between two of them shows. Whitespace between any other
+#: two tags (table cells, rows, list items, sections, SVG shapes) renders as nothing.
+INLINE = {"a", "abbr", "b", "code", "em", "i", "small", "span", "strong", "sub", "sup", "text"}
+
+
 class _Events(HTMLParser):
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
-        self.events: list[str] = []
+        self.events: list[tuple[str, str, str]] = []  # (kind, tag or text, shown)
         self._text: list[str] = []
 
     def _flush(self) -> None:
-        # Whitespace is kept where it is (a space between two inline elements shows), but its
-        # amount and kind are not: a newline and indentation read as one space.
+        # Any run of whitespace reads as one space: indentation and line breaks may change.
         text = re.sub(r"\s+", " ", "".join(self._text))
         self._text = []
         if text:
-            self.events.append(f"text {text!r}")
+            self.events.append(("text", text, f"text {text!r}"))
 
     def handle_decl(self, decl: str) -> None:
         self._flush()
-        self.events.append(f"decl {decl}")
+        self.events.append(("decl", "", f"decl {decl}"))
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self._flush()
         shown = " ".join(f"{k}={v!r}" for k, v in attrs)
-        self.events.append(f"<{tag} {shown}>")
+        self.events.append(("tag", tag, f"<{tag} {shown}>"))
 
     def handle_endtag(self, tag: str) -> None:
         self._flush()
-        self.events.append(f"</{tag}>")
+        self.events.append(("tag", tag, f"</{tag}>"))
 
     def handle_data(self, data: str) -> None:
         self._text.append(data)
 
     def handle_comment(self, data: str) -> None:
         self._flush()
-        self.events.append(f"comment {data}")
+        self.events.append(("comment", "", f"comment {data}"))
 
     def close(self) -> None:
         super().close()
@@ -77,11 +82,23 @@ class _Events(HTMLParser):
 
 
 def html_events(page: str) -> list[str]:
-    """Tags with their attributes in order, and text with each run of whitespace as one space."""
+    """Tags with their attributes in order, and text with each run of whitespace as one space;
+    whitespace alone between two tags counts only where one of them is inline."""
     parser = _Events()
     parser.feed(page)
     parser.close()
-    return parser.events
+    events = parser.events
+    kept = []
+    for i, (kind, value, shown) in enumerate(events):
+        if kind == "text" and value == " ":
+            neighbours = (
+                events[i - 1] if i else None,
+                events[i + 1] if i + 1 < len(events) else None,
+            )
+            if not any(n is not None and n[0] == "tag" and n[1] in INLINE for n in neighbours):
+                continue
+        kept.append(shown)
+    return kept
 
 
 def assert_same(name: str, got: Sequence[str], expected: Sequence[str]) -> None:
@@ -292,17 +309,27 @@ def test_output_is_unchanged(
 
 
 def test_the_html_comparison_is_not_blind() -> None:
-    """A changed attribute, tag, word or space is a difference; a changed indentation is not."""
-    page = '<div class="a">\n  <p>one  two <code>x</code> <b>y</b></p>\n</div>'
-    same = '<div class="a"> <p>one two <code>x</code>\n<b>y</b></p>\n\n</div>'
+    """A changed attribute, tag, word or visible space is a difference; a changed layout of the
+    lines is not."""
+    page = (
+        '<div class="a">\n  <p>one  two <code>x</code> <b>y</b></p>\n'
+        "<table><tr><td>1</td><td>2</td></tr></table></div>"
+    )
+    same = (
+        '<div class="a"><p>one two <code>x</code>\n<b>y</b></p>\n\n'
+        "<table>\n<tr>\n  <td>1</td>\n  <td>2</td>\n</tr>\n</table>\n</div>"
+    )
     assert html_events(page) == html_events(same)
-    for changed in (
-        '<div class="b"> <p>one two <code>x</code> <b>y</b></p> </div>',
-        '<div class="a"> <span>one two <code>x</code> <b>y</b></span> </div>',
-        '<div class="a"> <p>one three <code>x</code> <b>y</b></p> </div>',
-        '<div class="a" id="x"> <p>one two <code>x</code> <b>y</b></p> </div>',
-        '<div class="a"> <p>one two <code>x</code><b>y</b></p> </div>',
-        '<div class="a"> <p>one two<code>x</code> <b>y</b></p> </div>',
-        '<div class="a"> <p>one two <code>x</code> <b>y</b></p> </div><p></p>',
+    for old, new in (
+        ('class="a"', 'class="b"'),
+        ("<p>one", "<span>one"),
+        ("two <code>", "three <code>"),
+        ('class="a"', 'class="a" id="x"'),
+        ("</code> <b>", "</code><b>"),
+        ("two <code>", "two<code>"),
+        ("<td>1</td>", "<td>1 </td>"),
+        ("</div>", "</div><p></p>"),
     ):
-        assert html_events(page) != html_events(changed), changed
+        changed = page.replace(old, new)
+        assert changed != page
+        assert html_events(page) != html_events(changed), (old, new)
