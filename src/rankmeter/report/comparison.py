@@ -12,6 +12,7 @@ from typing import Any
 from rankmeter._escape import latex_text, markdown_fence, markdown_text
 from rankmeter.comparison import Comparison, Difference
 from rankmeter.report._json import json_text
+from rankmeter.report._markdown import Align, markdown_table
 from rankmeter.report._rich import shown
 
 __all__ = ["render_json", "render_latex", "render_markdown", "render_table"]
@@ -266,12 +267,9 @@ def render_table(comparison: Comparison) -> Any:
 
 
 def _md_table(header: list[str], rows: list[list[str]], left: int = 2) -> list[str]:
-    aligns = ["---" if i < left else "---:" for i in range(len(header))]
-    return [
-        "| " + " | ".join(markdown_text(h) for h in header) + " |",
-        "| " + " | ".join(aligns) + " |",
-        *("| " + " | ".join(markdown_text(c) for c in row) + " |" for row in rows),
-    ]
+    """The first ``left`` columns are names, the rest numbers (right-aligned)."""
+    align: list[Align] = [None if i < left else "right" for i in range(len(header))]
+    return markdown_table(header, rows, align)
 
 
 def render_markdown(comparison: Comparison) -> str:
