@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rankmeter.metrics.docs import metric_rows, render_markdown
+from rankmeter.metrics.docs import metric_rows
+from rankmeter.report.metrics import render_markdown
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 

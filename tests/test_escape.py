@@ -9,7 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from rankmeter._escape import json_safe, markdown_fence, markdown_text, terminal_safe, visible
+from rankmeter._escape import (
+    html_text,
+    json_safe,
+    markdown_fence,
+    markdown_text,
+    terminal_safe,
+    visible,
+)
 
 CONTROLS = "".join(map(chr, [*range(0x20), *range(0x7F, 0xA0)])) + "\u2028\u2029\u202e\u2066"
 
@@ -64,3 +71,13 @@ def test_terminal_safe_escapes_at_a_terminal() -> None:
         os.close(master)
         os.close(slave)
     assert escaped == "q1\\x1b]0;t\\x07\tx\\x9b\n"  # the layout (tabs, newlines) is kept
+
+
+def test_html_text_escapes_markup_quotes_and_controls() -> None:
+    from html import unescape
+
+    text = "<script>a & 'b' \"c\"</script>" + CONTROLS
+    escaped = html_text(text)
+    assert not set("<>\"'") & set(escaped)
+    assert unescape(escaped) == visible(text)
+    assert html_text(3) == "3"

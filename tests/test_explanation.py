@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import html
 import json
 import random
 import re
@@ -18,6 +17,7 @@ import rankmeter
 from rankmeter import Explanation, Metric, PolicyError, Qrels, RankmeterError, Run
 from rankmeter.errors import MetricError
 from rankmeter.metrics import SPECS, MetricSpec
+from rankmeter.report.explanation import render_text
 
 # --- every metric of the registry ------------------------------------------------------------
 
@@ -318,7 +318,7 @@ def test_long_rankings_show_the_top_and_every_contributing_rank() -> None:
         "ranks 11-149: 139 results not shown: none of them changes the value",
         "ranks 151-200: 50 more results not shown: none of them changes the value",
     )
-    text = e.to_text()
+    text = render_text(e)
     assert re.search(r"^\s+10\s.*\n\s*\.\.\.\n\s+150\s", text, re.M)
 
 
@@ -373,7 +373,7 @@ def test_files_show_docs_scores_grades_and_ties() -> None:
         "results with equal scores (ranks 2, 3) are ordered by doc id, descending, as "
         "trec_eval does (ties=trec_eval)",
     )
-    text = e.to_text()
+    text = render_text(e)
     assert "unjudged" in text and "-1 (unjudged)" in text
     by_input = rankmeter.explain(QRELS, RUN, "1", "nDCG@10", ties="input")
     assert [r["doc"] for r in by_input.rows][:3] == ["a", "b", "d"]
@@ -422,47 +422,13 @@ def test_to_dict_is_json_ready_and_complete() -> None:
     assert data["anchor"] == "explain-run-1-nDCG-3"
 
 
-def test_to_text_and_to_markdown() -> None:
-    e = rankmeter.explain_grades("3,0,2", "nDCG(gain=exp)@3")
-    text = e.to_text()
-    assert text.startswith("nDCG(gain=exp)@3 for the grades given = 0.9558\n\n")
-    assert "rank  grade  gain  discount  contribution\n" in text
-    assert "   2      0     0     1.585             0\n" in text
-    assert "\nideal ordering:\n" in text
-    assert text.endswith("  nDCG(gain=exp)@3 = 8.5 / 8.89 = 0.96\n")
-    assert str(e) == text
-    md = e.to_markdown()
-    assert md.startswith("### `nDCG(gain=exp)@3` for the grades given = 0.9558\n")
-    assert "| rank | grade | gain | discount | contribution |\n| ---: |" in md
-    assert "| 2 | 0 | 0 | 1.585 | 0 |" in md
-    assert "Ideal ordering:" in md
-    assert "1. nDCG(gain=exp)@3 = 8.5 / 8.89 = 0.96" in md
-
-
-def test_to_html_escapes_everything_and_has_an_anchor() -> None:
-    qrels = {"<q&1>": {"<script>": 1, "b|c": 0}}
-    run = {"<q&1>": {"<script>": 2.0, "b|c": 1.0}}
-    e = rankmeter.explain(qrels, run, "<q&1>", "P@2")
-    page = e.to_html()
-    assert page.startswith(f'<section class="rankmeter-explain" id="{e.anchor}">')
-    assert "<script>" not in page
-    assert "&lt;script&gt;" in page
-    assert html.escape("'<q&1>'") in page
-    assert page.rstrip().endswith("</section>")
+def test_anchors_are_slugs_kept_apart_by_a_hash() -> None:
+    e = rankmeter.explain({"<q&1>": {"a": 1}}, {"<q&1>": {"a": 1.0}}, "<q&1>", "P@2")
     assert re.fullmatch(r"explain-run-q-1-[0-9a-f]{8}-P-2", e.anchor)
-    md = e.to_markdown()
-    assert "b\\|c" in md and "\\<script\\>" in md
     # Ids that differ only in characters the slug drops still get different anchors.
     other = rankmeter.explain({"q 1": {"a": 1}}, {"q 1": {"a": 1.0}}, "q 1", "P@2")
     assert other.anchor != e.anchor
     assert rankmeter.explain_grades("1", "RR").anchor == "explain-grades-RR"
-
-
-def test_html_marks_skipped_ranks() -> None:
-    grades = ["0"] * 40
-    grades[30] = "1"
-    page = rankmeter.explain_grades(",".join(grades), "RR").to_html()
-    assert '<tr class="gap"><td colspan="3">&hellip;</td></tr>' in page
 
 
 def test_explanations_are_frozen() -> None:

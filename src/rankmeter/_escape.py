@@ -13,12 +13,16 @@ the cursor or clear the screen) and characters that turn a Markdown table into r
   too (:func:`terminal_safe`). JSON escapes its control characters itself, as JSON escapes,
   so it stays exact data everywhere (:func:`json_safe`).
 
+One escaper per format, all here: :func:`visible` (text, terminals), :func:`terminal_safe`
+(data formats at a terminal), :func:`json_safe`, :func:`markdown_text` (with
+:func:`markdown_code` and :func:`markdown_fence`), :func:`html_text` and :func:`latex_text`.
 One module, used by every renderer and by the CLI's error line, so that the rule cannot drift.
 Standard library only: it sits below everything else.
 """
 
 from __future__ import annotations
 
+import html
 import os
 import re
 import stat
@@ -26,7 +30,9 @@ import sys
 from collections.abc import Iterable
 
 __all__ = [
+    "html_text",
     "json_safe",
+    "latex_text",
     "markdown_code",
     "markdown_fence",
     "markdown_text",
@@ -144,3 +150,76 @@ def markdown_fence(lines: Iterable[str]) -> list[str]:
     longest = max((len(m) for line in body for m in re.findall(r"`+", line)), default=0)
     fence = "`" * max(3, longest + 1)
     return [fence, *body, fence]
+
+
+def html_text(text: object) -> str:
+    r"""``text`` escaped for HTML text and attribute values (quotes too), control characters
+    shown as visible escapes.
+
+    The one HTML escaper: the report templates' autoescape calls it for every value they
+    insert, and the SVG plots call it directly. It writes quotes as :func:`html.escape` does
+    (``&#x27;``, ``&quot;``), so pages keep the bytes they have always had.
+
+    >>> html_text("<b>Müller's & \"x\"</b>\x1b")
+    '&lt;b&gt;Müller&#x27;s &amp; &quot;x&quot;&lt;/b&gt;\\x1b'
+    """
+    return html.escape(visible(str(text)), quote=True)
+
+
+_LATEX_SPECIAL = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+    # In LaTeX's default OT1 encoding these print as other glyphs: < > | as ¡ ¿ —, " as ”,
+    # ` as ‘ (OT1 has no straight double quote, the typewriter font has).
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+    "|": r"\textbar{}",
+    '"': r'\texttt{"}',
+    "`": r"\textasciigrave{}",
+    # A row starting with [ or * after \\ (or \midrule) would be read as their argument.
+    "[": "{[}",
+    "]": "{]}",
+    "*": "{*}",
+}
+# Pairs that pdflatex's fonts join into one glyph (-- is an en dash, '' a closing quote, ,, a low
+# quote in T1): an empty group after the first character keeps both.
+_LATEX_LIGATURES = frozenset({"--", "''", ",,"})
+# The non-ASCII characters pdflatex typesets in a default document (OT1 fonts, UTF-8 input):
+# Latin-1 and Latin Extended-A less the letters only T1 fonts have, and common punctuation.
+# Any other character stops pdflatex ("Unicode character ... not set up for use with LaTeX").
+_LATEX_TEXT = (
+    frozenset(map(chr, range(0xA0, 0x180))) - frozenset("«»ÐÞðþĄąĐđĘęĦħĮįĸĿŀŉŊŋŦŧŲųſ")
+) | frozenset("‘’“”–—…•€™")
+
+
+def latex_text(text: str) -> str:
+    r"""``text`` as LaTeX text that pdflatex typesets as exactly these characters.
+
+    Control characters, and characters pdflatex has no glyph for by default, are shown as
+    visible escapes (````, ``检``), as in every other human-facing output.
+
+    >>> latex_text("bm25_k1 & 50% <new>")
+    'bm25\\_k1 \\& 50\\% \\textless{}new\\textgreater{}'
+    """
+    shown = visible(text)
+    out = []
+    for i, char in enumerate(shown):
+        if char in _LATEX_SPECIAL:
+            out.append(_LATEX_SPECIAL[char])
+        elif char.isascii() or char in _LATEX_TEXT:
+            out.append(char)
+            if shown[i : i + 2] in _LATEX_LIGATURES:
+                out.append("{}")
+        else:
+            code = ord(char)
+            escape = f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+            out.append(r"\textbackslash{}" + escape[1:])
+    return "".join(out)

@@ -10,6 +10,9 @@ ranking given by hand. The value is computed by the metric's own kernel on the s
 What each metric shows lives with the metric: ``MetricSpec.uses`` names its columns and the
 family's ``explain`` hook computes them (see ``rankmeter.metrics._spec.Breakdown``).
 
+An Explanation is data (``to_dict``); :mod:`rankmeter.report.explanation` renders it as text,
+Markdown or HTML.
+
 The module is named explanation, not explain, so that importing it never rebinds the package
 attribute ``rankmeter.explain`` (the function) to a module.
 """
@@ -17,7 +20,6 @@ attribute ``rankmeter.explain`` (the function) to a module.
 from __future__ import annotations
 
 import difflib
-import html
 import itertools
 import math
 import re
@@ -28,7 +30,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from rankmeter import _items
-from rankmeter._escape import markdown_code, markdown_text, visible
 from rankmeter.errors import PolicyError, RankmeterError
 
 if TYPE_CHECKING:
@@ -37,22 +38,6 @@ if TYPE_CHECKING:
     from rankmeter.metrics._ranked import Ranked
 
 __all__ = ["Explanation", "explain", "explain_grades", "parse_grades"]
-
-#: Column headings, by the column names used in rows.
-LABELS = {
-    "rank": "rank",
-    "doc": "doc",
-    "score": "score",
-    "grade": "grade",
-    "judged": "judged",
-    "relevant": "relevant",
-    "gain": "gain",
-    "discount": "discount",
-    "contribution": "contribution",
-    "relevant_so_far": "relevant so far",
-    "precision": "P@rank",
-    "nonrel_above": "non-relevant above",
-}
 
 #: The first ranks are always shown (up to the metric's cutoff), whatever they contribute.
 HEAD = 10
@@ -106,9 +91,10 @@ class Explanation:
 
     @property
     def anchor(self) -> str:
-        """An HTML id for this explanation: ``explain-<run>-<query>-<metric>``, slugified
+        """The HTML id this explanation asks for: ``explain-<run>-<query>-<metric>``, slugified
         (``explain-grades-<metric>`` for given grades), so that one page can hold the same
-        query explained for several runs."""
+        query explained for several runs. The renderer gives it out, or ``<anchor>-2``, ...
+        where the page already has it (two runs with the same name)."""
         if self.query is None:
             return f"explain-grades-{_slug(self.metric)}"
         run = "" if self.run is None else _slug(self.run, exact=True) + "-"
@@ -116,17 +102,18 @@ class Explanation:
 
     @property
     def title(self) -> str:
+        """One line naming the metric, the query, the run and the value."""
         where = "the grades given" if self.query is None else f"query {self.query!r}"
         run = f" in run {self.run!r}" if self.run is not None else ""
         return f"{self.metric} for {where}{run} = {self.shown_value}"
 
     @property
     def shown_value(self) -> str:
+        """The value as shown: four decimals, or a whole number for a count."""
         if self.integer:
             return str(round(self.value))
         return f"{self.value:.4f}"
 
-    # -- renderers ----------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
         """Plain data (JSON-ready)."""
         return {
@@ -144,60 +131,6 @@ class Explanation:
             "notes": list(self.notes),
             "anchor": self.anchor,
         }
-
-    def to_text(self) -> str:
-        """Plain text: the title, the table, the ideal ordering, notes and steps."""
-        lines = [visible(self.title), ""]
-        lines += _text_table(self.columns, self.rows)
-        for note in self.notes:
-            lines.append(f"  ({visible(note)})")
-        if self.ideal_rows:
-            lines += ["", "ideal ordering:"]
-            lines += _text_table(self.ideal_columns, self.ideal_rows)
-        lines += ["", "how the value follows:"]
-        lines += [f"  {visible(step)}" for step in self.steps]
-        return "\n".join(lines) + "\n"
-
-    def to_markdown(self) -> str:
-        """A Markdown section: heading, tables, notes and steps."""
-        where = "the grades given" if self.query is None else f"query {markdown_code(self.query)}"
-        run = f" in run {markdown_code(self.run)}" if self.run is not None else ""
-        lines = [f"### {markdown_code(self.metric)} for {where}{run} = {self.shown_value}", ""]
-        lines += _md_table(self.columns, self.rows)
-        if self.notes:
-            lines.append("")
-            lines += [f"*{markdown_text(note)}*  " for note in self.notes]
-            lines[-1] = lines[-1].rstrip()
-        if self.ideal_rows:
-            lines += ["", "Ideal ordering:", ""]
-            lines += _md_table(self.ideal_columns, self.ideal_rows)
-        lines += ["", "How the value follows:", ""]
-        lines += [f"1. {markdown_text(step)}" for step in self.steps]
-        return "\n".join(lines) + "\n"
-
-    def to_html(self) -> str:
-        """An HTML fragment: a ``<section>`` whose id is :attr:`anchor`, everything escaped."""
-        e = html.escape
-        parts = [
-            f'<section class="rankmeter-explain" id="{e(self.anchor)}">',
-            f"<h3>{e(visible(self.title))}</h3>",
-        ]
-        parts.append(_html_table(self.columns, self.rows, "explain-ranks"))
-        if self.notes:
-            parts.append('<ul class="explain-notes">')
-            parts += [f"<li>{e(visible(note))}</li>" for note in self.notes]
-            parts.append("</ul>")
-        if self.ideal_rows:
-            parts.append("<h4>Ideal ordering</h4>")
-            parts.append(_html_table(self.ideal_columns, self.ideal_rows, "explain-ideal"))
-        parts.append('<ol class="explain-steps">')
-        parts += [f"<li>{e(visible(step))}</li>" for step in self.steps]
-        parts.append("</ol>")
-        parts.append("</section>")
-        return "\n".join(parts) + "\n"
-
-    def __str__(self) -> str:
-        return self.to_text()
 
 
 # -- the front door -------------------------------------------------------------------------------
@@ -686,7 +619,7 @@ def _tie_notes(scores: list[float], ties: str | None) -> list[str]:
     return [f"results with equal scores (ranks {ranks(tied)}) are ordered {how}"]
 
 
-# -- rendering helpers ----------------------------------------------------------------------------
+# -- helpers --------------------------------------------------------------------------------------
 
 
 def _scalar(value: Any) -> Any:
@@ -700,97 +633,6 @@ def _plain(value: Any) -> Any:
     if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
         return int(value)
     return value
-
-
-def _cell(column: str, value: Any) -> str:
-    from rankmeter.metrics._spec import num
-
-    if column == "grade":
-        if value is None:
-            return "unjudged"
-        return f"{num(value)} (unjudged)" if value < 0 else num(value)
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if column == "score":
-        short = format(value, "g")
-        return short if float(short) == value else repr(float(value))
-    if isinstance(value, (int, float)):
-        return num(value)
-    return visible(str(value))  # a document id: shown with its control characters visible
-
-
-_NUMERIC = {
-    "rank",
-    "score",
-    "grade",
-    "gain",
-    "discount",
-    "contribution",
-    "relevant_so_far",
-    "precision",
-}
-
-
-def _text_table(columns: Sequence[str], rows: Sequence[Mapping[str, Any]]) -> list[str]:
-    heads = [LABELS.get(c, c) for c in columns]
-    if not rows:
-        return ["(no results to show)"]
-    body = _with_gaps(columns, rows)
-    widths = [max([len(h)] + [len(r[i]) for r in body]) for i, h in enumerate(heads)]
-
-    def line(cells: Sequence[str]) -> str:
-        out = [
-            cell.rjust(w) if c in _NUMERIC or c == "nonrel_above" else cell.ljust(w)
-            for c, cell, w in zip(columns, cells, widths, strict=True)
-        ]
-        return "  ".join(out).rstrip()
-
-    return [line(heads), *(line(r) for r in body)]
-
-
-def _with_gaps(columns: Sequence[str], rows: Sequence[Mapping[str, Any]]) -> list[list[str]]:
-    """Cells of every row, with a ``...`` row where ranks were skipped."""
-    body: list[list[str]] = []
-    previous = 0
-    for row in rows:
-        rank = row.get("rank")
-        if isinstance(rank, int) and previous and rank > previous + 1:
-            body.append(["..."] + [""] * (len(columns) - 1))
-        body.append([_cell(c, row.get(c)) for c in columns])
-        previous = rank if isinstance(rank, int) else previous
-    return body
-
-
-def _md_table(columns: Sequence[str], rows: Sequence[Mapping[str, Any]]) -> list[str]:
-    heads = [LABELS.get(c, c) for c in columns]
-    aligns = ["---:" if c in _NUMERIC or c == "nonrel_above" else ":---" for c in columns]
-    lines = ["| " + " | ".join(heads) + " |", "| " + " | ".join(aligns) + " |"]
-    for cells in _with_gaps(columns, rows):
-        lines.append("| " + " | ".join(markdown_text(c) for c in cells) + " |")
-    return lines
-
-
-def _html_table(columns: Sequence[str], rows: Sequence[Mapping[str, Any]], kind: str) -> str:
-    e = html.escape
-    head = "".join(f'<th scope="col">{e(LABELS.get(c, c))}</th>' for c in columns)
-    body = []
-    for cells in _with_gaps(columns, rows):
-        if cells[0] == "..." and not any(cells[1:]):
-            body.append(f'<tr class="gap"><td colspan="{len(columns)}">&hellip;</td></tr>')
-            continue
-        tds = "".join(
-            f'<td class="num">{e(cell)}</td>'
-            if c in _NUMERIC or c == "nonrel_above"
-            else f"<td>{e(cell)}</td>"
-            for c, cell in zip(columns, cells, strict=True)
-        )
-        body.append(f"<tr>{tds}</tr>")
-    return (
-        f'<table class="{kind}"><thead><tr>{head}</tr></thead>'
-        f"<tbody>{''.join(body)}</tbody></table>"
-    )
 
 
 def _slug(text: str, *, exact: bool = False) -> str:

@@ -10,10 +10,8 @@ from __future__ import annotations
 import dataclasses
 import math
 import types
-import zlib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from html import escape
 from html.parser import HTMLParser
 from typing import Any
 
@@ -31,6 +29,7 @@ from rankmeter.comparison import (
     Settings,
     SystemMean,
 )
+from rankmeter.explanation import Explanation
 from rankmeter.results import Policies
 
 BASE = "bm25 <base>"
@@ -169,21 +168,18 @@ def synthetic(n: int = 12, seed: int = 1, notes: tuple[str, ...] | None = None) 
 # -- explanations --------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class FakeExplanation:
-    """Stands in for rankmeter.Explanation: an anchor, a query, a metric, an HTML section."""
-
-    query: str
-    metric: str
-    system: str
-    anchor: str = field(default="")
-
-    def to_html(self) -> str:
-        return (
-            f'<section class="rankmeter-explain" id="{escape(self.anchor)}">'
-            f"<h3>{escape(self.metric)} for {escape(self.query)} in {escape(self.system)}</h3>"
-            "</section>\n"
-        )
+def by_hand(query: str, metric: str, system: str, run: str) -> Explanation:
+    """An explanation made by hand: its one step names the query and the system it explains;
+    its anchor names ``run``, the query and the metric (as every explanation's does)."""
+    return Explanation(
+        metric=metric,
+        query=query,
+        value=0.5,
+        columns=("rank",),
+        rows=({"rank": 1},),
+        steps=(f"{metric} for {query} in {system}",),
+        run=run,
+    )
 
 
 def with_explanations(comparison: Comparison, explanations: Mapping[str, Any]) -> Comparison:
@@ -197,21 +193,15 @@ def with_explanations(comparison: Comparison, explanations: Mapping[str, Any]) -
 
 
 def fake_explanations(comparison: Comparison, shared: bool = True) -> dict[str, Any]:
-    """One explanation per listed worst query; anchors name query and metric only (as the real
-    ones do), so two systems losing on the same query share an anchor when ``shared``."""
+    """One explanation per listed worst query. With ``shared``, every system's run has the same
+    name (as runs read from files of one name do), so two systems losing on the same query
+    ask for the same anchor."""
     out: dict[str, Any] = {}
     for f in comparison.failures:
         if not f.worst:
             continue
-        out[f.system] = {
-            w.query: FakeExplanation(
-                w.query,
-                f.metric,
-                f.system,
-                f"explain-{zlib.crc32((w.query + ('' if shared else f.system)).encode())}",
-            )
-            for w in f.worst
-        }
+        run = "run" if shared else f.system
+        out[f.system] = {w.query: by_hand(w.query, f.metric, f.system, run) for w in f.worst}
     return out
 
 

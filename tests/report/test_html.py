@@ -372,8 +372,8 @@ def test_worst_queries_link_to_their_explanations(kit: SimpleNamespace, shared: 
     assert len(set(targets.values())) == len(targets), "each system's row has its own target"
     for (system, query), target in targets.items():
         (node,) = [n for n in page.iter() if n.attrs.get("id") == target]
-        title = node.find("h3").text
-        assert title == f"{comparison.failures[0].metric} for {query} in {system}"
+        step = node.find("ol", cls="explain-steps").find("li").text
+        assert step == f"{comparison.failures[0].metric} for {query} in {system}"
     assert page.find("nav").find("a", href="#explanations")
 
 

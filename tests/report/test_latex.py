@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 import rankmeter
-from rankmeter._escape import visible
-from rankmeter.report.comparison import latex_escape, render_latex
+from rankmeter._escape import latex_text, visible
+from rankmeter.report.comparison import render_latex
 
 # Names a hostile (or unlucky) user gives runs: every LaTeX special character, HTML, terminal
 # control sequences, text pdflatex has no glyph for.
@@ -156,13 +156,13 @@ def test_no_bare_percent_starts_a_comment() -> None:
 def test_escape_gives_the_right_glyphs(text: str, escaped: str) -> None:
     # In LaTeX's default OT1 encoding < > | print as ¡ ¿ —, " as ”, -- as –; control
     # characters are invalid input, and characters pdflatex has no glyph for stop it.
-    assert latex_escape(text) == escaped
+    assert latex_text(text) == escaped
 
 
 def test_every_name_in_the_table_is_escaped() -> None:
     latex = render_latex(comparison(list(HOSTILE_NAMES)))
     for name in HOSTILE_NAMES:
-        assert latex_escape(name) in latex
+        assert latex_text(name) in latex
     assert r"a\_b \& 50\% \#1 \$x\$ \{y\} \textasciitilde{} \textasciicircum{} " in latex
     assert r"\textbackslash{} \textless{} \textgreater{} \textbar{}" in latex
     assert "<script>" not in latex

@@ -17,6 +17,7 @@ import rankmeter
 from rankmeter.comparison import Comparison
 from rankmeter.explanation import explain_grades
 from rankmeter.report.comparison import render_markdown
+from rankmeter.report.explanation import render_markdown as render_explanation_markdown
 
 BASE = "base | pipe `tick` ```fence"
 NEW = "<script>alert(1)</script> & &amp; *em* _u_ [link](http://x) # h ~~s~~"
@@ -118,12 +119,12 @@ def test_explain_markdown_renders_ids_as_themselves(kit: SimpleNamespace) -> Non
     doc = "&lt;b&gt;\n<i>x</i>|`y`"
     qrels = {"q\x1b[2J": {doc: 1, "d2": 0}}
     run = {"q\x1b[2J": {doc: 2.0, "d2": 1.0}}
-    markdown = rankmeter.explain(qrels, run, "q\x1b[2J", "P@2").to_markdown()
+    markdown = render_explanation_markdown(rankmeter.explain(qrels, run, "q\x1b[2J", "P@2"))
     html = render(markdown)
     assert tags(html, kit) <= ALLOWED_TAGS | {"h3", "em", "ol", "li"}
     page = kit.parse(html)
     assert "&lt;b&gt;\\n<i>x</i>|`y`" in page.text  # the entity is shown, not decoded
     assert "q\\x1b[2J" in page.find("h3").text
     assert len({len(row) for row in cells(page)}) == 1
-    grades = explain_grades([3, 0, 2], "nDCG@3").to_markdown()
+    grades = render_explanation_markdown(explain_grades([3, 0, 2], "nDCG@3"))
     assert tags(render(grades), kit) <= ALLOWED_TAGS | {"h3", "em", "ol", "li"}

@@ -140,20 +140,8 @@ def evaluate(
         emit(terminal_safe(render_tsv(listed, per_query=per_query), output), output)
     elif output_format is OutputFormat.trec:
         emit(terminal_safe(render_trec(listed, per_query=per_query), output), output)
-    elif chosen is None:
-        render_rich(render_table(listed, per_query=per_query), output)
     else:
-        from rich.console import Group
-        from rich.table import Table
-        from rich.text import Text
-
-        why = Table.grid(padding=(0, 2))
-        why.add_column(no_wrap=True, style="bold")
-        why.add_column()
-        for m in chosen.metrics:
-            why.add_row(Text(m.metric), Text(m.why))
-        goal_line = Text(f"Goal {chosen.name}: {chosen.description}")
-        render_rich(Group(render_table(listed, per_query=per_query), goal_line, why), output)
+        render_rich(render_table(listed, per_query=per_query, goal=chosen), output)
 
 
 def register(app: typer.Typer) -> None:

@@ -76,6 +76,7 @@ def explain(
     from rankmeter.errors import PolicyError
     from rankmeter.explanation import _build, _from_files, _from_grades
     from rankmeter.metrics import DEFAULT_METRICS, parse_metrics
+    from rankmeter.report.explanation import render_html, render_markdown, render_text
 
     measures = parse_metrics(metric or DEFAULT_METRICS)
     rel_value: float = int(rel) if float(rel).is_integer() else rel
@@ -116,11 +117,11 @@ def explain(
         }
         text = json_text(document)
     elif output_format is ExplainFormat.markdown:
-        text = "\n".join(e.to_markdown() for e in explanations)
+        text = render_markdown(explanations)
     elif output_format is ExplainFormat.html:
-        text = "".join(e.to_html() for e in explanations)
+        text = render_html(explanations)
     else:
-        text = "\n".join(e.to_text() for e in explanations)
+        text = render_text(explanations)
     emit(terminal_safe(text, output), output)
 
 

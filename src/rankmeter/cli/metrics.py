@@ -57,64 +57,29 @@ def metrics(
     if goal is not None:
         _goal(goal, output_format)
         return
-    from rankmeter.metrics.docs import metric_rows, render_markdown
+    from rankmeter.metrics.docs import metric_rows
+    from rankmeter.report import metrics as report
 
     rows = metric_rows()
     if output_format is ListFormat.json:
-        from rankmeter.report._json import json_text
-
-        emit(json_text(rows), None)
-        return
-    if output_format is ListFormat.markdown:
-        emit(render_markdown(rows), None)
-        return
-    from rich.table import Table
-
-    table = Table(show_lines=True, title="rankmeter metrics", title_justify="left")
-    table.add_column("metric", style="bold", no_wrap=True)
-    table.add_column("also", no_wrap=False)
-    table.add_column("what it measures")
-    table.add_column("formula")
-    for row in rows:
-        also = ", ".join(row["aliases"] + row["trec_names"])
-        params = "; ".join(f"{p['name']}: {p['description']}" for p in row["params"])
-        what = row["description"] + (f"\nParameters: {params}" if params else "")
-        table.add_row(row["usage"], also, what, row["formula"])
-    render_rich(table, None)
+        emit(report.render_json(rows), None)
+    elif output_format is ListFormat.markdown:
+        emit(report.render_markdown(rows), None)
+    else:
+        render_rich(report.render_table(rows), None)
 
 
 def _goal(name: str, output_format: ListFormat) -> None:
     from rankmeter.metrics.goals import get_goal
+    from rankmeter.report import metrics as report
 
     goal = get_goal(name)
     if output_format is ListFormat.json:
-        from rankmeter.report._json import json_text
-
-        payload = {
-            "goal": goal.name,
-            "description": goal.description,
-            "metrics": [{"metric": m.metric, "why": m.why} for m in goal.metrics],
-        }
-        emit(json_text(payload), None)
-        return
-    if output_format is ListFormat.markdown:
-        lines = [f"## Goal: {goal.name}", "", goal.description, "", "| metric | why |"]
-        lines.append("| --- | --- |")
-        for m in goal.metrics:
-            why = m.why.replace("|", r"\|")  # a pipe would end the Markdown table cell
-            lines.append(f"| `{m.metric}` | {why} |")
-        emit("\n".join(lines) + "\n", None)
-        return
-    from rich.console import Group
-    from rich.table import Table
-    from rich.text import Text
-
-    table = Table(title=f"goal: {goal.name}", title_justify="left")
-    table.add_column("metric", style="bold", no_wrap=True)
-    table.add_column("why")
-    for m in goal.metrics:
-        table.add_row(Text(m.metric), Text(m.why))
-    render_rich(Group(Text(goal.description), table), None)
+        emit(report.render_goal_json(goal), None)
+    elif output_format is ListFormat.markdown:
+        emit(report.render_goal_markdown(goal), None)
+    else:
+        render_rich(report.render_goal_table(goal), None)
 
 
 def register(app: typer.Typer) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from enum import Enum
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
@@ -153,7 +153,7 @@ def two_stage(
     """
     from rankmeter.errors import PolicyError
     from rankmeter.io import read_qrels, read_run
-    from rankmeter.report._json import json_text
+    from rankmeter.report import pipeline as report
     from rankmeter.vector.pipeline import two_stage as run_two_stage
 
     if [qrels, retriever_run, reranked_run].count("-") > 1:
@@ -166,41 +166,9 @@ def two_stage(
         metrics=metric or ["nDCG@10"],
     )
     if output_format is EvalFormat.json:
-        emit(json_text(result.to_dict()), output)
+        emit(report.render_json(result), output)
     else:
-        render_rich(_two_stage_table(result), output)
-
-
-def _two_stage_table(result: Any) -> Any:
-    from rich.console import Group
-    from rich.table import Table
-    from rich.text import Text
-
-    from rankmeter.report._rich import shown
-    from rankmeter.report.evaluation import _fmt
-
-    measures = result.retriever.measures
-    table = Table(title_justify="left")
-    table.add_column("stage", style="bold")
-    table.add_column("run")
-    table.add_column("queries", justify="right")
-    for m in measures:
-        table.add_column(m.label, justify="right")
-    for stage, evaluated in result.stages.items():
-        table.add_row(
-            stage,
-            shown(evaluated.run),
-            str(evaluated.n_queries),
-            *(_fmt(m, evaluated.metrics[m.label]) for m in measures),
-        )
-    notes = [
-        f"pool: the retriever's top {result.pool} per query; ceiling: the pool sorted by grade"
-    ]
-    if result.outside_pool:
-        notes.append(f"{result.outside_pool} reranked results outside the pool left out")
-    if result.unscored:
-        notes.append(f"{result.unscored} pool documents missing from the reranked run")
-    return Group(table, Text("; ".join(notes), style="dim"))
+        render_rich(report.render_table(result), output)
 
 
 def register(app: typer.Typer) -> None:

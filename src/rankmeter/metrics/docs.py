@@ -1,4 +1,5 @@
-"""Metric documentation derived from the specs (CLI help, docs, report labels)."""
+"""Metric documentation derived from the specs (CLI help, docs, report labels): the data;
+:mod:`rankmeter.report.metrics` renders it."""
 
 from __future__ import annotations
 
@@ -39,24 +40,3 @@ def metric_rows() -> list[dict[str, Any]]:
             }
         )
     return rows
-
-
-def render_markdown(rows: list[dict[str, Any]]) -> str:
-    lines = ["# Metric reference", "", "Generated from the metric specs (`rankmeter metrics`).", ""]
-    for row in rows:
-        lines.append(f"## {row['usage']}")
-        lines.append("")
-        lines.append(row["description"])
-        lines.append("")
-        lines.append(f"- Formula: `{row['formula']}`")
-        if row["aliases"]:
-            lines.append(f"- Aliases: {', '.join(row['aliases'])}")
-        if row["trec_names"]:
-            lines.append(f"- trec_eval names: {', '.join(row['trec_names'])}")
-        for p in row["params"]:
-            lines.append(f"- Parameter `{p['name']}`: {p['description']}")
-        lines.append(f"- Aggregated over queries as: {row['aggregate']}")
-        if row["reference"]:
-            lines.append(f"- Reference: {row['reference']}")
-        lines.append("")
-    return "\n".join(lines)

@@ -1,1 +1,16 @@
-"""Renderers: results as terminal tables, JSON, TSV and trec_eval-style text."""
+"""Every renderer: results as terminal tables (rich), JSON, TSV, trec_eval lines, Markdown,
+LaTeX and HTML. Result objects hold data (``to_dict``); this package decides how they look.
+
+- ``evaluation``: EvalResult as JSON, TSV, trec_eval ``-q`` lines, terminal tables (with a
+  goal's reasons); ``comparison``: a Comparison as a terminal table, Markdown, LaTeX, JSON;
+  ``html``: the comparison page; ``explanation``: explanations as text, Markdown, HTML;
+  ``metrics``: the metric catalogue and the goals; ``pipeline``: two-stage evaluations;
+  ``demo``: the demo's narrated text.
+- Shared: ``_html`` (Jinja2 templates in ``templates/`` with autoescape, the one stylesheet,
+  page ids), ``_svg`` (plots), ``_markdown`` and ``_text`` (the one Markdown and plain-text table
+  writers), ``_json`` (strict JSON), ``_rich`` (untrusted text in rich tables). Escaping per
+  format lives in :mod:`rankmeter._escape`.
+
+Imported by the command line and by users, never by the library below it; heavy imports (rich,
+Jinja2) happen inside the functions.
+"""

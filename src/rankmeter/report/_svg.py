@@ -4,6 +4,9 @@ Two kinds of chart: bars with interval whiskers, and lines (optionally with a po
 Each chart is a complete ``<svg>`` element with a ``<title>`` and a ``<desc>`` (what a screen
 reader says), labelled axes with ticks and grid lines, and, for lines, a legend of the series.
 Coordinates are written with fixed decimals, so the same data gives the same bytes.
+
+The plots are drawn here in Python rather than in templates (they are geometry, not layout);
+every name and text in them goes through the one HTML escaper, rankmeter._escape.html_text.
 """
 
 from __future__ import annotations
@@ -11,9 +14,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from html import escape as _html_escape
 
-from rankmeter._escape import visible
+from rankmeter._escape import html_text
 
 __all__ = ["Bar", "Series", "bar_chart", "line_chart", "nice_ticks"]
 
@@ -53,15 +55,6 @@ def _n(value: float) -> str:
     """A coordinate: one decimal, never ``-0.0``."""
     text = f"{value:.1f}"
     return "0.0" if text == "-0.0" else text
-
-
-def escape(text: str, quote: bool = True) -> str:
-    """Escaped for SVG text and attributes, control characters shown as visible escapes."""
-    return _html_escape(visible(text), quote=quote)
-
-
-def _attr(text: str) -> str:
-    return escape(text, quote=True)
 
 
 def nice_ticks(low: float, high: float, count: int = 5) -> tuple[float, float, list[float]]:
@@ -105,12 +98,12 @@ def shorten(text: str, width: float) -> str:
 
 def _open(ident: str, kind: str, title: str, desc: str, width: int, height: int) -> list[str]:
     return [
-        f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" data-plot="{_attr(kind)}" '
-        f'id="{_attr(ident)}" role="img" aria-labelledby="{_attr(ident)}-title '
-        f'{_attr(ident)}-desc" width="{width}" height="{height}" '
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" data-plot="{html_text(kind)}" '
+        f'id="{html_text(ident)}" role="img" aria-labelledby="{html_text(ident)}-title '
+        f'{html_text(ident)}-desc" width="{width}" height="{height}" '
         f'viewBox="0 0 {width} {height}">',
-        f'<title id="{_attr(ident)}-title">{escape(title)}</title>',
-        f'<desc id="{_attr(ident)}-desc">{escape(desc)}</desc>',
+        f'<title id="{html_text(ident)}-title">{html_text(title)}</title>',
+        f'<desc id="{html_text(ident)}-desc">{html_text(desc)}</desc>',
     ]
 
 
@@ -165,7 +158,7 @@ def _y_axis(frame: _Frame, ticks: Sequence[float], label: str) -> list[str]:
     middle = _n(frame.top + frame.height / 2)
     out.append(
         f'<text class="axis-label" x="14" y="{middle}" text-anchor="middle" '
-        f'transform="rotate(-90 14 {middle})">{escape(shorten(label, frame.height))}</text>'
+        f'transform="rotate(-90 14 {middle})">{html_text(shorten(label, frame.height))}</text>'
     )
     out.append("</g>")
     return out
@@ -185,11 +178,11 @@ def _x_axis(frame: _Frame, ticks: Sequence[float], labels: Sequence[str], label:
         )
         out.append(
             f'<text class="tick" x="{x}" y="{_n(frame.bottom + 18)}" '
-            f'text-anchor="middle">{escape(text)}</text>'
+            f'text-anchor="middle">{html_text(text)}</text>'
         )
     out.append(
         f'<text class="axis-label" x="{_n(frame.left + frame.width / 2)}" '
-        f'y="{_n(frame.bottom + 38)}" text-anchor="middle">{escape(label)}</text>'
+        f'y="{_n(frame.bottom + 38)}" text-anchor="middle">{html_text(label)}</text>'
     )
     out.append("</g>")
     return out
@@ -223,8 +216,8 @@ def bar_chart(
             size = abs(frame.y(bar.value) - zero)
             out.append(
                 f'<rect class="bar" x="{_n(centre - half)}" y="{_n(top)}" '
-                f'width="{_n(2 * half)}" height="{_n(size)}" fill="{_attr(bar.color)}">'
-                f"<title>{escape(bar.tooltip)}</title></rect>"
+                f'width="{_n(2 * half)}" height="{_n(size)}" fill="{html_text(bar.color)}">'
+                f"<title>{html_text(bar.tooltip)}</title></rect>"
             )
         if math.isfinite(bar.low) and math.isfinite(bar.high):
             lo, hi = _n(frame.y(bar.low)), _n(frame.y(bar.high))
@@ -244,13 +237,13 @@ def bar_chart(
         x = _n(frame.left + band * (i + 0.5))
         out.append(
             f'<text class="tick" x="{x}" y="{_n(frame.bottom + 18)}" '
-            f'text-anchor="middle"><title>{escape(bar.label)}</title>'
-            f"{escape(shorten(bar.label, band - 4))}</text>"
+            f'text-anchor="middle"><title>{html_text(bar.label)}</title>'
+            f"{html_text(shorten(bar.label, band - 4))}</text>"
         )
         if bar.caption:
             out.append(
                 f'<text class="tick value" x="{x}" y="{_n(frame.bottom + 34)}" '
-                f'text-anchor="middle">{escape(bar.caption)}</text>'
+                f'text-anchor="middle">{html_text(bar.caption)}</text>'
             )
     out += ["</g>", "</svg>"]
     return "\n".join(out)
@@ -265,12 +258,12 @@ def _legend(series: Sequence[Series], left: float, top: float, width: float) -> 
         item = 34 + CHAR_WIDTH * len(label) + 18
         if x > left and x + item > left + width:
             x, y = left, y + 20
-        dash = f' stroke-dasharray="{_attr(s.dash)}"' if s.dash else ""
+        dash = f' stroke-dasharray="{html_text(s.dash)}"' if s.dash else ""
         out.append(
             f'<g class="legend-item"><line x1="{_n(x)}" x2="{_n(x + 26)}" y1="{_n(y)}" '
-            f'y2="{_n(y)}" stroke="{_attr(s.color)}" stroke-width="2.5"{dash}/>'
+            f'y2="{_n(y)}" stroke="{html_text(s.color)}" stroke-width="2.5"{dash}/>'
             f'<text x="{_n(x + 32)}" y="{_n(y)}" dominant-baseline="middle">'
-            f"{escape(label)}</text></g>"
+            f"{html_text(label)}</text></g>"
         )
         x += item
     out.append("</g>")
@@ -327,26 +320,26 @@ def line_chart(
             'stroke-width="1.2"/>'
         )
     for s in series:
-        dash = f' stroke-dasharray="{_attr(s.dash)}"' if s.dash else ""
+        dash = f' stroke-dasharray="{html_text(s.dash)}"' if s.dash else ""
         coords = [
             f"{_n(frame.x(i + 1))},{_n(frame.y(float(v)))}"
             for i, v in enumerate(s.values)
             if math.isfinite(v)
         ]
         out.append(
-            f'<g class="series" data-series="{_attr(s.name)}">'
+            f'<g class="series" data-series="{html_text(s.name)}">'
             f'<polyline class="line" points="{" ".join(coords)}" fill="none" '
-            f'stroke="{_attr(s.color)}" stroke-width="2" stroke-linejoin="round"{dash}>'
-            f"<title>{escape(s.name)}</title></polyline>"
+            f'stroke="{html_text(s.color)}" stroke-width="2" stroke-linejoin="round"{dash}>'
+            f"<title>{html_text(s.name)}</title></polyline>"
         )
         if s.points:
             for i, v in enumerate(s.values):
                 if not math.isfinite(v):
                     continue
-                tip = f"<title>{escape(s.tooltips[i])}</title>" if s.tooltips else ""
+                tip = f"<title>{html_text(s.tooltips[i])}</title>" if s.tooltips else ""
                 out.append(
                     f'<circle class="point" cx="{_n(frame.x(i + 1))}" '
-                    f'cy="{_n(frame.y(float(v)))}" r="2.6" fill="{_attr(s.color)}">{tip}</circle>'
+                    f'cy="{_n(frame.y(float(v)))}" r="2.6" fill="{html_text(s.color)}">{tip}</circle>'
                 )
         out.append("</g>")
     out += _legend(series, frame.left, frame.bottom + legend_top_gap, width - 70)

@@ -9,9 +9,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from rankmeter._escape import markdown_fence, markdown_text, visible
+from rankmeter._escape import latex_text, markdown_fence, markdown_text
 from rankmeter.comparison import Comparison, Difference
 from rankmeter.report._json import json_text
+from rankmeter.report._markdown import Align, markdown_table
 from rankmeter.report._rich import shown
 
 __all__ = ["render_json", "render_latex", "render_markdown", "render_table"]
@@ -266,12 +267,9 @@ def render_table(comparison: Comparison) -> Any:
 
 
 def _md_table(header: list[str], rows: list[list[str]], left: int = 2) -> list[str]:
-    aligns = ["---" if i < left else "---:" for i in range(len(header))]
-    return [
-        "| " + " | ".join(markdown_text(h) for h in header) + " |",
-        "| " + " | ".join(aligns) + " |",
-        *("| " + " | ".join(markdown_text(c) for c in row) + " |" for row in rows),
-    ]
+    """The first ``left`` columns are names, the rest numbers (right-aligned)."""
+    align: list[Align] = [None if i < left else "right" for i in range(len(header))]
+    return markdown_table(header, rows, align)
 
 
 def render_markdown(comparison: Comparison) -> str:
@@ -313,65 +311,6 @@ def render_markdown(comparison: Comparison) -> str:
     return "\n".join(out)
 
 
-_LATEX_SPECIAL = {
-    "\\": r"\textbackslash{}",
-    "&": r"\&",
-    "%": r"\%",
-    "$": r"\$",
-    "#": r"\#",
-    "_": r"\_",
-    "{": r"\{",
-    "}": r"\}",
-    "~": r"\textasciitilde{}",
-    "^": r"\textasciicircum{}",
-    # In LaTeX's default OT1 encoding these print as other glyphs: < > | as ¡ ¿ —, " as ”,
-    # ` as ‘ (OT1 has no straight double quote, the typewriter font has).
-    "<": r"\textless{}",
-    ">": r"\textgreater{}",
-    "|": r"\textbar{}",
-    '"': r'\texttt{"}',
-    "`": r"\textasciigrave{}",
-    # A row starting with [ or * after \\ (or \midrule) would be read as their argument.
-    "[": "{[}",
-    "]": "{]}",
-    "*": "{*}",
-}
-# Pairs that pdflatex's fonts join into one glyph (-- is an en dash, '' a closing quote, ,, a low
-# quote in T1): an empty group after the first character keeps both.
-_LATEX_LIGATURES = frozenset({"--", "''", ",,"})
-# The non-ASCII characters pdflatex typesets in a default document (OT1 fonts, UTF-8 input):
-# Latin-1 and Latin Extended-A less the letters only T1 fonts have, and common punctuation.
-# Any other character stops pdflatex ("Unicode character ... not set up for use with LaTeX").
-_LATEX_TEXT = (
-    frozenset(map(chr, range(0xA0, 0x180))) - frozenset("«»ÐÞðþĄąĐđĘęĦħĮįĸĿŀŉŊŋŦŧŲųſ")
-) | frozenset("‘’“”–—…•€™")
-
-
-def latex_escape(text: str) -> str:
-    r"""``text`` as LaTeX text that pdflatex typesets as exactly these characters.
-
-    Control characters, and characters pdflatex has no glyph for by default, are shown as
-    visible escapes (````, ``检``), as in every other human-facing output.
-
-    >>> latex_escape("bm25_k1 & 50% <new>")
-    'bm25\\_k1 \\& 50\\% \\textless{}new\\textgreater{}'
-    """
-    shown = visible(text)
-    out = []
-    for i, char in enumerate(shown):
-        if char in _LATEX_SPECIAL:
-            out.append(_LATEX_SPECIAL[char])
-        elif char.isascii() or char in _LATEX_TEXT:
-            out.append(char)
-            if shown[i : i + 2] in _LATEX_LIGATURES:
-                out.append("{}")
-        else:
-            code = ord(char)
-            escape = f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
-            out.append(r"\textbackslash{}" + escape[1:])
-    return "".join(out)
-
-
 def render_latex(comparison: Comparison) -> str:
     """A booktabs table: rows = systems, columns = metrics; each cell the mean and, for a
     system, its difference from the baseline with the interval; significance marked and
@@ -384,7 +323,7 @@ def render_latex(comparison: Comparison) -> str:
         "\\centering",
         "\\begin{tabular}{l" + "r" * len(metrics) + "}",
         "\\toprule",
-        "System & " + " & ".join(latex_escape(m) for m in metrics) + " \\\\",
+        "System & " + " & ".join(latex_text(m) for m in metrics) + " \\\\",
         "\\midrule",
     ]
     for system in comparison.systems:
@@ -399,7 +338,7 @@ def render_latex(comparison: Comparison) -> str:
                 cells.append(
                     f"{mean.mean:.4f}{mark} ({d.difference:+.4f}, [{d.low:+.3f}, {d.high:+.3f}])"
                 )
-        name = latex_escape(system) + (" (baseline)" if system == comparison.baseline else "")
+        name = latex_text(system) + (" (baseline)" if system == comparison.baseline else "")
         lines.append(name + " & " + " & ".join(cells) + " \\\\")
     correction = {
         "holm": "Holm",
@@ -415,13 +354,13 @@ def render_latex(comparison: Comparison) -> str:
         "sign": "a sign test",
     }[s.test]
     # Every piece of text is escaped: the level's percent sign would start a comment.
-    level = latex_escape(f"{s.level:.0%}")
+    level = latex_text(f"{s.level:.0%}")
     caption = (
         f"Mean over {comparison.n_queries} queries. For each system: difference from the "
-        f"baseline {latex_escape(comparison.baseline)} and its {level} "
+        f"baseline {latex_text(comparison.baseline)} and its {level} "
         f"{'BCa' if s.interval == 'bca' else 'percentile'} bootstrap interval. "
-        f"$^{{*}}$: significant at $\\alpha={s.alpha:g}$ by {latex_escape(test)} with "
-        f"{latex_escape(correction)} correction "
+        f"$^{{*}}$: significant at $\\alpha={s.alpha:g}$ by {latex_text(test)} with "
+        f"{latex_text(correction)} correction "
         f"over the {len(comparison.differences)} comparisons."
     )
     lines += [

@@ -7,12 +7,15 @@ JSON does (rankmeter._escape).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rankmeter.metrics import Metric
 from rankmeter.report._json import json_text
 from rankmeter.report._rich import shown
 from rankmeter.results import EvalResult
+
+if TYPE_CHECKING:
+    from rankmeter.metrics.goals import Goal
 
 __all__ = ["render_json", "render_table", "render_trec", "render_tsv"]
 
@@ -77,8 +80,9 @@ def _fmt(metric: Metric, value: float) -> str:
     return f"{round(value)}" if metric.spec.integer else f"{value:.4f}"
 
 
-def render_table(results: list[EvalResult], *, per_query: bool) -> Any:
-    """A rich renderable: one row per run (per-query tables first when asked)."""
+def render_table(results: list[EvalResult], *, per_query: bool, goal: Goal | None = None) -> Any:
+    """A rich renderable: one row per run (per-query tables first when asked); with ``goal``,
+    the goal and why each of its metrics fits, under the tables."""
     from rich.console import Group
     from rich.table import Table
     from rich.text import Text
@@ -114,4 +118,8 @@ def render_table(results: list[EvalResult], *, per_query: bool) -> Any:
     parts.append(summary)
     # The policies go under the tables as one line: a caption would wrap to the table's width.
     parts.append(Text(caption, style="dim"))
+    if goal is not None:
+        from rankmeter.report.metrics import goal_reasons
+
+        parts.append(goal_reasons(goal))
     return Group(*parts)

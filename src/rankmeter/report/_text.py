@@ -1,0 +1,34 @@
+"""The one plain-text table writer: columns padded to their widest cell, two spaces apart,
+numbers right-aligned. Cells show control characters as visible escapes (rankmeter._escape)."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+
+from rankmeter._escape import visible
+
+__all__ = ["text_table"]
+
+
+def text_table(
+    header: Sequence[str], rows: Sequence[Sequence[str]], right: Collection[int] = ()
+) -> list[str]:
+    """The lines of a table; columns whose index is in ``right`` are right-aligned.
+
+    >>> print("\\n".join(text_table(["rank", "doc"], [["1", "a"], ["10", "b\\x1b"]], right={0})))
+    rank  doc
+       1  a
+      10  b\\x1b
+    """
+    body = [[visible(cell) for cell in row] for row in rows]
+    heads = [visible(h) for h in header]
+    widths = [max([len(h)] + [len(row[i]) for row in body]) for i, h in enumerate(heads)]
+
+    def line(cells: Sequence[str]) -> str:
+        padded = [
+            cell.rjust(width) if i in right else cell.ljust(width)
+            for i, (cell, width) in enumerate(zip(cells, widths, strict=True))
+        ]
+        return "  ".join(padded).rstrip()
+
+    return [line(heads), *(line(row) for row in body)]

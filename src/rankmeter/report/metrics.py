@@ -1,0 +1,116 @@
+"""Render the metric catalogue (``rankmeter metrics``) and a goal's metrics (``--goal``): terminal
+tables, Markdown (docs/metrics.md is this module's output) and JSON.
+
+The data comes from the specs (:func:`rankmeter.metrics.docs.metric_rows`) and the goals
+(:mod:`rankmeter.metrics.goals`); nothing here decides what a metric is.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from rankmeter.report._json import json_text
+from rankmeter.report._markdown import code, markdown_table
+
+if TYPE_CHECKING:
+    from rankmeter.metrics.goals import Goal
+
+__all__ = [
+    "render_goal_json",
+    "render_goal_markdown",
+    "render_goal_table",
+    "render_json",
+    "render_markdown",
+    "render_table",
+]
+
+
+def render_json(rows: list[dict[str, Any]]) -> str:
+    """Every metric family as JSON: the rows of :func:`rankmeter.metrics.docs.metric_rows`."""
+    return json_text(rows)
+
+
+def render_markdown(rows: list[dict[str, Any]]) -> str:
+    """The metric reference (docs/metrics.md): a section per metric family."""
+    lines = ["# Metric reference", "", "Generated from the metric specs (`rankmeter metrics`).", ""]
+    for row in rows:
+        lines.append(f"## {row['usage']}")
+        lines.append("")
+        lines.append(row["description"])
+        lines.append("")
+        lines.append(f"- Formula: `{row['formula']}`")
+        if row["aliases"]:
+            lines.append(f"- Aliases: {', '.join(row['aliases'])}")
+        if row["trec_names"]:
+            lines.append(f"- trec_eval names: {', '.join(row['trec_names'])}")
+        for p in row["params"]:
+            lines.append(f"- Parameter `{p['name']}`: {p['description']}")
+        lines.append(f"- Aggregated over queries as: {row['aggregate']}")
+        if row["reference"]:
+            lines.append(f"- Reference: {row['reference']}")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def render_table(rows: list[dict[str, Any]]) -> Any:
+    """A rich table: metric, other names, what it measures (with its parameters), formula."""
+    from rich.table import Table
+
+    table = Table(show_lines=True, title="rankmeter metrics", title_justify="left")
+    table.add_column("metric", style="bold", no_wrap=True)
+    table.add_column("also", no_wrap=False)
+    table.add_column("what it measures")
+    table.add_column("formula")
+    for row in rows:
+        also = ", ".join(row["aliases"] + row["trec_names"])
+        params = "; ".join(f"{p['name']}: {p['description']}" for p in row["params"])
+        what = row["description"] + (f"\nParameters: {params}" if params else "")
+        table.add_row(row["usage"], also, what, row["formula"])
+    return table
+
+
+def render_goal_json(goal: Goal) -> str:
+    """``{"goal", "description", "metrics": [{"metric", "why"}, ...]}``."""
+    return json_text(
+        {
+            "goal": goal.name,
+            "description": goal.description,
+            "metrics": [{"metric": m.metric, "why": m.why} for m in goal.metrics],
+        }
+    )
+
+
+def render_goal_markdown(goal: Goal) -> str:
+    """A section: the goal, its description, and a table of its metrics with why each fits."""
+    rows = [[code(m.metric), m.why] for m in goal.metrics]
+    lines = [f"## Goal: {goal.name}", "", goal.description, ""]
+    lines += markdown_table(["metric", "why"], rows, [None, None])
+    return "\n".join(lines) + "\n"
+
+
+def render_goal_table(goal: Goal) -> Any:
+    """The goal's description above a rich table of its metrics and why each fits."""
+    from rich.console import Group
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(title=f"goal: {goal.name}", title_justify="left")
+    table.add_column("metric", style="bold", no_wrap=True)
+    table.add_column("why")
+    for m in goal.metrics:
+        table.add_row(Text(m.metric), Text(m.why))
+    return Group(Text(goal.description), table)
+
+
+def goal_reasons(goal: Goal) -> Any:
+    """The goal and its reasons, to follow a table of the goal's values (``evaluate --goal``)."""
+    from rich.console import Group
+    from rich.table import Table
+    from rich.text import Text
+
+    why = Table.grid(padding=(0, 2))
+    why.add_column(no_wrap=True, style="bold")
+    why.add_column()
+    for m in goal.metrics:
+        why.add_row(Text(m.metric), Text(m.why))
+    return Group(Text(f"Goal {goal.name}: {goal.description}"), why)
