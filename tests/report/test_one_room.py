@@ -22,16 +22,11 @@ from rankmeter.results import EvalResult, EvalResults
 
 SRC = Path(rankmeter.__file__).resolve().parent
 
-#: Modules of helper "ann" (issue 10) that still render for themselves until they move to
-#: report/ann.py and the shared writers (see report/_html.py and report/_markdown.py).
-PENDING = {"vector/ann.py", "report/ann.py", "cli/ann.py"}
-
 
 def modules() -> Iterator[tuple[str, ast.Module]]:
     for path in sorted(SRC.rglob("*.py")):
         name = path.relative_to(SRC).as_posix()
-        if name not in PENDING:
-            yield name, ast.parse(path.read_text(encoding="utf-8"), filename=name)
+        yield name, ast.parse(path.read_text(encoding="utf-8"), filename=name)
 
 
 def imported(tree: ast.Module) -> Iterator[str]:
