@@ -143,5 +143,5 @@ def test_templates_and_stylesheet_are_package_data() -> None:
     templates = importlib.resources.files("rankmeter.report") / "templates"
     names = {p.name for p in templates.iterdir()}
     assert {"page.html.j2", "comparison.html.j2", "explanation.html.j2", "report.css"} <= names
-    assert "explanations.html.j2" in names and "head.html.j2" in names
+    assert "explanations.html.j2" in names and "head.html.j2" in names and "ann.html.j2" in names
     assert "{" in (templates / "report.css").read_text(encoding="utf-8")

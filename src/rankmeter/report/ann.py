@@ -13,7 +13,14 @@ from rankmeter.vector.ann import TIMED_RUNS
 if TYPE_CHECKING:
     from rankmeter.vector.ann import AnnRecall
 
-__all__ = ["describe", "render_html", "render_markdown", "render_table", "tradeoff_table"]
+__all__ = [
+    "describe",
+    "render_html",
+    "render_json",
+    "render_markdown",
+    "render_table",
+    "tradeoff_table",
+]
 
 TEMPLATE = "ann.html.j2"
 
@@ -52,6 +59,13 @@ def describe(result: AnnRecall) -> str:
         f"{threads}, best of up to {TIMED_RUNS} runs; "
         f"exact neighbours in {result.exact_s:.2f} s; memory: {result.memory_method}"
     )
+
+
+def render_json(result: AnnRecall) -> str:
+    """The measurement as strict JSON (``AnnRecall.to_dict``)."""
+    from rankmeter.report._json import json_text
+
+    return json_text(result.to_dict())
 
 
 def render_markdown(result: AnnRecall) -> str:

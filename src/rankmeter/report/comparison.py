@@ -66,18 +66,15 @@ def legend(comparison: Comparison) -> str:
     )
 
 
+#: Which queries a comparison counts, in the policy sentence (Policies.describe).
+COMPARED_QUERIES = (
+    "queries: judged and answered by at least one system (a system without results for one "
+    "scores 0 there)"
+)
+
+
 def policies(comparison: Comparison) -> str:
-    p = comparison.settings.policies
-    rel = p.to_dict()["rel"]
-    parts = [
-        f"relevant: grade >= {rel}",
-        f"ties: {p.ties}",
-        "queries: judged and answered by at least one system (a system without results for "
-        "one scores 0 there)",
-    ]
-    if p.judged_only:
-        parts.append("judged documents only")
-    return "; ".join(parts)
+    return comparison.settings.policies.describe(queries=COMPARED_QUERIES)
 
 
 def failure_lines(comparison: Comparison, *, limit: int = 10) -> list[str]:

@@ -27,6 +27,7 @@ from rankmeter.comparison import CURVE_FAMILIES, Comparison, Difference, Failure
 from rankmeter.report import _svg
 from rankmeter.report._html import PageIds, page_head, render, safe, template_ids
 from rankmeter.report.comparison import headline, interval, legend, num, percent, pvalue, signed
+from rankmeter.results import Policies
 
 __all__ = ["DASHES", "MAX_POINTS", "PALETTE", "page_head", "render_html"]
 
@@ -154,13 +155,9 @@ def _nav(explained: bool) -> list[tuple[str, str]]:
     return links
 
 
-def _policy_text(policies: Any) -> str:
+def _policy_text(policies: Policies) -> str:
     """The evaluation policies, without the query-set part (the Queries row says it)."""
-    rel = policies.to_dict()["rel"]
-    parts = [f"relevant: grade >= {rel}", f"ties: {policies.ties}"]
-    if policies.judged_only:
-        parts.append("judged documents only")
-    return "; ".join(parts)
+    return policies.describe(queries="")
 
 
 def _level(comparison: Comparison) -> str:
