@@ -11,7 +11,7 @@ import threading
 from types import TracebackType
 from typing import Any
 
-from rankmeter._escape import visible
+from rankmeter.report import visible
 
 
 class Steps:
