@@ -130,8 +130,9 @@ def compare(
             f"{skipped} judged queries without results from any system are left out "
             f"({len(selected)} compared)"
         )
-    if test in stats.NOT_RECOMMENDED:
-        notes.append(f"{test} test: {stats.NOT_RECOMMENDED[test]}")
+    caveat = stats.not_recommended_note(test)
+    if caveat is not None:
+        notes.append(caveat)
 
     ranked = {run.name: _join(loaded_qrels, run, policies, selected) for run in systems}
     query_ids = tuple(str(q) for q in loaded_qrels._query_ids[selected])

@@ -55,31 +55,17 @@ class Settings:
         }
 
     def describe(self) -> str:
-        from rankmeter.stats import NOT_RECOMMENDED
+        """How the statistics were made, in one sentence (every report shows it)."""
+        from rankmeter.stats import describe_settings
 
-        test = {
-            "randomization": f"paired randomization test ({self.resamples:,} sign flips, "
-            f"seed {self.seed})",
-            "t": "paired t-test",
-            "bootstrap": f"paired bootstrap test ({self.resamples:,} resamples, seed {self.seed})",
-            "wilcoxon": "Wilcoxon signed-rank test",
-            "sign": "sign test",
-        }[self.test]
-        caveat = (
-            f" (not recommended: {NOT_RECOMMENDED[self.test]})"
-            if self.test in (NOT_RECOMMENDED)
-            else ""
-        )
-        correction = {
-            "holm": "Holm",
-            "bonferroni": "Bonferroni",
-            "bh": "Benjamini-Hochberg",
-            "none": "no",
-        }[self.correction]
-        return (
-            f"{test}{caveat}; {correction} correction across the comparisons shown; "
-            f"alpha {self.alpha:g}; {self.level:.0%} {'BCa' if self.interval == 'bca' else 'percentile'} "
-            f"bootstrap intervals ({self.resamples:,} resamples, seed {self.seed})"
+        return describe_settings(
+            test=self.test,
+            correction=self.correction,
+            alpha=self.alpha,
+            level=self.level,
+            interval=self.interval,
+            resamples=self.resamples,
+            seed=self.seed,
         )
 
 

@@ -9,6 +9,10 @@ Everything works on matrices of shape (n, m): ``n`` queries (rows, paired across
 - :func:`effect_sizes`: Cohen's :math:`d_z` of paired differences.
 - :func:`adjust`: Holm, Bonferroni and Benjamini-Hochberg adjusted p-values.
 - :func:`win_tie_loss`: how many queries each comparison wins, ties and loses.
+- Labels: :func:`paired_test_label`, :func:`correction_label`, :func:`correction_phrase`,
+  :func:`interval_label`, :func:`interval_phrase`, :func:`not_recommended_note` and
+  :func:`describe_settings` spell every test, correction and interval method, the same way in
+  every output.
 
 Reproducibility: randomised results draw their random sign patterns and bootstrap resamples
 from ``numpy.random.Generator(PCG64(seed))``, in chunks fixed by ``(seed, n, resamples)``
@@ -31,7 +35,19 @@ from __future__ import annotations
 from rankmeter.stats._checks import MAX_RESAMPLES, FloatArray, IntArray
 from rankmeter.stats._corrections import adjust
 from rankmeter.stats._intervals import bootstrap_intervals
-from rankmeter.stats._names import CORRECTIONS, INTERVALS, NOT_RECOMMENDED, TESTS
+from rankmeter.stats._names import (
+    CORRECTIONS,
+    INTERVALS,
+    NOT_RECOMMENDED,
+    TESTS,
+    correction_label,
+    correction_phrase,
+    describe_settings,
+    interval_label,
+    interval_phrase,
+    not_recommended_note,
+    paired_test_label,
+)
 from rankmeter.stats._paired import effect_sizes, paired_pvalues, win_tie_loss
 
 __all__ = [
@@ -44,7 +60,14 @@ __all__ = [
     "IntArray",
     "adjust",
     "bootstrap_intervals",
+    "correction_label",
+    "correction_phrase",
+    "describe_settings",
     "effect_sizes",
+    "interval_label",
+    "interval_phrase",
+    "not_recommended_note",
     "paired_pvalues",
+    "paired_test_label",
     "win_tie_loss",
 ]
