@@ -3,12 +3,17 @@
 Everything works on matrices of shape (n, m): ``n`` queries (rows, paired across columns) and
 ``m`` comparisons (columns), vectorised over columns. A 1-D input is one column.
 
+- :func:`paired_test`: everything a paired comparison reports, as a :class:`PairedTest`: the
+  p-value, the interval of the mean difference, the effect size and win/tie/loss counts.
 - :func:`paired_pvalues`: two-sided p-values of paired tests (:data:`TESTS`); the default
   randomization test is the one to use for IR metrics (Smucker, Allan & Carterette, 2007).
-- :func:`bootstrap_intervals`: percentile or BCa confidence intervals of column means.
+- :func:`bootstrap_intervals`: percentile or BCa confidence intervals of column means, as a
+  :class:`ConfidenceInterval` (it unpacks as ``low, high``).
 - :func:`effect_sizes`: Cohen's :math:`d_z` of paired differences.
-- :func:`adjust`: Holm, Bonferroni and Benjamini-Hochberg adjusted p-values.
-- :func:`win_tie_loss`: how many queries each comparison wins, ties and loses.
+- :func:`adjust`: Holm, Bonferroni and Benjamini-Hochberg adjusted p-values; :func:`correct`
+  adds which are significant at ``alpha``, as a :class:`Correction`.
+- :func:`win_tie_loss`: how many queries each comparison wins, ties and loses, as a
+  :class:`WinTieLoss` (it unpacks as ``wins, ties, losses``).
 - Labels: :func:`paired_test_label`, :func:`correction_label`, :func:`correction_phrase`,
   :func:`interval_label`, :func:`interval_phrase`, :func:`not_recommended_note` and
   :func:`describe_settings` spell every test, correction and interval method, the same way in
@@ -33,7 +38,7 @@ Bad arguments raise :class:`rankmeter.errors.PolicyError` naming the value and t
 from __future__ import annotations
 
 from rankmeter.stats._checks import MAX_RESAMPLES, FloatArray, IntArray
-from rankmeter.stats._corrections import adjust
+from rankmeter.stats._corrections import adjust, correct
 from rankmeter.stats._intervals import bootstrap_intervals
 from rankmeter.stats._names import (
     CORRECTIONS,
@@ -48,7 +53,8 @@ from rankmeter.stats._names import (
     not_recommended_note,
     paired_test_label,
 )
-from rankmeter.stats._paired import effect_sizes, paired_pvalues, win_tie_loss
+from rankmeter.stats._paired import effect_sizes, paired_pvalues, paired_test, win_tie_loss
+from rankmeter.stats._results import ConfidenceInterval, Correction, PairedTest, WinTieLoss
 
 __all__ = [
     "CORRECTIONS",
@@ -56,10 +62,15 @@ __all__ = [
     "MAX_RESAMPLES",
     "NOT_RECOMMENDED",
     "TESTS",
+    "ConfidenceInterval",
+    "Correction",
     "FloatArray",
     "IntArray",
+    "PairedTest",
+    "WinTieLoss",
     "adjust",
     "bootstrap_intervals",
+    "correct",
     "correction_label",
     "correction_phrase",
     "describe_settings",
@@ -68,6 +79,7 @@ __all__ = [
     "interval_phrase",
     "not_recommended_note",
     "paired_pvalues",
+    "paired_test",
     "paired_test_label",
     "win_tie_loss",
 ]
