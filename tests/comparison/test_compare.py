@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pytest
 
@@ -32,29 +33,82 @@ def test_baseline_choice(data: tuple[dict, dict]) -> None:
     result = compare(qrels, runs, ["P@5"], baseline="better", resamples=200)
     assert result.systems[0] == "better" and result.baseline == "better"
     assert {d.system for d in result.differences} == {"base", "noisy"}
-    with pytest.raises(PolicyError, match="baseline 'nope' is not one of the runs: base, better"):
+    with pytest.raises(
+        PolicyError,
+        match=r"^baseline='nope' must be one of 'base', 'better', 'noisy' \(the name of one of "
+        r"the runs\)$",
+    ):
         compare(qrels, runs, ["P@5"], baseline="nope")
 
 
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"test": "z"}, "test='z' is not a paired test; use one of randomization, t, bootstrap"),
-        ({"correction": "fdr"}, "correction='fdr' is not known; use one of holm, bonferroni, bh"),
-        ({"alpha": 1.5}, "alpha=1.5 must be a number between 0 and 1"),
-        ({"level": 95}, "level=95 must be a number between 0 and 1"),
-        ({"resamples": 0}, "resamples=0 must be a whole number >= 1"),
-        ({"seed": -1}, "seed=-1 must be a whole number >= 0"),
-        ({"interval": "normal"}, "interval='normal' is not known; use one of bca, percentile"),
-        ({"min_segment": 0}, "min_segment=0 must be a whole number >= 1"),
-        ({"worst": -2}, "worst=-2 must be a whole number >= 0"),
-        ({"cutoff": 0}, "cutoff=0 must be a whole number >= 1"),
+        (
+            {"test": "z"},
+            "test='z' must be one of 'randomization', 't', 'bootstrap', 'wilcoxon', 'sign' "
+            "(the paired test)",
+        ),
+        (
+            {"correction": "fdr"},
+            "correction='fdr' must be one of 'holm', 'bonferroni', 'bh', 'none' "
+            "(the multiple-comparison correction)",
+        ),
+        (
+            {"alpha": 1.5},
+            "alpha=1.5 must be a number strictly between 0 and 1 (the significance level)",
+        ),
+        (
+            {"alpha": float("nan")},
+            "alpha=nan must be a number strictly between 0 and 1 (the significance level)",
+        ),
+        ({"level": 95}, "level=95 must be a number strictly between 0 and 1 (e.g. 0.95 for 95%)"),
+        (
+            {"resamples": 0},
+            "resamples=0 must be an integer >= 1 (randomizations and bootstrap resamples)",
+        ),
+        (
+            {"resamples": True},
+            "resamples=True must be an integer >= 1 (randomizations and bootstrap resamples)",
+        ),
+        (
+            {"seed": -1},
+            "seed=-1 must be an integer >= 0 (the seed of the random number generator)",
+        ),
+        (
+            {"seed": 1.5},
+            "seed=1.5 must be an integer >= 0 (the seed of the random number generator)",
+        ),
+        (
+            {"interval": "normal"},
+            "interval='normal' must be one of 'bca', 'percentile' (the bootstrap interval method)",
+        ),
+        (
+            {"min_segment": 0},
+            "min_segment=0 must be an integer >= 1 (smaller segments are shown, never flagged)",
+        ),
+        (
+            {"worst": -2},
+            "worst=-2 must be an integer >= 0 (how many of the most-losing queries to list per "
+            "system)",
+        ),
+        (
+            {"cutoff": 0},
+            "cutoff=0 must be an integer >= 1 (no relevant result in the top cutoff is a failure)",
+        ),
     ],
 )
 def test_bad_settings_are_named(data: tuple[dict, dict], kwargs: dict, message: str) -> None:
     qrels, runs = data
-    with pytest.raises(PolicyError, match=message.replace("(", r"\(").replace(")", r"\)")):
+    with pytest.raises(PolicyError) as caught:
         compare(qrels, runs, ["P@5"], **kwargs)
+    assert str(caught.value) == message
+
+
+def test_settings_are_checked_before_any_input_is_read(tmp_path: Path) -> None:
+    missing = tmp_path / "missing.qrels"
+    with pytest.raises(PolicyError, match=r"^seed=-1 must be an integer >= 0"):
+        compare(missing, [missing, missing], seed=-1)
 
 
 def test_one_run_is_not_a_comparison(data: tuple[dict, dict]) -> None:

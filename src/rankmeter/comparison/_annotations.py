@@ -9,7 +9,8 @@ from typing import Any
 from rankmeter.errors import FormatError, PolicyError
 
 
-def _load_queries(queries: Any) -> dict[str, str]:
+def load_texts(queries: Any) -> dict[str, str]:
+    """Query texts from a path (TSV or BEIR JSONL) or a dict ``{query: text}``; none for None."""
     if queries is None:
         return {}
     if isinstance(queries, Mapping):
@@ -23,7 +24,8 @@ def _load_queries(queries: Any) -> dict[str, str]:
     )
 
 
-def _load_segments(segments: Any) -> dict[str, dict[str, str]]:
+def load_segments(segments: Any) -> dict[str, dict[str, str]]:
+    """Segments from a path (a table ``query id -> tag columns``) or ``{column: {query: value}}``."""
     if segments is None:
         return {}
     if isinstance(segments, (str, os.PathLike)):
@@ -64,7 +66,7 @@ def _none_compared(known: list[str], query_ids: tuple[str, ...]) -> str:
     )
 
 
-def _segment_coverage(
+def segment_coverage(
     segments: Mapping[str, Mapping[str, str]], query_ids: tuple[str, ...], given: Any
 ) -> list[str]:
     """A note on how the segments' query ids meet the compared queries (none when they are
@@ -98,7 +100,7 @@ def _segment_coverage(
     return [note]
 
 
-def _text_coverage(texts: Mapping[str, str], query_ids: tuple[str, ...], given: Any) -> list[str]:
+def text_coverage(texts: Mapping[str, str], query_ids: tuple[str, ...], given: Any) -> list[str]:
     """Texts are decoration: a note only when none of them belongs to a compared query."""
     if not texts or any(q in texts for q in query_ids):
         return []

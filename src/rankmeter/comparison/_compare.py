@@ -5,20 +5,19 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-import numpy as np
-
+from rankmeter import _validate
 from rankmeter.comparison._annotations import (
-    _load_queries,
-    _load_segments,
-    _segment_coverage,
-    _text_coverage,
+    load_segments,
+    load_texts,
+    segment_coverage,
+    text_coverage,
 )
-from rankmeter.comparison._curves import CURVE_FAMILIES, _curves
-from rankmeter.comparison._failures import _explanations, _failures
-from rankmeter.comparison._queries import _join
-from rankmeter.comparison._records import Comparison, Settings, SystemMean
-from rankmeter.comparison._segments import _segment_groups, _segments
-from rankmeter.comparison._summaries import _differences, _Options, _summaries
+from rankmeter.comparison._curves import CURVE_FAMILIES, mean_curves
+from rankmeter.comparison._failures import explain_worst, failures_of
+from rankmeter.comparison._queries import join_compared, select_queries
+from rankmeter.comparison._records import Comparison, Settings
+from rankmeter.comparison._segments import segment_groups, segment_results
+from rankmeter.comparison._summaries import differences, summarise, system_means
 from rankmeter.data import Qrels
 from rankmeter.data.run import check_ties
 from rankmeter.errors import PolicyError
@@ -90,12 +89,32 @@ def compare(
     """
     from rankmeter import stats
 
+    # Every argument is checked before any file is read, in the order of the signature.
     policies = _policies(rel, True, judged_only, check_ties(ties))
-    _check_settings(test, correction, alpha, resamples, seed, interval, level, min_segment)
-    if isinstance(worst, bool) or not isinstance(worst, int) or worst < 0:
-        raise PolicyError(f"worst={worst!r} must be a whole number >= 0")
-    if isinstance(cutoff, bool) or not isinstance(cutoff, int) or cutoff < 1:
-        raise PolicyError(f"cutoff={cutoff!r} must be a whole number >= 1")
+    test = _validate.choice("test", test, stats.TESTS, what="the paired test")
+    correction = _validate.choice(
+        "correction", correction, stats.CORRECTIONS, what="the multiple-comparison correction"
+    )
+    interval = _validate.choice(
+        "interval", interval, stats.INTERVALS, what="the bootstrap interval method"
+    )
+    alpha = _validate.real(
+        "alpha", alpha, low=0, high=1, open_low=True, open_high=True, what="the significance level"
+    )
+    level = _validate.real(
+        "level", level, low=0, high=1, open_low=True, open_high=True, what="e.g. 0.95 for 95%"
+    )
+    resamples = stats.check_resamples(resamples, what="randomizations and bootstrap resamples")
+    seed = _validate.integer("seed", seed, low=0, what="the seed of the random number generator")
+    min_segment = _validate.integer(
+        "min_segment", min_segment, low=1, what="smaller segments are shown, never flagged"
+    )
+    worst = _validate.integer(
+        "worst", worst, low=0, what="how many of the most-losing queries to list per system"
+    )
+    cutoff = _validate.integer(
+        "cutoff", cutoff, low=1, what="no relevant result in the top cutoff is a failure"
+    )
     measures = parse_metrics(DEFAULT_METRICS if metrics is None else _as_names(metrics))
     loaded_qrels = Qrels.load(qrels)
     loaded = _load_runs(runs, policies.ties)
@@ -105,137 +124,72 @@ def compare(
         )
     names = [r.name for r in loaded]
     base = names[0] if baseline is None else str(baseline)
-    if base not in names:
-        raise PolicyError(f"baseline {base!r} is not one of the runs: {', '.join(names)}")
+    base = _validate.choice("baseline", base, names, what="the name of one of the runs")
     order = [base, *(n for n in names if n != base)]
     by_name = {r.name: r for r in loaded}
-    systems = [by_name[n] for n in order]
+    settings = Settings(
+        baseline=base,
+        test=test,
+        correction=correction,
+        alpha=alpha,
+        resamples=resamples,
+        seed=seed,
+        interval=interval,
+        level=level,
+        min_segment=min_segment,
+        cutoff=cutoff,
+        policies=policies,
+    )
 
-    # The compared queries: judged queries that some system answered (qrels order).
-    answered_by = {run.name: {str(q) for q in run._query_ids} for run in systems}
-    answered = np.zeros(loaded_qrels.n_queries, dtype=bool)
-    index = loaded_qrels.query_rows()
-    for queries_answered in answered_by.values():
-        answered[[index[q] for q in queries_answered if q in index]] = True
-    selected = np.flatnonzero(answered)
-    if len(selected) == 0:
-        raise PolicyError(
-            "no run has results for any judged query: check that the runs and the qrels belong "
-            "together"
-        )
-    notes = []
-    skipped = loaded_qrels.n_queries - len(selected)
-    if skipped:
-        notes.append(
-            f"{skipped} judged queries without results from any system are left out "
-            f"({len(selected)} compared)"
-        )
+    compared = select_queries(loaded_qrels, [by_name[n] for n in order])
+    notes = compared.note()
     caveat = stats.not_recommended_note(test)
     if caveat is not None:
         notes.append(caveat)
-
-    ranked = {run.name: _join(loaded_qrels, run, policies, selected) for run in systems}
-    query_ids = tuple(str(q) for q in loaded_qrels._query_ids[selected])
+    ranked = {n: join_compared(loaded_qrels, by_name[n], policies, compared.rows) for n in order}
     # Read before the resampling, so that a file that belongs elsewhere fails at once.
-    segment_table = _load_segments(segments)
-    notes += _segment_coverage(segment_table, query_ids, segments)
+    segment_table = load_segments(segments)
+    notes += segment_coverage(segment_table, compared.ids, segments)
     scores = {m.label: {n: m.compute(ranked[n]) for n in order} for m in measures}
     metric_names = tuple(m.label for m in measures)
 
-    options = _Options(stats, test, correction, interval, level, resamples, seed)
-    mean_rows, tested = _summaries(order, metric_names, scores, options, correction)
-    means = tuple(SystemMean(*row) for row in mean_rows)
-    differences = _differences(tested, scores, base, alpha)
-    texts = _load_queries(queries)
-    notes += _text_coverage(texts, query_ids, queries)
+    summary = summarise(order, metric_names, scores, settings)
+    corrected = stats.correct(summary.tested.pvalue, correction, alpha=alpha)
+    texts = load_texts(queries)
+    notes += text_coverage(texts, compared.ids, queries)
     failures = tuple(
-        _failures(
+        failures_of(
             n,
-            base,
-            metric_names[0],
-            scores,
-            ranked[n],
-            answered_by[n],
-            query_ids,
-            texts,
-            worst,
-            cutoff,
-            policies,
+            base=base,
+            metric=metric_names[0],
+            scores=scores,
+            ranked=ranked[n],
+            queries=compared,
+            texts=texts,
+            worst=worst,
+            cutoff=cutoff,
+            policies=policies,
         )
         for n in order
     )
-    explanations = _explanations(loaded_qrels, by_name, base, measures[0], failures, policies)
-    groups = _segment_groups(segment_table, query_ids)
-    segment_rows, segment_means = _segments(
-        groups, order, metric_names, scores, options, alpha, min_segment
+    explanations = explain_worst(loaded_qrels, by_name, base, measures[0], failures, policies)
+    segment_rows, segment_means = segment_results(
+        segment_groups(segment_table, compared.ids), order, metric_names, scores, settings
     )
-    by_system = {n: _curves(ranked[n], policies.rel) for n in order}
-    curves = {family: {n: by_system[n][family] for n in order} for family in CURVE_FAMILIES}
-    settings = Settings(
-        base,
-        test,
-        correction,
-        float(alpha),
-        resamples,
-        seed,
-        interval,
-        float(level),
-        min_segment,
-        cutoff,
-        policies,
-    )
+    by_system = {n: mean_curves(ranked[n], policies.rel) for n in order}
     return Comparison(
-        tuple(order),
-        metric_names,
-        query_ids,
-        scores,
-        means,
-        differences,
-        failures,
-        segment_rows,
-        segment_means,
-        curves,
-        settings,
-        tuple(notes),
-        {q: texts[q] for q in query_ids if q in texts},
-        explanations,
+        systems=tuple(order),
+        metrics=metric_names,
+        query_ids=compared.ids,
+        scores=scores,
+        means=system_means(summary),
+        differences=differences(summary, scores, base, corrected),
+        failures=failures,
+        segments=segment_rows,
+        segment_means=segment_means,
+        curves={family: {n: by_system[n][family] for n in order} for family in CURVE_FAMILIES},
+        settings=settings,
+        notes=tuple(notes),
+        queries={q: texts[q] for q in compared.ids if q in texts},
+        explanations=explanations,
     )
-
-
-def _check_settings(
-    test: str,
-    correction: str,
-    alpha: float,
-    resamples: int,
-    seed: int,
-    interval: str,
-    level: float,
-    min_segment: int,
-) -> None:
-    from rankmeter import stats
-
-    if test not in stats.TESTS:
-        raise PolicyError(
-            f"test={test!r} is not a paired test; use one of {', '.join(stats.TESTS)}"
-        )
-    if correction not in stats.CORRECTIONS:
-        raise PolicyError(
-            f"correction={correction!r} is not known; use one of {', '.join(stats.CORRECTIONS)}"
-        )
-    if interval not in stats.INTERVALS:
-        raise PolicyError(
-            f"interval={interval!r} is not known; use one of {', '.join(stats.INTERVALS)}"
-        )
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
-        raise PolicyError(f"alpha={alpha!r} must be a number between 0 and 1")
-    if isinstance(level, bool) or not isinstance(level, (int, float)) or not 0 < level < 1:
-        raise PolicyError(f"level={level!r} must be a number between 0 and 1 (e.g. 0.95)")
-    if isinstance(resamples, bool) or not isinstance(resamples, int) or resamples < 1:
-        raise PolicyError(f"resamples={resamples!r} must be a whole number >= 1")
-    from rankmeter.stats._checks import check_resample_limit
-
-    check_resample_limit(resamples)
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise PolicyError(f"seed={seed!r} must be a whole number >= 0")
-    if isinstance(min_segment, bool) or not isinstance(min_segment, int) or min_segment < 1:
-        raise PolicyError(f"min_segment={min_segment!r} must be a whole number >= 1")

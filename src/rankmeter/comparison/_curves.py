@@ -12,7 +12,7 @@ CURVE_FAMILIES = ("nDCG", "P", "R")
 CURVE_DEPTH = 100
 
 
-def _curves(ranked: Ranked, rel: float) -> dict[str, FloatArray]:
+def mean_curves(ranked: Ranked, rel: float) -> dict[str, FloatArray]:
     """Mean nDCG@k, P@k and R@k for k = 1..CURVE_DEPTH from one pass over the top results:
     per-query running sums along the ranks (a query-by-rank matrix), added in rank order as
     the kernels add them, so every point equals what evaluate() gives for that cutoff."""

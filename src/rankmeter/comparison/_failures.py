@@ -8,38 +8,45 @@ from typing import Any
 
 import numpy as np
 
+from rankmeter.comparison._queries import ComparedQueries
 from rankmeter.comparison._records import Failures, QueryLoss
+from rankmeter.comparison._summaries import Scores
 from rankmeter.data import Qrels, Run
-from rankmeter.data._columns import FloatArray
 from rankmeter.metrics import Metric, parse_metric
 from rankmeter.metrics._ranked import Ranked
 from rankmeter.results import Policies
 
+#: The points of the distribution of per-query differences each failure list gives.
+QUANTILES = ("min", "5%", "25%", "median", "75%", "95%", "max")
 
-def _failures(
+
+def failures_of(
     system: str,
+    *,
     base: str,
     metric: str,
-    scores: Mapping[str, Mapping[str, FloatArray]],
+    scores: Scores,
     ranked: Ranked,
-    answered: set[str],
-    query_ids: tuple[str, ...],
+    queries: ComparedQueries,
     texts: Mapping[str, str],
     worst: int,
     cutoff: int,
     policies: Policies,
 ) -> Failures:
+    """Where ``system`` fails on ``metric`` (the baseline's list has no worst queries)."""
+    query_ids = queries.ids
+    answered = queries.answered[system]
     values = scores[metric][system]
     diffs = values - scores[metric][base]
     order = np.lexsort((np.arange(len(diffs)), diffs))
     losers = [int(i) for i in order[:worst] if diffs[i] < 0]
     lost = tuple(
         QueryLoss(
-            query_ids[i],
-            texts.get(query_ids[i]),
-            float(scores[metric][base][i]),
-            float(values[i]),
-            float(diffs[i]),
+            query=query_ids[i],
+            text=texts.get(query_ids[i]),
+            baseline=float(scores[metric][base][i]),
+            system=float(values[i]),
+            difference=float(diffs[i]),
         )
         for i in losers
     )
@@ -52,15 +59,14 @@ def _failures(
     if len(diffs):
         points = np.quantile(diffs, [0, 0.05, 0.25, 0.5, 0.75, 0.95, 1])
     else:
-        points = np.full(7, np.nan)
-    names = ("min", "5%", "25%", "median", "75%", "95%", "max")
+        points = np.full(len(QUANTILES), np.nan)
     return Failures(
-        system,
-        metric,
-        lost if system != base else (),
-        no_results,
-        nothing,
-        MappingProxyType({k: float(v) for k, v in zip(names, points, strict=True)}),
+        system=system,
+        metric=metric,
+        worst=lost if system != base else (),
+        no_results=no_results,
+        nothing_relevant=nothing,
+        quantiles=MappingProxyType({k: float(v) for k, v in zip(QUANTILES, points, strict=True)}),
     )
 
 
@@ -68,7 +74,7 @@ def _number(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else repr(float(value))
 
 
-def _explanations(
+def explain_worst(
     qrels: Qrels,
     runs: Mapping[str, Run],
     base: str,

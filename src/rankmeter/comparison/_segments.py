@@ -1,17 +1,21 @@
-"""Segments of queries (``column=value``), each system against the baseline within each."""
+"""Segments of queries (``column=value``): each system against the baseline within each.
+
+Segments of at least ``min_segment`` queries are tested and corrected together, as one family
+across segments, systems and metrics; smaller ones are shown but never flagged.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from rankmeter.comparison._records import SegmentMean, SegmentResult
-from rankmeter.comparison._summaries import _Options, _summaries
+from rankmeter.comparison._records import SegmentMean, SegmentResult, Settings
+from rankmeter.comparison._summaries import Scores, Summary, summarise
 from rankmeter.data._columns import FloatArray, IntArray, natural_order
 
 
-def _segment_groups(
+def segment_groups(
     segments: Mapping[str, Mapping[str, str]], query_ids: tuple[str, ...]
 ) -> list[tuple[str, IntArray]]:
     """``(column=value, rows of the compared queries in it)`` for every tag value."""
@@ -25,46 +29,76 @@ def _segment_groups(
     return groups
 
 
-def _subset(
-    scores: Mapping[str, Mapping[str, FloatArray]], rows: IntArray
-) -> dict[str, dict[str, FloatArray]]:
+def _subset(scores: Scores, rows: IntArray) -> dict[str, dict[str, FloatArray]]:
     return {m: {s: v[rows] for s, v in by_system.items()} for m, by_system in scores.items()}
 
 
-def _segments(
+def segment_results(
     groups: list[tuple[str, IntArray]],
-    order: list[str],
-    metrics: tuple[str, ...],
-    scores: Mapping[str, Mapping[str, FloatArray]],
-    options: _Options,
-    alpha: float,
-    min_segment: int,
+    order: Sequence[str],
+    metrics: Sequence[str],
+    scores: Scores,
+    settings: Settings,
 ) -> tuple[tuple[SegmentResult, ...], tuple[SegmentMean, ...]]:
-    """Each segment's means and differences. Segments of at least ``min_segment`` queries are
-    tested and corrected together (one family across segments, systems and metrics); smaller
-    ones are shown but never flagged."""
+    """Each segment's means, and each system against the baseline within each segment."""
+    from rankmeter import stats
+
     base = order[0]
-    found = []
-    means = []
+    summaries: list[tuple[str, Scores, Summary]] = []
+    means: list[SegmentMean] = []
     for name, rows in groups:
         if len(rows) == 0:
             continue
         subset = _subset(scores, rows)
-        mean_rows, tested = _summaries(order, metrics, subset, options, "none")
-        means += [SegmentMean(name, *row) for row in mean_rows]
-        found += [(name, subset, m, s, len(rows), row) for m, s, row in tested]
-    family = [i for i, f in enumerate(found) if f[4] >= min_segment]
-    corrected = np.full(len(found), np.nan)
-    if family:
-        tested_p = np.asarray([found[i][5][0] for i in family], dtype=np.float64)
-        corrected[family] = options.stats.adjust(tested_p, options.correction)
+        summary = summarise(order, metrics, subset, settings)
+        summaries.append((name, subset, summary))
+        means += [
+            SegmentMean(
+                segment=name,
+                system=system,
+                metric=metric,
+                mean=float(summary.mean_values[i]),
+                low=float(summary.low[i]),
+                high=float(summary.high[i]),
+                n=summary.n,
+            )
+            for i, (metric, system) in enumerate(summary.means)
+        ]
+    # The family: every comparison in a segment of at least min_segment queries (NaN: not in
+    # it, so it neither counts in the family nor gets a corrected p-value).
+    in_family = [
+        summary.tested.pvalue[i] if summary.n >= settings.min_segment else np.nan
+        for _, _, summary in summaries
+        for i in range(len(summary.differences))
+    ]
+    corrected = stats.correct(
+        np.asarray(in_family, dtype=np.float64), settings.correction, alpha=settings.alpha
+    )
     out = []
-    for i, (name, subset, m, s, n, row) in enumerate(found):
-        p, low, high = row[0], row[2], row[3]
-        small = n < min_segment
-        b = float(subset[m][base].mean())
-        v = float(subset[m][s].mean())
-        pc = float(corrected[i])
-        flagged = bool(not small and v < b and pc < alpha)
-        out.append(SegmentResult(name, s, m, n, b, v, v - b, low, high, p, pc, small, flagged))
+    position = 0
+    for name, part, summary in summaries:
+        small = summary.n < settings.min_segment
+        tested = summary.tested
+        for i, (metric, system) in enumerate(summary.differences):
+            b = float(part[metric][base].mean())
+            v = float(part[metric][system].mean())
+            significant = bool(corrected.significant[position])
+            out.append(
+                SegmentResult(
+                    segment=name,
+                    system=system,
+                    metric=metric,
+                    n=summary.n,
+                    baseline_mean=b,
+                    system_mean=v,
+                    difference=v - b,
+                    low=float(tested.low[i]),
+                    high=float(tested.high[i]),
+                    p_value=float(tested.pvalue[i]),
+                    p_corrected=float(corrected.adjusted[position]),
+                    small=small,
+                    flagged=bool(not small and v < b and significant),
+                )
+            )
+            position += 1
     return tuple(out), tuple(means)

@@ -1,18 +1,98 @@
-"""Means, differences and their statistics: what rankmeter.stats computes, made into records."""
+"""Means, differences and their statistics: rankmeter.stats results, made into records.
+
+One bootstrap pass serves every mean and every difference of a set of queries: the resamples
+are shared by all columns (common random numbers), and a column's interval does not depend on
+the columns that come with it, so the intervals of the differences are handed on to
+:func:`rankmeter.stats.paired_test` instead of being resampled again.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
-from rankmeter.comparison._records import Difference
+from rankmeter.comparison._records import Difference, Settings, SystemMean
 from rankmeter.data._columns import FloatArray
+from rankmeter.stats import Correction, PairedTest
+
+#: ``{metric: {system: per-query values}}``, all aligned with the same queries.
+Scores = Mapping[str, Mapping[str, FloatArray]]
 
 
-def _matrix(
-    scores: Mapping[str, Mapping[str, FloatArray]], pairs: list[tuple[str, str]], base: str | None
+@dataclass(frozen=True)
+class Summary:
+    """Every system's mean with its interval, and every other system tested against the
+    baseline, on one set of queries.
+
+    Attributes
+    ----------
+    means : ``(metric, system)`` of each mean, baseline first, per metric
+    mean_values, low, high : each mean and its bootstrap interval (NaN below two queries)
+    differences : ``(metric, system)`` of each comparison with the baseline
+    tested : the paired test of each comparison, in the order of ``differences``
+    n : the number of queries
+    """
+
+    means: tuple[tuple[str, str], ...]
+    mean_values: FloatArray
+    low: FloatArray
+    high: FloatArray
+    differences: tuple[tuple[str, str], ...]
+    tested: PairedTest
+    n: int
+
+
+def summarise(
+    order: Sequence[str], metrics: Sequence[str], scores: Scores, settings: Settings
+) -> Summary:
+    """The means and the paired tests of ``scores``; ``order[0]`` is the baseline."""
+    from rankmeter import stats
+
+    base = order[0]
+    means = tuple((m, s) for m in metrics for s in order)
+    differences = tuple((m, s) for m in metrics for s in order[1:])
+    values = score_matrix(scores, means)
+    diffs = score_matrix(scores, differences, base)
+    n, k = values.shape
+    if n < 2:
+        # No interval, test or effect size from fewer than two queries: NaN (shown as "–");
+        # what happened on each query is known whatever n is, and counted.
+        low = high = np.full(k, np.nan)
+        bounds = None
+    else:
+        both = stats.bootstrap_intervals(
+            np.hstack([values, diffs]),
+            level=settings.level,
+            method=settings.interval,
+            resamples=settings.resamples,
+            seed=settings.seed,
+        )
+        low, high = both.low[:k], both.high[:k]
+        bounds = both.select(slice(k, None))
+    tested = stats.paired_test(
+        diffs,
+        settings.test,
+        interval=settings.interval,
+        level=settings.level,
+        resamples=settings.resamples,
+        seed=settings.seed,
+        bounds=bounds,
+    )
+    return Summary(
+        means=means,
+        mean_values=np.array([values[:, i].mean() for i in range(k)]),
+        low=low,
+        high=high,
+        differences=differences,
+        tested=tested,
+        n=n,
+    )
+
+
+def score_matrix(
+    scores: Scores, pairs: Sequence[tuple[str, str]], base: str | None = None
 ) -> FloatArray:
     """Columns of per-query values (or differences from ``base``) for (metric, system) pairs."""
     columns = []
@@ -22,119 +102,47 @@ def _matrix(
     return np.column_stack(columns) if columns else np.zeros((0, 0))
 
 
-class _Options:
-    """The statistical settings every summary of a comparison is made with."""
-
-    def __init__(
-        self,
-        stats: Any,
-        test: str,
-        correction: str,
-        interval: str,
-        level: float,
-        resamples: int,
-        seed: int,
-    ) -> None:
-        self.stats, self.test, self.correction = stats, test, correction
-        self.interval, self.level, self.resamples, self.seed = interval, level, resamples, seed
-
-
-Tested = tuple[float, float, float, float, float, int, int, int]
-
-
-def _summaries(
-    order: list[str],
-    metrics: tuple[str, ...],
-    scores: Mapping[str, Mapping[str, FloatArray]],
-    options: _Options,
-    correction: str,
-) -> tuple[list[tuple[str, str, float, float, float, int]], list[tuple[str, str, Tested]]]:
-    """Every system's mean with its interval, and every system against the baseline (p,
-    corrected p, interval, effect size, win/tie/loss): one bootstrap pass serves both, the
-    resamples being shared by all columns."""
-    stats = options.stats
-    base = order[0]
-    mean_pairs = [(m, s) for m in metrics for s in order]
-    diff_pairs = [(m, s) for m in metrics for s in order[1:]]
-    values = _matrix(scores, mean_pairs, None)
-    diffs = _matrix(scores, diff_pairs, base)
-    n = len(values)
-    # What happened on each query is known whatever n is: counted always.
-    wins, ties, losses = stats.win_tie_loss(diffs)
-    if n < 2:
-        # No interval, test or effect size from fewer than two queries: NaN (shown as "–").
-        nan = float("nan")
-        means = [
-            (s, m, float(values[:, i].mean()), nan, nan, n) for i, (m, s) in enumerate(mean_pairs)
-        ]
-        untested = [
-            (m, s, (nan, nan, nan, nan, nan, int(wins[i]), int(ties[i]), int(losses[i])))
-            for i, (m, s) in enumerate(diff_pairs)
-        ]
-        return means, untested
-    low, high = stats.bootstrap_intervals(
-        np.hstack([values, diffs]),
-        level=options.level,
-        method=options.interval,
-        resamples=options.resamples,
-        seed=options.seed,
-    )
-    k = values.shape[1]
-    means = [
-        (s, m, float(values[:, i].mean()), float(low[i]), float(high[i]), n)
-        for i, (m, s) in enumerate(mean_pairs)
-    ]
-    p = stats.paired_pvalues(diffs, options.test, resamples=options.resamples, seed=options.seed)
-    corrected = stats.adjust(p, correction)
-    d_z = stats.effect_sizes(diffs)
-    tested = [
-        (
-            m,
-            s,
-            (
-                float(p[i]),
-                float(corrected[i]),
-                float(low[k + i]),
-                float(high[k + i]),
-                float(d_z[i]),
-                int(wins[i]),
-                int(ties[i]),
-                int(losses[i]),
-            ),
+def system_means(summary: Summary) -> tuple[SystemMean, ...]:
+    return tuple(
+        SystemMean(
+            system=system,
+            metric=metric,
+            mean=float(summary.mean_values[i]),
+            low=float(summary.low[i]),
+            high=float(summary.high[i]),
+            n=summary.n,
         )
-        for i, (m, s) in enumerate(diff_pairs)
-    ]
-    return means, tested
+        for i, (metric, system) in enumerate(summary.means)
+    )
 
 
-def _differences(
-    tested: list[tuple[str, str, Tested]],
-    scores: Mapping[str, Mapping[str, FloatArray]],
-    base: str,
-    alpha: float,
+def differences(
+    summary: Summary, scores: Scores, base: str, corrected: Correction
 ) -> tuple[Difference, ...]:
+    """Each system against the baseline, with the p-values ``corrected`` for the family."""
+    tested = summary.tested
     out = []
-    for m, s, (p, pc, low, high, d_z, wins, ties, losses) in tested:
-        b, v = float(scores[m][base].mean()), float(scores[m][s].mean())
+    for i, (metric, system) in enumerate(summary.differences):
+        b, v = float(scores[metric][base].mean()), float(scores[metric][system].mean())
         out.append(
             Difference(
-                s,
-                base,
-                m,
-                len(scores[m][base]),
-                b,
-                v,
-                v - b,
-                (v - b) / b if b else float("nan"),
-                low,
-                high,
-                d_z,
-                p,
-                pc,
-                bool(pc < alpha),
-                wins,
-                ties,
-                losses,
+                system=system,
+                baseline=base,
+                metric=metric,
+                n=len(scores[metric][base]),
+                baseline_mean=b,
+                system_mean=v,
+                difference=v - b,
+                relative=(v - b) / b if b else float("nan"),
+                low=float(tested.low[i]),
+                high=float(tested.high[i]),
+                effect_size=float(tested.effect_size[i]),
+                p_value=float(tested.pvalue[i]),
+                p_corrected=float(corrected.adjusted[i]),
+                significant=bool(corrected.significant[i]),
+                wins=int(tested.wins[i]),
+                ties=int(tested.ties[i]),
+                losses=int(tested.losses[i]),
             )
         )
     return tuple(out)

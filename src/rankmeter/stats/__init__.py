@@ -30,7 +30,8 @@ by BLAS, and a machine whose BLAS kernels round differently may differ in their 
 
 At most :data:`MAX_RESAMPLES` (10,000,000) resamples are drawn: the intervals keep every
 bootstrap mean (8 bytes per resample and column) and the time grows with resamples times
-queries; a larger count is refused up front with a :class:`rankmeter.errors.PolicyError`.
+queries; a larger count is refused up front with a :class:`rankmeter.errors.PolicyError`
+(:func:`check_resamples` is that check, for callers that take a count and resample later).
 
 Bad arguments raise :class:`rankmeter.errors.PolicyError` naming the value and the choices.
 """
@@ -38,6 +39,7 @@ Bad arguments raise :class:`rankmeter.errors.PolicyError` naming the value and t
 from __future__ import annotations
 
 from rankmeter.stats._checks import MAX_RESAMPLES, FloatArray, IntArray
+from rankmeter.stats._checks import resamples as check_resamples
 from rankmeter.stats._corrections import adjust, correct
 from rankmeter.stats._intervals import bootstrap_intervals
 from rankmeter.stats._names import (
@@ -70,6 +72,7 @@ __all__ = [
     "WinTieLoss",
     "adjust",
     "bootstrap_intervals",
+    "check_resamples",
     "correct",
     "correction_label",
     "correction_phrase",

@@ -24,7 +24,16 @@ MAX_RESAMPLES = 10_000_000
 
 
 def resamples(value: Any, *, what: str) -> int:
-    """A number of resamples: an integer from 1 to :data:`MAX_RESAMPLES`."""
+    """A number of resamples: an integer from 1 to :data:`MAX_RESAMPLES`, or a PolicyError
+    (a count above the maximum is told what it would cost).
+
+    >>> resamples(1_000, what="bootstrap resamples")
+    1000
+    >>> resamples(0, what="bootstrap resamples")
+    Traceback (most recent call last):
+    ...
+    rankmeter.errors.PolicyError: resamples=0 must be an integer >= 1 (bootstrap resamples)
+    """
     number = _validate.integer("resamples", value, low=1, what=what)
     check_resample_limit(number)
     return number
