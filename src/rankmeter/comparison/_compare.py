@@ -176,7 +176,7 @@ def compare(
     segment_rows, segment_means = segment_results(
         segment_groups(segment_table, compared.ids), order, metric_names, scores, settings
     )
-    by_system = {n: mean_curves(ranked[n], policies.rel) for n in order}
+    by_system = {n: mean_curves(ranked[n]) for n in order}
     return Comparison(
         systems=tuple(order),
         metrics=metric_names,
