@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -28,3 +30,16 @@ def test_json_has_every_number_with_its_interval(result: rankmeter.Comparison) -
     assert len(payload["curves"]["nDCG"]["base"]) == 100
     per_query = json.loads(report.render_json(result, per_query=True))["per_query"]
     assert set(per_query["AP"]["base"]) == set(result.query_ids)
+
+
+def test_the_records_import_without_the_statistics() -> None:
+    # The renderers import the records; scipy (through rankmeter.stats) is loaded only when a
+    # comparison is made.
+    script = (
+        "import sys\nfrom rankmeter.comparison import Comparison, Difference, Settings\n"
+        "print(sorted(m for m in ('scipy', 'rankmeter.stats', 'pandas') if m in sys.modules))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, timeout=120, check=True
+    )
+    assert done.stdout.decode().strip() == "[]"

@@ -10,12 +10,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from rankmeter.comparison._records import Difference, Settings, SystemMean
 from rankmeter.data._columns import FloatArray
-from rankmeter.stats import Correction, PairedTest
+
+if TYPE_CHECKING:
+    # rankmeter.stats imports scipy: imported where a comparison is made, not with the records.
+    from rankmeter.stats import Correction, PairedTest
 
 #: ``{metric: {system: per-query values}}``, all aligned with the same queries.
 Scores = Mapping[str, Mapping[str, FloatArray]]
