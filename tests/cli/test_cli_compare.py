@@ -135,8 +135,8 @@ def test_goal_adds_its_metrics(cli: CLI, collection: dict[str, Path]) -> None:
     ("args", "code", "message"),
     [
         (["--test", "z"], 2, "Invalid value for '--test'"),
-        (["--alpha", "2"], 2, "alpha=2.0 must be a number between 0 and 1"),
-        (["--seed", "-3"], 2, "seed=-3 must be a whole number >= 0"),
+        (["--alpha", "2"], 2, "alpha=2.0 must be a number strictly between 0 and 1"),
+        (["--seed", "-3"], 2, "seed=-3 must be an integer >= 0"),
         (["--segments", "missing.tsv"], 1, "missing.tsv"),
     ],
 )

@@ -7,6 +7,7 @@ over these flat arrays with per-query offsets (CSR); nothing loops per query in 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -114,6 +115,68 @@ class Ranked:
         if cutoff is None:
             return np.ones(len(self.positions), dtype=bool)
         return self.positions < cutoff
+
+    def totals_within(
+        self,
+        cutoffs: Sequence[int] | None,
+        *,
+        where: BoolArray | None = None,
+        weights: FloatArray | None = None,
+    ) -> FloatArray:
+        """Per query, the sum of ``weights`` (1 per entry when None) over the entries ``where``
+        is True, ranked within each cutoff: shape (n_queries, len(cutoffs)); ``cutoffs=None``
+        is one column over every entry. See :func:`totals_within`."""
+        masks = [] if where is None else [where]
+        if cutoffs is not None:
+            masks.append(self.positions < max(cutoffs, default=0))
+        chosen: slice | IntArray = slice(None)
+        if masks:
+            # One pass over the entries, then gathers of the few chosen ones.
+            chosen = np.flatnonzero(masks[0] if len(masks) == 1 else masks[0] & masks[1])
+        return totals_within(
+            self.groups[chosen],
+            self.positions[chosen],
+            self.n_queries,
+            cutoffs,
+            None if weights is None else weights[chosen],
+        )
+
+
+def totals_within(
+    groups: IntArray,
+    positions: IntArray,
+    n_queries: int,
+    cutoffs: Sequence[int] | None,
+    weights: FloatArray | None = None,
+) -> FloatArray:
+    """Per query, the sum of ``weights`` over the entries ranked within each cutoff.
+
+    ``groups`` and ``positions`` give each entry's query and 0-based rank (entries of a query
+    in rank order); ``weights`` is one value per entry, 1 when None. Returns float64 of shape
+    (n_queries, len(cutoffs)); ``cutoffs=None`` sums every entry, in one column.
+
+    This is how every cutoff metric adds up its ranks, so that a metric at many cutoffs (the
+    metric@k curves) is the same number as the metric at each one. Each query's terms are added
+    one by one in rank order, starting from 0, whatever was asked: one cutoff is one bincount
+    over the entries within it; several are running sums along a query-by-rank matrix as deep
+    as the deepest cutoff, read at each cutoff (n_queries x depth floats, for a few cutoffs of
+    a shallow depth like k = 1..100, far cheaper than a bincount per cutoff). Both add the same
+    terms in the same order, so a column never depends on the other cutoffs asked for.
+    """
+    if cutoffs is None or len(cutoffs) == 1:
+        keep = slice(None) if cutoffs is None else positions < cutoffs[0]
+        kept = None if weights is None else weights[keep]
+        sums = np.bincount(groups[keep], weights=kept, minlength=n_queries)
+        return np.asarray(sums, dtype=np.float64).reshape(n_queries, 1)
+    if len(cutoffs) == 0:
+        return np.zeros((n_queries, 0), dtype=np.float64)
+    ks = np.asarray(cutoffs, dtype=np.int64)
+    depth = int(ks.max())
+    keep = positions < depth
+    running = np.zeros((n_queries, depth), dtype=np.float64)
+    running[groups[keep], positions[keep]] = 1.0 if weights is None else weights[keep]
+    np.cumsum(running, axis=1, out=running)
+    return running[:, ks - 1]
 
 
 def join(

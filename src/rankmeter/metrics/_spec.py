@@ -20,6 +20,9 @@ if TYPE_CHECKING:
     PerRank = Sequence[Any] | npt.NDArray[Any]
 
 Kernel = Callable[["Ranked", "Metric"], "FloatArray"]
+#: A family's kernel for many cutoffs at once: (Ranked, the metric, cutoffs) -> an array of
+#: shape (n_queries, len(cutoffs)), column j the metric at cutoffs[j].
+CutoffKernel = Callable[["Ranked", "Metric", Sequence[int]], "FloatArray"]
 #: A family's explain hook: (one query's Ranked, the metric, its value there) -> Breakdown.
 Explainer = Callable[["Ranked", "Metric", float], "Breakdown"]
 
@@ -133,6 +136,9 @@ class MetricSpec:
     uses: tuple[str, ...] = ("grade", "relevant")
     #: how one query's value follows from its ranking (see :class:`Breakdown`)
     explain: Explainer | None = field(default=None, repr=False)
+    #: the metric at many cutoffs at once (see :meth:`Metric.compute_at`); a family that has
+    #: one computes its single cutoff through it too, so both are one definition
+    at_cutoffs: CutoffKernel | None = field(default=None, repr=False)
 
     def param(self, name: str) -> Param | None:
         for p in self.params:
@@ -198,6 +204,39 @@ class Metric:
         """Per-query values, one per query of ``ranked``."""
         values = self.spec.kernel(ranked, self)
         return np.asarray(values, dtype=np.float64)
+
+    def compute_at(self, ranked: Ranked, cutoffs: Sequence[int]) -> FloatArray:
+        """Per-query values at each cutoff, shape (n_queries, len(cutoffs)).
+
+        Column j is exactly what this metric with the cutoff ``cutoffs[j]`` computes (its own
+        cutoff, if any, is not used): the metric@k curves read these. Families whose kernel
+        adds up ranks (P, R, nDCG, DCG) give every cutoff from one pass; the others are
+        computed one cutoff at a time.
+
+        >>> import numpy as np
+        >>> from rankmeter.data import Qrels, Run
+        >>> from rankmeter.metrics import parse_metric
+        >>> from rankmeter.metrics._ranked import join
+        >>> qrels = Qrels.from_dict({"q": {"a": 1, "c": 1}})
+        >>> ranked = join(qrels, Run.from_dict({"q": {"a": 3.0, "b": 2.0, "c": 1.0}}))
+        >>> parse_metric("P").compute_at(ranked, [1, 2, 3])
+        array([[1.        , 0.5       , 0.66666667]])
+        """
+        from dataclasses import replace
+
+        from rankmeter import _validate
+
+        if self.spec.cutoff == "none":
+            raise MetricError(f"{self.spec.name} takes no cutoff, so it has no value at a cutoff")
+        ks = [
+            _validate.integer("cutoff", k, low=1, what="a rank", error=MetricError) for k in cutoffs
+        ]
+        if self.spec.at_cutoffs is not None:
+            return np.asarray(self.spec.at_cutoffs(ranked, self, ks), dtype=np.float64)
+        columns = [replace(self, cutoff=k, label="").compute(ranked) for k in ks]
+        if not columns:
+            return np.zeros((ranked.n_queries, 0), dtype=np.float64)
+        return np.column_stack(columns)
 
     def aggregate(self, values: FloatArray) -> float:
         if self.spec.aggregate == "sum":

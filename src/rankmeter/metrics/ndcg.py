@@ -7,6 +7,7 @@ there, and nDCG would be inf / inf.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -76,28 +77,61 @@ def discount(positions: FloatArray) -> FloatArray:
     return 1.0 / np.log2(positions + 2.0)
 
 
-def dcg_values(ranked: Ranked, metric: Metric) -> FloatArray:
-    top = ranked.within(metric.cutoff)
-    grades, groups = ranked.grades[top], ranked.groups[top]
+def _one(metric: Metric) -> tuple[int] | None:
+    """The metric's own cutoff as the cutoffs of the ``*_at`` kernels (None: the whole list)."""
+    return None if metric.cutoff is None else (metric.cutoff,)
+
+
+def dcg_at(ranked: Ranked, metric: Metric, cutoffs: Sequence[int] | None) -> FloatArray:
+    """DCG@k for every k of ``cutoffs`` (None: the whole list): (n_queries, len(cutoffs))."""
+    from rankmeter.metrics._ranked import totals_within  # not on the import path of names
+
+    top = ranked.within(None if cutoffs is None else max(cutoffs, default=0))
+    grades, groups, positions = ranked.grades[top], ranked.groups[top], ranked.positions[top]
     g = gain(grades, metric.get("gain"))
     with np.errstate(over="ignore"):
-        sums = ranked.total(groups, g * discount(ranked.positions[top]))
-    return _finite(sums, ranked, metric, groups, grades)
+        sums = totals_within(groups, positions, ranked.n_queries, cutoffs, g * discount(positions))
+    # Gains are >= 0, so a sum beyond float64 at any cutoff is one at the deepest.
+    if sums.shape[1]:
+        _finite(sums[:, -1], ranked, metric, groups, grades)
+    return sums
 
 
-def ideal_dcg_values(ranked: Ranked, metric: Metric) -> FloatArray:
+def ideal_dcg_at(ranked: Ranked, metric: Metric, cutoffs: Sequence[int] | None) -> FloatArray:
+    """The DCG@k of the ideal ordering of each query's judgments, for every k of ``cutoffs``."""
+    from rankmeter.metrics._ranked import totals_within  # not on the import path of names
+
     groups = ranked.judgment_groups
     positions = np.arange(len(groups), dtype=np.int64) - ranked.judgment_offsets[groups]
-    keep = np.ones(len(groups), dtype=bool) if metric.cutoff is None else positions < metric.cutoff
+    if cutoffs is None:
+        keep = np.ones(len(groups), dtype=bool)
+    else:
+        keep = positions < max(cutoffs, default=0)
+    groups, positions = groups[keep], positions[keep]
     grades = ranked.judgment_grades[keep]
     g = gain(grades, metric.get("gain"))
     with np.errstate(over="ignore"):
-        sums = ranked.total(groups[keep], g * discount(positions[keep]))
-    return _finite(sums, ranked, metric, groups[keep], grades)
+        sums = totals_within(groups, positions, ranked.n_queries, cutoffs, g * discount(positions))
+    if sums.shape[1]:
+        _finite(sums[:, -1], ranked, metric, groups, grades)
+    return sums
+
+
+def ndcg_at(ranked: Ranked, metric: Metric, cutoffs: Sequence[int] | None) -> FloatArray:
+    """nDCG@k for every k of ``cutoffs`` (None: the whole list): (n_queries, len(cutoffs))."""
+    return ratio(dcg_at(ranked, metric, cutoffs), ideal_dcg_at(ranked, metric, cutoffs))
+
+
+def dcg_values(ranked: Ranked, metric: Metric) -> FloatArray:
+    return dcg_at(ranked, metric, _one(metric))[:, 0]
+
+
+def ideal_dcg_values(ranked: Ranked, metric: Metric) -> FloatArray:
+    return ideal_dcg_at(ranked, metric, _one(metric))[:, 0]
 
 
 def ndcg(ranked: Ranked, metric: Metric) -> FloatArray:
-    return ratio(dcg_values(ranked, metric), ideal_dcg_values(ranked, metric))
+    return ndcg_at(ranked, metric, _one(metric))[:, 0]
 
 
 #: the most ideal-ordering rows an explanation lists
@@ -196,6 +230,7 @@ NDCG = MetricSpec(
     reference="Järvelin & Kekäläinen 2002; trec_eval ndcg and ndcg_cut.k",
     uses=("grade", "gain", "discount", "contribution"),
     explain=explain_dcg,
+    at_cutoffs=ndcg_at,
 )
 
 DCG = MetricSpec(
@@ -207,6 +242,7 @@ DCG = MetricSpec(
     reference="Järvelin & Kekäläinen 2002",
     uses=("grade", "gain", "discount", "contribution"),
     explain=explain_dcg,
+    at_cutoffs=dcg_at,
 )
 
 SPECS = (NDCG, DCG)

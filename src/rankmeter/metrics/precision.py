@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
+
+import numpy as np
 
 from rankmeter.metrics._spec import REL, Breakdown, Metric, MetricSpec, approx, plural, ratio
 
@@ -15,9 +18,14 @@ def precision(ranked: Ranked, metric: Metric) -> FloatArray:
     relevant = ranked.relevant(metric.rel(ranked))
     if metric.cutoff is None:
         return ratio(ranked.count(ranked.groups[relevant]), ranked.num_ret)
-    top = relevant & ranked.within(metric.cutoff)
+    return precision_at(ranked, metric, (metric.cutoff,))[:, 0]
+
+
+def precision_at(ranked: Ranked, metric: Metric, cutoffs: Sequence[int]) -> FloatArray:
+    """P@k for every k of ``cutoffs``: shape (n_queries, len(cutoffs))."""
+    hits = ranked.totals_within(cutoffs, where=ranked.relevant(metric.rel(ranked)))
     # Divides by k even when fewer than k documents were retrieved, as trec_eval's P.k does.
-    return ranked.count(ranked.groups[top]) / metric.cutoff
+    return hits / np.asarray(cutoffs, dtype=np.float64)
 
 
 def explain(ranked: Ranked, metric: Metric, value: float) -> Breakdown:
@@ -50,4 +58,5 @@ SPEC = MetricSpec(
     trec_names=(("P", True), ("set_P", False)),
     reference="trec_eval P.k and set_P",
     explain=explain,
+    at_cutoffs=precision_at,
 )

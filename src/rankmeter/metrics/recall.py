@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from rankmeter.metrics._spec import REL, Breakdown, Metric, MetricSpec, approx, num, plural, ratio
@@ -12,9 +13,15 @@ if TYPE_CHECKING:
 
 
 def recall(ranked: Ranked, metric: Metric) -> FloatArray:
+    cutoffs = None if metric.cutoff is None else (metric.cutoff,)
+    return recall_at(ranked, metric, cutoffs)[:, 0]
+
+
+def recall_at(ranked: Ranked, metric: Metric, cutoffs: Sequence[int] | None) -> FloatArray:
+    """R@k for every k of ``cutoffs`` (None: anywhere in the list): (n_queries, len(cutoffs))."""
     rel = metric.rel(ranked)
-    top = ranked.relevant(rel) & ranked.within(metric.cutoff)
-    return ratio(ranked.count(ranked.groups[top]), ranked.num_rel(rel))
+    hits = ranked.totals_within(cutoffs, where=ranked.relevant(rel))
+    return ratio(hits, ranked.num_rel(rel)[:, None])
 
 
 def explain(ranked: Ranked, metric: Metric, value: float) -> Breakdown:
@@ -44,4 +51,5 @@ SPEC = MetricSpec(
     trec_names=(("recall", True), ("set_recall", False)),
     reference="trec_eval recall.k and set_recall",
     explain=explain,
+    at_cutoffs=recall_at,
 )

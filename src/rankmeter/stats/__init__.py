@@ -3,12 +3,21 @@
 Everything works on matrices of shape (n, m): ``n`` queries (rows, paired across columns) and
 ``m`` comparisons (columns), vectorised over columns. A 1-D input is one column.
 
+- :func:`paired_test`: everything a paired comparison reports, as a :class:`PairedTest`: the
+  p-value, the interval of the mean difference, the effect size and win/tie/loss counts.
 - :func:`paired_pvalues`: two-sided p-values of paired tests (:data:`TESTS`); the default
   randomization test is the one to use for IR metrics (Smucker, Allan & Carterette, 2007).
-- :func:`bootstrap_intervals`: percentile or BCa confidence intervals of column means.
+- :func:`bootstrap_intervals`: percentile or BCa confidence intervals of column means, as a
+  :class:`ConfidenceInterval` (it unpacks as ``low, high``).
 - :func:`effect_sizes`: Cohen's :math:`d_z` of paired differences.
-- :func:`adjust`: Holm, Bonferroni and Benjamini-Hochberg adjusted p-values.
-- :func:`win_tie_loss`: how many queries each comparison wins, ties and loses.
+- :func:`adjust`: Holm, Bonferroni and Benjamini-Hochberg adjusted p-values; :func:`correct`
+  adds which are significant at ``alpha``, as a :class:`Correction`.
+- :func:`win_tie_loss`: how many queries each comparison wins, ties and loses, as a
+  :class:`WinTieLoss` (it unpacks as ``wins, ties, losses``).
+- Labels: :func:`paired_test_label`, :func:`correction_label`, :func:`correction_phrase`,
+  :func:`interval_label`, :func:`interval_phrase`, :func:`not_recommended_note` and
+  :func:`describe_settings` spell every test, correction and interval method, the same way in
+  every output.
 
 Reproducibility: randomised results draw their random sign patterns and bootstrap resamples
 from ``numpy.random.Generator(PCG64(seed))``, in chunks fixed by ``(seed, n, resamples)``
@@ -21,7 +30,8 @@ by BLAS, and a machine whose BLAS kernels round differently may differ in their 
 
 At most :data:`MAX_RESAMPLES` (10,000,000) resamples are drawn: the intervals keep every
 bootstrap mean (8 bytes per resample and column) and the time grows with resamples times
-queries; a larger count is refused up front with a :class:`rankmeter.errors.PolicyError`.
+queries; a larger count is refused up front with a :class:`rankmeter.errors.PolicyError`
+(:func:`check_resamples` is that check, for callers that take a count and resample later).
 
 Bad arguments raise :class:`rankmeter.errors.PolicyError` naming the value and the choices.
 """
@@ -29,10 +39,24 @@ Bad arguments raise :class:`rankmeter.errors.PolicyError` naming the value and t
 from __future__ import annotations
 
 from rankmeter.stats._checks import MAX_RESAMPLES, FloatArray, IntArray
-from rankmeter.stats._corrections import adjust
+from rankmeter.stats._checks import resamples as check_resamples
+from rankmeter.stats._corrections import adjust, correct
 from rankmeter.stats._intervals import bootstrap_intervals
-from rankmeter.stats._names import CORRECTIONS, INTERVALS, NOT_RECOMMENDED, TESTS
-from rankmeter.stats._paired import effect_sizes, paired_pvalues, win_tie_loss
+from rankmeter.stats._names import (
+    CORRECTIONS,
+    INTERVALS,
+    NOT_RECOMMENDED,
+    TESTS,
+    correction_label,
+    correction_phrase,
+    describe_settings,
+    interval_label,
+    interval_phrase,
+    not_recommended_note,
+    paired_test_label,
+)
+from rankmeter.stats._paired import effect_sizes, paired_pvalues, paired_test, win_tie_loss
+from rankmeter.stats._results import ConfidenceInterval, Correction, PairedTest, WinTieLoss
 
 __all__ = [
     "CORRECTIONS",
@@ -40,11 +64,25 @@ __all__ = [
     "MAX_RESAMPLES",
     "NOT_RECOMMENDED",
     "TESTS",
+    "ConfidenceInterval",
+    "Correction",
     "FloatArray",
     "IntArray",
+    "PairedTest",
+    "WinTieLoss",
     "adjust",
     "bootstrap_intervals",
+    "check_resamples",
+    "correct",
+    "correction_label",
+    "correction_phrase",
+    "describe_settings",
     "effect_sizes",
+    "interval_label",
+    "interval_phrase",
+    "not_recommended_note",
     "paired_pvalues",
+    "paired_test",
+    "paired_test_label",
     "win_tie_loss",
 ]

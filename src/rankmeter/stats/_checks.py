@@ -1,15 +1,17 @@
-"""Argument checks shared by the statistics functions: clear PolicyErrors, never asserts."""
+"""Argument checks shared by the statistics functions: clear PolicyErrors, never asserts.
+
+Scalars go through rankmeter._validate (one wording for every parameter of the library); the
+arrays (per-query differences, p-values) are checked here.
+"""
 
 from __future__ import annotations
 
-import math
-import numbers
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from rankmeter import _validate
 from rankmeter.errors import PolicyError
 
 FloatArray = npt.NDArray[np.float64]
@@ -21,25 +23,18 @@ IntArray = npt.NDArray[np.int64]
 MAX_RESAMPLES = 10_000_000
 
 
-def choice(name: str, value: Any, valid: Sequence[str]) -> str:
-    """Return ``value`` if it is one of ``valid``; otherwise raise a PolicyError listing them."""
-    if not isinstance(value, str) or value not in valid:
-        raise PolicyError(
-            f"{name}={value!r} is not valid; use one of {', '.join(map(repr, valid))}"
-        )
-    return value
-
-
-def count(name: str, value: Any, *, minimum: int, what: str) -> int:
-    """Return ``value`` as an int if it is an integer >= ``minimum`` (bools are refused)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
-        raise PolicyError(f"{name}={value!r} must be an integer >= {minimum} ({what})")
-    return int(value)
-
-
 def resamples(value: Any, *, what: str) -> int:
-    """A number of resamples: an integer from 1 to :data:`MAX_RESAMPLES`."""
-    number = count("resamples", value, minimum=1, what=what)
+    """A number of resamples: an integer from 1 to :data:`MAX_RESAMPLES`, or a PolicyError
+    (a count above the maximum is told what it would cost).
+
+    >>> resamples(1_000, what="bootstrap resamples")
+    1000
+    >>> resamples(0, what="bootstrap resamples")
+    Traceback (most recent call last):
+    ...
+    rankmeter.errors.PolicyError: resamples=0 must be an integer >= 1 (bootstrap resamples)
+    """
+    number = _validate.integer("resamples", value, low=1, what=what)
     check_resample_limit(number)
     return number
 
@@ -60,33 +55,26 @@ def check_resample_limit(value: int) -> None:
 
 def seed(value: Any) -> int:
     """A seed for numpy's PCG64: a non-negative integer."""
-    return count("seed", value, minimum=0, what="the seed of the random number generator")
+    return _validate.integer("seed", value, low=0, what="the seed of the random number generator")
 
 
 def level(value: Any) -> float:
     """A confidence level strictly between 0 and 1."""
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, numbers.Real)
-        or not math.isfinite(float(value))
-        or not 0.0 < float(value) < 1.0
-    ):
-        raise PolicyError(
-            f"level={value!r} must be a number strictly between 0 and 1 (e.g. 0.95 for 95%)"
-        )
-    return float(value)
+    return _validate.real(
+        "level", value, low=0, high=1, open_low=True, open_high=True, what="e.g. 0.95 for 95%"
+    )
+
+
+def alpha(value: Any) -> float:
+    """A significance level strictly between 0 and 1."""
+    return _validate.real(
+        "alpha", value, low=0, high=1, open_low=True, open_high=True, what="the significance level"
+    )
 
 
 def tolerance(value: Any) -> float:
     """A finite, non-negative tolerance."""
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, numbers.Real)
-        or not math.isfinite(float(value))
-        or float(value) < 0.0
-    ):
-        raise PolicyError(f"tolerance={value!r} must be a finite number >= 0")
-    return float(value)
+    return _validate.real("tolerance", value, low=0)
 
 
 def matrix(name: str, values: Any) -> FloatArray:

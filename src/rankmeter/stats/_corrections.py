@@ -6,9 +6,11 @@ from typing import Any
 
 import numpy as np
 
+from rankmeter import _validate
 from rankmeter.stats import _checks
 from rankmeter.stats._checks import FloatArray
 from rankmeter.stats._names import CORRECTIONS
+from rankmeter.stats._results import Correction
 
 
 def adjust(pvalues: Any, method: str = "holm") -> FloatArray:
@@ -49,7 +51,56 @@ def adjust(pvalues: Any, method: str = "holm") -> FloatArray:
     array([0.02,  nan, 0.08])
     """
     values = _checks.pvalue_vector(pvalues)
-    _checks.choice("method", method, CORRECTIONS)
+    method = _validate.choice("method", method, CORRECTIONS)
+    return adjusted_of(values, method)
+
+
+def correct(pvalues: Any, method: str = "holm", *, alpha: float = 0.05) -> Correction:
+    """Correct p-values for multiple comparisons and say which are significant at ``alpha``.
+
+    Parameters
+    ----------
+    pvalues : array_like, shape (k,)
+        P-values in [0, 1]; NaN entries (not tested) stay NaN, are never significant and are
+        not counted in the family.
+    method : {"holm", "bonferroni", "bh", "none"}, default "holm"
+        The correction, as in :func:`adjust`.
+    alpha : float, default 0.05
+        The significance level, strictly between 0 and 1.
+
+    Returns
+    -------
+    Correction
+        ``pvalue`` (as given), ``adjusted`` (as :func:`adjust` returns them), ``significant``
+        (``adjusted < alpha``), ``method``, ``alpha`` and ``family`` (how many were corrected
+        together).
+
+    Examples
+    --------
+    >>> result = correct([0.01, 0.04, 0.03, float("nan")], "holm", alpha=0.05)
+    >>> result.adjusted
+    array([0.03, 0.06, 0.06,  nan])
+    >>> result.significant, result.family
+    (array([ True, False, False, False]), 3)
+    """
+    values = _checks.pvalue_vector(pvalues)
+    method = _validate.choice("method", method, CORRECTIONS)
+    alpha = _checks.alpha(alpha)
+    adjusted = adjusted_of(values, method)
+    with np.errstate(invalid="ignore"):
+        significant = adjusted < alpha
+    return Correction(
+        pvalue=values,
+        adjusted=adjusted,
+        significant=significant,
+        method=method,
+        alpha=alpha,
+        family=int(np.count_nonzero(~np.isnan(values))),
+    )
+
+
+def adjusted_of(values: FloatArray, method: str) -> FloatArray:
+    """The p-values of :func:`adjust` for a checked vector and method."""
     adjusted = values.copy()
     known = np.flatnonzero(~np.isnan(values))
     k = known.size

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 from scipy.special import ndtr, ndtri  # the normal cdf and its inverse (light to import)
 
+from rankmeter import _validate
 from rankmeter.stats import _checks
 from rankmeter.stats._checks import FloatArray
 from rankmeter.stats._names import INTERVALS
@@ -17,6 +18,7 @@ from rankmeter.stats._resampling import (
     column_sums,
     constant_columns,
 )
+from rankmeter.stats._results import ConfidenceInterval
 
 
 def bootstrap_intervals(
@@ -26,7 +28,7 @@ def bootstrap_intervals(
     method: str = "bca",
     resamples: int = 10_000,
     seed: int = 0,
-) -> tuple[FloatArray, FloatArray]:
+) -> ConfidenceInterval:
     r"""Bootstrap confidence interval of the mean of each column.
 
     The paired bootstrap resamples whole rows (queries) with replacement, the same resampled
@@ -57,9 +59,11 @@ def bootstrap_intervals(
 
     Returns
     -------
-    low, high : numpy.ndarray of float64, shape (m,)
-        Lower and upper bounds per column. Quantiles interpolate linearly between the sorted
-        bootstrap means (numpy's default ``"linear"`` method).
+    ConfidenceInterval
+        ``low`` and ``high``, numpy.ndarray of float64, shape (m,): the bounds per column, with
+        the ``level``, ``method``, ``resamples`` and ``seed`` that made them; it unpacks as
+        ``low, high``. Quantiles interpolate linearly between the sorted bootstrap means
+        (numpy's default ``"linear"`` method).
 
     Notes
     -----
@@ -86,9 +90,17 @@ def bootstrap_intervals(
     """
     data = _checks.matrix("values", values)
     level = _checks.level(level)
-    _checks.choice("method", method, INTERVALS)
+    method = _validate.choice("method", method, INTERVALS)
     resamples = _checks.resamples(resamples, what="bootstrap resamples")
     seed = _checks.seed(seed)
+    low, high = intervals_of(data, level, method, resamples, seed)
+    return ConfidenceInterval(low, high, level=level, method=method, resamples=resamples, seed=seed)
+
+
+def intervals_of(
+    data: FloatArray, level: float, method: str, resamples: int, seed: int
+) -> tuple[FloatArray, FloatArray]:
+    """The bounds of :func:`bootstrap_intervals` for a checked (n, m) matrix."""
     n, m = data.shape
     low = np.full(m, np.nan)
     high = np.full(m, np.nan)

@@ -1,4 +1,5 @@
-"""Paired significance tests, effect sizes and win/tie/loss counts over columns of differences."""
+"""Paired significance tests, effect sizes and win/tie/loss counts over columns of differences;
+:func:`paired_test` gives them all at once, with the interval of each mean difference."""
 
 from __future__ import annotations
 
@@ -8,9 +9,12 @@ from typing import Any
 
 import numpy as np
 
+from rankmeter import _validate
+from rankmeter.errors import PolicyError
 from rankmeter.stats import _checks
-from rankmeter.stats._checks import FloatArray, IntArray
-from rankmeter.stats._names import TESTS
+from rankmeter.stats._checks import FloatArray
+from rankmeter.stats._intervals import intervals_of
+from rankmeter.stats._names import INTERVALS, TESTS
 from rankmeter.stats._resampling import (
     RELATIVE_TOLERANCE,
     Columns,
@@ -19,6 +23,7 @@ from rankmeter.stats._resampling import (
     constant_columns,
     flip_weights,
 )
+from rankmeter.stats._results import ConfidenceInterval, PairedTest, WinTieLoss
 
 #: Differences within this distance of zero are ties (the default of win_tie_loss).
 TIE_TOLERANCE = 1e-12
@@ -104,9 +109,14 @@ def paired_pvalues(
     array([0.125, 1.   ])
     """
     values = _checks.matrix("diffs", diffs)
-    _checks.choice("test", test, TESTS)
+    test = _validate.choice("test", test, TESTS)
     resamples = _checks.resamples(resamples, what="random sign patterns or bootstrap resamples")
     seed = _checks.seed(seed)
+    return pvalues_of(values, test, resamples, seed)
+
+
+def pvalues_of(values: FloatArray, test: str, resamples: int, seed: int) -> FloatArray:
+    """The p-values of :func:`paired_pvalues` for a checked (n, m) matrix and settings."""
     n, m = values.shape
     pvalues = np.full(m, np.nan)
     if n < 2:
@@ -177,7 +187,7 @@ def _wilcoxon(values: FloatArray, resamples: int, seed: int) -> FloatArray:
 def _sign(values: FloatArray, resamples: int, seed: int) -> FloatArray:
     import scipy.stats  # imported when used: it is heavy
 
-    wins, _, losses = win_tie_loss(values)
+    wins, _, losses = counts_of(values)
     pvalues = np.ones(values.shape[1])
     for j in range(values.shape[1]):
         if wins[j] + losses[j]:
@@ -193,6 +203,119 @@ _TESTS: dict[str, Callable[[FloatArray, int, int], FloatArray]] = {
     "wilcoxon": _wilcoxon,
     "sign": _sign,
 }
+
+
+def paired_test(
+    diffs: Any,
+    test: str = "randomization",
+    *,
+    interval: str = "bca",
+    level: float = 0.95,
+    resamples: int = 10_000,
+    seed: int = 0,
+    bounds: ConfidenceInterval | None = None,
+) -> PairedTest:
+    r"""Everything a paired comparison reports, for each column of per-query differences.
+
+    The p-value of :func:`paired_pvalues`, the bootstrap interval of the mean difference of
+    :func:`bootstrap_intervals`, the effect size of :func:`effect_sizes` and the counts of
+    :func:`win_tie_loss`, each the same numbers those functions give.
+
+    Parameters
+    ----------
+    diffs : array_like, shape (n, m) or (n,)
+        Per-query differences (system minus baseline), one comparison per column. Finite.
+    test : {"randomization", "t", "bootstrap", "wilcoxon", "sign"}, default "randomization"
+        The paired test (see :func:`paired_pvalues`).
+    interval : {"bca", "percentile"}, default "bca"
+        The bootstrap interval method (see :func:`bootstrap_intervals`).
+    level : float, default 0.95
+        Confidence level of the intervals.
+    resamples, seed : int, default 10_000 and 0
+        Random sign patterns or resamples of the test, and resamples of the intervals, all from
+        ``numpy.random.Generator(PCG64(seed))``.
+    bounds : ConfidenceInterval, optional
+        The intervals of these columns, when they were already computed (for instance in one
+        bootstrap pass with other columns: a column's interval does not depend on the columns
+        that come with it). Must hold one interval per column, made with the same
+        ``interval``, ``level``, ``resamples`` and ``seed``.
+
+    Returns
+    -------
+    PairedTest
+        Arrays of shape (m,): ``mean_difference``, ``pvalue``, ``low``, ``high``,
+        ``effect_size``, ``wins``, ``ties``, ``losses``; and ``n``, ``test``, ``interval``,
+        ``level``, ``resamples``, ``seed``. With fewer than two queries nothing is tested:
+        the p-value, the interval and the effect size are NaN.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> diffs = np.array([0.10, 0.25, 0.05, 0.0, 0.30, -0.05, 0.15, 0.20])
+    >>> result = paired_test(diffs, "t", resamples=20_000, seed=1)
+    >>> result.pvalue.round(4), result.effect_size.round(3)
+    (array([0.0234]), array([1.021]))
+    >>> round(float(result.low[0]), 3), round(float(result.high[0]), 3)
+    (0.044, 0.206)
+    >>> int(result.wins[0]), int(result.ties[0]), int(result.losses[0])
+    (6, 1, 1)
+    """
+    values = _checks.matrix("diffs", diffs)
+    test = _validate.choice("test", test, TESTS)
+    interval = _validate.choice("interval", interval, INTERVALS)
+    level = _checks.level(level)
+    resamples = _checks.resamples(resamples, what="random sign patterns or bootstrap resamples")
+    seed = _checks.seed(seed)
+    n, m = values.shape
+    counts = counts_of(values)
+    mean = np.full(m, np.nan) if n == 0 else column_sums(values) / n
+    nan = np.full(m, np.nan)
+    if n < 2:
+        pvalue, low, high, effect = nan, nan, nan, nan
+    else:
+        pvalue = pvalues_of(values, test, resamples, seed)
+        effect = effect_sizes_of(values)
+        if bounds is None:
+            low, high = intervals_of(values, level, interval, resamples, seed)
+        else:
+            low, high = _given_bounds(bounds, m, interval, level, resamples, seed)
+    return PairedTest(
+        mean_difference=mean,
+        pvalue=pvalue,
+        low=low,
+        high=high,
+        effect_size=effect,
+        wins=counts.wins,
+        ties=counts.ties,
+        losses=counts.losses,
+        n=n,
+        test=test,
+        interval=interval,
+        level=level,
+        resamples=resamples,
+        seed=seed,
+    )
+
+
+def _given_bounds(
+    bounds: ConfidenceInterval, m: int, interval: str, level: float, resamples: int, seed: int
+) -> tuple[FloatArray, FloatArray]:
+    """The bounds passed to :func:`paired_test`, if they belong to its columns and settings."""
+    if not isinstance(bounds, ConfidenceInterval):
+        raise PolicyError(
+            f"bounds must be a ConfidenceInterval (from bootstrap_intervals), not "
+            f"{type(bounds).__name__}"
+        )
+    if len(bounds.low) != m:
+        raise PolicyError(f"bounds holds {len(bounds.low)} intervals for {m} columns")
+    made = (bounds.method, bounds.level, bounds.resamples, bounds.seed)
+    if made != (interval, level, resamples, seed):
+        raise PolicyError(
+            f"bounds were made with interval={bounds.method!r}, level={bounds.level!r}, "
+            f"resamples={bounds.resamples!r}, seed={bounds.seed!r}; this test uses "
+            f"interval={interval!r}, level={level!r}, resamples={resamples!r}, seed={seed!r}"
+        )
+    return bounds.low, bounds.high
 
 
 def effect_sizes(diffs: Any) -> FloatArray:
@@ -219,7 +342,11 @@ def effect_sizes(diffs: Any) -> FloatArray:
     >>> effect_sizes(np.array([[0.0, 0.2], [0.0, 0.2], [0.0, 0.2]]))
     array([ 0., inf])
     """
-    values = _checks.matrix("diffs", diffs)
+    return effect_sizes_of(_checks.matrix("diffs", diffs))
+
+
+def effect_sizes_of(values: FloatArray) -> FloatArray:
+    """The effect sizes of :func:`effect_sizes` for a checked (n, m) matrix."""
     n, m = values.shape
     sizes = np.full(m, np.nan)
     if n < 2:
@@ -234,9 +361,7 @@ def effect_sizes(diffs: Any) -> FloatArray:
     return sizes
 
 
-def win_tie_loss(
-    diffs: Any, *, tolerance: float = TIE_TOLERANCE
-) -> tuple[IntArray, IntArray, IntArray]:
+def win_tie_loss(diffs: Any, *, tolerance: float = TIE_TOLERANCE) -> WinTieLoss:
     """Count the queries each column wins, ties and loses.
 
     A query is a win where its difference is above ``tolerance``, a loss where it is below
@@ -251,8 +376,9 @@ def win_tie_loss(
 
     Returns
     -------
-    wins, ties, losses : numpy.ndarray of int64, shape (m,)
-        Counts per column; ``wins + ties + losses == n``.
+    WinTieLoss
+        ``wins``, ``ties``, ``losses``: numpy.ndarray of int64, shape (m,), counts per column;
+        ``wins + ties + losses == n``. It unpacks as ``wins, ties, losses``.
 
     Examples
     --------
@@ -262,8 +388,12 @@ def win_tie_loss(
     (2, 2, 1)
     """
     values = _checks.matrix("diffs", diffs)
-    tolerance = _checks.tolerance(tolerance)
+    return counts_of(values, _checks.tolerance(tolerance))
+
+
+def counts_of(values: FloatArray, tolerance: float = TIE_TOLERANCE) -> WinTieLoss:
+    """The counts of :func:`win_tie_loss` for a checked (n, m) matrix."""
     wins = (values > tolerance).sum(axis=0, dtype=np.int64)
     losses = (values < -tolerance).sum(axis=0, dtype=np.int64)
     ties = values.shape[0] - wins - losses
-    return wins, ties.astype(np.int64), losses
+    return WinTieLoss(wins, ties.astype(np.int64), losses)

@@ -1,0 +1,51 @@
+"""compare(qrels, runs, metrics) -> Comparison: did the change help, for whom, and can I trust it?
+
+Every system is compared with a baseline on the same queries, per metric: the two means, the
+difference with its confidence interval (paired bootstrap), the effect size, the p-value of a
+paired test, that p-value corrected for every comparison made, and win/tie/loss counts. Around
+it: the queries that lost most, the queries a system answered with nothing or with nothing
+relevant near the top, segments of queries that got worse, and metric@k curves.
+
+One module per concept:
+
+- ``_records``: the frozen results (:class:`Comparison` and the records it holds, :class:`Settings`)
+- ``_compare``: :func:`compare`, the front: checks every argument, then runs the steps below
+- ``_queries``: which queries are compared, and each run joined with exactly those
+- ``_summaries``: means, differences and their statistics, from :mod:`rankmeter.stats` results
+- ``_failures``: the queries each system lost most on, answered with nothing, or missed
+- ``_annotations``: segments and query texts: reading them, and how their ids meet the queries
+- ``_segments``: segments of queries tested against the baseline
+- ``_curves``: metric@k curves, through the metrics' own kernels
+
+The package is named comparison, not compare, so that importing it never rebinds the package
+attribute ``rankmeter.compare`` (the function) to a module.
+"""
+
+from __future__ import annotations
+
+from rankmeter.comparison._compare import compare
+from rankmeter.comparison._curves import CURVE_DEPTH, CURVE_FAMILIES
+from rankmeter.comparison._records import (
+    Comparison,
+    Difference,
+    Failures,
+    QueryLoss,
+    SegmentMean,
+    SegmentResult,
+    Settings,
+    SystemMean,
+)
+
+__all__ = [
+    "CURVE_DEPTH",
+    "CURVE_FAMILIES",
+    "Comparison",
+    "Difference",
+    "Failures",
+    "QueryLoss",
+    "SegmentMean",
+    "SegmentResult",
+    "Settings",
+    "SystemMean",
+    "compare",
+]

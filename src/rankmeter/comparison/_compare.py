@@ -1,0 +1,195 @@
+"""compare(): the front. Checks every argument, then runs each step of a comparison."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from rankmeter import _validate
+from rankmeter.comparison._annotations import (
+    load_segments,
+    load_texts,
+    segment_coverage,
+    text_coverage,
+)
+from rankmeter.comparison._curves import CURVE_FAMILIES, mean_curves
+from rankmeter.comparison._failures import explain_worst, failures_of
+from rankmeter.comparison._queries import join_compared, select_queries
+from rankmeter.comparison._records import Comparison, Settings
+from rankmeter.comparison._segments import segment_groups, segment_results
+from rankmeter.comparison._summaries import differences, summarise, system_means
+from rankmeter.data import Qrels
+from rankmeter.data.run import check_ties
+from rankmeter.errors import PolicyError
+from rankmeter.evaluation import _as_names, _load_runs, _policies
+from rankmeter.metrics import DEFAULT_METRICS, Metric, parse_metrics
+
+
+def compare(
+    qrels: Any,
+    runs: Sequence[Any] | Mapping[str, Any],
+    metrics: str | Metric | Iterable[str | Metric] | None = None,
+    *,
+    baseline: str | None = None,
+    test: str = "randomization",
+    correction: str = "holm",
+    alpha: float = 0.05,
+    resamples: int = 10_000,
+    seed: int = 0,
+    interval: str = "bca",
+    level: float = 0.95,
+    segments: Any = None,
+    min_segment: int = 20,
+    queries: Any = None,
+    worst: int = 10,
+    cutoff: int = 10,
+    rel: float = 1,
+    judged_only: bool = False,
+    ties: str = "trec_eval",
+) -> Comparison:
+    """Compare systems with a baseline on the same queries, with honest statistics.
+
+    Parameters
+    ----------
+    qrels : Qrels, path, dict, DataFrame or Arrow table
+    runs : a list of runs (paths, Runs, dicts, tables) or a dict ``{name: run}``; two or more
+    metrics : metric names; default nDCG@10, P@10, R@100, RR, AP
+    baseline : the run every other run is compared with; default the first
+    test : paired test: ``"randomization"`` (default; sign flips), ``"t"``, ``"bootstrap"``,
+        ``"wilcoxon"`` or ``"sign"`` (the last two are not recommended for means)
+    correction : for the many comparisons: ``"holm"`` (default), ``"bonferroni"``, ``"bh"``
+        (Benjamini-Hochberg) or ``"none"``
+    alpha : significance level for the corrected p-values
+    resamples, seed : randomizations/bootstrap resamples and the seed: the same seed gives the
+        same numbers, always
+    interval, level : ``"bca"`` (default) or ``"percentile"`` bootstrap intervals at ``level``
+    segments : path to a table ``query id -> tag columns`` or ``{column: {query: value}}``
+    min_segment : segments with fewer queries are shown but never flagged
+    queries : path to query texts (TSV ``qid<TAB>text`` or BEIR JSONL) or ``{query: text}``
+    worst : how many of the most-losing queries to list per system
+    cutoff : "nothing relevant in the top ``cutoff``" for the failure lists
+    rel, judged_only, ties : evaluation policies, as for :func:`rankmeter.evaluate`
+
+    Which queries: every judged query that at least one system returned results for. A system
+    without results for such a query scores 0 on it (trec_eval -c, applied to the union of the
+    systems' queries), so systems are always paired on the same queries and a system cannot gain
+    by skipping hard ones; such queries are listed among its failures.
+
+    Examples
+    --------
+    >>> qrels = {f"q{i}": {"a": 1, "b": 1} for i in range(30)}
+    >>> good = {f"q{i}": {"a": 2.0, "b": 1.0, "x": 0.5} for i in range(30)}
+    >>> poor = {f"q{i}": {"x": 2.0, "a": 1.0, "y": 0.5} for i in range(30)}
+    >>> result = compare(qrels, {"poor": poor, "good": good}, ["P@2"], resamples=2000)
+    >>> d = result.difference("good", "P@2")
+    >>> d.baseline_mean, d.system_mean, d.wins, d.losses
+    (0.5, 1.0, 30, 0)
+    >>> d.significant, round(d.p_value, 4)
+    (True, 0.0005)
+    """
+    from rankmeter import stats
+
+    # Every argument is checked before any file is read, in the order of the signature.
+    policies = _policies(rel, True, judged_only, check_ties(ties))
+    test = _validate.choice("test", test, stats.TESTS, what="the paired test")
+    correction = _validate.choice(
+        "correction", correction, stats.CORRECTIONS, what="the multiple-comparison correction"
+    )
+    interval = _validate.choice(
+        "interval", interval, stats.INTERVALS, what="the bootstrap interval method"
+    )
+    alpha = _validate.real(
+        "alpha", alpha, low=0, high=1, open_low=True, open_high=True, what="the significance level"
+    )
+    level = _validate.real(
+        "level", level, low=0, high=1, open_low=True, open_high=True, what="e.g. 0.95 for 95%"
+    )
+    resamples = stats.check_resamples(resamples, what="randomizations and bootstrap resamples")
+    seed = _validate.integer("seed", seed, low=0, what="the seed of the random number generator")
+    min_segment = _validate.integer(
+        "min_segment", min_segment, low=1, what="smaller segments are shown, never flagged"
+    )
+    worst = _validate.integer(
+        "worst", worst, low=0, what="how many of the most-losing queries to list per system"
+    )
+    cutoff = _validate.integer(
+        "cutoff", cutoff, low=1, what="no relevant result in the top cutoff is a failure"
+    )
+    measures = parse_metrics(DEFAULT_METRICS if metrics is None else _as_names(metrics))
+    loaded_qrels = Qrels.load(qrels)
+    loaded = _load_runs(runs, policies.ties)
+    if len(loaded) < 2:
+        raise PolicyError(
+            f"compare needs two runs or more (a baseline and a system); got {len(loaded)}"
+        )
+    names = [r.name for r in loaded]
+    base = names[0] if baseline is None else str(baseline)
+    base = _validate.choice("baseline", base, names, what="the name of one of the runs")
+    order = [base, *(n for n in names if n != base)]
+    by_name = {r.name: r for r in loaded}
+    settings = Settings(
+        baseline=base,
+        test=test,
+        correction=correction,
+        alpha=alpha,
+        resamples=resamples,
+        seed=seed,
+        interval=interval,
+        level=level,
+        min_segment=min_segment,
+        cutoff=cutoff,
+        policies=policies,
+    )
+
+    compared = select_queries(loaded_qrels, [by_name[n] for n in order])
+    notes = compared.note()
+    caveat = stats.not_recommended_note(test)
+    if caveat is not None:
+        notes.append(caveat)
+    ranked = {n: join_compared(loaded_qrels, by_name[n], policies, compared.rows) for n in order}
+    # Read before the resampling, so that a file that belongs elsewhere fails at once.
+    segment_table = load_segments(segments)
+    notes += segment_coverage(segment_table, compared.ids, segments)
+    scores = {m.label: {n: m.compute(ranked[n]) for n in order} for m in measures}
+    metric_names = tuple(m.label for m in measures)
+
+    summary = summarise(order, metric_names, scores, settings)
+    corrected = stats.correct(summary.tested.pvalue, correction, alpha=alpha)
+    texts = load_texts(queries)
+    notes += text_coverage(texts, compared.ids, queries)
+    failures = tuple(
+        failures_of(
+            n,
+            base=base,
+            metric=metric_names[0],
+            scores=scores,
+            ranked=ranked[n],
+            queries=compared,
+            texts=texts,
+            worst=worst,
+            cutoff=cutoff,
+            policies=policies,
+        )
+        for n in order
+    )
+    explanations = explain_worst(loaded_qrels, by_name, base, measures[0], failures, policies)
+    segment_rows, segment_means = segment_results(
+        segment_groups(segment_table, compared.ids), order, metric_names, scores, settings
+    )
+    by_system = {n: mean_curves(ranked[n]) for n in order}
+    return Comparison(
+        systems=tuple(order),
+        metrics=metric_names,
+        query_ids=compared.ids,
+        scores=scores,
+        means=system_means(summary),
+        differences=differences(summary, scores, base, corrected),
+        failures=failures,
+        segments=segment_rows,
+        segment_means=segment_means,
+        curves={family: {n: by_system[n][family] for n in order} for family in CURVE_FAMILIES},
+        settings=settings,
+        notes=tuple(notes),
+        queries={q: texts[q] for q in compared.ids if q in texts},
+        explanations=explanations,
+    )

@@ -1,0 +1,108 @@
+"""Where a system fails: the queries it lost most on, answered with nothing, or missed."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any
+
+import numpy as np
+
+from rankmeter.comparison._queries import ComparedQueries
+from rankmeter.comparison._records import Failures, QueryLoss
+from rankmeter.comparison._summaries import Scores
+from rankmeter.data import Qrels, Run
+from rankmeter.metrics import Metric, parse_metric
+from rankmeter.metrics._ranked import Ranked
+from rankmeter.results import Policies
+
+#: The points of the distribution of per-query differences each failure list gives.
+QUANTILES = ("min", "5%", "25%", "median", "75%", "95%", "max")
+
+
+def failures_of(
+    system: str,
+    *,
+    base: str,
+    metric: str,
+    scores: Scores,
+    ranked: Ranked,
+    queries: ComparedQueries,
+    texts: Mapping[str, str],
+    worst: int,
+    cutoff: int,
+    policies: Policies,
+) -> Failures:
+    """Where ``system`` fails on ``metric`` (the baseline's list has no worst queries)."""
+    query_ids = queries.ids
+    answered = queries.answered[system]
+    values = scores[metric][system]
+    diffs = values - scores[metric][base]
+    order = np.lexsort((np.arange(len(diffs)), diffs))
+    losers = [int(i) for i in order[:worst] if diffs[i] < 0]
+    lost = tuple(
+        QueryLoss(
+            query=query_ids[i],
+            text=texts.get(query_ids[i]),
+            baseline=float(scores[metric][base][i]),
+            system=float(values[i]),
+            difference=float(diffs[i]),
+        )
+        for i in losers
+    )
+    no_results = tuple(q for q in query_ids if q not in answered)
+    success = parse_metric(f"Success(rel={_number(policies.rel)})@{cutoff}")
+    num_rel = ranked.num_rel(policies.rel)
+    hits = success.compute(ranked)
+    missed = np.flatnonzero((hits == 0) & (num_rel > 0))
+    nothing = tuple(query_ids[i] for i in missed if query_ids[i] in answered)
+    if len(diffs):
+        points = np.quantile(diffs, [0, 0.05, 0.25, 0.5, 0.75, 0.95, 1])
+    else:
+        points = np.full(len(QUANTILES), np.nan)
+    return Failures(
+        system=system,
+        metric=metric,
+        worst=lost if system != base else (),
+        no_results=no_results,
+        nothing_relevant=nothing,
+        quantiles=MappingProxyType({k: float(v) for k, v in zip(QUANTILES, points, strict=True)}),
+    )
+
+
+def _number(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
+
+
+def explain_worst(
+    qrels: Qrels,
+    runs: Mapping[str, Run],
+    base: str,
+    metric: Metric,
+    failures: tuple[Failures, ...],
+    policies: Policies,
+) -> dict[str, dict[str, Any]]:
+    """The first metric explained rank by rank for each listed worst query, for the system
+    that lost on it and for the baseline."""
+    from rankmeter.explanation import explain
+
+    wanted: dict[str, list[str]] = {}
+    for f in failures:
+        for loss in f.worst:
+            wanted.setdefault(f.system, []).append(loss.query)
+            wanted.setdefault(base, []).append(loss.query)
+    out: dict[str, dict[str, Any]] = {}
+    for system, query_list in wanted.items():
+        out[system] = {
+            q: explain(
+                qrels,
+                runs[system],
+                q,
+                metric,
+                rel=policies.rel,
+                judged_only=policies.judged_only,
+                ties=policies.ties,
+            )
+            for q in dict.fromkeys(query_list)
+        }
+    return out

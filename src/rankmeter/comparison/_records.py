@@ -1,0 +1,315 @@
+"""The results of a comparison: frozen records that hold numbers and know ``to_dict()``.
+
+Every renderer (rankmeter.report) reads these; none of them renders itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+import numpy as np
+
+from rankmeter.data._columns import FloatArray
+from rankmeter.results import ByMetric, Policies, metric_key
+
+
+def _fields(record: Any) -> dict[str, Any]:
+    """A flat record's fields as a dict, in declaration order."""
+    from dataclasses import fields
+
+    return {f.name: getattr(record, f.name) for f in fields(record)}
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How a comparison was made: everything needed to reproduce its numbers."""
+
+    baseline: str
+    test: str
+    correction: str
+    alpha: float
+    resamples: int
+    seed: int
+    interval: str
+    level: float
+    min_segment: int
+    cutoff: int
+    policies: Policies
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "baseline": self.baseline,
+            "test": self.test,
+            "correction": self.correction,
+            "alpha": self.alpha,
+            "resamples": self.resamples,
+            "seed": self.seed,
+            "interval": self.interval,
+            "level": self.level,
+            "min_segment": self.min_segment,
+            "cutoff": self.cutoff,
+            "policies": self.policies.to_dict(),
+        }
+
+    def describe(self) -> str:
+        """How the statistics were made, in one sentence (every report shows it)."""
+        from rankmeter.stats import describe_settings
+
+        return describe_settings(
+            test=self.test,
+            correction=self.correction,
+            alpha=self.alpha,
+            level=self.level,
+            interval=self.interval,
+            resamples=self.resamples,
+            seed=self.seed,
+        )
+
+
+@dataclass(frozen=True)
+class SystemMean:
+    """One system's mean of one metric over the compared queries, with its interval."""
+
+    system: str
+    metric: str
+    mean: float
+    low: float
+    high: float
+    n: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return _fields(self)
+
+
+@dataclass(frozen=True)
+class Difference:
+    """A system against the baseline on one metric, paired over the same queries."""
+
+    system: str
+    baseline: str
+    metric: str
+    n: int
+    baseline_mean: float
+    system_mean: float
+    difference: float
+    relative: float
+    low: float
+    high: float
+    effect_size: float
+    p_value: float
+    p_corrected: float
+    significant: bool
+    wins: int
+    ties: int
+    losses: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return _fields(self)
+
+
+@dataclass(frozen=True)
+class QueryLoss:
+    """A query where the system scored below the baseline."""
+
+    query: str
+    text: str | None
+    baseline: float
+    system: float
+    difference: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return _fields(self)
+
+
+@dataclass(frozen=True)
+class Failures:
+    """Where one system fails, judged on the comparison's first metric.
+
+    Attributes
+    ----------
+    worst : the queries that lost most against the baseline (most negative difference first)
+    no_results : queries the system returned nothing for
+    nothing_relevant : queries with a relevant judgment but none in the system's top ``cutoff``
+    quantiles : the distribution of per-query differences (min, 5%, 25%, 50%, 75%, 95%, max)
+    """
+
+    system: str
+    metric: str
+    worst: tuple[QueryLoss, ...]
+    no_results: tuple[str, ...]
+    nothing_relevant: tuple[str, ...]
+    quantiles: Mapping[str, float]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "system": self.system,
+            "metric": self.metric,
+            "worst": [w.to_dict() for w in self.worst],
+            "no_results": list(self.no_results),
+            "nothing_relevant": list(self.nothing_relevant),
+            "quantiles": dict(self.quantiles),
+        }
+
+
+@dataclass(frozen=True)
+class SegmentMean:
+    """One system's mean of one metric over a segment of queries (``column=value``)."""
+
+    segment: str
+    system: str
+    metric: str
+    mean: float
+    low: float
+    high: float
+    n: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return _fields(self)
+
+
+@dataclass(frozen=True)
+class SegmentResult:
+    """A segment of queries (``column=value``): one system against the baseline on one metric."""
+
+    segment: str
+    system: str
+    metric: str
+    n: int
+    baseline_mean: float
+    system_mean: float
+    difference: float
+    low: float
+    high: float
+    p_value: float
+    p_corrected: float
+    small: bool
+    flagged: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return _fields(self)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """The comparison of several systems with a baseline on the same queries.
+
+    Attributes
+    ----------
+    systems : names, baseline first
+    metrics : the metrics' names as asked for (``MRR@10`` stays ``MRR@10``), in that order;
+        lookups (``mean``, ``difference``) accept any name of a metric
+    query_ids : the compared queries (judged queries that at least one system answered)
+    scores : ``{metric: {system: per-query values aligned with query_ids}}``
+    means : every system's mean of every metric, with its interval
+    differences : every system other than the baseline against it, per metric
+    failures : per system (the baseline included) on the first metric
+    segments : per segment, system and metric against the baseline (empty without segments)
+    segment_means : per segment, every system's mean of every metric with its interval
+    curves : ``{family: {system: mean metric@k for k = 1..CURVE_DEPTH}}``
+    settings : how the numbers were made (test, correction, alpha, seed, ...)
+    notes : what a reader should know (queries left out, tests flagged as not recommended)
+    queries : the texts of the compared queries, where given
+    explanations : ``{system: {query: Explanation}}`` of the first metric, rank by rank, for
+        every listed worst query, for the system that lost and for the baseline
+    """
+
+    systems: tuple[str, ...]
+    metrics: tuple[str, ...]
+    query_ids: tuple[str, ...]
+    scores: Mapping[str, Mapping[str, FloatArray]] = field(repr=False)
+    means: tuple[SystemMean, ...]
+    differences: tuple[Difference, ...]
+    failures: tuple[Failures, ...]
+    segments: tuple[SegmentResult, ...]
+    segment_means: tuple[SegmentMean, ...]
+    curves: Mapping[str, Mapping[str, FloatArray]] = field(repr=False)
+    settings: Settings
+    notes: tuple[str, ...] = ()
+    queries: Mapping[str, str] = field(default_factory=dict, repr=False)
+    explanations: Mapping[str, Mapping[str, Any]] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(
+            self, "scores", ByMetric(self.metrics, _frozen_nested(self.scores), done="compared")
+        )
+        object.__setattr__(self, "curves", _frozen_nested(self.curves))
+        object.__setattr__(self, "queries", MappingProxyType(dict(self.queries)))
+        object.__setattr__(
+            self,
+            "explanations",
+            MappingProxyType(
+                {s: MappingProxyType(dict(by_query)) for s, by_query in self.explanations.items()}
+            ),
+        )
+
+    @property
+    def baseline(self) -> str:
+        return self.settings.baseline
+
+    @property
+    def n_queries(self) -> int:
+        return len(self.query_ids)
+
+    def mean(self, system: str, metric: str) -> SystemMean:
+        metric = metric_key(metric, self.metrics, done="compared")
+        for m in self.means:
+            if m.system == system and m.metric == metric:
+                return m
+        raise KeyError(f"no system {system!r}; systems: {', '.join(self.systems)}")
+
+    def difference(self, system: str, metric: str) -> Difference:
+        metric = metric_key(metric, self.metrics, done="compared")
+        for d in self.differences:
+            if d.system == system and d.metric == metric:
+                return d
+        others = [s for s in self.systems if s != self.baseline]
+        raise KeyError(f"no comparison for {system!r}; compared systems: {', '.join(others)}")
+
+    def to_dict(self, *, per_query: bool = False) -> dict[str, Any]:
+        """A JSON-ready dict: settings, means, differences, failures, segments, curves."""
+        out: dict[str, Any] = {
+            "settings": self.settings.to_dict(),
+            "systems": list(self.systems),
+            "metrics": list(self.metrics),
+            "n_queries": self.n_queries,
+            "means": [m.to_dict() for m in self.means],
+            "differences": [d.to_dict() for d in self.differences],
+            "failures": [f.to_dict() for f in self.failures],
+            "segments": [s.to_dict() for s in self.segments],
+            "segment_means": [s.to_dict() for s in self.segment_means],
+            "curves": {
+                family: {s: [float(v) for v in values] for s, values in by_system.items()}
+                for family, by_system in self.curves.items()
+            },
+            "notes": list(self.notes),
+        }
+        if per_query:
+            out["per_query"] = {
+                metric: {
+                    s: dict(zip(self.query_ids, map(float, values), strict=True))
+                    for s, values in by_system.items()
+                }
+                for metric, by_system in self.scores.items()
+            }
+        return out
+
+    def to_pandas(self) -> Any:
+        """The differences as a DataFrame, one row per (system, metric)."""
+        import pandas as pd
+
+        return pd.DataFrame([d.to_dict() for d in self.differences])
+
+
+def _frozen_nested(data: Mapping[str, Mapping[str, Any]]) -> Mapping[str, Mapping[str, Any]]:
+    out = {}
+    for key, inner in data.items():
+        frozen = {}
+        for name, array in inner.items():
+            copy = np.array(array, dtype=np.float64)
+            copy.flags.writeable = False
+            frozen[name] = copy
+        out[key] = MappingProxyType(frozen)
+    return MappingProxyType(out)

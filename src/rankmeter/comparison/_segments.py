@@ -1,0 +1,104 @@
+"""Segments of queries (``column=value``): each system against the baseline within each.
+
+Segments of at least ``min_segment`` queries are tested and corrected together, as one family
+across segments, systems and metrics; smaller ones are shown but never flagged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from rankmeter.comparison._records import SegmentMean, SegmentResult, Settings
+from rankmeter.comparison._summaries import Scores, Summary, summarise
+from rankmeter.data._columns import FloatArray, IntArray, natural_order
+
+
+def segment_groups(
+    segments: Mapping[str, Mapping[str, str]], query_ids: tuple[str, ...]
+) -> list[tuple[str, IntArray]]:
+    """``(column=value, rows of the compared queries in it)`` for every tag value."""
+    position = {q: i for i, q in enumerate(query_ids)}
+    groups: list[tuple[str, IntArray]] = []
+    for column, values in segments.items():
+        labels = sorted(set(values.values()))
+        for label in [labels[i] for i in natural_order(labels)]:
+            rows = sorted(position[q] for q, v in values.items() if v == label and q in position)
+            groups.append((f"{column}={label}", np.asarray(rows, dtype=np.int64)))
+    return groups
+
+
+def _subset(scores: Scores, rows: IntArray) -> dict[str, dict[str, FloatArray]]:
+    return {m: {s: v[rows] for s, v in by_system.items()} for m, by_system in scores.items()}
+
+
+def segment_results(
+    groups: list[tuple[str, IntArray]],
+    order: Sequence[str],
+    metrics: Sequence[str],
+    scores: Scores,
+    settings: Settings,
+) -> tuple[tuple[SegmentResult, ...], tuple[SegmentMean, ...]]:
+    """Each segment's means, and each system against the baseline within each segment."""
+    from rankmeter import stats
+
+    base = order[0]
+    summaries: list[tuple[str, Scores, Summary]] = []
+    means: list[SegmentMean] = []
+    for name, rows in groups:
+        if len(rows) == 0:
+            continue
+        subset = _subset(scores, rows)
+        summary = summarise(order, metrics, subset, settings)
+        summaries.append((name, subset, summary))
+        means += [
+            SegmentMean(
+                segment=name,
+                system=system,
+                metric=metric,
+                mean=float(summary.mean_values[i]),
+                low=float(summary.low[i]),
+                high=float(summary.high[i]),
+                n=summary.n,
+            )
+            for i, (metric, system) in enumerate(summary.means)
+        ]
+    # The family: every comparison in a segment of at least min_segment queries (NaN: not in
+    # it, so it neither counts in the family nor gets a corrected p-value).
+    in_family = [
+        summary.tested.pvalue[i] if summary.n >= settings.min_segment else np.nan
+        for _, _, summary in summaries
+        for i in range(len(summary.differences))
+    ]
+    corrected = stats.correct(
+        np.asarray(in_family, dtype=np.float64), settings.correction, alpha=settings.alpha
+    )
+    out = []
+    position = 0
+    for name, part, summary in summaries:
+        small = summary.n < settings.min_segment
+        tested = summary.tested
+        for i, (metric, system) in enumerate(summary.differences):
+            b = float(part[metric][base].mean())
+            v = float(part[metric][system].mean())
+            significant = bool(corrected.significant[position])
+            out.append(
+                SegmentResult(
+                    segment=name,
+                    system=system,
+                    metric=metric,
+                    n=summary.n,
+                    baseline_mean=b,
+                    system_mean=v,
+                    difference=v - b,
+                    low=float(tested.low[i]),
+                    high=float(tested.high[i]),
+                    p_value=float(tested.pvalue[i]),
+                    p_corrected=float(corrected.adjusted[position]),
+                    small=small,
+                    flagged=bool(not small and v < b and significant),
+                )
+            )
+            position += 1
+    return tuple(out), tuple(means)
