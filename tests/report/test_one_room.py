@@ -145,3 +145,29 @@ def test_templates_and_stylesheet_are_package_data() -> None:
     assert {"page.html.j2", "comparison.html.j2", "explanation.html.j2", "report.css"} <= names
     assert "explanations.html.j2" in names and "head.html.j2" in names and "ann.html.j2" in names
     assert "{" in (templates / "report.css").read_text(encoding="utf-8")
+
+
+# -- labels and the policy sentence: spelled in one place -------------------------------------
+
+#: Words of the test, correction and interval labels (rankmeter.stats._names spells them) and
+#: of the policy sentence (rankmeter.results.Policies.describe spells it).
+LABEL_WORDS = ("Benjamini-Hochberg", "Bonf.", "uncorr.", "sign flips", "t-test", "Wilcoxon", "BCa")
+POLICY_WORDS = ("relevant: grade >=", "judged documents only", "queries in both run and qrels")
+
+
+def test_renderers_take_labels_and_the_policy_sentence_from_their_one_place() -> None:
+    templates = importlib.resources.files("rankmeter.report") / "templates"
+    texts = [
+        (name, text)
+        for name, tree in modules()
+        if name.startswith("report/") or name == "explanation.py"
+        for text in strings(tree)
+    ]
+    texts += [(p.name, p.read_text(encoding="utf-8")) for p in templates.iterdir()]
+    found = [
+        (name, word)
+        for name, text in texts
+        for word in (*LABEL_WORDS, *POLICY_WORDS)
+        if word in text
+    ]
+    assert found == []

@@ -161,26 +161,17 @@ def _policy_text(policies: Policies) -> str:
 
 
 def _level(comparison: Comparison) -> str:
-    s = comparison.settings
-    method = "BCa" if s.interval == "bca" else s.interval
-    return f"{s.level:.0%} {method} bootstrap interval"
+    from rankmeter.stats import interval_phrase
+
+    return interval_phrase(comparison.settings.interval, comparison.settings.level)
 
 
 def _settings(comparison: Comparison) -> list[tuple[str, str]]:
+    from rankmeter.stats import correction_label, paired_test_label
+
     s = comparison.settings
-    test = {
-        "randomization": f"paired randomization test ({s.resamples:,} sign flips, seed {s.seed})",
-        "t": "paired t-test",
-        "bootstrap": f"paired bootstrap test ({s.resamples:,} resamples, seed {s.seed})",
-        "wilcoxon": "Wilcoxon signed-rank test",
-        "sign": "sign test",
-    }.get(s.test, s.test)
-    correction = {
-        "holm": "Holm",
-        "bonferroni": "Bonferroni",
-        "bh": "Benjamini-Hochberg",
-        "none": "none",
-    }.get(s.correction, s.correction)
+    test = paired_test_label(s.test, resamples=s.resamples, seed=s.seed)
+    correction = correction_label(s.correction)
     metric = comparison.failures[0].metric if comparison.failures else comparison.metrics[0]
     return [
         ("Baseline", s.baseline),
@@ -204,11 +195,11 @@ def _settings(comparison: Comparison) -> list[tuple[str, str]]:
 
 
 def _summary_header(comparison: Comparison) -> list[str]:
+    from rankmeter.stats import correction_label
+
     s = comparison.settings
     level = f"{s.level:.0%} CI"
-    correction = {"holm": "Holm", "bonferroni": "Bonf.", "bh": "BH", "none": "uncorr."}.get(
-        s.correction, s.correction
-    )
+    correction = correction_label(s.correction, short=True)
     return [
         "metric",
         "system",
