@@ -25,10 +25,21 @@ def test_long_work_shows_the_current_step() -> None:
     buffer = io.StringIO()
     with Steps(total=2, enabled=True, delay=0.0, console=_console(buffer)) as steps:
         steps.start("reading run.txt")
-        assert steps.shown.wait(PATIENCE_S)  # the bar starts on a timer thread
-        assert "reading run.txt" in buffer.getvalue()  # drawn when it starts
+        # The bar starts on a timer thread, before or after the step began: either way the
+        # step is drawn by the time the bar is shown (a step redraws a bar already there).
+        assert steps.shown.wait(PATIENCE_S)
+        assert "reading run.txt" in buffer.getvalue()
         steps.start("evaluating")
+        assert "evaluating" in buffer.getvalue()
     assert steps.done == 2
+
+
+def test_a_step_begun_after_the_bar_appeared_is_drawn_at_once() -> None:
+    buffer = io.StringIO()
+    with Steps(total=2, enabled=True, delay=0.0, console=_console(buffer)) as steps:
+        assert steps.shown.wait(PATIENCE_S)  # the bar is up, with no step yet
+        steps.start("reading run.txt")
+        assert "reading run.txt" in buffer.getvalue()
 
 
 def test_the_bar_waits_for_its_delay() -> None:

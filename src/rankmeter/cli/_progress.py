@@ -87,6 +87,7 @@ class Steps:
             self._label = label
             if self._bar is not None:
                 self._bar.update(self._task, description=label, completed=self.done)
+                self._bar.refresh()  # the new step shows now, not at the next tick
 
     def __exit__(
         self,
