@@ -521,5 +521,39 @@ def test_bad_judgments_metric_and_policies() -> None:
         rankmeter.explain(QRELS, RUN, "1", "AP", ties="random")
     with pytest.raises(PolicyError, match=r"^judged_only=1 must be True or False$"):
         rankmeter.explain(QRELS, RUN, "1", "AP", judged_only=1)  # type: ignore[arg-type]
-    with pytest.raises(PolicyError, match=r"^query must be a query id \(a string\), not None$"):
+    with pytest.raises(
+        PolicyError, match=r"^query=None must be a string or an integer \(the query id\)$"
+    ):
         rankmeter.explain(QRELS, RUN, None, "AP")  # type: ignore[arg-type]
+
+
+# -- several metrics for one query: Explanations -------------------------------------------------
+
+
+def test_explanations_of_a_query_are_each_metric_explained(tmp_path: Any) -> None:
+    from rankmeter.explanation import Explanations
+
+    qrels, run = tmp_path / "q.txt", tmp_path / "r.txt"
+    qrels.write_text("".join(f"1 0 {d} {g}\n" for d, g in QRELS["1"].items()))
+    run.write_text("".join(f"1 Q0 {d} 0 {s} sys\n" for d, s in RUN["1"].items()))
+    metrics = ["nDCG@3", "AP", "MRR", "P(rel=2)@2"]
+    explained = Explanations.for_query(qrels, run, "1", metrics, rel=1, judged_only=True)
+    one_by_one = [rankmeter.explain(qrels, run, "1", m, judged_only=True) for m in metrics]
+    assert list(explained) == one_by_one and len(explained) == 4
+    assert explained[1].metric == "AP" and explained.run == "sys" and explained.query == "1"
+    document = explained.to_dict()
+    assert list(document) == ["query", "run", "policies", "metrics"]
+    assert document["policies"] == {"rel": 1, "judged_only": True, "ties": "trec_eval"}
+    assert document["metrics"]["MRR"] == one_by_one[2].to_dict()
+
+
+def test_explanations_of_grades_and_the_default_metrics() -> None:
+    from rankmeter.explanation import Explanations
+
+    explained = Explanations.for_grades("3,0,?,-1", judgments="3,2")
+    assert [e.metric for e in explained] == ["nDCG@10", "P@10", "R@100", "RR", "AP"]
+    assert explained[-1] == rankmeter.explain_grades("3,0,?,-1", "AP", judgments="3,2")
+    document = explained.to_dict()
+    assert list(document) == ["query", "run", "grades", "policies", "metrics"]
+    assert document["grades"] == [3, 0, None, -1] and document["query"] is None
+    assert [e.metric for e in Explanations.for_grades([1, 0], "RR")] == ["RR"]

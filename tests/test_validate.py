@@ -86,3 +86,11 @@ def test_boolean_and_choice() -> None:
 def test_the_error_class_can_be_chosen() -> None:
     with pytest.raises(MetricError, match=r"^p=1.5 must be a number from 0 to 1$"):
         v.real("p", 1.5, low=0, high=1, error=MetricError)
+
+
+def test_identifier_takes_strings_and_integers() -> None:
+    assert v.identifier("query", "q1") == "q1"
+    assert v.identifier("query", np.int64(7)) == "7"
+    for bad in (None, True, 1.5, b"q1"):
+        with pytest.raises(PolicyError, match=r"^query=.* must be a string or an integer$"):
+            v.identifier("query", bad)

@@ -22,6 +22,7 @@ __all__ = [
     "EvalResult",
     "EvalResults",
     "Explanation",
+    "Explanations",
     "FormatError",
     "Metric",
     "MetricError",
@@ -43,7 +44,7 @@ if TYPE_CHECKING:
     from rankmeter.comparison import Comparison, compare
     from rankmeter.data import Qrels, Run
     from rankmeter.evaluation import evaluate
-    from rankmeter.explanation import Explanation, explain, explain_grades
+    from rankmeter.explanation import Explanation, Explanations, explain, explain_grades
     from rankmeter.metrics import Metric, parse_metric, parse_metrics
     from rankmeter.results import EvalResult, EvalResults
 
@@ -55,6 +56,7 @@ _LAZY = {
     "explain": "rankmeter.explanation",
     "explain_grades": "rankmeter.explanation",
     "Explanation": "rankmeter.explanation",
+    "Explanations": "rankmeter.explanation",
     "compare": "rankmeter.comparison",
     "Comparison": "rankmeter.comparison",
     "Metric": "rankmeter.metrics",

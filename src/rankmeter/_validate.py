@@ -27,7 +27,7 @@ from typing import Any
 
 from rankmeter.errors import PolicyError
 
-__all__ = ["boolean", "choice", "integer", "real"]
+__all__ = ["boolean", "choice", "identifier", "integer", "real"]
 
 
 def _fail(name: str, value: Any, expected: str, what: str, error: type[Exception]) -> Exception:
@@ -168,3 +168,20 @@ def choice(
     if not isinstance(value, str) or value not in valid:
         raise _fail(name, value, "one of " + ", ".join(map(repr, valid)), what, error)
     return value
+
+
+def identifier(
+    name: str, value: Any, *, what: str = "", error: type[Exception] = PolicyError
+) -> str:
+    """``value`` as a string, if it is a string or an integer (an id typed as a number).
+
+    >>> identifier("query", 7)
+    '7'
+    >>> identifier("query", None, what="the query to explain")
+    Traceback (most recent call last):
+    ...
+    rankmeter.errors.PolicyError: query=None must be a string or an integer (the query to explain)
+    """
+    if isinstance(value, bool) or not isinstance(value, (str, numbers.Integral)):
+        raise _fail(name, value, "a string or an integer", what, error)
+    return str(value) if isinstance(value, str) else str(int(value))

@@ -6,18 +6,16 @@ package attribute ``rankmeter.evaluate`` (the function) to a module.
 
 from __future__ import annotations
 
-import dataclasses
-import math
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, overload
 
+from rankmeter._validate import boolean
 from rankmeter.data import Qrels, Run
-from rankmeter.data.run import check_ties
 from rankmeter.errors import PolicyError, RankmeterError
 from rankmeter.metrics import DEFAULT_METRICS, Metric, parse_metrics
 from rankmeter.metrics._ranked import join
-from rankmeter.results import EvalResult, EvalResults, PerQuery, Policies
+from rankmeter.results import EvalResult, EvalResults, PerQuery, Policies, unique_names
 
 __all__ = ["evaluate"]
 
@@ -109,7 +107,9 @@ def evaluate(
     >>> list(result.metrics), result.metrics["RR"] == result.metrics["recip_rank"]
     (['MRR', 'P@1'], True)
     """
-    policies = _policies(rel, include_missing, judged_only, ties)
+    policies = Policies(rel, include_missing, judged_only, ties)
+    if stream is not None:
+        boolean("stream", stream)
     measures = parse_metrics(DEFAULT_METRICS if metrics is None else _as_names(metrics))
     loaded_qrels = Qrels.load(qrels)
     many = _is_collection(runs)
@@ -121,7 +121,7 @@ def evaluate(
             ]
             if not many:
                 return streamed[0]
-            return _named(streamed, [os.fspath(p) for _, p in paths])
+            return EvalResults.named(streamed, [os.fspath(p) for _, p in paths])
         except RankmeterError:
             if stream:
                 raise
@@ -213,12 +213,9 @@ def _as_names(metrics: Any) -> Iterable[str | Metric]:
 
 
 def _policies(rel: Any, include_missing: Any, judged_only: Any, ties: str) -> Policies:
-    if isinstance(rel, bool) or not isinstance(rel, (int, float)) or not math.isfinite(rel):
-        raise PolicyError(f"rel={rel!r} must be a finite number (the minimum relevant grade)")
-    for name, value in (("include_missing", include_missing), ("judged_only", judged_only)):
-        if not isinstance(value, bool):
-            raise PolicyError(f"{name}={value!r} must be True or False")
-    return Policies(rel, include_missing, judged_only, check_ties(ties))
+    # Policies checks its values itself (rankmeter._validate); this name stays for callers
+    # that build the policies from evaluate's arguments.
+    return Policies(rel, include_missing, judged_only, ties)
 
 
 def _is_collection(runs: Any) -> bool:
@@ -241,38 +238,17 @@ def _load_runs(runs: Any, ties: str) -> list[Run]:
         loaded = [Run.load(v, ties=ties) for v in runs]
     if not loaded:
         raise PolicyError("no runs given")
-    names = _unique_names([r.name for r in loaded], [r.source for r in loaded])
+    names = unique_names([r.name for r in loaded], [r.source for r in loaded])
     return [r if r.name == n else r.renamed(n) for r, n in zip(loaded, names, strict=True)]
 
 
-def _unique_names(names: list[str], sources: list[str]) -> list[str]:
-    """Runs with the same name are told apart by their file, else by a number."""
-    if len(set(names)) == len(names):
-        return names
-    unique_sources = len(set(sources)) == len(sources) and not any(
-        s.startswith("<") for s in sources
-    )
-    seen: dict[str, int] = {}
-    out = []
-    for name, source in zip(names, sources, strict=True):
-        if names.count(name) == 1:
-            out.append(name)
-        elif unique_sources:
-            out.append(source)
-        else:
-            seen[name] = seen.get(name, 0) + 1
-            out.append(f"{name}#{seen[name]}")
-    return out
+# Kept for the callers that name runs through evaluation (results.unique_names is the one
+# implementation).
+_unique_names = unique_names
 
 
 def _named(results: list[EvalResult], sources: list[str]) -> EvalResults:
-    names = _unique_names([r.run for r in results], sources)
-    return EvalResults(
-        tuple(
-            r if r.run == n else dataclasses.replace(r, run=n)
-            for r, n in zip(results, names, strict=True)
-        )
-    )
+    return EvalResults.named(results, sources)
 
 
 def _evaluate_one(

@@ -4,7 +4,8 @@
 columns the metric reads: gain, discount and contribution for DCG and nDCG; relevant and precision
 at rank for AP; ...), the ideal ordering where the metric normalises by one, and the steps from
 the table to the value. ``explain_grades([3, 0, 2], "nDCG(gain=exp)@3")`` does the same for a
-ranking given by hand. The value is computed by the metric's own kernel on the same join as
+ranking given by hand. :meth:`Explanations.for_query` and :meth:`Explanations.for_grades`
+explain several metrics of one query, joining it once. The value is computed by the metric's own kernel on the same join as
 :func:`rankmeter.evaluate`, so it is exactly the number evaluate gives for that query.
 
 What each metric shows lives with the metric: ``MetricSpec.uses`` names its columns and the
@@ -25,11 +26,12 @@ import math
 import re
 import zlib
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 from rankmeter import _items
+from rankmeter._validate import identifier
 from rankmeter.errors import PolicyError, RankmeterError
 
 if TYPE_CHECKING:
@@ -37,7 +39,7 @@ if TYPE_CHECKING:
     from rankmeter.metrics import Metric
     from rankmeter.metrics._ranked import Ranked
 
-__all__ = ["Explanation", "explain", "explain_grades", "parse_grades"]
+__all__ = ["Explanation", "Explanations", "explain", "explain_grades", "parse_grades"]
 
 #: The first ranks are always shown (up to the metric's cutoff), whatever they contribute.
 HEAD = 10
@@ -131,6 +133,114 @@ class Explanation:
             "notes": list(self.notes),
             "anchor": self.anchor,
         }
+
+
+@dataclass(frozen=True)
+class Explanations(Sequence[Explanation]):
+    """Several metrics explained for one query (or one ranking given by hand), in the order
+    they were asked for: a sequence of :class:`Explanation`.
+
+    Build it with :meth:`for_query` (a query of a run and its qrels) or :meth:`for_grades` (a
+    ranking given as grades); the query is joined once, whatever the number of metrics.
+
+    Attributes
+    ----------
+    explanations : tuple of Explanation
+    query : str or None
+        The query id; None for a ranking given by hand.
+    run : str or None
+        The run's name; None for a ranking given by hand.
+    grades : tuple or None
+        The grades given, for a ranking given by hand (None for a query of a run).
+    policies : mapping
+        ``rel``, and for a query of a run ``judged_only`` and ``ties``.
+    """
+
+    explanations: tuple[Explanation, ...]
+    query: str | None = None
+    run: str | None = None
+    grades: tuple[Any, ...] | None = None
+    policies: Mapping[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def for_query(
+        cls,
+        qrels: Any,
+        run: Any,
+        query: str,
+        metrics: str | Metric | Iterable[str | Metric] | None = None,
+        *,
+        rel: float = 1,
+        judged_only: bool = False,
+        ties: str = "trec_eval",
+    ) -> Explanations:
+        """Explain each metric for one query of a run, as :func:`explain` explains one.
+
+        ``metrics`` defaults to nDCG@10, P@10, R@100, RR and AP (as :func:`rankmeter.evaluate`).
+
+        >>> qrels = {"q1": {"a": 1, "c": 1}}
+        >>> run = {"q1": {"a": 0.9, "b": 0.8, "c": 0.7}}
+        >>> explained = Explanations.for_query(qrels, run, "q1", ["AP", "P@2"])
+        >>> [(e.metric, e.shown_value) for e in explained]
+        [('AP', '0.8333'), ('P@2', '0.5000')]
+        """
+        case = _from_files(qrels, run, query, rel, judged_only, ties)
+        return cls._of(case, metrics, grades=None)
+
+    @classmethod
+    def for_grades(
+        cls,
+        grades: str | Sequence[float | None],
+        metrics: str | Metric | Iterable[str | Metric] | None = None,
+        *,
+        judgments: str | Sequence[float] | None = None,
+        rel: float = 1,
+    ) -> Explanations:
+        """Explain each metric on a ranking given as grades, as :func:`explain_grades` explains
+        one.
+
+        >>> explained = Explanations.for_grades("3,0,2", ["nDCG@3", "RR"])
+        >>> [e.title for e in explained]
+        ['nDCG@3 for the grades given = 0.9386', 'RR for the grades given = 1.0000']
+        """
+        case = _from_grades(grades, judgments, rel)
+        return cls._of(case, metrics, grades=tuple(case.shown_grades))
+
+    @classmethod
+    def _of(cls, case: _Case, metrics: Any, *, grades: tuple[Any, ...] | None) -> Explanations:
+        from rankmeter.metrics import DEFAULT_METRICS, parse_metrics
+
+        if metrics is None:
+            metrics = DEFAULT_METRICS
+        elif isinstance(metrics, str) or not isinstance(metrics, Iterable):
+            metrics = [metrics]
+        explained = tuple(_build(case, m) for m in parse_metrics(metrics))
+        return cls(explained, case.query, case.run, grades, dict(case.policies))
+
+    @overload
+    def __getitem__(self, index: int) -> Explanation: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Explanation]: ...
+
+    def __getitem__(self, index: int | slice) -> Explanation | Sequence[Explanation]:
+        return self.explanations[index]
+
+    def __len__(self) -> int:
+        return len(self.explanations)
+
+    def __iter__(self) -> Iterator[Explanation]:
+        return iter(self.explanations)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data (JSON-ready): the query, the run (and the grades given), the policies,
+        and each metric's explanation keyed by its name."""
+        out: dict[str, Any] = {"query": self.query, "run": self.run}
+        if self.grades is not None:
+            out["grades"] = list(self.grades)
+        out["policies"] = dict(self.policies)
+        out["metrics"] = {e.metric: e.to_dict() for e in self.explanations}
+        return out
 
 
 # -- the front door -------------------------------------------------------------------------------
@@ -293,13 +403,11 @@ def _from_files(qrels: Any, run: Any, query: Any, rel: Any, judged_only: Any, ti
     import numpy as np
 
     from rankmeter.data import Qrels, Run
-    from rankmeter.evaluation import _policies
     from rankmeter.metrics._ranked import join
+    from rankmeter.results import Policies
 
-    policies = _policies(rel, False, judged_only, ties)
-    if not isinstance(query, (str, int)) or isinstance(query, bool):
-        raise PolicyError(f"query must be a query id (a string), not {query!r}")
-    query = str(query)
+    policies = Policies(rel, False, judged_only, ties)
+    query = identifier("query", query, what="the query id")
     loaded_qrels = Qrels.load(qrels)
     loaded_run = Run.load(run, ties=policies.ties)
     qrels_row = loaded_qrels.query_rows().get(query)
@@ -421,11 +529,11 @@ def _from_grades(
 ) -> _Case:
     import numpy as np
 
-    from rankmeter.evaluation import _policies
     from rankmeter.metrics._ranked import Ranked
     from rankmeter.metrics._spec import num
+    from rankmeter.results import Policies
 
-    policies = _policies(rel, False, False, "trec_eval")
+    policies = Policies(rel)
     given = parse_grades(grades)
     judged = [g is not None and g >= 0 for g in given]
     values = [g if j and g is not None else 0.0 for g, j in zip(given, judged, strict=True)]

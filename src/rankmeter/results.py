@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from numbers import Integral
 from typing import Any, Generic, TypeVar
 
 import numpy as np
+import numpy.typing as npt
 
-from rankmeter.data._columns import FloatArray
 from rankmeter.metrics import Metric
 
-__all__ = ["ByMetric", "EvalResult", "EvalResults", "PerQuery", "Policies"]
+__all__ = ["ByMetric", "EvalResult", "EvalResults", "PerQuery", "Policies", "unique_names"]
 
 V = TypeVar("V")
+FloatArray = npt.NDArray[np.float64]
 
 
 @dataclass(frozen=True)
@@ -38,6 +41,19 @@ class Policies:
     judged_only: bool = False
     ties: str = "trec_eval"
 
+    def __post_init__(self) -> None:
+        # Checked here, once, for every caller (evaluate, explain, compare): a result never
+        # carries policies that could not have been applied.
+        from rankmeter._validate import boolean, real
+        from rankmeter.data.run import check_ties
+
+        rel = real("rel", self.rel, what="the minimum relevant grade")
+        # Kept as given (1 stays 1, 1.5 stays 1.5); a NumPy number becomes Python's.
+        object.__setattr__(self, "rel", int(rel) if isinstance(self.rel, Integral) else rel)
+        boolean("include_missing", self.include_missing)
+        boolean("judged_only", self.judged_only)
+        check_ties(self.ties)
+
     def to_dict(self) -> dict[str, Any]:
         rel: float | int = int(self.rel) if float(self.rel).is_integer() else self.rel
         return {
@@ -47,9 +63,25 @@ class Policies:
             "ties": self.ties,
         }
 
-    def describe(self) -> str:
-        queries = "all judged queries" if self.include_missing else "queries in both run and qrels"
-        parts = [f"relevant: grade >= {self.to_dict()['rel']}", f"ties: {self.ties}", queries]
+    def describe(self, *, queries: str | None = None) -> str:
+        """The policies as one sentence, the one way every output words them.
+
+        ``queries`` words which queries count where the caller decides that (a comparison
+        counts every judged query some system answered); ``""`` leaves it out. By default it
+        follows ``include_missing``.
+
+        >>> Policies().describe()
+        'relevant: grade >= 1; ties: trec_eval; queries in both run and qrels'
+        >>> Policies(rel=2, judged_only=True).describe(queries="")
+        'relevant: grade >= 2; ties: trec_eval; judged documents only'
+        """
+        if queries is None:
+            queries = (
+                "all judged queries" if self.include_missing else "queries in both run and qrels"
+            )
+        parts = [f"relevant: grade >= {self.to_dict()['rel']}", f"ties: {self.ties}"]
+        if queries:
+            parts.append(queries)
         if self.judged_only:
             parts.append("judged documents only")
         return "; ".join(parts)
@@ -230,11 +262,59 @@ class EvalResult:
         return f"EvalResult(run={self.run!r}, n_queries={self.n_queries}, {means})"
 
 
+def unique_names(names: Sequence[str], sources: Sequence[str]) -> list[str]:
+    """Names for several runs, all different: runs that share a name are told apart by their
+    source (the file they were read from), else by a number.
+
+    Parameters
+    ----------
+    names : the runs' own names (their TREC tags)
+    sources : where each run came from; ``<...>`` (a dict, a frame) names no file
+
+    Examples
+    --------
+    >>> unique_names(["bm25", "bm25", "dense"], ["a.run", "b.run", "c.run"])
+    ['a.run', 'b.run', 'dense']
+    >>> unique_names(["run", "run"], ["<dict>", "<dict>"])
+    ['run#1', 'run#2']
+    """
+    names, sources = list(names), list(sources)
+    if len(set(names)) == len(names):
+        return names
+    unique_sources = len(set(sources)) == len(sources) and not any(
+        s.startswith("<") for s in sources
+    )
+    seen: dict[str, int] = {}
+    out = []
+    for name, source in zip(names, sources, strict=True):
+        if names.count(name) == 1:
+            out.append(name)
+        elif unique_sources:
+            out.append(source)
+        else:
+            seen[name] = seen.get(name, 0) + 1
+            out.append(f"{name}#{seen[name]}")
+    return out
+
+
 @dataclass(frozen=True)
 class EvalResults(Mapping[str, EvalResult]):
     """Evaluations of several runs against the same qrels, keyed by run name (in input order)."""
 
     results: tuple[EvalResult, ...]
+
+    @classmethod
+    def named(cls, results: Sequence[EvalResult], sources: Sequence[str]) -> EvalResults:
+        """The evaluations of runs evaluated one by one, keyed by unique names: runs that
+        share a name are renamed as :func:`unique_names` says (``sources``: their files), as
+        :func:`rankmeter.evaluate` names several runs evaluated together."""
+        names = unique_names([r.run for r in results], sources)
+        return cls(
+            tuple(
+                r if r.run == n else dataclasses.replace(r, run=n)
+                for r, n in zip(results, names, strict=True)
+            )
+        )
 
     def __getitem__(self, run: str) -> EvalResult:
         for result in self.results:

@@ -316,7 +316,7 @@ def test_a_grade_beyond_the_exp_gain_is_one_error_not_nan(
     for command in (
         ["evaluate", qrels, run, "-m", "nDCG(gain=exp)@10", "-f", output_format],
         ["compare", qrels, run, run, "-m", "nDCG(gain=exp)@10", "--resamples", "10"],
-        ["explain", qrels, run, "-q", "1", "-m", "nDCG(gain=exp)@10", "-f", "json"],
+        ["explain", qrels, run, "--query", "1", "-m", "nDCG(gain=exp)@10", "-f", "json"],
     ):
         done = run_process(command)
         message = done.assert_one_error_line(1)

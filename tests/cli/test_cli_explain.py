@@ -57,7 +57,7 @@ def test_grades_with_several_metrics(cli: CLI) -> None:
 
 def test_markdown(cli: CLI, files: dict[str, Path]) -> None:
     done = cli(
-        "explain", files["qrels"], files["a"], "-q", "2", "-m", "Bpref", "-J", "-f", "markdown"
+        "explain", files["qrels"], files["a"], "--query", "2", "-m", "Bpref", "-J", "-f", "markdown"
     )
     assert done.code == 0, done.err
     assert done.out.startswith("### `Bpref` for query `2` in run `bm25` = 1.0000\n\n")
@@ -94,7 +94,7 @@ def test_json_matches_evaluate(cli: CLI, files: dict[str, Path]) -> None:
 
 
 def test_html_fragment(cli: CLI, files: dict[str, Path]) -> None:
-    done = cli("explain", files["qrels"], files["a"], "-q", "007", "-m", "RR", "-f", "html")
+    done = cli("explain", files["qrels"], files["a"], "--query", "007", "-m", "RR", "-f", "html")
     assert done.code == 0, done.err
     assert done.out.startswith('<section class="rankmeter-explain" id="explain-bm25-007-RR">\n')
     assert "<h3>RR for query &#x27;007&#x27; in run &#x27;bm25&#x27; = 1.0000</h3>" in done.out
@@ -104,7 +104,7 @@ def test_ties_input_and_output_file(cli: CLI, files: dict[str, Path], tmp_path: 
     (tmp_path / "out").mkdir()
     target = tmp_path / "out" / "explained.md"
     done = cli(
-        "explain", files["qrels"], files["a"], "-q", "1", "-m", "P@3", "--ties", "input",
+        "explain", files["qrels"], files["a"], "--query", "1", "-m", "P@3", "--ties", "input",
         "-f", "markdown", "-o", target,
     )  # fmt: skip
     assert done.code == 0, done.err
@@ -116,14 +116,16 @@ def test_ties_input_and_output_file(cli: CLI, files: dict[str, Path], tmp_path: 
 
 
 def test_queries_that_evaluate_leaves_out_are_explained(cli: CLI, files: dict[str, Path]) -> None:
-    no_results = cli("explain", files["qrels"], files["a"], "-q", "3", "-m", "NumRel", "-m", "AP")
+    no_results = cli(
+        "explain", files["qrels"], files["a"], "--query", "3", "-m", "NumRel", "-m", "AP"
+    )
     assert no_results.code == 0, no_results.err
     assert "run 'bm25' has no results for query '3': evaluate leaves the query out" in (
         no_results.out
     )
     assert "(no results to show)" in no_results.out
     assert "  no relevant result: AP = 0 / 1 = 0\n" in no_results.out
-    unjudged = cli("explain", files["qrels"], files["a"], "-q", "9", "-m", "P@5")
+    unjudged = cli("explain", files["qrels"], files["a"], "--query", "9", "-m", "P@5")
     assert unjudged.code == 0, unjudged.err
     assert "the qrels have no judgments for query '9'" in unjudged.out
     assert "  P@5 = 0 relevant in the top 5 / 5 = 0.0\n" in unjudged.out
@@ -134,13 +136,13 @@ def test_queries_that_evaluate_leaves_out_are_explained(cli: CLI, files: dict[st
 
 def test_unknown_query(cli: CLI, files: dict[str, Path]) -> None:
     message = cli(
-        "explain", files["qrels"], files["a"], "-q", "8", "-m", "AP"
+        "explain", files["qrels"], files["a"], "--query", "8", "-m", "AP"
     ).assert_one_error_line(1)
     assert message == (
         f"query '8' is in neither the qrels ({files['qrels']}) nor the run 'bm25' "
         f"({files['a']}); nearest known ids: '007', '9', '3'"
     )
-    named = cli("explain", files["qrels"], files["a"], "-q", "1x").assert_one_error_line(1)
+    named = cli("explain", files["qrels"], files["a"], "--query", "1x").assert_one_error_line(1)
     assert named.endswith("nearest known ids: '1'")
 
 
@@ -149,13 +151,13 @@ def test_unknown_query(cli: CLI, files: dict[str, Path]) -> None:
     [
         (("--grades", "3,0,2", "{qrels}"), "--grades explains a ranking given by hand: give it "
          "without QRELS and RUN files (or give the files and --query instead)"),
-        (("--grades", "3,0,2", "-q", "1"), "--query needs QRELS and RUN files; it does not go "
+        (("--grades", "3,0,2", "--query", "1"), "--query needs QRELS and RUN files; it does not go "
          "with --grades"),
         (("--grades", "3,0,2", "-J"), "--judged-only needs QRELS and RUN files; it does not go "
          "with --grades"),
-        (("{qrels}", "{run}", "-q", "1", "--judgments", "1"), "--judgments goes with --grades (a "
+        (("{qrels}", "{run}", "--query", "1", "--judgments", "1"), "--judgments goes with --grades (a "
          "ranking given by hand)"),
-        (("{qrels}", "-q", "1"), "give QRELS and RUN files and --query, or --grades (e.g. "
+        (("{qrels}", "--query", "1"), "give QRELS and RUN files and --query, or --grades (e.g. "
          "--grades 3,0,2)"),
         (("{qrels}", "{run}"), "give --query: the query to explain (e.g. --query 1)"),
     ],
@@ -186,7 +188,7 @@ def test_usage_errors(
         (("--grades", "1", "--judgments", "2,?"), "judgments: item 2, '?', is not a grade here; give "
          "numbers separated by commas, e.g. 3,0,2"),
         (("--grades", "1", "-m", "ndgc@10"), "unknown metric 'ndgc@10'; did you mean nDCG@10?"),
-        (("-", "-", "-q", "1"), "only one input can be read from stdin ('-')"),
+        (("-", "-", "--query", "1"), "only one input can be read from stdin ('-')"),
     ],
 )  # fmt: skip
 def test_bad_grades_and_metrics_are_usage_errors(
@@ -198,7 +200,7 @@ def test_bad_grades_and_metrics_are_usage_errors(
 def test_bad_data_and_unwritable_output(cli: CLI, files: dict[str, Path], tmp_path: Path) -> None:
     bad = tmp_path / "bad.txt"
     bad.write_text("1 0 a high\n")
-    message = cli("explain", bad, files["a"], "-q", "1").assert_one_error_line(1)
+    message = cli("explain", bad, files["a"], "--query", "1").assert_one_error_line(1)
     assert message == f"{bad}:1: grade must be a number, not 'high': '1 0 a high'"
     into_dir = cli("explain", "--grades", "1", "-m", "RR", "-o", tmp_path).assert_one_error_line(1)
     assert into_dir == f"{tmp_path}: is a directory; give a file name to write to"

@@ -44,8 +44,8 @@ def commands(files: dict[str, Path]) -> list[list[Any]]:
         ["evaluate", q, a, "-f", "json", "-c", "-J"],
         ["compare", q, a, b, "-f", "json", "--per-query", "--resamples", "50"],
         ["compare", files["one"], files["one_a"], files["one_b"], "-f", "json", "-m", "RR"],
-        ["explain", q, a, "-q", "1", "-f", "json"],
-        ["explain", q, a, "-q", "3", "-f", "json"],  # judged, no results
+        ["explain", q, a, "--query", "1", "-f", "json"],
+        ["explain", q, a, "--query", "3", "-f", "json"],  # judged, no results
         ["explain", "--grades", "-1,?,0", "-f", "json"],  # nothing relevant
         ["explain", "--grades", "3,0,2", "-m", "nDCG(gain=exp)@3", "-f", "json"],
         ["metrics", "-f", "json"],
@@ -69,7 +69,7 @@ def test_an_overflowing_gain_never_reaches_the_json(cli: CLI, tmp_path: Path) ->
     run.write_text("1 Q0 a 1 1.0 r\n")
     for command in (
         ["evaluate", qrels, run, "-m", "nDCG(gain=exp)@10", "-f", "json"],
-        ["explain", qrels, run, "-q", "1", "-m", "nDCG(gain=exp)@10", "-f", "json"],
+        ["explain", qrels, run, "--query", "1", "-m", "nDCG(gain=exp)@10", "-f", "json"],
         ["compare", qrels, run, run, "-m", "nDCG(gain=exp)@10", "-f", "json"],
     ):
         done = cli(*command)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import time
 from pathlib import Path
 
 from rich.console import Console
@@ -17,16 +16,46 @@ def _console(buffer: io.StringIO) -> Console:
     return Console(file=buffer, force_terminal=True, width=80)
 
 
+#: How long a test waits for the timer thread at most: a loaded machine may take its time,
+#: the test never depends on how much (it waits for the event, not for a delay).
+PATIENCE_S = 60
+
+
 def test_long_work_shows_the_current_step() -> None:
     buffer = io.StringIO()
     with Steps(total=2, enabled=True, delay=0.0, console=_console(buffer)) as steps:
         steps.start("reading run.txt")
-        time.sleep(0.3)  # the bar starts on a timer thread
+        # The bar starts on a timer thread, before or after the step began: either way the
+        # step is drawn by the time the bar is shown (a step redraws a bar already there).
+        assert steps.shown.wait(PATIENCE_S)
+        assert "reading run.txt" in buffer.getvalue()
         steps.start("evaluating")
-        time.sleep(0.3)
-    shown = buffer.getvalue()
-    assert "reading run.txt" in shown
+        assert "evaluating" in buffer.getvalue()
     assert steps.done == 2
+
+
+def test_a_step_begun_after_the_bar_appeared_is_drawn_at_once() -> None:
+    buffer = io.StringIO()
+    with Steps(total=2, enabled=True, delay=0.0, console=_console(buffer)) as steps:
+        assert steps.shown.wait(PATIENCE_S)  # the bar is up, with no step yet
+        steps.start("reading run.txt")
+        assert "reading run.txt" in buffer.getvalue()
+
+
+def test_the_bar_waits_for_its_delay() -> None:
+    buffer = io.StringIO()
+    with Steps(total=1, enabled=True, delay=3600.0, console=_console(buffer)) as steps:
+        steps.start("reading")
+        assert not steps.shown.is_set()
+    assert buffer.getvalue() == "" and not steps.shown.is_set()
+
+
+def test_work_done_before_the_bar_shows_nothing() -> None:
+    buffer = io.StringIO()
+    steps = Steps(total=1, enabled=True, delay=0.0, console=_console(buffer))
+    steps.done = 1  # as if the work were done when the timer fires
+    steps._show()
+    assert steps.shown.is_set() and buffer.getvalue() == ""
 
 
 def test_short_work_shows_nothing() -> None:

@@ -12,7 +12,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rankmeter import Qrels, Run, evaluate
 from rankmeter.cli import main
 
 
@@ -28,7 +27,6 @@ def _load_malformed() -> ModuleType:
 
 
 malformed = _load_malformed()
-METRICS = ["P@5", "nDCG@10", "AP", "RR", "NumRet", "Bpref", "R@100"]
 
 
 @pytest.fixture(scope="module")
@@ -61,7 +59,7 @@ def test_cli_gives_an_evaluation_or_one_error_line(
     qrels_path.write_bytes(qrels_data)
     run_path.write_bytes(run_data)
     argv = ["evaluate", str(qrels_path), str(run_path), "-f", fmt]
-    argv += [arg for m in METRICS for arg in ("-m", m)] + (["-q"] if per_query else [])
+    argv += [arg for m in malformed.METRICS for arg in ("-m", m)] + (["-q"] if per_query else [])
 
     capsys.readouterr()
     try:
@@ -71,40 +69,17 @@ def test_cli_gives_an_evaluation_or_one_error_line(
         code = done.code if isinstance(done.code, int) else 1
     out, err = capsys.readouterr()
 
-    expected = _expected(qrels_data, run_data, per_query)
+    expected = malformed.expected_evaluation(
+        qrels_data, run_data, malformed.METRICS, per_query=per_query
+    )
     if expected is None:
         assert code == 1, (code, out, err)
         assert out == ""
-        assert err.startswith("rankmeter: error: ") and err.count("\n") == 1, err
-        assert err.endswith("\n")
+        assert err.startswith("rankmeter: error: ") and err.endswith("\n"), err
+        malformed.assert_one_line(err.removesuffix("\n"))
     else:
         assert (code, err) == (0, ""), err
         if fmt == "json":
             assert malformed.same(json.loads(out), expected)
         else:
             assert out.strip()
-
-
-def _expected(qrels_data: bytes, run_data: bytes, per_query: bool) -> dict[str, object] | None:
-    """What the reference reader and the library say the command must print (None: an error)."""
-    try:
-        judged, _ = malformed.reference_read(qrels_data, "qrels")
-        results, tag = malformed.reference_read(run_data, "run")
-    except malformed.Bad:
-        return None
-    if _sniffed_as_json(qrels_data) or _sniffed_as_json(run_data):
-        return None
-    if not set(judged) & set(results):
-        return None
-    result = evaluate(Qrels.from_dict(judged), Run.from_dict(results, name=tag or "run"), METRICS)
-    payload: dict[str, object] = json.loads(json.dumps(result.to_dict(per_query=per_query)))
-    return payload
-
-
-def _sniffed_as_json(data: bytes) -> bool:
-    # Format detection reads a first line starting with "{" as JSON lines (documented); blank
-    # lines and TREC comments before it do not count.
-    data = data.removeprefix(malformed.BOM)
-    lines = data[:65536].splitlines()
-    first = next((x.strip() for x in lines if x.strip() and not x.strip().startswith(b"#")), b"")
-    return first.startswith(b"{")

@@ -179,6 +179,52 @@ def reference_read(data: bytes, kind: str) -> tuple[dict[str, dict[str, float]],
     return out, tag
 
 
+# -- one set of checks for every fuzz test of damaged files (the readers, evaluate, the CLI) ------
+
+#: The metrics every fuzz test evaluates: sums, means, cutoffs, the ideal ranking, Bpref.
+METRICS = ["P@5", "nDCG@10", "AP", "RR", "NumRet", "Bpref", "R@100"]
+
+
+def assert_one_line(message: str) -> None:
+    """An error is one clear line: something is said, and no line break of any kind (a file's
+    text quoted in it shows its controls as visible escapes)."""
+    assert message.strip(), "an empty error message"
+    assert len(message.splitlines()) == 1, message
+
+
+def expected_evaluation(
+    qrels_data: bytes, run_data: bytes, metrics: list[str], *, per_query: bool = False
+) -> dict[str, Any] | None:
+    """What evaluating the two files must give, as JSON carries it (``EvalResult.to_dict``):
+    the reference reader's reading evaluated from plain dicts; None where the files must be
+    refused (damaged, read as JSON lines by format detection, or without a common query)."""
+    import json
+
+    from rankmeter import Qrels, Run, evaluate
+
+    try:
+        judged, _ = reference_read(qrels_data, "qrels")
+        results, tag = reference_read(run_data, "run")
+    except Bad:
+        return None
+    if sniffed_as_json(qrels_data) or sniffed_as_json(run_data):
+        return None
+    if not set(judged) & set(results):
+        return None
+    result = evaluate(Qrels.from_dict(judged), Run.from_dict(results, name=tag or "run"), metrics)
+    payload: dict[str, Any] = json.loads(json.dumps(result.to_dict(per_query=per_query)))
+    return payload
+
+
+def sniffed_as_json(data: bytes) -> bool:
+    """Format detection reads a first line starting with ``{`` as JSON lines (documented);
+    blank lines and TREC comments before it do not count."""
+    data = data.removeprefix(BOM)
+    lines = data[:65536].splitlines()
+    first = next((x.strip() for x in lines if x.strip() and not x.strip().startswith(b"#")), b"")
+    return first.startswith(b"{")
+
+
 def same(a: Any, b: Any) -> bool:
     """Equality of JSON-like values where NaN equals NaN."""
     if isinstance(a, dict) and isinstance(b, dict):

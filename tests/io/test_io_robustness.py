@@ -13,7 +13,17 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from _malformed import STRAY, Bad, mutated, reference_read, trec_file
+from _malformed import (
+    METRICS,
+    STRAY,
+    Bad,
+    assert_one_line,
+    expected_evaluation,
+    mutated,
+    reference_read,
+    same,
+    trec_file,
+)
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -27,7 +37,6 @@ SETTINGS = settings(
     derandomize=True,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
-METRICS = ["P@5", "nDCG@10", "AP", "RR", "NumRet"]
 
 
 @pytest.fixture(scope="module")
@@ -48,7 +57,7 @@ def test_trec_qrels_read_as_the_reference_or_fail_cleanly(workdir: Path, data: b
         got = read_qrels(path, format="trec")
     except RankmeterError as error:
         assert expected is None, error
-        assert "\n" not in str(error)
+        assert_one_line(str(error))
         return
     assert expected is not None
     assert sorted(got) == sorted((q, d, g) for q, docs in expected.items() for d, g in docs.items())
@@ -67,6 +76,7 @@ def test_trec_runs_read_as_the_reference_or_fail_cleanly(workdir: Path, data: by
         got = read_run(path, format="trec")
     except RankmeterError as error:
         assert expected is None, error
+        assert_one_line(str(error))
         return
     assert expected is not None
     assert got.name == tag
@@ -89,7 +99,7 @@ def test_streamed_runs_read_as_the_reference_or_fail_cleanly(
     try:
         chunks = list(stream.iter_run_chunks(path))
     except RankmeterError as error:
-        assert "\n" not in str(error)
+        assert_one_line(str(error))
         # Streaming also refuses a run whose queries are not grouped (and says so).
         assert expected is None or "not grouped by query" in str(error), error
         return
@@ -101,17 +111,22 @@ def test_streamed_runs_read_as_the_reference_or_fail_cleanly(
 
 @SETTINGS
 @given(qrels_data=trec_file("qrels"), run_data=trec_file("run"))
-def test_evaluate_on_damaged_files_raises_only_rankmeter_errors(
+def test_evaluate_on_damaged_files_gives_the_reference_or_one_error_line(
     workdir: Path, qrels_data: bytes, run_data: bytes
 ) -> None:
     qrels_path = workdir / "q.txt"
     run_path = workdir / "r.txt.gz"
     qrels_path.write_bytes(qrels_data)
     run_path.write_bytes(gzip.compress(run_data))
+    expected = expected_evaluation(qrels_data, run_data, METRICS, per_query=True)
     try:
         result = evaluate(qrels_path, run_path, METRICS)
-    except RankmeterError:
+    except RankmeterError as error:
+        assert expected is None, error
+        assert_one_line(str(error))
         return
+    assert expected is not None
+    assert same(json.loads(json.dumps(result.to_dict(per_query=True))), expected)
     for value in result.metrics.values():
         assert not math.isnan(value)
 
@@ -180,7 +195,7 @@ def test_tables_raise_only_rankmeter_errors(
     try:
         loaded: Any = read_run(path) if as_run else read_qrels(path)
     except RankmeterError as error:
-        assert "\n" not in str(error).replace("\\n", "")
+        assert_one_line(str(error))
         return
     assert len(loaded) > 0
 
@@ -249,3 +264,17 @@ def test_dataframes_raise_only_rankmeter_errors(column: list[Any], target: str) 
         Run.from_pandas(frame)
     except RankmeterError:
         return
+
+
+def test_the_shared_checks_are_not_blind() -> None:
+    """The checks every fuzz test of damaged files uses (tests/io/_malformed.py) can fail."""
+    assert_one_line("q.txt:2: grade must be a number, not 'x': '1 0 a x'")
+    for message in ("", "two\nlines", "two\rlines", "two\u2028lines", "  "):
+        with pytest.raises(AssertionError):
+            assert_one_line(message)
+    good_qrels, good_run = b"1 0 a 1\n", b"1 Q0 a 1 2.5 tag\n"
+    assert expected_evaluation(good_qrels, good_run, ["P@5"]) == {"metrics": {"P@5": 0.2}}
+    assert expected_evaluation(b"1 0 a x\n", good_run, ["P@5"]) is None
+    assert expected_evaluation(good_qrels, b"2 Q0 a 1 2.5 tag\n", ["P@5"]) is None
+    # TREC to the reference reader, JSON lines to format detection: refused.
+    assert expected_evaluation(b"{1 0 a 1\n", b"{1 Q0 a 1 2.5 tag\n", ["P@5"]) is None

@@ -8,7 +8,15 @@ import pytest
 from pytest import param
 
 from rankmeter.errors import MetricError, RankmeterError
-from rankmeter.metrics import SPECS, Metric, MetricSpec, metric_names, parse_metric, parse_metrics
+from rankmeter.metrics import (
+    SPECS,
+    Metric,
+    MetricSpec,
+    Param,
+    metric_names,
+    parse_metric,
+    parse_metrics,
+)
 
 
 def _variants(spec: MetricSpec) -> list[Metric]:
@@ -191,12 +199,23 @@ def test_metric_names_lists_every_spec() -> None:
         ),
         param(
             "nDCG(gain=cubic)@10",
-            r"gain='cubic' is not allowed; use one of linear, exp",
+            r"^'nDCG\(gain=cubic\)@10': gain='cubic' must be one of 'linear', 'exp'$",
             id="bad-choice",
         ),
-        param("P(rel=x)@5", r"rel='x' must be a number", id="non-numeric-param"),
-        param("P(rel=nan)@5", r"rel='nan' must be a finite number", id="nan-param"),
-        param("AP(rel=inf)", r"rel='inf' must be a finite number", id="inf-param"),
+        param(
+            "P(rel=x)@5",
+            r"^'P\(rel=x\)@5': rel='x' must be a finite number$",
+            id="non-numeric-param",
+        ),
+        param(
+            "P(rel=nan)@5", r"^'P\(rel=nan\)@5': rel=nan must be a finite number$", id="nan-param"
+        ),
+        param("AP(rel=inf)", r"^'AP\(rel=inf\)': rel=inf must be a finite number$", id="inf-param"),
+        param(
+            "AP(rel=1e400)",
+            r"^'AP\(rel=1e400\)': rel=inf must be a finite number$",
+            id="overflow-param",
+        ),
         param(
             "P(rel=1,rel=2)@5",
             r"'P\(rel=1,rel=2\)@5': parameter 'rel' is given twice",
@@ -242,3 +261,54 @@ def test_parse_metrics_errors() -> None:
 def test_comma_joined_metrics_get_a_hint() -> None:
     with pytest.raises(MetricError, match=r"name each metric separately, e\.g\. -m P@1 -m P@2"):
         parse_metric("P@1,P@2")
+
+
+# -- parameter bounds ----------------------------------------------------------------------------
+
+
+@pytest.fixture
+def rbp(monkeypatch: pytest.MonkeyPatch) -> MetricSpec:
+    """A metric whose parameter has bounds (rank-biased precision's persistence p in (0, 1)),
+    registered for the test only."""
+    import dataclasses
+
+    import rankmeter.metrics._registry as registry
+
+    persistence = Param(
+        "p", "number", 0.8, "persistence", low=0, high=1, open_low=True, open_high=True
+    )
+    spec = dataclasses.replace(SPECS[0], name="RBP", aliases=(), params=(persistence,))
+    monkeypatch.setitem(registry.BY_NAME, "rbp", spec)
+    return spec
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("RBP(p=1.5)", r"^'RBP\(p=1.5\)': p=1.5 must be a number strictly between 0 and 1$"),
+        ("RBP(p=1)", r"^'RBP\(p=1\)': p=1 must be a number strictly between 0 and 1$"),
+        ("RBP(p=0)@5", r"^'RBP\(p=0\)@5': p=0 must be a number strictly between 0 and 1$"),
+        ("RBP(p=-0.5)", r"p=-0.5 must be a number strictly between 0 and 1$"),
+        ("RBP(p=nan)", r"p=nan must be a number strictly between 0 and 1$"),
+        ("RBP(p=high)", r"p='high' must be a number strictly between 0 and 1$"),
+    ],
+)
+def test_parameters_outside_their_bounds_are_refused(
+    rbp: MetricSpec, text: str, message: str
+) -> None:
+    with pytest.raises(MetricError, match=message):
+        parse_metric(text)
+
+
+def test_parameters_inside_their_bounds_parse(rbp: MetricSpec) -> None:
+    assert parse_metric("RBP(p=0.5)@10").get("p") == 0.5
+    assert str(parse_metric("RBP(p=0.95)")) == "RBP(p=0.95)"
+
+
+def test_every_parameter_default_is_within_its_bounds() -> None:
+    for spec in SPECS:
+        for p in spec.params:
+            if p.kind == "number" and p.default is not None:
+                assert p.convert(spec.name, str(p.default)) == p.default, (spec.name, p.name)
+            if p.kind == "choice":
+                assert p.default in p.choices and p.low is None and p.high is None

@@ -22,16 +22,11 @@ from rankmeter.results import EvalResult, EvalResults
 
 SRC = Path(rankmeter.__file__).resolve().parent
 
-#: Modules of helper "ann" (issue 10) that still render for themselves until they move to
-#: report/ann.py and the shared writers (see report/_html.py and report/_markdown.py).
-PENDING = {"vector/ann.py", "report/ann.py", "cli/ann.py"}
-
 
 def modules() -> Iterator[tuple[str, ast.Module]]:
     for path in sorted(SRC.rglob("*.py")):
         name = path.relative_to(SRC).as_posix()
-        if name not in PENDING:
-            yield name, ast.parse(path.read_text(encoding="utf-8"), filename=name)
+        yield name, ast.parse(path.read_text(encoding="utf-8"), filename=name)
 
 
 def imported(tree: ast.Module) -> Iterator[str]:
@@ -148,5 +143,31 @@ def test_templates_and_stylesheet_are_package_data() -> None:
     templates = importlib.resources.files("rankmeter.report") / "templates"
     names = {p.name for p in templates.iterdir()}
     assert {"page.html.j2", "comparison.html.j2", "explanation.html.j2", "report.css"} <= names
-    assert "explanations.html.j2" in names and "head.html.j2" in names
+    assert "explanations.html.j2" in names and "head.html.j2" in names and "ann.html.j2" in names
     assert "{" in (templates / "report.css").read_text(encoding="utf-8")
+
+
+# -- labels and the policy sentence: spelled in one place -------------------------------------
+
+#: Words of the test, correction and interval labels (rankmeter.stats._names spells them) and
+#: of the policy sentence (rankmeter.results.Policies.describe spells it).
+LABEL_WORDS = ("Benjamini-Hochberg", "Bonf.", "uncorr.", "sign flips", "t-test", "Wilcoxon", "BCa")
+POLICY_WORDS = ("relevant: grade >=", "judged documents only", "queries in both run and qrels")
+
+
+def test_renderers_take_labels_and_the_policy_sentence_from_their_one_place() -> None:
+    templates = importlib.resources.files("rankmeter.report") / "templates"
+    texts = [
+        (name, text)
+        for name, tree in modules()
+        if name.startswith("report/") or name == "explanation.py"
+        for text in strings(tree)
+    ]
+    texts += [(p.name, p.read_text(encoding="utf-8")) for p in templates.iterdir()]
+    found = [
+        (name, word)
+        for name, text in texts
+        for word in (*LABEL_WORDS, *POLICY_WORDS)
+        if word in text
+    ]
+    assert found == []

@@ -11,9 +11,9 @@ from collections.abc import Iterator, Sequence
 
 import typer
 
-from rankmeter._escape import visible
 from rankmeter.cli._common import ClosedOutput, GuardedOutput, OutputError, silence_stdout
 from rankmeter.errors import MetricError, PolicyError, RankmeterError
+from rankmeter.report import visible
 
 app = typer.Typer(
     name="rankmeter",

@@ -1,4 +1,5 @@
-"""Helpers shared by commands: writing output atomically, consoles."""
+"""Helpers shared by commands: the options they share (declared once each, so that names,
+short forms and help never drift apart), writing output atomically, consoles."""
 
 from __future__ import annotations
 
@@ -11,8 +12,10 @@ from enum import Enum
 from typing import Annotated, Any
 
 import typer
+from typer.core import TyperCommand
 
-from rankmeter.errors import RankmeterError
+from rankmeter.errors import MetricError, RankmeterError
+from rankmeter.metrics.goals import GOAL_NAMES
 
 
 class Ties(str, Enum):
@@ -28,9 +31,43 @@ class InputFormat(str, Enum):
     parquet = "parquet"
 
 
-# Options shared by the commands: one declaration each, so names and help never drift apart.
+def _whole(value: float | None) -> float | None:
+    """``--rel 2`` as the integer 2 (as the API's ``rel=2``), a fraction as it is."""
+    return int(value) if value is not None and float(value).is_integer() else value
+
+
+# Options and arguments shared by the commands: one declaration each. A command names its
+# default metrics in its own help (they differ: evaluate's five, embed-eval's three).
+QRELS_HELP = "Qrels file (TREC, CSV/TSV, JSONL, Parquet; .gz; - for stdin)."
+QrelsArgument = Annotated[str, typer.Argument(help=QRELS_HELP)]
+MetricOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--metric",
+        "-m",
+        help="Metric, repeatable: nDCG@10, P@10, R@100, RR, AP, nDCG(gain=exp)@10, P(rel=2)@5, "
+        "trec_eval names (ndcg_cut.10, map). See `rankmeter metrics`.",
+    ),
+]
+GOAL_HELP = (
+    f"The metrics that answer a goal, and why: {', '.join(GOAL_NAMES)} (finding everything "
+    "relevant; a good first page; one right answer; the pool a reranker reads). evaluate and "
+    "compare add them after any -m metrics; metrics lists them."
+)
+GoalOption = Annotated[str | None, typer.Option("--goal", metavar="GOAL", help=GOAL_HELP)]
+PerQueryOption = Annotated[
+    bool,
+    typer.Option(
+        "--per-query",
+        "-q",
+        help="Also give every query's values (trec_eval -q; compare: in its JSON).",
+    ),
+]
 RelOption = Annotated[
-    float, typer.Option("--rel", "-l", help="Minimum grade counted relevant (trec_eval -l).")
+    float,
+    typer.Option(
+        "--rel", "-l", callback=_whole, help="Minimum grade counted relevant (trec_eval -l)."
+    ),
 ]
 JudgedOnlyOption = Annotated[
     bool,
@@ -56,6 +93,22 @@ QuietOption = Annotated[
 RunFormatOption = Annotated[
     InputFormat | None, typer.Option(help="Run format, when the file name does not tell.")
 ]
+
+
+class GoalCommand(TyperCommand):
+    """A command with a ``--goal`` option: ``--goal`` without a value lists the valid goals."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        try:
+            return super().parse_args(ctx, args)
+        except Exception as exc:
+            # Typer vendors click, so its "Option '--goal' requires an argument" is matched by
+            # the option it names; the main entry point turns MetricError into exit 2.
+            if getattr(exc, "option_name", None) == "--goal":
+                raise MetricError(
+                    f"--goal needs a value; choose one of {', '.join(GOAL_NAMES)}"
+                ) from None
+            raise
 
 
 class OutputError(RankmeterError):

@@ -11,7 +11,7 @@ import threading
 from types import TracebackType
 from typing import Any
 
-from rankmeter._escape import visible
+from rankmeter.report import visible
 
 
 class Steps:
@@ -42,6 +42,9 @@ class Steps:
         self._timer: threading.Timer | None = None
         self._bar: Any = None
         self._task: Any = None
+        #: Set once the delay has passed and the bar is drawn (or there was nothing left to
+        #: show): what waits for the bar waits for this, never for a time.
+        self.shown = threading.Event()
 
     def __enter__(self) -> Steps:
         if self.enabled:
@@ -51,6 +54,12 @@ class Steps:
         return self
 
     def _show(self) -> None:
+        try:
+            self._start_bar()
+        finally:
+            self.shown.set()
+
+    def _start_bar(self) -> None:
         from rich.console import Console
         from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -78,6 +87,7 @@ class Steps:
             self._label = label
             if self._bar is not None:
                 self._bar.update(self._task, description=label, completed=self.done)
+                self._bar.refresh()  # the new step shows now, not at the next tick
 
     def __exit__(
         self,

@@ -8,7 +8,6 @@ from typing import Annotated, Any
 
 import typer
 
-from rankmeter._escape import terminal_safe
 from rankmeter.cli._common import OutputOption, emit, render_rich
 
 
@@ -124,7 +123,8 @@ def ann_recall(
 
     Is the index what loses results? --sweep efSearch=16,32,64 gives the recall/QPS trade-off.
     """
-    from rankmeter.report.ann import render_html, render_markdown, render_table
+    from rankmeter.report import terminal_safe
+    from rankmeter.report.ann import render_html, render_json, render_markdown, render_table
     from rankmeter.vector.ann import (
         IndexSpecError,
         ann_recall,
@@ -165,9 +165,7 @@ def ann_recall(
     except IndexSpecError as exc:  # a spec that does not fit the data (pq m and the dimension)
         raise usage(exc, "--index") from None
     if output_format is AnnFormat.json:
-        from rankmeter.report._json import json_text
-
-        emit(json_text(result.to_dict()), output)
+        emit(render_json(result), output)
     elif output_format is AnnFormat.markdown:
         emit(terminal_safe(render_markdown(result), output), output)
     elif output_format is AnnFormat.html:

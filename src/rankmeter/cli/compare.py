@@ -7,10 +7,14 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from rankmeter._escape import terminal_safe
 from rankmeter.cli._common import (
+    GoalCommand,
+    GoalOption,
     JudgedOnlyOption,
+    MetricOption,
     OutputOption,
+    PerQueryOption,
+    QrelsArgument,
     QuietOption,
     RelOption,
     Ties,
@@ -19,7 +23,6 @@ from rankmeter.cli._common import (
     render_rich,
 )
 from rankmeter.cli._progress import Steps
-from rankmeter.cli.metrics import GOAL_HELP, GoalCommand
 
 if TYPE_CHECKING:
     from rankmeter.data import Run
@@ -54,30 +57,12 @@ class Interval(str, Enum):
 
 
 def compare(
-    qrels: Annotated[
-        str, typer.Argument(help="Qrels file (TREC, CSV/TSV, JSONL, Parquet; .gz; - for stdin).")
-    ],
+    qrels: QrelsArgument,
     runs: Annotated[
         list[str], typer.Argument(help="Two or more run files; the first is the baseline.")
     ],
-    metric: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--metric",
-            "-m",
-            help="Metric to compare, repeatable (nDCG@10, R@100, RR, AP ...). "
-            "Default: nDCG@10 P@10 R@100 RR AP.",
-        ),
-    ] = None,
-    goal: Annotated[
-        str | None,
-        typer.Option(
-            "--goal",
-            metavar="GOAL",
-            help=GOAL_HELP.replace("Show the metrics", "Compare on the metrics")
-            + " Added after any -m metrics.",
-        ),
-    ] = None,
+    metric: MetricOption = None,
+    goal: GoalOption = None,
     baseline: Annotated[
         str | None,
         typer.Option(
@@ -129,19 +114,21 @@ def compare(
         CompareFormat,
         typer.Option("--format", "-f", help="Output format (html: one self-contained file)."),
     ] = CompareFormat.table,
-    per_query: Annotated[
-        bool, typer.Option("--per-query", "-q", help="JSON: include every query's values.")
-    ] = False,
+    per_query: PerQueryOption = False,
     output: OutputOption = None,
     quiet: QuietOption = False,
 ) -> None:
-    """Compare runs with a baseline: differences, intervals, paired tests, failures, segments."""
+    """Compare runs with a baseline: differences, intervals, paired tests, failures, segments.
+
+    Default metrics: nDCG@10 P@10 R@100 RR AP.
+    """
     from rankmeter.comparison import compare as run_comparison
     from rankmeter.errors import PolicyError
     from rankmeter.io import read_qrels, read_run
     from rankmeter.metrics import DEFAULT_METRICS
     from rankmeter.metrics.goals import get_goal
     from rankmeter.report import comparison as report
+    from rankmeter.report import terminal_safe
 
     if [qrels, *runs].count("-") > 1:
         raise PolicyError("only one input can be read from stdin ('-')")
@@ -152,7 +139,6 @@ def compare(
     chosen = get_goal(goal) if goal is not None else None
     goal_metrics = [m.metric for m in chosen.metrics] if chosen else []
     names = list(dict.fromkeys([*(metric or []), *goal_metrics])) or list(DEFAULT_METRICS)
-    rel_value: float = int(rel) if float(rel).is_integer() else rel
     with Steps(total=len(runs) + 2, enabled=False if quiet else None) as steps:
         steps.start(f"reading {qrels}")
         loaded_qrels = read_qrels(qrels)
@@ -180,7 +166,7 @@ def compare(
             queries=queries,
             worst=worst,
             cutoff=cutoff,
-            rel=rel_value,
+            rel=rel,
             judged_only=judged_only,
             ties=ties.value,
         )
@@ -200,9 +186,9 @@ def compare(
 
 def _name_runs(loaded: list[Run], paths: list[str]) -> dict[str, Run]:
     """Runs by name; runs sharing a name are told apart by their file."""
-    from rankmeter.evaluation import _unique_names
+    from rankmeter.results import unique_names
 
-    names = _unique_names([r.name for r in loaded], list(paths))
+    names = unique_names([r.name for r in loaded], paths)
     return dict(zip(names, loaded, strict=True))
 
 

@@ -7,8 +7,14 @@ from typing import Annotated
 
 import typer
 
-from rankmeter._escape import terminal_safe
-from rankmeter.cli._common import OutputOption, QuietOption, emit, render_rich
+from rankmeter.cli._common import (
+    MetricOption,
+    OutputOption,
+    PerQueryOption,
+    QuietOption,
+    emit,
+    render_rich,
+)
 from rankmeter.cli._progress import Steps
 
 
@@ -26,14 +32,7 @@ def embed_eval(
             show_default=False,
         ),
     ] = None,
-    metric: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--metric",
-            "-m",
-            help="Metric to compute, repeatable. Default: nDCG@10 R@100 RR@10.",
-        ),
-    ] = None,
+    metric: MetricOption = None,
     model: Annotated[
         str | None,
         typer.Option(
@@ -96,9 +95,7 @@ def embed_eval(
     split: Annotated[
         str, typer.Option("--split", help="Qrels split of a BEIR folder (qrels/SPLIT.tsv).")
     ] = "test",
-    per_query: Annotated[
-        bool, typer.Option("--per-query", "-q", help="Also print every query's values.")
-    ] = False,
+    per_query: PerQueryOption = False,
     output_format: Annotated[
         EmbedFormat, typer.Option("--format", "-f", help="Output format.")
     ] = EmbedFormat.table,
@@ -109,10 +106,11 @@ def embed_eval(
 
     Documents and queries are embedded (normalised: cosine = inner product) and cached, each
     query's top k documents are retrieved exactly or through an ANN index, and the run is
-    evaluated as `rankmeter evaluate` would.
+    evaluated as `rankmeter evaluate` would. Default metrics: nDCG@10 R@100 RR@10.
     """
     from rankmeter.errors import PolicyError
     from rankmeter.metrics import parse_metrics
+    from rankmeter.report import terminal_safe
     from rankmeter.report.evaluation import render_json, render_table
     from rankmeter.vector.embed import (
         DEFAULT_EMBED_METRICS,

@@ -7,11 +7,15 @@ from typing import Annotated, Any
 
 import typer
 
-from rankmeter._escape import terminal_safe
 from rankmeter.cli._common import (
+    GoalCommand,
+    GoalOption,
     InputFormat,
     JudgedOnlyOption,
+    MetricOption,
     OutputOption,
+    PerQueryOption,
+    QrelsArgument,
     QrelsFormatOption,
     QuietOption,
     RelOption,
@@ -22,7 +26,6 @@ from rankmeter.cli._common import (
     render_rich,
 )
 from rankmeter.cli._progress import Steps
-from rankmeter.cli.metrics import GOAL_HELP, GoalCommand
 
 
 class OutputFormat(str, Enum):
@@ -33,29 +36,10 @@ class OutputFormat(str, Enum):
 
 
 def evaluate(
-    qrels: Annotated[
-        str, typer.Argument(help="Qrels file (TREC, CSV/TSV, JSONL, Parquet; .gz; - for stdin).")
-    ],
+    qrels: QrelsArgument,
     runs: Annotated[list[str], typer.Argument(help="One or more run files.")],
-    metric: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--metric",
-            "-m",
-            help="Metric to compute, repeatable: nDCG@10, P@10, R@100, RR, AP, "
-            "nDCG(gain=exp)@10, P(rel=2)@5, trec_eval names (ndcg_cut.10, map). "
-            "Default: nDCG@10 P@10 R@100 RR AP. See `rankmeter metrics`.",
-        ),
-    ] = None,
-    goal: Annotated[
-        str | None,
-        typer.Option(
-            "--goal",
-            metavar="GOAL",
-            help=GOAL_HELP.replace("Show the metrics", "Evaluate the metrics")
-            + " Added after any -m metrics; the table format ends with the reasons.",
-        ),
-    ] = None,
+    metric: MetricOption = None,
+    goal: GoalOption = None,
     rel: RelOption = 1,
     include_missing: Annotated[
         bool,
@@ -66,9 +50,7 @@ def evaluate(
         ),
     ] = False,
     judged_only: JudgedOnlyOption = False,
-    per_query: Annotated[
-        bool, typer.Option("--per-query", "-q", help="Also print every query's values.")
-    ] = False,
+    per_query: PerQueryOption = False,
     output_format: Annotated[
         OutputFormat, typer.Option("--format", "-f", help="Output format.")
     ] = OutputFormat.table,
@@ -87,21 +69,25 @@ def evaluate(
     ] = None,
     quiet: QuietOption = False,
 ) -> None:
-    """Evaluate runs against qrels with trec_eval's semantics."""
+    """Evaluate runs against qrels with trec_eval's semantics.
+
+    Default metrics: nDCG@10 P@10 R@100 RR AP. With --goal, the table format ends with the
+    reasons for the goal's metrics.
+    """
     from rankmeter.errors import PolicyError
-    from rankmeter.evaluation import _named
     from rankmeter.evaluation import evaluate as run_evaluation
     from rankmeter.io import read_qrels, read_run
     from rankmeter.metrics import DEFAULT_METRICS, parse_metrics
     from rankmeter.metrics.goals import get_goal
+    from rankmeter.report import terminal_safe
     from rankmeter.report.evaluation import render_json, render_table, render_trec, render_tsv
+    from rankmeter.results import EvalResults
 
     if [qrels, *runs].count("-") > 1:
         raise PolicyError("only one input can be read from stdin ('-')")
     chosen = get_goal(goal) if goal is not None else None
     goal_metrics = [m.metric for m in chosen.metrics] if chosen else []
     measures = parse_metrics([*(metric or []), *goal_metrics] or DEFAULT_METRICS)
-    rel_value: float = int(rel) if float(rel).is_integer() else rel
     with Steps(total=len(runs) + 1, enabled=False if quiet else None) as steps:
         steps.start(f"reading {qrels}")
         loaded_qrels = read_qrels(qrels, format=qrels_format.value if qrels_format else None)
@@ -111,7 +97,7 @@ def evaluate(
                 loaded_qrels,
                 runs_,
                 measures,
-                rel=rel_value,
+                rel=rel,
                 include_missing=include_missing,
                 judged_only=judged_only,
                 ties=ties.value,
@@ -129,7 +115,7 @@ def evaluate(
             else:
                 loaded = read_run(path, format=run_format.value, ties=ties.value)
                 evaluated.append(run_with(loaded, False))
-        results = _named(evaluated, list(runs))
+        results = EvalResults.named(evaluated, list(runs))
     listed = list(results.results)
     if output_format is OutputFormat.json:
         emit(

@@ -1,15 +1,20 @@
-"""`rankmeter explain QRELS RUN --query Q -m nDCG@10` and `rankmeter explain --grades 3,0,2`."""
+"""`rankmeter explain QRELS RUN --query Q -m nDCG@10` and `rankmeter explain --grades 3,0,2`.
+
+The query is named by ``--query`` alone: ``-q`` is ``--per-query`` in every command that has it
+(as trec_eval's ``-q``), so it is not given a second meaning here.
+"""
 
 from __future__ import annotations
 
 from enum import Enum
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
-from rankmeter._escape import terminal_safe
 from rankmeter.cli._common import (
+    QRELS_HELP,
     JudgedOnlyOption,
+    MetricOption,
     OutputOption,
     QrelsFormatOption,
     RelOption,
@@ -29,23 +34,12 @@ class ExplainFormat(str, Enum):
 
 def explain(
     ctx: typer.Context,
-    qrels: Annotated[
-        str | None,
-        typer.Argument(help="Qrels file (TREC, CSV/TSV, JSONL, Parquet; .gz; - for stdin)."),
-    ] = None,
+    qrels: Annotated[str | None, typer.Argument(help=QRELS_HELP)] = None,
     run: Annotated[str | None, typer.Argument(help="Run file.")] = None,
     query: Annotated[
-        str | None, typer.Option("--query", "-q", help="The query to explain (with files).")
+        str | None, typer.Option("--query", help="The query to explain (with files).")
     ] = None,
-    metric: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--metric",
-            "-m",
-            help="Metric to explain, repeatable: nDCG@10, nDCG(gain=exp)@10, P@10, RR, AP, ... "
-            "Default: nDCG@10 P@10 R@100 RR AP. See `rankmeter metrics`.",
-        ),
-    ] = None,
+    metric: MetricOption = None,
     grades: Annotated[
         str | None,
         typer.Option(
@@ -72,14 +66,22 @@ def explain(
     run_format: RunFormatOption = None,
     output: OutputOption = None,
 ) -> None:
-    """Explain a number: the per-rank table and the steps from it to one query's value."""
+    """Explain a number: the per-rank table and the steps from it to one query's value.
+
+    Default metrics: nDCG@10 P@10 R@100 RR AP.
+    """
     from rankmeter.errors import PolicyError
-    from rankmeter.explanation import _build, _from_files, _from_grades
+    from rankmeter.explanation import Explanations
     from rankmeter.metrics import DEFAULT_METRICS, parse_metrics
-    from rankmeter.report.explanation import render_html, render_markdown, render_text
+    from rankmeter.report import terminal_safe
+    from rankmeter.report.explanation import (
+        render_html,
+        render_json,
+        render_markdown,
+        render_text,
+    )
 
     measures = parse_metrics(metric or DEFAULT_METRICS)
-    rel_value: float = int(rel) if float(rel).is_integer() else rel
     if grades is not None:
         if qrels is not None or run is not None:
             ctx.fail(
@@ -89,8 +91,7 @@ def explain(
         for given, name in ((query, "--query"), (judged_only or None, "--judged-only")):
             if given is not None:
                 ctx.fail(f"{name} needs QRELS and RUN files; it does not go with --grades")
-        case = _from_grades(grades, judgments, rel_value)
-        header: dict[str, Any] = {"query": None, "run": None, "grades": case.shown_grades}
+        explained = Explanations.for_grades(grades, measures, judgments=judgments, rel=rel)
     else:
         if judgments is not None:
             ctx.fail("--judgments goes with --grades (a ranking given by hand)")
@@ -104,24 +105,23 @@ def explain(
 
         loaded_qrels = read_qrels(qrels, format=qrels_format.value if qrels_format else None)
         loaded_run = read_run(run, format=run_format.value if run_format else None, ties=ties.value)
-        case = _from_files(loaded_qrels, loaded_run, query, rel_value, judged_only, ties.value)
-        header = {"query": case.query, "run": case.run}
-    explanations = [_build(case, m) for m in measures]
+        explained = Explanations.for_query(
+            loaded_qrels,
+            loaded_run,
+            query,
+            measures,
+            rel=rel,
+            judged_only=judged_only,
+            ties=ties.value,
+        )
     if output_format is ExplainFormat.json:
-        from rankmeter.report._json import json_text
-
-        document = {
-            **header,
-            "policies": dict(case.policies),
-            "metrics": {e.metric: e.to_dict() for e in explanations},
-        }
-        text = json_text(document)
+        text = render_json(explained)
     elif output_format is ExplainFormat.markdown:
-        text = render_markdown(explanations)
+        text = render_markdown(explained)
     elif output_format is ExplainFormat.html:
-        text = render_html(explanations)
+        text = render_html(explained)
     else:
-        text = render_text(explanations)
+        text = render_text(explained)
     emit(terminal_safe(text, output), output)
 
 

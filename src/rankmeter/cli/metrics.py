@@ -6,36 +6,11 @@
 from __future__ import annotations
 
 from enum import Enum
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
-from typer.core import TyperCommand
 
-from rankmeter.cli._common import emit, render_rich
-from rankmeter.errors import MetricError
-from rankmeter.metrics.goals import GOAL_NAMES
-
-GOAL_HELP = (
-    f"Show the metrics that answer a goal, and why: {', '.join(GOAL_NAMES)} "
-    "(finding everything relevant; a good first page; one right answer; the pool a reranker "
-    "reads)."
-)
-
-
-class GoalCommand(TyperCommand):
-    """A command with a ``--goal`` option: ``--goal`` without a value lists the valid goals."""
-
-    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
-        try:
-            return super().parse_args(ctx, args)
-        except Exception as exc:
-            # Typer vendors click, so its "Option '--goal' requires an argument" is matched by
-            # the option it names; the main entry point turns MetricError into exit 2.
-            if getattr(exc, "option_name", None) == "--goal":
-                raise MetricError(
-                    f"--goal needs a value; choose one of {', '.join(GOAL_NAMES)}"
-                ) from None
-            raise
+from rankmeter.cli._common import GoalCommand, GoalOption, emit, render_rich
 
 
 class ListFormat(str, Enum):
@@ -48,7 +23,7 @@ def metrics(
     output_format: Annotated[
         ListFormat, typer.Option("--format", "-f", help="Output format.")
     ] = ListFormat.table,
-    goal: Annotated[str | None, typer.Option("--goal", metavar="GOAL", help=GOAL_HELP)] = None,
+    goal: GoalOption = None,
 ) -> None:
     """List every metric: name, aliases, trec_eval names, parameters, formula, description.
 

@@ -7,8 +7,14 @@ from typing import Annotated
 
 import typer
 
-from rankmeter._escape import terminal_safe
-from rankmeter.cli._common import OutputOption, QuietOption, emit, render_rich
+from rankmeter.cli._common import (
+    MetricOption,
+    OutputOption,
+    QrelsArgument,
+    QuietOption,
+    emit,
+    render_rich,
+)
 from rankmeter.cli._progress import Steps
 
 
@@ -23,15 +29,6 @@ class FuseMethod(str, Enum):
     zscore = "zscore"
 
 
-MetricOption = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--metric",
-        "-m",
-        help="Metric to compute, repeatable: nDCG@10, R@100, RR@10, AP ... "
-        "See `rankmeter metrics`.",
-    ),
-]
 FormatOption = Annotated[EvalFormat, typer.Option("--format", "-f", help="Output format.")]
 
 
@@ -63,11 +60,15 @@ def bm25(
     output: OutputOption = None,
     quiet: QuietOption = False,
 ) -> None:
-    """Retrieve with BM25 (bm25s) over a BEIR collection and evaluate the run on its qrels."""
+    """Retrieve with BM25 (bm25s) over a BEIR collection and evaluate the run on its qrels.
+
+    Default metrics: nDCG@10 P@10 R@100 RR AP.
+    """
     from rankmeter.evaluation import evaluate
     from rankmeter.io import write_trec_run
     from rankmeter.io.beir import load_beir
     from rankmeter.metrics import DEFAULT_METRICS, parse_metrics
+    from rankmeter.report import terminal_safe
     from rankmeter.report.evaluation import render_json, render_table
     from rankmeter.vector.bm25 import bm25_run
 
@@ -111,14 +112,15 @@ def fuse(
     """Fuse runs into one (a hybrid), written as a TREC run."""
     from rankmeter.errors import PolicyError
     from rankmeter.io import read_run, write_trec_run
+    from rankmeter.report import terminal_safe
     from rankmeter.vector.fusion import fuse as fuse_runs
-    from rankmeter.vector.fusion import trec_run_text
+    from rankmeter.vector.fusion import parse_weights, trec_run_text
 
     if runs.count("-") > 1:
         raise PolicyError("only one input can be read from stdin ('-')")
     if len(runs) < 2:
         raise PolicyError(f"fuse needs two runs or more; got {len(runs)}")
-    parsed = None if weights is None else _weights(weights)
+    parsed = None if weights is None else parse_weights(weights, what="--weights")
     loaded = [read_run(path) for path in runs]
     fused = fuse_runs(loaded, method.value, k=k, weights=parsed, depth=depth, name=name)
     if output is None or output == "-":
@@ -127,17 +129,8 @@ def fuse(
         write_trec_run(fused, output)
 
 
-def _weights(text: str) -> list[float]:
-    """One number per run; an empty or malformed item is an error naming its position."""
-    from rankmeter import _items
-
-    what, hint = "--weights", "give numbers separated by commas, e.g. 0.7,0.3"
-    items = _items.split(text, what, hint)
-    return [_items.number(item, i, what, hint) for i, item in enumerate(items, start=1)]
-
-
 def two_stage(
-    qrels: Annotated[str, typer.Argument(help="Qrels file (TREC, CSV/TSV, JSONL, Parquet).")],
+    qrels: QrelsArgument,
     retriever_run: Annotated[str, typer.Argument(help="The first stage's run file.")],
     reranked_run: Annotated[
         str, typer.Argument(help="The reranker's run over the retriever's top --pool results.")
@@ -150,6 +143,7 @@ def two_stage(
     """Evaluate retrieve-then-rerank: the pool's recall, the reranking, the ceiling.
 
     Recall@pool of the retriever, the reranked pool, and the ceiling (the pool sorted by grade).
+    Default metric: nDCG@10.
     """
     from rankmeter.errors import PolicyError
     from rankmeter.io import read_qrels, read_run

@@ -57,30 +57,58 @@ class Breakdown:
 
 @dataclass(frozen=True)
 class Param:
-    """A metric parameter: ``name=value`` inside the parentheses of a metric name."""
+    """A metric parameter: ``name=value`` inside the parentheses of a metric name.
+
+    A number is checked against its bounds (``low``/``high``, either optional; ``open_low``
+    and ``open_high`` leave the bound itself out) and must be finite; a choice must be one of
+    ``choices``. Both through :mod:`rankmeter._validate`, worded as every other parameter:
+
+    >>> persistence = Param("p", "number", 0.8, "persistence", low=0, high=1, open_low=True,
+    ...                     open_high=True)
+    >>> persistence.convert("RBP(p=0.5)", "0.5")
+    0.5
+    >>> persistence.convert("RBP(p=1.5)", "1.5")
+    Traceback (most recent call last):
+    ...
+    rankmeter.errors.MetricError: 'RBP(p=1.5)': p=1.5 must be a number strictly between 0 and 1
+    """
 
     name: str
     kind: Literal["number", "choice"]
     default: Any
     description: str
     choices: tuple[str, ...] = ()
+    low: float | None = None
+    high: float | None = None
+    open_low: bool = False
+    open_high: bool = False
 
     def convert(self, metric: str, text: Any) -> Any:
-        if self.kind == "choice":
-            value = str(text).strip().lower()
-            if value not in self.choices:
-                raise MetricError(
-                    f"{metric!r}: {self.name}={text!r} is not allowed; use one of "
-                    f"{', '.join(self.choices)}"
-                )
-            return value
+        """The value of ``text`` (as written in the metric name ``metric``), checked."""
+        from rankmeter._validate import choice, real
+
         try:
-            number = float(text)
-        except (TypeError, ValueError):
-            raise MetricError(f"{metric!r}: {self.name}={text!r} must be a number") from None
-        if not np.isfinite(number):
-            raise MetricError(f"{metric!r}: {self.name}={text!r} must be a finite number")
-        return int(number) if number.is_integer() else number
+            if self.kind == "choice":
+                value = str(text).strip().lower()
+                given = value if value in self.choices else text
+                return choice(self.name, given, self.choices, error=MetricError)
+            try:
+                number: Any = float(text)
+                number = int(number) if number.is_integer() else number  # p=1, not p=1.0
+            except (TypeError, ValueError):
+                number = text  # not a number: refused below, in the same words
+            checked = real(
+                self.name,
+                number,
+                low=self.low,
+                high=self.high,
+                open_low=self.open_low,
+                open_high=self.open_high,
+                error=MetricError,
+            )
+        except MetricError as exc:
+            raise MetricError(f"{metric!r}: {exc}") from None
+        return int(checked) if checked.is_integer() else checked
 
 
 @dataclass(frozen=True)

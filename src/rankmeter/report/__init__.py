@@ -13,4 +13,14 @@ LaTeX and HTML. Result objects hold data (``to_dict``); this package decides how
 
 Imported by the command line and by users, never by the library below it; heavy imports (rich,
 Jinja2) happen inside the functions.
+
+The package itself names how untrusted text (run names, ids, file names) is shown outside the
+renderers: :func:`visible` for a line of text (an error message, a progress label) and
+:func:`terminal_safe` for a data format written to a terminal (see :mod:`rankmeter._escape`).
 """
+
+from __future__ import annotations
+
+from rankmeter._escape import terminal_safe, visible
+
+__all__ = ["terminal_safe", "visible"]

@@ -1,6 +1,7 @@
 """Inline SVG charts for the HTML report, drawn with the standard library only.
 
-Two kinds of chart: bars with interval whiskers, and lines (optionally with a point per value).
+Three kinds of chart: bars with interval whiskers, lines over ranks 1..n (optionally with a
+point per value), and lines through points on two numeric axes (the ANN recall/QPS trade-off).
 Each chart is a complete ``<svg>`` element with a ``<title>`` and a ``<desc>`` (what a screen
 reader says), labelled axes with ticks and grid lines, and, for lines, a legend of the series.
 Coordinates are written with fixed decimals, so the same data gives the same bytes.
@@ -17,7 +18,7 @@ from dataclasses import dataclass
 
 from rankmeter._escape import html_text
 
-__all__ = ["Bar", "Series", "bar_chart", "line_chart", "nice_ticks"]
+__all__ = ["Bar", "Point", "Series", "bar_chart", "line_chart", "nice_ticks", "xy_chart"]
 
 FONT_SIZE = 12
 #: Average advance of a character at FONT_SIZE in a sans-serif face, to lay out labels.
@@ -49,6 +50,15 @@ class Series:
     dash: str = ""
     points: bool = False
     tooltips: Sequence[str] = ()
+
+
+@dataclass(frozen=True)
+class Point:
+    """One point of an :func:`xy_chart` line, with its tooltip."""
+
+    x: float
+    y: float
+    tooltip: str
 
 
 def _n(value: float) -> str:
@@ -343,5 +353,51 @@ def line_chart(
                 )
         out.append("</g>")
     out += _legend(series, frame.left, frame.bottom + legend_top_gap, width - 70)
+    out.append("</svg>")
+    return "\n".join(out)
+
+
+def xy_chart(
+    *,
+    ident: str,
+    kind: str,
+    title: str,
+    desc: str,
+    x_label: str,
+    y_label: str,
+    lines: Sequence[tuple[Series, Sequence[Point]]],
+    x_range: tuple[float, float],
+    x_ticks: Sequence[float],
+    y_range: tuple[float, float],
+    y_ticks: Sequence[float],
+    width: int,
+    height: int,
+) -> str:
+    """Lines through points on two numeric axes (the ranges and ticks chosen by the caller),
+    a point with its tooltip at each, a legend of the lines below the axes."""
+    series = [s for s, _ in lines]
+    legend_height = 20 * _legend_rows(series, width - 70)
+    plot_height = height - 12 - 58 - legend_height
+    frame = _Frame(70, 12, width - 70 - 18, plot_height, *x_range, *y_range)
+    out = _open(ident, kind, title, desc, width, height)
+    out += _y_axis(frame, y_ticks, y_label)
+    out += _x_axis(frame, x_ticks, [tick_label(t, x_ticks) for t in x_ticks], x_label)
+    for style, points in lines:
+        coords = [f"{frame.x(p.x):.1f},{frame.y(p.y):.1f}" for p in points]
+        dash = f' stroke-dasharray="{html_text(style.dash)}"' if style.dash else ""
+        out.append(
+            f'<g class="series" data-series="{html_text(style.name)}">'
+            f'<polyline class="line" points="{" ".join(coords)}" fill="none" '
+            f'stroke="{html_text(style.color)}" stroke-width="2" stroke-linejoin="round"{dash}>'
+            f"<title>{html_text(style.name)}</title></polyline>"
+        )
+        for p in points:
+            out.append(
+                f'<circle class="point" cx="{frame.x(p.x):.1f}" cy="{frame.y(p.y):.1f}" '
+                f'r="3.2" fill="{html_text(style.color)}"><title>{html_text(p.tooltip)}</title>'
+                "</circle>"
+            )
+        out.append("</g>")
+    out += _legend(series, frame.left, frame.bottom + 58, width - 70)
     out.append("</svg>")
     return "\n".join(out)

@@ -1,20 +1,28 @@
 """Renderings of an ANN recall measurement (:class:`rankmeter.vector.ann.AnnRecall`): the
-trade-off table as text rows, a terminal table, Markdown, and an HTML page with settings, the
-table and a recall-vs-QPS plot, in the style of the comparison report (rankmeter.report.html),
-drawn with its SVG helpers (rankmeter.report._svg)."""
+trade-off table as text rows, a terminal table, Markdown (through the one table writer,
+:mod:`rankmeter.report._markdown`), and an HTML page with settings, the table and a
+recall-vs-QPS plot: the template ``templates/ann.html.j2`` in the shell every page shares
+(:mod:`rankmeter.report._html`), the plot drawn by :func:`rankmeter.report._svg.xy_chart`."""
 
 from __future__ import annotations
 
-from html import escape
 from typing import TYPE_CHECKING, Any
 
-from rankmeter._escape import visible
 from rankmeter.vector.ann import TIMED_RUNS
 
 if TYPE_CHECKING:
     from rankmeter.vector.ann import AnnRecall
 
-__all__ = ["describe", "render_html", "render_markdown", "render_table", "tradeoff_table"]
+__all__ = [
+    "describe",
+    "render_html",
+    "render_json",
+    "render_markdown",
+    "render_table",
+    "tradeoff_table",
+]
+
+TEMPLATE = "ann.html.j2"
 
 
 def tradeoff_table(result: AnnRecall) -> tuple[list[str], list[list[str]]]:
@@ -53,18 +61,20 @@ def describe(result: AnnRecall) -> str:
     )
 
 
+def render_json(result: AnnRecall) -> str:
+    """The measurement as strict JSON (``AnnRecall.to_dict``)."""
+    from rankmeter.report._json import json_text
+
+    return json_text(result.to_dict())
+
+
 def render_markdown(result: AnnRecall) -> str:
     """A Markdown section: title, what was measured, the trade-off table, the recall rule."""
+    from rankmeter.report._markdown import markdown_table
+
     header, body = tradeoff_table(result)
-    lines = [
-        f"## ANN recall: {result.title}",
-        "",
-        describe(result) + ".",
-        "",
-        "| " + " | ".join(header) + " |",
-        "|" + "|".join(["---"] + ["---:"] * (len(header) - 1)) + "|",
-    ]
-    lines += ["| " + " | ".join(cells) + " |" for cells in body]
+    lines = [f"## ANN recall: {result.title}", "", describe(result) + ".", ""]
+    lines += markdown_table(header, body, [None] + ["right"] * (len(header) - 1))
     lines += ["", f"{result.recall_rule[0].upper()}{result.recall_rule[1:]}.", ""]
     return "\n".join(lines)
 
@@ -95,10 +105,6 @@ def render_table(result: AnnRecall) -> Any:
     return table
 
 
-def _e(text: object) -> str:
-    return escape(visible(str(text)), quote=True)
-
-
 def _headline(result: AnnRecall) -> str:
     k = result.k[len(result.k) // 2]
     at_k = [r for r in result.rows if r.k == k]
@@ -115,21 +121,10 @@ def _headline(result: AnnRecall) -> str:
     )
 
 
-def _tradeoff_chart(result: AnnRecall) -> str:
+def _tradeoff_chart(result: AnnRecall, ident: str) -> str:
     from rankmeter.report import _svg
     from rankmeter.report.html import DASHES, PALETTE
 
-    width, height = 720, 420
-    series = [
-        _svg.Series(
-            name=f"recall@{k}",
-            values=(),
-            color=PALETTE[i % len(PALETTE)],
-            dash=DASHES[i % len(DASHES)],
-            points=True,
-        )
-        for i, k in enumerate(result.k)
-    ]
     recalls = [r.recall for r in result.rows]
     speeds = [r.qps for r in result.rows]
     x_min, _, _ = _svg.nice_ticks(min(recalls), 1.0)
@@ -140,66 +135,56 @@ def _tradeoff_chart(result: AnnRecall) -> str:
     unit, y_label = (1000.0, "thousand queries per second") if max(speeds) >= 1e4 else (1.0, "")
     y_label = y_label or "queries per second"
     y_min, y_max, y_ticks = _svg.nice_ticks(0.0, max(speeds) / unit)
-    legend_height = 20 * _svg._legend_rows(series, width - 70)
-    plot_height = height - 12 - 58 - legend_height
-    frame = _svg._Frame(70, 12, width - 70 - 18, plot_height, x_min, 1.0, y_min, y_max)
-    title = f"Recall vs queries per second: {result.title} ({result.backend}, {result.metric})"
-    desc = "; ".join(
-        f"{result.label(r.setting)}: recall@{r.k} {r.recall:.4f} at {r.qps:,.0f} queries/s"
-        for r in result.rows
-    )
-    out = _svg._open("tradeoff-plot", "ann-tradeoff", title, desc, width, height)
-    out += _svg._y_axis(frame, y_ticks, y_label)
-    out += _svg._x_axis(frame, x_ticks, [_svg.tick_label(t, x_ticks) for t in x_ticks], "recall@k")
-    for k, style in zip(result.k, series, strict=True):
-        rows = [r for r in result.rows if r.k == k]
-        coords = [f"{frame.x(r.recall):.1f},{frame.y(r.qps / unit):.1f}" for r in rows]
-        dash = f' stroke-dasharray="{_e(style.dash)}"' if style.dash else ""
-        out.append(
-            f'<g class="series" data-series="{_e(style.name)}">'
-            f'<polyline class="line" points="{" ".join(coords)}" fill="none" '
-            f'stroke="{_e(style.color)}" stroke-width="2" stroke-linejoin="round"{dash}>'
-            f"<title>{_e(style.name)}</title></polyline>"
+    lines = []
+    for i, k in enumerate(result.k):
+        style = _svg.Series(
+            name=f"recall@{k}",
+            values=(),
+            color=PALETTE[i % len(PALETTE)],
+            dash=DASHES[i % len(DASHES)],
+            points=True,
         )
-        for r in rows:
-            tip = f"{result.label(r.setting)}: recall@{k} {r.recall:.4f}, {r.qps:,.0f} queries/s"
-            out.append(
-                f'<circle class="point" cx="{frame.x(r.recall):.1f}" '
-                f'cy="{frame.y(r.qps / unit):.1f}" r="3.2" fill="{_e(style.color)}">'
-                f"<title>{_e(tip)}</title></circle>"
+        points = [
+            _svg.Point(
+                r.recall,
+                r.qps / unit,
+                f"{result.label(r.setting)}: recall@{k} {r.recall:.4f}, {r.qps:,.0f} queries/s",
             )
-        out.append("</g>")
-    out += _svg._legend(series, frame.left, frame.bottom + 58, width - 70)
-    out.append("</svg>")
-    return "\n".join(out)
-
-
-def render_html(result: AnnRecall) -> str:
-    """One self-contained page: settings, the trade-off table, the recall-vs-QPS plot."""
-    from rankmeter.report.html import page_head
-
-    header, body = tradeoff_table(result)
-    head = "".join(
-        f'<th scope="col"{" class=num" if i else ""}>{_e(h)}</th>' for i, h in enumerate(header)
+            for r in result.rows
+            if r.k == k
+        ]
+        lines.append((style, points))
+    return _svg.xy_chart(
+        ident=ident,
+        kind="ann-tradeoff",
+        title=f"Recall vs queries per second: {result.title} ({result.backend}, {result.metric})",
+        desc="; ".join(
+            f"{result.label(r.setting)}: recall@{r.k} {r.recall:.4f} at {r.qps:,.0f} queries/s"
+            for r in result.rows
+        ),
+        x_label="recall@k",
+        y_label=y_label,
+        lines=lines,
+        x_range=(x_min, 1.0),
+        x_ticks=x_ticks,
+        y_range=(y_min, y_max),
+        y_ticks=y_ticks,
+        width=720,
+        height=420,
     )
-    rows = "\n".join(
-        f'<tr><th scope="row">{_e(cells[0])}</th>'
-        + "".join(f'<td class="num">{_e(c)}</td>' for c in cells[1:])
-        + "</tr>"
-        for cells in body
-    )
+
+
+def _settings(result: AnnRecall) -> list[tuple[str, str]]:
     threads = "all" if result.threads is None else str(result.threads)
-    settings = [
+    sweep = "; ".join(f"{n} = {', '.join(map(str, v))}" for n, v in result.sweep.items())
+    return [
         ("Index", result.title),
         ("Backend", result.backend),
         ("Metric", result.metric),
         ("Corpus", f"{result.corpus}: {result.n_corpus:,} vectors x {result.dim} dimensions"),
         ("Queries", f"{result.queries}: {result.n_queries:,}"),
         ("k", ", ".join(str(k) for k in result.k)),
-        (
-            "Sweep",
-            "; ".join(f"{n} = {', '.join(map(str, v))}" for n, v in result.sweep.items()) or "none",
-        ),
+        ("Sweep", sweep or "none"),
         ("Seed", str(result.seed)),
         ("Search threads", threads),
         ("Exact search", f"{result.exact_s:.3f} s (NumPy, float64)"),
@@ -210,43 +195,26 @@ def render_html(result: AnnRecall) -> str:
             f"(the fastest of up to {TIMED_RUNS} runs)",
         ),
     ]
-    items = "\n".join(f"<dt>{_e(k)}</dt><dd>{_e(v)}</dd>" for k, v in settings)
-    title = f"rankmeter: ANN recall of {result.title}"
-    parts = [
-        page_head(title),
-        "<body>",
-        "<main>",
-        "<header>",
-        f"<h1>ANN recall: {_e(result.title)}</h1>",
-        f'<p class="headline">{_e(_headline(result))}</p>',
-        '<nav aria-label="Sections"><ul><li><a href="#settings">Settings</a></li>'
-        '<li><a href="#tradeoff">Recall and speed</a></li>'
-        '<li><a href="#plot">Plot</a></li></ul></nav>',
-        "</header>",
-        '<section id="settings" aria-labelledby="settings-h">',
-        '<h2 id="settings-h">Settings</h2>',
-        f'<dl class="settings">\n{items}\n</dl>',
-        "</section>",
-        '<section id="tradeoff" aria-labelledby="tradeoff-h">',
-        '<h2 id="tradeoff-h">Recall and speed</h2>',
-        '<table class="tradeoff">',
-        "<caption>One row per index setting: build time, memory, and for each k the recall "
-        "against the exact neighbours and the queries per second.</caption>",
-        f"<thead><tr>{head}</tr></thead>",
-        f"<tbody>\n{rows}\n</tbody>",
-        "</table>",
-        f'<p class="legend-text">{_e(result.recall_rule[0].upper() + result.recall_rule[1:])}.</p>',
-        "</section>",
-        '<section id="plot" aria-labelledby="plot-h">',
-        '<h2 id="plot-h">Recall vs queries per second</h2>',
-        '<figure class="wide">',
-        _tradeoff_chart(result),
-        "<figcaption>Each point is one setting; up and to the right is better. "
-        "QPS depends on the machine and its load.</figcaption>",
-        "</figure>",
-        "</section>",
-        "</main>",
-        "</body>",
-        "</html>",
-    ]
-    return "\n".join(parts) + "\n"
+
+
+def render_html(result: AnnRecall) -> str:
+    """One self-contained page: settings, the trade-off table, the recall-vs-QPS plot.
+
+    The page is the template ``templates/ann.html.j2`` in the shared shell (one stylesheet, a
+    Content-Security-Policy that loads nothing); every value goes through the one HTML escaper.
+    """
+    from rankmeter.report._html import PageIds, render, safe, template_ids
+
+    header, body = tradeoff_table(result)
+    ids = PageIds(reserved=template_ids(TEMPLATE))
+    return render(
+        TEMPLATE,
+        title=f"rankmeter: ANN recall of {result.title}",
+        index=result.title,
+        headline=_headline(result),
+        settings=_settings(result),
+        header=header,
+        rows=body,
+        recall_rule=f"{result.recall_rule[0].upper()}{result.recall_rule[1:]}.",
+        plot=safe(_tradeoff_chart(result, ids.claim("tradeoff-plot"))),
+    )

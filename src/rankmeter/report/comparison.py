@@ -66,18 +66,15 @@ def legend(comparison: Comparison) -> str:
     )
 
 
+#: Which queries a comparison counts, in the policy sentence (Policies.describe).
+COMPARED_QUERIES = (
+    "queries: judged and answered by at least one system (a system without results for one "
+    "scores 0 there)"
+)
+
+
 def policies(comparison: Comparison) -> str:
-    p = comparison.settings.policies
-    rel = p.to_dict()["rel"]
-    parts = [
-        f"relevant: grade >= {rel}",
-        f"ties: {p.ties}",
-        "queries: judged and answered by at least one system (a system without results for "
-        "one scores 0 there)",
-    ]
-    if p.judged_only:
-        parts.append("judged documents only")
-    return "; ".join(parts)
+    return comparison.settings.policies.describe(queries=COMPARED_QUERIES)
 
 
 def failure_lines(comparison: Comparison, *, limit: int = 10) -> list[str]:
@@ -184,10 +181,10 @@ def difference_rows(comparison: Comparison) -> list[list[str]]:
 
 
 def difference_header(comparison: Comparison) -> list[str]:
+    from rankmeter.stats import correction_label
+
     s = comparison.settings
-    correction = {"holm": "Holm", "bonferroni": "Bonf.", "bh": "BH", "none": "uncorr."}[
-        s.correction
-    ]
+    correction = correction_label(s.correction, short=True)
     return [
         "system",
         "metric",
@@ -315,6 +312,8 @@ def render_latex(comparison: Comparison) -> str:
     """A booktabs table: rows = systems, columns = metrics; each cell the mean and, for a
     system, its difference from the baseline with the interval; significance marked and
     explained in the caption."""
+    from rankmeter.stats import correction_phrase, interval_phrase, paired_test_label
+
     s = comparison.settings
     metrics = comparison.metrics
     lines = [
@@ -340,27 +339,14 @@ def render_latex(comparison: Comparison) -> str:
                 )
         name = latex_text(system) + (" (baseline)" if system == comparison.baseline else "")
         lines.append(name + " & " + " & ".join(cells) + " \\\\")
-    correction = {
-        "holm": "Holm",
-        "bonferroni": "Bonferroni",
-        "bh": "Benjamini-Hochberg",
-        "none": "no",
-    }[s.correction]
-    test = {
-        "randomization": f"a paired randomization test ({s.resamples:,} sign flips, seed {s.seed})",
-        "t": "a paired t-test",
-        "bootstrap": f"a paired bootstrap test ({s.resamples:,} resamples, seed {s.seed})",
-        "wilcoxon": "a Wilcoxon signed-rank test",
-        "sign": "a sign test",
-    }[s.test]
+    test = paired_test_label(s.test, resamples=s.resamples, seed=s.seed, article=True)
     # Every piece of text is escaped: the level's percent sign would start a comment.
-    level = latex_text(f"{s.level:.0%}")
     caption = (
         f"Mean over {comparison.n_queries} queries. For each system: difference from the "
-        f"baseline {latex_text(comparison.baseline)} and its {level} "
-        f"{'BCa' if s.interval == 'bca' else 'percentile'} bootstrap interval. "
+        f"baseline {latex_text(comparison.baseline)} and its "
+        f"{latex_text(interval_phrase(s.interval, s.level))}. "
         f"$^{{*}}$: significant at $\\alpha={s.alpha:g}$ by {latex_text(test)} with "
-        f"{latex_text(correction)} correction "
+        f"{latex_text(correction_phrase(s.correction))} "
         f"over the {len(comparison.differences)} comparisons."
     )
     lines += [

@@ -130,6 +130,8 @@ def _print_comparison(console: Any, comparison: Comparison, report: str) -> None
     from rich import box
     from rich.table import Table
 
+    from rankmeter.stats import correction_label
+
     base = comparison.baseline
     others = ", ".join(comparison.systems[1:])
     console.print(
@@ -139,7 +141,8 @@ def _print_comparison(console: Any, comparison: Comparison, report: str) -> None
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
     one = len(comparison.systems) == 2
     system_header = comparison.systems[1] if one else "system"
-    for i, h in enumerate(["metric", base, system_header, "Δ [95% CI]", "p (Holm)", "W/T/L"]):
+    corrected = f"p ({correction_label(comparison.settings.correction, short=True)})"
+    for i, h in enumerate(["metric", base, system_header, "Δ [95% CI]", corrected, "W/T/L"]):
         table.add_column(h, justify="left" if i == 0 else "right", no_wrap=True)
     for d in comparison.differences:
         table.add_row(

@@ -3,6 +3,8 @@
 Each function takes one explanation or several (several are written one after another, as
 ``rankmeter explain`` does for several metrics) and returns text:
 
+- :func:`render_json`: several metrics explained for one query
+  (:class:`rankmeter.explanation.Explanations`) as one JSON document;
 - :func:`render_text`: the title, the per-rank table, notes, the ideal ordering and the steps;
 - :func:`render_markdown`: the same as a Markdown section (every id and name escaped);
 - :func:`render_html`: one ``<section class="rankmeter-explain">`` each (template
@@ -30,10 +32,10 @@ from rankmeter.report._markdown import Align, markdown_table
 from rankmeter.report._text import text_table
 
 if TYPE_CHECKING:
-    from rankmeter.explanation import Explanation
+    from rankmeter.explanation import Explanation, Explanations
     from rankmeter.report._html import PageIds
 
-__all__ = ["LABELS", "render_html", "render_markdown", "render_text"]
+__all__ = ["LABELS", "render_html", "render_json", "render_markdown", "render_text"]
 
 #: Column headings, by the column names used in rows.
 LABELS = {
@@ -65,6 +67,14 @@ NUMERIC = frozenset(
         "nonrel_above",
     }
 )
+
+
+def render_json(explanations: Explanations) -> str:
+    """The explanations as one JSON document: the query, the run (or the grades given), the
+    policies, and each metric's explanation (:meth:`Explanations.to_dict`)."""
+    from rankmeter.report._json import json_text
+
+    return json_text(explanations.to_dict())
 
 
 def _listed(explanations: Explanation | Sequence[Explanation]) -> list[Explanation]:

@@ -27,6 +27,7 @@ from rankmeter.comparison import CURVE_FAMILIES, Comparison, Difference, Failure
 from rankmeter.report import _svg
 from rankmeter.report._html import PageIds, page_head, render, safe, template_ids
 from rankmeter.report.comparison import headline, interval, legend, num, percent, pvalue, signed
+from rankmeter.results import Policies
 
 __all__ = ["DASHES", "MAX_POINTS", "PALETTE", "page_head", "render_html"]
 
@@ -154,36 +155,23 @@ def _nav(explained: bool) -> list[tuple[str, str]]:
     return links
 
 
-def _policy_text(policies: Any) -> str:
+def _policy_text(policies: Policies) -> str:
     """The evaluation policies, without the query-set part (the Queries row says it)."""
-    rel = policies.to_dict()["rel"]
-    parts = [f"relevant: grade >= {rel}", f"ties: {policies.ties}"]
-    if policies.judged_only:
-        parts.append("judged documents only")
-    return "; ".join(parts)
+    return policies.describe(queries="")
 
 
 def _level(comparison: Comparison) -> str:
-    s = comparison.settings
-    method = "BCa" if s.interval == "bca" else s.interval
-    return f"{s.level:.0%} {method} bootstrap interval"
+    from rankmeter.stats import interval_phrase
+
+    return interval_phrase(comparison.settings.interval, comparison.settings.level)
 
 
 def _settings(comparison: Comparison) -> list[tuple[str, str]]:
+    from rankmeter.stats import correction_label, paired_test_label
+
     s = comparison.settings
-    test = {
-        "randomization": f"paired randomization test ({s.resamples:,} sign flips, seed {s.seed})",
-        "t": "paired t-test",
-        "bootstrap": f"paired bootstrap test ({s.resamples:,} resamples, seed {s.seed})",
-        "wilcoxon": "Wilcoxon signed-rank test",
-        "sign": "sign test",
-    }.get(s.test, s.test)
-    correction = {
-        "holm": "Holm",
-        "bonferroni": "Bonferroni",
-        "bh": "Benjamini-Hochberg",
-        "none": "none",
-    }.get(s.correction, s.correction)
+    test = paired_test_label(s.test, resamples=s.resamples, seed=s.seed)
+    correction = correction_label(s.correction)
     metric = comparison.failures[0].metric if comparison.failures else comparison.metrics[0]
     return [
         ("Baseline", s.baseline),
@@ -207,11 +195,11 @@ def _settings(comparison: Comparison) -> list[tuple[str, str]]:
 
 
 def _summary_header(comparison: Comparison) -> list[str]:
+    from rankmeter.stats import correction_label
+
     s = comparison.settings
     level = f"{s.level:.0%} CI"
-    correction = {"holm": "Holm", "bonferroni": "Bonf.", "bh": "BH", "none": "uncorr."}.get(
-        s.correction, s.correction
-    )
+    correction = correction_label(s.correction, short=True)
     return [
         "metric",
         "system",

@@ -29,7 +29,7 @@ from rankmeter.data import Run
 from rankmeter.data._columns import row_groups
 from rankmeter.errors import PolicyError, RankmeterError
 
-__all__ = ["FUSION_METHODS", "fuse"]
+__all__ = ["FUSION_METHODS", "fuse", "parse_weights"]
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -110,6 +110,25 @@ def _method(method: str, normalisation: str | None) -> str | None:
     if normalisation is not None and normalisation != method:
         raise PolicyError(f"method={method!r} contradicts normalisation={normalisation!r}")
     return method
+
+
+def parse_weights(text: str, *, what: str = "weights") -> list[float]:
+    """Weights as typed by hand, one per run: ``"0.7,0.3"``. An empty or malformed item is an
+    error naming its position (``what`` names the option in the message), never dropped;
+    :func:`fuse` checks the values themselves.
+
+    >>> parse_weights("0.7, 0.3")
+    [0.7, 0.3]
+    >>> parse_weights("0.7,,0.3", what="--weights")
+    Traceback (most recent call last):
+    ...
+    rankmeter.errors.PolicyError: --weights: item 2 is empty in '0.7,,0.3'; give numbers separated by commas, e.g. 0.7,0.3
+    """
+    from rankmeter import _items
+
+    hint = "give numbers separated by commas, e.g. 0.7,0.3"
+    items = _items.split(text, what, hint)
+    return [_items.number(item, i, what, hint) for i, item in enumerate(items, start=1)]
 
 
 def _weights(weights: Sequence[float] | None, n: int) -> list[float]:

@@ -1,0 +1,62 @@
+"""Options shared by the commands are declared once (cli/_common.py) and mean one thing
+everywhere: ``-q`` is ``--per-query`` wherever a command has it, as trec_eval's ``-q``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from rankmeter.cli import app
+
+from ._cli_support import CLI
+
+
+def options() -> dict[str, dict[str, Any]]:
+    """command -> {option name: the click parameter} for every option of every command."""
+    group: Any = typer.main.get_command(app)
+    out: dict[str, dict[str, Any]] = {}
+    for name, command in group.commands.items():
+        out[name] = {}
+        for param in command.params:
+            for flag in [*param.opts, *param.secondary_opts]:
+                out[name][flag] = param
+    return out
+
+
+def test_q_is_per_query_wherever_it_exists() -> None:
+    found = options()
+    with_q = sorted(name for name, flags in found.items() if "-q" in flags)
+    assert with_q == ["compare", "embed-eval", "evaluate"]
+    for name in with_q:
+        assert "--per-query" in found[name]["-q"].opts, name
+    assert "--query" in found["explain"] and "-q" not in found["explain"]
+
+
+def test_shared_options_have_one_declaration() -> None:
+    """Every command offering an option offers it with the same flags and help."""
+    shared = ["--metric", "--goal", "--per-query", "--rel", "--judged-only", "--ties", "--quiet"]
+    found = options()
+    # ann-recall's --metric is the vectors' similarity (ip, l2, cosine; faiss's word for it),
+    # not an evaluation metric: a different option that shares the name.
+    found["ann-recall"].pop("--metric")
+    for flag in shared:
+        declared = {
+            (tuple(p.opts), tuple(p.secondary_opts), p.help)
+            for flags in found.values()
+            if flag in flags
+            for p in [flags[flag]]
+        }
+        assert len(declared) == 1, (flag, declared)
+    users = sorted(name for name, flags in found.items() if "--metric" in flags)
+    assert users == ["bm25", "compare", "embed-eval", "evaluate", "explain", "two-stage"]
+
+
+def test_explain_names_its_query_with_the_long_option_only(
+    cli: CLI, files: dict[str, Path]
+) -> None:
+    message = cli("explain", files["qrels"], files["a"], "-q", "1").assert_one_error_line(2)
+    assert message.startswith("No such option: -q")
+    done = cli("explain", files["qrels"], files["a"], "--query", "1", "-m", "AP")
+    assert done.code == 0 and done.out.startswith("AP for query '1'")

@@ -1,0 +1,77 @@
+"""Results and the policies they carry: one Policies object, checked where it is made; run
+names made unique in one place."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+import rankmeter
+from rankmeter.errors import PolicyError
+from rankmeter.results import EvalResults, Policies, unique_names
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        (
+            {"rel": float("nan")},
+            r"^rel=nan must be a finite number \(the minimum relevant grade\)$",
+        ),
+        ({"rel": "1"}, r"^rel='1' must be a finite number \(the minimum relevant grade\)$"),
+        ({"rel": True}, r"^rel=True must be a finite number"),
+        ({"include_missing": 1}, r"^include_missing=1 must be True or False$"),
+        ({"judged_only": "yes"}, r"^judged_only='yes' must be True or False$"),
+        ({"ties": "random"}, r"^ties='random' is not a tie policy"),
+    ],
+)
+def test_policies_check_their_values(changes: dict[str, Any], message: str) -> None:
+    with pytest.raises(PolicyError, match=message):
+        Policies(**changes)
+
+
+def test_policies_keep_rel_as_given_in_python_numbers() -> None:
+    assert Policies(rel=np.int64(2)).rel == 2 and type(Policies(rel=np.int64(2)).rel) is int
+    assert type(Policies(rel=np.float64(1.5)).rel) is float
+    assert type(Policies(rel=1).rel) is int and type(Policies(rel=1.0).rel) is float
+
+
+def test_one_policy_sentence() -> None:
+    policies = Policies(rel=2, judged_only=True)
+    assert policies.describe() == (
+        "relevant: grade >= 2; ties: trec_eval; queries in both run and qrels; "
+        "judged documents only"
+    )
+    assert Policies(include_missing=True).describe().endswith("; all judged queries")
+    assert policies.describe(queries="") == (
+        "relevant: grade >= 2; ties: trec_eval; judged documents only"
+    )
+    assert policies.describe(queries="queries: some") == (
+        "relevant: grade >= 2; ties: trec_eval; queries: some; judged documents only"
+    )
+
+
+def test_evaluate_checks_stream() -> None:
+    qrels, run = {"q": {"a": 1}}, {"q": {"a": 1.0}}
+    with pytest.raises(PolicyError, match=r"^stream='yes' must be True or False$"):
+        rankmeter.evaluate(qrels, run, "AP", stream="yes")  # type: ignore[arg-type]
+
+
+def test_unique_names_by_file_else_by_number() -> None:
+    assert unique_names(["a", "b"], ["x", "x"]) == ["a", "b"]
+    assert unique_names(["a", "a", "b"], ["1.run", "2.run", "3.run"]) == ["1.run", "2.run", "b"]
+    assert unique_names(["a", "a"], ["same", "same"]) == ["a#1", "a#2"]
+    assert unique_names(["a", "a"], ["<dict>", "x.run"]) == ["a#1", "a#2"]
+
+
+def test_results_evaluated_one_by_one_are_named_as_evaluate_names_them() -> None:
+    qrels = {"q": {"a": 1}}
+    runs = [{"q": {"a": 1.0}}, {"q": {"b": 1.0}}]
+    together = rankmeter.evaluate(qrels, runs, "AP")
+    one_by_one = EvalResults.named(
+        [rankmeter.evaluate(qrels, r, "AP") for r in runs], ["<dict>", "<dict>"]
+    )
+    assert list(one_by_one) == list(together) == ["run#1", "run#2"]
+    assert [r.metrics["AP"] for r in one_by_one.results] == [1.0, 0.0]
