@@ -414,6 +414,41 @@ def test_a_model_folder_is_keyed_by_its_files(tmp_path: Path) -> None:
     assert embed._resolve_model(tmp_path / "a", None).key != first.key
 
 
+def test_a_model_folder_key_follows_symlinked_folders_and_files(tmp_path: Path) -> None:
+    # Two model folders alike but for a symlinked subfolder (another pooling configuration):
+    # a loader reads through the link, so the key must too (rglob did not descend into it).
+    poolings = tmp_path / "poolings"
+    for kind in ("mean", "cls"):
+        (poolings / kind).mkdir(parents=True)
+        (poolings / kind / "config.json").write_text(f'{{"pooling_mode_{kind}_tokens": true}}')
+    mean = _fake_model_folder(tmp_path / "mean")
+    cls = _fake_model_folder(tmp_path / "cls")
+    (mean / "1_Pooling").symlink_to(poolings / "mean", target_is_directory=True)
+    (cls / "1_Pooling").symlink_to(poolings / "cls", target_is_directory=True)
+    mean_key = embed._resolve_model(mean, None).key
+    assert mean_key != embed._resolve_model(cls, None).key
+    # The resolved content is what counts: a real copy of the folder keys alike.
+    copy = _fake_model_folder(tmp_path / "copy")
+    (copy / "1_Pooling").mkdir()
+    (copy / "1_Pooling" / "config.json").write_text('{"pooling_mode_mean_tokens": true}')
+    assert embed._resolve_model(copy, None).key == mean_key
+    # A symlinked file is read through its link as well.
+    (poolings / "weights-a").write_bytes(b"a")
+    (poolings / "weights-b").write_bytes(b"b")
+    (mean / "model.safetensors").unlink()
+    (mean / "model.safetensors").symlink_to(poolings / "weights-a")
+    (cls / "model.safetensors").unlink()
+    (cls / "model.safetensors").symlink_to(poolings / "weights-b")
+    (cls / "1_Pooling").unlink()
+    (cls / "1_Pooling").symlink_to(poolings / "mean", target_is_directory=True)
+    assert embed._resolve_model(mean, None).key != embed._resolve_model(cls, None).key
+    # A link back up the tree (a loop) is hashed once, not followed forever.
+    (mean / "loop").symlink_to(mean, target_is_directory=True)
+    (mean / "1_Pooling" / "up").symlink_to(mean, target_is_directory=True)
+    looped = embed._resolve_model(mean, None).key
+    assert looped is not None and looped != mean_key
+
+
 def test_a_cached_model_folder_is_not_even_loaded(
     collection: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -313,20 +313,43 @@ def _file_hash(path: Path) -> str:
 
 
 def _folder_key(folder: Path) -> str:
-    """A hash of every file of a model folder (configs, tokenizer, weights) by content."""
+    """A hash of every file of a model folder (configs, tokenizer, weights) by content, read
+    as a loader reads them: through symbolic links, to files and to folders."""
     digest = hashlib.sha256(b"rankmeter model folder\n")
-    files = sorted(
-        p
-        for p in folder.rglob("*")
-        if p.is_file()
-        and not (set(p.relative_to(folder).parts[:-1]) & _SKIPPED_FOLDERS)
-        and not p.name.startswith(".")
-    )
-    if not files:
+    entries = _folder_entries(folder)
+    if not any(path is not None for _, path in entries):
         raise RankmeterError(f"model folder {folder} is empty")
-    for path in files:
-        digest.update(f"{path.relative_to(folder).as_posix()}\0{_file_hash(path)}\n".encode())
+    for relative, path in entries:
+        # A link back to a folder above it (a loop) is recorded as one, not followed forever.
+        content = "loop" if path is None else _file_hash(path)
+        digest.update(f"{relative}\0{content}\n".encode("utf-8", "surrogatepass"))
     return digest.hexdigest()
+
+
+def _folder_entries(folder: Path) -> list[tuple[str, Path | None]]:
+    """The files below ``folder`` by relative name, symbolic links followed (``rglob`` does
+    not descend into a linked folder on Python < 3.13, so two folders differing only in a
+    linked ``1_Pooling`` would hash alike); a folder linking to one of its own ancestors gives
+    an entry with no path. Sorted by name."""
+    entries: list[tuple[str, Path | None]] = []
+
+    def walk(directory: Path, prefix: str, ancestors: frozenset[str]) -> None:
+        for name in sorted(os.listdir(directory)):
+            path = directory / name
+            relative = f"{prefix}{name}"
+            if path.is_dir():
+                if name in _SKIPPED_FOLDERS:
+                    continue
+                real = os.path.realpath(path)
+                if real in ancestors:
+                    entries.append((f"{relative}/", None))
+                    continue
+                walk(path, f"{relative}/", ancestors | {real})
+            elif path.is_file() and not name.startswith("."):
+                entries.append((relative, path))
+
+    walk(folder, "", frozenset({os.path.realpath(folder)}))
+    return entries
 
 
 def _object_name(model: Any) -> str:
