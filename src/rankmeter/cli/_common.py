@@ -72,6 +72,38 @@ class ClosedOutput(io.TextIOBase):
         raise OSError(errno.EBADF, "it is closed")
 
 
+class DiscardedOutput(io.TextIOBase):
+    """Stands for a standard error the command was started without (``2>&-``): diagnostics
+    and the progress bar go nowhere (the exit status still tells), and never to stdout, where
+    ``print(file=None)`` would send them."""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        return len(text)
+
+    def isatty(self) -> bool:
+        return False
+
+
+def plug_closed_descriptors() -> None:
+    """Open the null device on each of descriptors 0, 1 and 2 that the process started
+    without: otherwise the next file opened (an input, the output's temporary file) would get
+    that number, and whatever a library writes to "stderr" would land in it. Python's
+    ``sys.stdin``/``sys.stdout``/``sys.stderr`` stay None: reading or writing them is still
+    the error (or silence) the command chooses. Read-only, so a write there fails (EBADF)."""
+    for descriptor in (0, 1, 2):
+        try:
+            os.fstat(descriptor)
+        except OSError:
+            with contextlib.suppress(OSError):
+                plug = os.open(os.devnull, os.O_RDONLY)
+                if plug != descriptor:  # a lower one was free too: plugged in its own turn
+                    os.dup2(plug, descriptor)
+                    os.close(plug)
+
+
 class GuardedOutput:
     """Standard output whose write errors are :class:`OutputError` (one line), whoever writes:
     our emit, Rich, or Click printing the help. A closed reader (EPIPE) stays
