@@ -559,7 +559,7 @@ def _fast_tokenizer_rules(serialised: str) -> str:
     if isinstance(rules, dict):
         rules.pop("truncation", None)
         rules.pop("padding", None)
-    return json.dumps(rules, sort_keys=True, ensure_ascii=False)
+    return _canonical(rules)
 
 
 def _canonical(value: Any) -> str:
