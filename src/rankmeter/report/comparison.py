@@ -13,7 +13,7 @@ from rankmeter._escape import latex_text, markdown_fence, markdown_text
 from rankmeter.comparison import Comparison, Difference
 from rankmeter.report._json import json_text
 from rankmeter.report._markdown import Align, markdown_table
-from rankmeter.report._rich import shown
+from rankmeter.report._rich import FittedTable, shown
 
 __all__ = ["render_json", "render_latex", "render_markdown", "render_table"]
 
@@ -206,11 +206,11 @@ def render_table(comparison: Comparison) -> Any:
     id and text goes in as a ``Text`` with control characters visible (report._rich.shown)."""
     from rich import box
     from rich.console import Group
-    from rich.table import Table
     from rich.text import Text
 
-    def table(title: str) -> Table:
-        return Table(
+    def table(title: str) -> FittedTable:
+        # Fitted: names fold and numbers stay whole at any width, or the rows are stacked.
+        return FittedTable(
             title=shown(title, style="table.title"),  # the style rich gives str titles
             title_justify="left",
             box=box.SIMPLE_HEAD,
@@ -219,7 +219,7 @@ def render_table(comparison: Comparison) -> Any:
 
     level = f"{comparison.settings.level:.0%}"
     means = table(f"Means over {comparison.n_queries} queries [{level} CI]")
-    means.add_column("metric", no_wrap=True)
+    means.add_column("metric", text=True, no_wrap=True)
     for system in comparison.systems:
         label = system + (" (baseline)" if system == comparison.baseline else "")
         means.add_column(shown(label), justify="right", no_wrap=True)
@@ -228,7 +228,11 @@ def render_table(comparison: Comparison) -> Any:
     differences = table(f"Against {comparison.baseline}")
     for i, h in enumerate(difference_header(comparison)):
         differences.add_column(
-            h, justify="left" if i < 2 else "right", no_wrap=i >= 2, min_width=6 if i < 2 else None
+            h,
+            text=i < 2,
+            justify="left" if i < 2 else "right",
+            no_wrap=i >= 2,
+            min_width=6 if i < 2 else None,
         )
     previous = None
     for row in difference_rows(comparison):
@@ -249,7 +253,8 @@ def render_table(comparison: Comparison) -> Any:
     if comparison.segments:
         segments = table("Segments")
         for i, h in enumerate(SEGMENT_HEADER):
-            segments.add_column(h, justify="left" if i in (0, 2, 3) else "right")
+            names = i in (0, 2, 3)
+            segments.add_column(h, text=names, justify="left" if names else "right")
         for row in segment_rows(comparison):
             style = "bold red" if row[-1] == "WORSE" else ("dim" if row[-1] == "small" else None)
             segments.add_row(*map(shown, row), style=style)

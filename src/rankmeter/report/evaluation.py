@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from rankmeter.metrics import Metric
 from rankmeter.report._json import json_text
-from rankmeter.report._rich import shown
+from rankmeter.report._rich import FittedTable, shown
 from rankmeter.results import EvalResult
 
 if TYPE_CHECKING:
@@ -84,17 +84,17 @@ def render_table(results: list[EvalResult], *, per_query: bool, goal: Goal | Non
     """A rich renderable: one row per run (per-query tables first when asked); with ``goal``,
     the goal and why each of its metrics fits, under the tables."""
     from rich.console import Group
-    from rich.table import Table
     from rich.text import Text
 
     measures = results[0].measures
     caption = results[0].policies.describe()
     parts: list[Any] = []
+    # Fitted tables: headers and numbers whole at any width (ids fold, or the rows stack).
     if per_query:
         for r in results:
             title = shown(f"{r.run}: per query", style="table.title")
-            table = Table(title=title, title_justify="left")
-            table.add_column("query", style="bold")
+            table = FittedTable(title=title, title_justify="left")
+            table.add_column("query", text=True, style="bold")
             for m in measures:
                 table.add_column(m.label, justify="right")
             columns = [r.per_query.values[m.label] for m in measures]
@@ -106,8 +106,8 @@ def render_table(results: list[EvalResult], *, per_query: bool, goal: Goal | Non
             table.add_section()
             table.add_row("all", *(_fmt(m, r.metrics[m.label]) for m in measures), style="bold")
             parts.append(table)
-    summary = Table(title_justify="left")
-    summary.add_column("run", style="bold")
+    summary = FittedTable(title_justify="left")
+    summary.add_column("run", text=True, style="bold")
     summary.add_column("queries", justify="right")
     for m in measures:
         summary.add_column(m.label, justify="right")
