@@ -90,11 +90,11 @@ def _in_pipe(args: list[str]) -> str:
 
 def _commands(files: dict[str, Path]) -> dict[str, list[str]]:
     q, runs = str(files["qrels"]), [str(files[name]) for name in NAMES]
+    metrics = ["nDCG(gain=exp)@10", "P(rel=2)@5", "R@1000", "AP", "RR@10", "bpref"]
     return {
         "compare 3": ["compare", q, *runs, "--resamples", "200", "--quiet"],
         "compare 2": ["compare", q, *runs[:2], "--resamples", "200", "--quiet"],
-        "evaluate": ["evaluate", q, *runs, "-m", "nDCG(gain=exp)@10", "-m", "P(rel=2)@5"]
-        + ["-m", "R@1000", "-m", "AP", "-m", "RR@10", "-m", "bpref", "--quiet"],
+        "evaluate": ["evaluate", q, *runs, *(f"--metric={m}" for m in metrics), "--quiet"],
     }
 
 
