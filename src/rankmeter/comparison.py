@@ -738,12 +738,11 @@ def _summaries(
     n = len(values)
     # What happened on each query is known whatever n is: counted always.
     wins, ties, losses = stats.win_tie_loss(diffs)
+    column_means = stats.means(values)  # (finite where the values are, whatever their sum)
     if n < 2:
         # No interval, test or effect size from fewer than two queries: NaN (shown as "–").
         nan = float("nan")
-        means = [
-            (s, m, float(values[:, i].mean()), nan, nan, n) for i, (m, s) in enumerate(mean_pairs)
-        ]
+        means = [(s, m, float(column_means[i]), nan, nan, n) for i, (m, s) in enumerate(mean_pairs)]
         untested = [
             (m, s, (nan, nan, nan, nan, nan, int(wins[i]), int(ties[i]), int(losses[i])))
             for i, (m, s) in enumerate(diff_pairs)
@@ -758,7 +757,7 @@ def _summaries(
     )
     k = values.shape[1]
     means = [
-        (s, m, float(values[:, i].mean()), float(low[i]), float(high[i]), n)
+        (s, m, float(column_means[i]), float(low[i]), float(high[i]), n)
         for i, (m, s) in enumerate(mean_pairs)
     ]
     p = stats.paired_pvalues(diffs, options.test, resamples=options.resamples, seed=options.seed)
@@ -790,9 +789,11 @@ def _differences(
     base: str,
     alpha: float,
 ) -> tuple[Difference, ...]:
+    from rankmeter.stats import means
+
     out = []
     for m, s, (p, pc, low, high, d_z, wins, ties, losses) in tested:
-        b, v = float(scores[m][base].mean()), float(scores[m][s].mean())
+        b, v = (float(means(scores[m][name])[0]) for name in (base, s))
         out.append(
             Difference(
                 s,
@@ -1019,8 +1020,7 @@ def _segments(
     for i, (name, subset, m, s, n, row) in enumerate(found):
         p, low, high = row[0], row[2], row[3]
         small = n < min_segment
-        b = float(subset[m][base].mean())
-        v = float(subset[m][s].mean())
+        b, v = (float(options.stats.means(subset[m][name])[0]) for name in (base, s))
         pc = float(corrected[i])
         flagged = bool(not small and v < b and pc < alpha)
         out.append(SegmentResult(name, s, m, n, b, v, v - b, low, high, p, pc, small, flagged))

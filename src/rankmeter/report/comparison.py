@@ -14,6 +14,7 @@ from rankmeter.comparison import Comparison, Difference
 from rankmeter.report._json import json_text
 from rankmeter.report._markdown import Align, markdown_table
 from rankmeter.report._rich import FittedTable, shown
+from rankmeter.report._text import decimal
 
 __all__ = ["render_json", "render_latex", "render_markdown", "render_table"]
 
@@ -24,11 +25,11 @@ def render_json(comparison: Comparison, *, per_query: bool = False) -> str:
 
 
 def num(value: float, digits: int = 4) -> str:
-    return "–" if not math.isfinite(value) else f"{value:.{digits}f}"
+    return "–" if not math.isfinite(value) else decimal(value, digits)
 
 
 def signed(value: float, digits: int = 4) -> str:
-    return "–" if not math.isfinite(value) else f"{value:+.{digits}f}"
+    return "–" if not math.isfinite(value) else decimal(value, digits, sign=True)
 
 
 def percent(value: float) -> str:
@@ -336,12 +337,15 @@ def render_latex(comparison: Comparison) -> str:
         for metric in metrics:
             mean = comparison.mean(system, metric)
             if system == comparison.baseline:
-                cells.append(f"{mean.mean:.4f}")
+                cells.append(num(mean.mean))
             else:
                 d = comparison.difference(system, metric)
                 mark = "$^{*}$" if d.significant else ""
+                # As in every format: a number that cannot be computed (an interval from one
+                # query) is "–", never "nan".
                 cells.append(
-                    f"{mean.mean:.4f}{mark} ({d.difference:+.4f}, [{d.low:+.3f}, {d.high:+.3f}])"
+                    f"{num(mean.mean)}{mark} ({signed(d.difference)}, "
+                    f"{interval(d.low, d.high, 3, sign=True)})"
                 )
         name = latex_text(system) + (" (baseline)" if system == comparison.baseline else "")
         lines.append(name + " & " + " & ".join(cells) + " \\\\")

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from rankmeter.metrics import Metric
 from rankmeter.report._json import json_text
 from rankmeter.report._rich import FittedTable, shown
+from rankmeter.report._text import decimal
 from rankmeter.results import EvalResult
 
 if TYPE_CHECKING:
@@ -77,7 +78,7 @@ def _trec_line(name: str, query: str, metric: Metric, value: float) -> str:
 
 
 def _fmt(metric: Metric, value: float) -> str:
-    return f"{round(value)}" if metric.spec.integer else f"{value:.4f}"
+    return f"{round(value)}" if metric.spec.integer else decimal(value)
 
 
 def render_table(results: list[EvalResult], *, per_query: bool, goal: Goal | None = None) -> Any:

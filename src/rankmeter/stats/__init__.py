@@ -9,6 +9,10 @@ Everything works on matrices of shape (n, m): ``n`` queries (rows, paired across
 - :func:`effect_sizes`: Cohen's :math:`d_z` of paired differences.
 - :func:`adjust`: Holm, Bonferroni and Benjamini-Hochberg adjusted p-values.
 - :func:`win_tie_loss`: how many queries each comparison wins, ties and loses.
+- :func:`means`: column means, finite wherever the values are (even where their sum is not).
+
+Values of any finite size are accepted: columns of huge values (beyond about 1e77) are scaled
+by a power of two for the arithmetic, exactly, so that no sum of squares overflows.
 
 Reproducibility: randomised results draw their random sign patterns and bootstrap resamples
 from ``numpy.random.Generator(PCG64(seed))``, in chunks fixed by ``(seed, n, resamples)``
@@ -28,7 +32,7 @@ Bad arguments raise :class:`rankmeter.errors.PolicyError` naming the value and t
 
 from __future__ import annotations
 
-from rankmeter.stats._checks import MAX_RESAMPLES, FloatArray, IntArray
+from rankmeter.stats._checks import MAX_RESAMPLES, FloatArray, IntArray, means
 from rankmeter.stats._corrections import adjust
 from rankmeter.stats._intervals import bootstrap_intervals
 from rankmeter.stats._names import CORRECTIONS, INTERVALS, NOT_RECOMMENDED, TESTS
@@ -45,6 +49,7 @@ __all__ = [
     "adjust",
     "bootstrap_intervals",
     "effect_sizes",
+    "means",
     "paired_pvalues",
     "win_tie_loss",
 ]

@@ -115,7 +115,10 @@ def paired_pvalues(
     pvalues[all_zero] = 1.0
     tested = ~all_zero
     if tested.any():
-        pvalues[tested] = _TESTS[test](values[:, tested], resamples, seed)
+        # The tests that add values up see them scaled (exactly, by a power of two) where they
+        # are huge: their p-values do not change with the scale, their sums would overflow.
+        given = _checks.scaled(values)[0] if test in _ARITHMETIC else values
+        pvalues[tested] = _TESTS[test](given[:, tested], resamples, seed)
     return pvalues
 
 
@@ -186,6 +189,7 @@ def _sign(values: FloatArray, resamples: int, seed: int) -> FloatArray:
     return pvalues
 
 
+_ARITHMETIC = ("randomization", "bootstrap", "t")
 _TESTS: dict[str, Callable[[FloatArray, int, int], FloatArray]] = {
     "randomization": _randomization,
     "t": _t,
@@ -219,7 +223,7 @@ def effect_sizes(diffs: Any) -> FloatArray:
     >>> effect_sizes(np.array([[0.0, 0.2], [0.0, 0.2], [0.0, 0.2]]))
     array([ 0., inf])
     """
-    values = _checks.matrix("diffs", diffs)
+    values = _checks.scaled(_checks.matrix("diffs", diffs))[0]  # d_z has no scale
     n, m = values.shape
     sizes = np.full(m, np.nan)
     if n < 2:
