@@ -511,6 +511,22 @@ def test_bad_arguments_are_named(
     assert model.calls == 0  # checked before any embedding
 
 
+def test_a_run_out_that_cannot_be_written_fails_before_embedding(
+    collection: Path, tmp_path: Path
+) -> None:
+    model = HashingEncoder()
+    locked = tmp_path / "locked.run"
+    locked.write_text("keep me\n")
+    locked.chmod(0o444)
+    for target, reason in [
+        (locked, r"locked\.run: is read-only \(mode 0444\)"),
+        (tmp_path / "absent" / "x.run", r"x\.run: cannot write: No such file or directory"),
+    ]:
+        with pytest.raises(FormatError, match=reason):
+            evaluate_model(collection, model, cache=False, run_out=target)
+    assert model.calls == 0
+
+
 def test_bad_collections_are_named(tmp_path: Path) -> None:
     with pytest.raises(FormatError, match=r"not a folder; a BEIR collection is a folder"):
         evaluate_model(tmp_path / "absent", HashingEncoder())

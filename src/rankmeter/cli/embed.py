@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from rankmeter._escape import terminal_safe
-from rankmeter.cli._common import OutputOption, QuietOption, emit, render_rich
+from rankmeter.cli._common import OutputOption, QuietOption, check_output, emit, render_rich
 from rankmeter.cli._progress import Steps
 
 
@@ -54,7 +54,11 @@ def embed_eval(
     k: Annotated[int, typer.Option("-k", help="Results retrieved per query.")] = 100,
     run_out: Annotated[
         str | None,
-        typer.Option("--run-out", help="Also write the run to this file (TREC format)."),
+        typer.Option(
+            "--run-out",
+            help="Also write the run to this file (TREC format).",
+            callback=check_output,
+        ),
     ] = None,
     cache: Annotated[
         str | None,

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from rankmeter._escape import terminal_safe
-from rankmeter.cli._common import OutputOption, QuietOption, emit, render_rich
+from rankmeter.cli._common import OutputOption, QuietOption, check_output, emit, render_rich
 from rankmeter.cli._progress import Steps
 
 
@@ -56,7 +56,11 @@ def bm25(
     name: Annotated[str, typer.Option(help="The run's name (its TREC tag).")] = "bm25",
     run_out: Annotated[
         str | None,
-        typer.Option("--run-out", help="Also write the run to this file (TREC, atomically)."),
+        typer.Option(
+            "--run-out",
+            help="Also write the run to this file (TREC, atomically).",
+            callback=check_output,
+        ),
     ] = None,
     metric: MetricOption = None,
     output_format: FormatOption = EvalFormat.table,

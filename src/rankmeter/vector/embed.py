@@ -931,6 +931,10 @@ def evaluate_model(
     from rankmeter.metrics import parse_metrics
 
     parse_metrics([measures] if isinstance(measures, str) else list(measures))  # fail early
+    if run_out is not None:
+        from rankmeter.io._atomic import check_target
+
+        check_target(run_out)  # a read-only or impossible target fails now, not after embedding
     loaded = _load_collection(collection, split)
     resolved = _resolve_model(model, name, cache_key)
     _warn_uncached(resolved, cache)
