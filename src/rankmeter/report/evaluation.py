@@ -120,7 +120,13 @@ def render_table(results: list[EvalResult], *, per_query: bool, goal: Goal | Non
     # The policies go under the tables as one line: a caption would wrap to the table's width.
     parts.append(Text(caption, style="dim"))
     if goal is not None:
+        from rankmeter.metrics import parse_metric
         from rankmeter.report.metrics import goal_reasons
 
-        parts.append(goal_reasons(goal))
+        # A goal metric asked for under another name is shown, in the reasons too, under it.
+        labels = {
+            g.metric: next((m.label for m in measures if m == parse_metric(g.metric)), g.metric)
+            for g in goal.metrics
+        }
+        parts.append(goal_reasons(goal, labels))
     return Group(*parts)

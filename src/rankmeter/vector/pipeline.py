@@ -148,12 +148,15 @@ def two_stage(
     with the same kernels as the others.
     """
     from rankmeter.evaluation import evaluate
-    from rankmeter.metrics import parse_metrics
+    from rankmeter.metrics import parse_metric, parse_metrics
 
     pool = integer("pool", pool, low=1, what="candidates per query the reranker sees")
     if isinstance(metrics, str):
         metrics = [metrics]
-    measures = parse_metrics([f"R@{int(pool)}", *metrics])
+    asked = parse_metrics(list(metrics))
+    # R@pool comes first; asked for under another name (recall.100), it keeps that name.
+    pool_recall = parse_metric(f"R@{int(pool)}")
+    measures = parse_metrics([next((m for m in asked if m == pool_recall), pool_recall), *asked])
     loaded_qrels = Qrels.load(qrels)
     retriever = Run.load(retriever_run)
     judged, candidates = _judged_queries(loaded_qrels, head(retriever, int(pool)))
