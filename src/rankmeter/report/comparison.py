@@ -364,18 +364,20 @@ def render_latex(comparison: Comparison) -> str:
     }[s.test]
     # Every piece of text is escaped: the level's percent sign would start a comment.
     level = latex_text(f"{s.level:.0%}")
+    queries = "query" if comparison.n_queries == 1 else "queries"
     caption = (
-        f"Mean over {comparison.n_queries} queries. For each system: difference from the "
+        f"Mean over {comparison.n_queries} {queries}. For each system: difference from the "
         f"baseline {latex_text(comparison.baseline)} and its {level} "
         f"{'BCa' if s.interval == 'bca' else 'percentile'} bootstrap interval. "
         f"$^{{*}}$: significant at $\\alpha={s.alpha:g}$ by {latex_text(test)} with "
         f"{latex_text(correction)} correction "
         f"over the {len(comparison.differences)} comparisons."
     )
-    lines += [
-        "\\bottomrule",
-        "\\end{tabular}",
-        f"\\caption{{{caption}}}",
-        "\\end{table}",
-    ]
+    lines += ["\\bottomrule", "\\end{tabular}"]
+    if comparison.notes:
+        # What the other formats say under their tables (coverage of segments, queries left
+        # out, a test not recommended), in small type under this one; escaped as all text.
+        notes = " ".join(f"Note: {latex_text(note.rstrip('.'))}." for note in comparison.notes)
+        lines += ["\\par\\smallskip", f"{{\\footnotesize {notes}\\par}}"]
+    lines += [f"\\caption{{{caption}}}", "\\end{table}"]
     return "\n".join(lines) + "\n"
