@@ -924,9 +924,11 @@ def evaluate_model(
     if not isinstance(index, str) or not index.strip():
         raise PolicyError(f"index={index!r}: give 'flat' or an ANN spec such as 'hnsw(M=16)'")
     if not _is_exact(index):
-        from rankmeter.vector.ann import parse_index_spec
+        from rankmeter.vector.ann import check_backend, parse_index_spec
 
-        parse_index_spec(index)  # a typo fails now, not after the embedding
+        spec = parse_index_spec(index)  # a typo fails now, not after the embedding
+        if backend is not None:
+            check_backend(spec, backend)
     measures = DEFAULT_EMBED_METRICS if metrics is None else metrics
     from rankmeter.metrics import parse_metrics
 
