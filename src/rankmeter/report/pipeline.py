@@ -45,4 +45,5 @@ def render_table(result: TwoStage) -> Any:
         notes.append(f"{result.outside_pool} reranked results outside the pool left out")
     if result.unscored:
         notes.append(f"{result.unscored} pool documents missing from the reranked run")
-    return Group(table, Text("; ".join(notes), style="dim"))
+    said = [shown(f"note: {note}", style="yellow") for note in result.notes]
+    return Group(table, Text("; ".join(notes), style="dim"), *said)
