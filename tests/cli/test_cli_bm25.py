@@ -193,6 +193,23 @@ def test_two_stage_json_and_table(cli: CLI, two_runs: tuple[Path, Path], tmp_pat
         assert word in table.out
 
 
+def test_two_stage_notes_a_cutoff_deeper_than_the_pool(
+    cli: CLI, two_runs: tuple[Path, Path], tmp_path: Path
+) -> None:
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text(QRELS)
+    args = ["two-stage", qrels, *two_runs, "--pool", "2", "-m", "R@100", "-m", "P@1"]
+    note = (
+        "R@100 looks deeper than the pool: every stage ranks only the pool's 2 results per "
+        "query, so its cutoff acts as 2"
+    )
+    payload = json.loads(cli(*args, "-f", "json").out)
+    assert payload["notes"] == [note]
+    table = cli(*args, "-o", tmp_path / "table.txt")
+    assert table.code == 0, table.err
+    assert note in " ".join((tmp_path / "table.txt").read_text().split())
+
+
 def test_two_stage_errors(cli: CLI, two_runs: tuple[Path, Path], tmp_path: Path) -> None:
     qrels = tmp_path / "qrels.txt"
     qrels.write_text(QRELS)

@@ -140,6 +140,10 @@ def test_separate_files(cli: CLI, collection: Path, model: Path, tmp_path: Path)
         (["{c}", "-k", "0"], 2, r"k=0 must be an integer >= 1 \(results retrieved per query\)"),
         (["{c}", "--batch-size", "0"], 2, r"batch_size=0 must be an integer >= 1"),
         (["{c}", "-f", "html"], 2, r"html"),
+        # A bad index spec is a usage error, as ann-recall's -i is (it was exit 1 here).
+        (["{c}", "--index", "hnsw(M=0)"], 2, r"M=0 .*hnsw\(M=0\)"),
+        (["{c}", "--index", "hnsw(ef=10)"], 2, r"hnsw has no parameter 'ef'"),
+        (["{c}", "--index", "ivf(nlist=4)", "--backend", "hnswlib"], 2, r"ivf indexes need the faiss"),
         (["{tmp}/absent"], 1, r"absent: not a folder; a BEIR collection is a folder"),
         (["{c}", "--model", "{tmp}/nowhere"], 1, r"model '.*nowhere' is not a folder"),
         (["{c}", "--split", "dev"], 1, r"dev.tsv: missing: no qrels for split 'dev'; splits here: test"),

@@ -5,6 +5,7 @@ two names of one metric asked together are one column under the first name given
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -131,3 +132,32 @@ def test_explain_is_keyed_by_the_names_asked(cli: CLI, files: dict[str, Path]) -
     payload = json.loads(out.out)
     assert list(payload["metrics"]) == ["MRR@10", "ndcg_cut.10"]
     assert payload["metrics"]["MRR@10"]["metric"] == "MRR@10"
+
+
+def test_evaluate_goal_reasons_name_the_metrics_as_asked(cli: CLI, files: dict[str, Path]) -> None:
+    # The goal's nDCG@10 and P@10 were asked as ndcg_cut.10 and P.10: the columns say so, and
+    # the reasons under them must too.
+    result = cli(
+        "evaluate", files["qrels"], files["a"], "-m", "ndcg_cut.10", "-m", "P.10",
+        "--goal", "top-results",
+    )  # fmt: skip
+    assert result.code == 0, result.err
+    reasons = result.out[result.out.index("Goal top-results") :]
+    assert re.search(r"^ndcg_cut\.10\s+Uses the grades", reasons, re.M), reasons
+    assert re.search(r"^P\.10\s+Share of the top 10", reasons, re.M), reasons
+    assert "nDCG@10" not in result.out and "P@10" not in result.out
+
+
+@pytest.mark.parametrize("asked", ["recall.3", "Recall@3", "recall_3"])
+def test_two_stage_names_the_pool_recall_as_asked(
+    cli: CLI, files: dict[str, Path], asked: str
+) -> None:
+    # The pool's recall (R@pool) comes first in every stage; asked under another name, it is
+    # shown under that name (dedup kept the prepended R@3).
+    args = ["two-stage", files["qrels"], files["a"], files["b"], "--pool", "3", "-m", asked]
+    payload = json.loads(cli(*args, "-m", "P@2", "-f", "json").out)
+    for stage in payload["stages"].values():
+        assert list(stage["metrics"]) == [asked, "P@2"]
+    table = cli(*args)
+    assert table.code == 0, table.err
+    assert asked in table.out and "R@3" not in table.out

@@ -116,6 +116,77 @@ def test_a_closed_standard_output_is_one_line(
     assert (code, err) == (0, "") and out.stat().st_size > 0
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["evaluate", "{qrels}", "{a}", "-f", "json"],
+        ["evaluate", "{qrels}", "{a}"],  # the rich table
+        ["evaluate", "{qrels}", "{a}", "-f", "json", "-o", "{out}"],
+        ["compare", "{qrels}", "{a}", "{b}", "--resamples", "50", "-f", "json"],
+        ["bm25", "{beir}", "-f", "json"],
+    ],
+    ids=["json", "table", "output", "compare", "bm25"],
+)
+def test_a_closed_standard_error_changes_nothing_but_the_diagnostics(
+    files: dict[str, Path], tmp_path: Path, args: list[str]
+) -> None:
+    """`rankmeter evaluate q r -f json 2>&- > out.json`: the progress bar looked at the missing
+    stderr, and the "internal error" line it caused went to stdout, into the output."""
+    if args[0] == "bm25":
+        pytest.importorskip("bm25s", reason="BM25 needs the [bm25] extra (bm25s)")
+    from .test_cli_bm25 import tiny_beir
+
+    paths = {**files, "out": tmp_path / "out.json", "beir": tiny_beir(tmp_path / "beir")}
+    filled = [a.format(**{k: str(v) for k, v in paths.items()}) for a in args]
+    closed = subprocess.run(
+        [*ENTRY, *filled],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        preexec_fn=lambda: os.close(2),
+        timeout=120,
+        check=False,
+    )
+    code, out, _ = _run(filled)
+    assert (closed.returncode, closed.stderr) == (0, b"")  # (the pipe is closed in the child)
+    assert code == 0
+    if "-o" in args:
+        assert closed.stdout == b"" and paths["out"].stat().st_size > 0
+    else:
+        assert closed.stdout == out and b"internal error" not in closed.stdout
+
+
+def test_an_error_with_standard_error_closed_is_the_exit_status_only(
+    files: dict[str, Path],
+) -> None:
+    done = subprocess.run(
+        [*ENTRY, "evaluate", os.fspath(files["qrels"]), "absent.run", "-f", "json"],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        preexec_fn=lambda: os.close(2),
+        timeout=120,
+        check=False,
+    )
+    assert (done.returncode, done.stdout) == (1, b"")
+
+
+@pytest.mark.parametrize("where", ["run", "qrels"])
+def test_a_closed_standard_input_is_one_line(files: dict[str, Path], where: str) -> None:
+    args = [files["qrels"], "-"] if where == "run" else ["-", files["a"]]
+    done = subprocess.run(
+        [*ENTRY, "evaluate", *map(os.fspath, args)],
+        stdin=None,
+        capture_output=True,
+        preexec_fn=lambda: os.close(0),
+        timeout=120,
+        check=False,
+    )
+    assert (done.returncode, done.stdout, done.stderr.decode()) == (
+        1,
+        b"",
+        "rankmeter: error: <stdin>: standard input is closed\n",
+    )
+
+
 def test_a_reader_that_goes_away_ends_quietly(big: dict[str, Path]) -> None:
     """`rankmeter evaluate ... | head -1`: exit 0, nothing on stderr."""
     process = subprocess.Popen(

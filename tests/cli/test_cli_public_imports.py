@@ -27,6 +27,8 @@ AWAITING = {
     # atomic writes of -o FILE: rankmeter.io has no public name for it yet; the io helper's
     # public accessors (issue 10) add rankmeter.io.atomic_write.
     "rankmeter.io._atomic.atomic_write": lambda: hasattr(rankmeter.io, "atomic_write"),
+    "rankmeter.io._atomic.check_target": lambda: hasattr(rankmeter.io, "check_target"),
+    "rankmeter.io._atomic.same_target": lambda: hasattr(rankmeter.io, "same_target"),
 }
 
 

@@ -90,3 +90,56 @@ def test_explain_and_compare_refuse_the_same_way() -> None:
         rankmeter.explain_grades([1100, 0], "nDCG(gain=exp)@10")  # a ranking given by hand
     with pytest.raises(RankmeterError, match=r"grade 1100 of query '1' has the gain 2\^1100"):
         rankmeter.compare(qrels, {"A": RUN, "B": RUN}, ["nDCG(gain=exp)@10"], resamples=10)
+
+
+# -- linear gains of absurd grades -------------------------------------------------------------
+HUGE = {"q1": {"a": 1e308, "b": 1e308}, "q2": {"a": 1e308, "b": 1e308}}
+HUGE_RUN = {"q1": {"a": 2.0, "b": 1.0}, "q2": {"b": 2.0, "a": 1.0}}
+HUGE_DCG = 1e308 * (1 + 1 / math.log2(3))  # 1.63e308: finite, each query's DCG@10
+
+
+def test_the_mean_of_finite_values_is_finite() -> None:
+    # Two queries of DCG 1.63e308: their sum overflows, their mean does not (it was inf).
+    result = rankmeter.evaluate(HUGE, HUGE_RUN, ["DCG@10", "nDCG@10"])
+    assert result.metrics["DCG@10"] == pytest.approx(HUGE_DCG, rel=1e-12)
+    assert result.metrics["nDCG@10"] == 1.0
+
+
+def test_linear_gains_that_add_up_past_the_largest_float_give_linear_advice() -> None:
+    # The advice "use gain=linear" is wrong where the gain is already linear.
+    qrels = {"q": {"a": 1e308, "b": 1e308, "c": 1e308}}
+    run = {"q": {"a": 3.0, "b": 2.0, "c": 1.0}}
+    with pytest.raises(
+        RankmeterError,
+        match=r"^DCG@10: the gains of query 'q' \(grades up to 1e\+308\) add up beyond the "
+        r"largest float \(about 1\.8e308\); use smaller grades \(gain=linear: each gain is "
+        r"its grade\)$",
+    ):
+        rankmeter.evaluate(qrels, run, ["DCG@10"])
+
+
+def test_huge_grades_are_written_short_in_the_message() -> None:
+    with pytest.raises(RankmeterError) as caught:
+        rankmeter.evaluate(HUGE, HUGE_RUN, ["nDCG(gain=exp)@10"])
+    message = str(caught.value)
+    assert message.startswith(
+        "nDCG(gain=exp)@10: grade 1e+308 of query 'q1' has the gain 2^1e+308 - 1, beyond"
+    )
+    assert len(message) < 250
+
+
+def test_compare_on_huge_values_is_finite_and_quiet() -> None:
+    # The statistics squared and summed 1e308s: RuntimeWarnings (errors here) and inf bounds.
+    runs = {"A": HUGE_RUN, "B": {"q1": {"b": 2.0, "a": 1.0}, "q2": {"b": 2.0}}}
+    for test in ("randomization", "t", "bootstrap", "wilcoxon", "sign"):
+        for interval in ("bca", "percentile"):
+            comparison = rankmeter.compare(
+                HUGE, runs, ["DCG@10"], resamples=200, test=test, interval=interval
+            )
+            for mean in comparison.means:
+                assert all(math.isfinite(v) for v in (mean.mean, mean.low, mean.high)), mean
+                assert mean.low <= mean.mean <= mean.high
+            (difference,) = comparison.differences
+            for value in (difference.difference, difference.low, difference.high):
+                assert math.isfinite(value), difference
+            assert 0 < difference.p_value <= 1

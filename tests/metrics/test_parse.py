@@ -232,6 +232,20 @@ def test_metric_names_lists_every_spec() -> None:
         param("   ", r"empty metric name", id="blank"),
         param("P.5,10", r"'P.5,10' names 2 metrics; give one \(or use parse_metrics\)", id="many"),
         param("nDCG@10@5", r"the cutoff must be a positive integer, got '10@5'", id="two-cutoffs"),
+        # Cutoffs are ASCII digits: int() would read other scripts' digits (P@٥ was P@5).
+        param("P@٥", r"^'P@٥': the cutoff must be a positive integer, got '٥'$", id="arabic-digit"),
+        param("P.٥", r"^unknown metric 'P.٥'", id="trec-arabic-digit"),
+        param("nDCG@１０", r"the cutoff must be a positive integer, got '１０'", id="fullwidth"),
+        param("map_cut.٥,10", r"^unknown metric 'map_cut.٥,10'", id="trec-list-arabic"),
+        # A trec_eval name cut short before its cutoff is not the metric without one (P. was P).
+        param(
+            "P.", r"^'P\.' is incomplete: give the cutoff after the '\.', e\.g\. P\.10$", id="p-dot"
+        ),
+        param(
+            "P_", r"^'P_' is incomplete: give the cutoff after the '_', e\.g\. P_10$", id="p-under"
+        ),
+        param("ndcg_cut.", r"^'ndcg_cut\.' is incomplete: .* e\.g\. ndcg_cut\.10$", id="cut-dot"),
+        param("recall.", r"^'recall\.' is incomplete", id="recall-dot"),
     ],
 )
 def test_errors(text: str, pattern: str) -> None:

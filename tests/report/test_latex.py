@@ -227,3 +227,62 @@ def test_cli_latex_compiles(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     work = tmp_path / "tex"
     work.mkdir()
     compile_latex(captured.out, work)
+
+
+def test_one_query_shows_dashes_and_the_singular() -> None:
+    # One query: no interval can be computed; LaTeX printed [+nan, +nan] where every other
+    # format prints –, and "Mean over 1 queries".
+    one = rankmeter.compare(
+        {"q1": {"d1": 1}}, {"a": {"q1": {"d1": 1.0}}, "b": {"q1": {"d2": 1.0}}}, ["P@1"]
+    )
+    latex = render_latex(one)
+    assert "nan" not in latex.lower()
+    assert "[–, –]" in latex
+    assert "Mean over 1 query." in latex
+    assert "Mean over 3 queries." in render_latex(comparison(["a", "b"]))
+
+
+def _noted(tmp_path: Path) -> rankmeter.Comparison:
+    """A comparison with notes: segments that cover some queries (from a file whose name
+    LaTeX must escape), a judged query no run answered, a test not recommended."""
+    segments = tmp_path / "seg_50%#1.tsv"
+    segments.write_text("query_id\tkind\nq1\tshort\nq2\tlong\nq7\tlong\n")
+    qrels = {"q1": {"d1": 1, "d2": 0}, "q2": {"d3": 2}, "q3": {"d1": 1}, "q4": {"d5": 1}}
+    runs = {
+        name: {"q1": {"d1": 1.0 + i, "d2": 2.0}, "q2": {"d3": 1.0, "d9": 0.5 * i}, "q3": {}}
+        for i, name in enumerate(["base", "new"])
+    }
+    runs["new"]["q3"] = {"d1": 1.0}
+    return rankmeter.compare(
+        qrels, runs, ["P@1"], resamples=99, segments=segments, test="wilcoxon", min_segment=1
+    )
+
+
+def test_the_notes_are_in_the_latex(tmp_path: Path) -> None:
+    noted = _noted(tmp_path)
+    assert len(noted.notes) == 3, noted.notes  # precondition
+    latex = render_latex(noted)
+    for note in noted.notes:
+        assert latex_text(note) in latex, (note, latex)
+    body = latex[latex.index("\\end{tabular}") : latex.index("\\end{table}")]
+    assert "\\footnotesize" in body and "seg\\_50\\%\\#1.tsv" in body
+    assert not [line for line in _uncommented(latex) if "%" in line]
+
+
+@needs_tex
+def test_one_query_and_notes_compile(tmp_path: Path) -> None:
+    one = rankmeter.compare(
+        {"q1": {"d1": 1}}, {"a": {"q1": {"d1": 1.0}}, "b": {"q1": {"d2": 1.0}}}, ["P@1"]
+    )
+    (tmp_path / "one").mkdir()
+    compile_latex(render_latex(one), tmp_path / "one")
+    noted = _noted(tmp_path)
+    (tmp_path / "noted").mkdir()
+    log = compile_latex(render_latex(noted), tmp_path / "noted")
+    shown, _ = typeset_text(log)
+    for note in noted.notes:  # ("ff", "fi", "fl" are one glyph each, left out on both sides)
+        assert _unligated(expected_text(note)) in _unligated(shown), (note, shown)
+
+
+def _unligated(text: str) -> str:
+    return re.sub("ffi|ffl|ff|fi|fl", "", text)

@@ -164,6 +164,15 @@ def test_spec_errors(text: str, message: str) -> None:
         parse_index_spec(text)
 
 
+def test_a_spec_error_is_a_usage_error() -> None:
+    # A bad setting, like every PolicyError: the command line exits with 2 for it everywhere.
+    from rankmeter.errors import PolicyError
+
+    assert issubclass(IndexSpecError, PolicyError)
+    with pytest.raises(PolicyError, match=r"M=0 in 'hnsw\(M=0\)' is out of range"):
+        parse_index_spec("hnsw(M=0)")
+
+
 def test_backend_errors(data: tuple[np.ndarray, np.ndarray]) -> None:
     corpus, queries = data[0][:300], data[1][:5]
     with pytest.raises(IndexSpecError, match=r"ivf indexes need the faiss backend, not hnswlib"):

@@ -199,6 +199,37 @@ def test_infinite_scores_cannot_be_normalised_but_rrf_reads_ranks() -> None:
     assert fuse([inf, runs()[1]], "rrf").ranking("q1") == ["b", "a", "d"]
 
 
+def test_huge_scores_normalise_as_small_ones_do() -> None:
+    # Normalising is scale-free; the spread and the squares of scores near 1e308 overflowed
+    # (z-scores silently 0, RuntimeWarnings, inf).
+    import warnings
+
+    scores = {"a": 1.0, "b": 0.0, "c": -1.7}
+    small = [Run.from_dict({"q1": scores}, name="s"), runs()[1]]
+    big = [Run.from_dict({"q1": {d: v * 1e308 for d, v in scores.items()}}, name="s"), runs()[1]]
+    for method in ("zscore", "minmax"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            fused = fuse(big, method)
+        expected = fuse(small, method)
+        assert fused.ranking("q1") == expected.ranking("q1")
+        np.testing.assert_allclose(
+            fused.to_arrow().column("score"), expected.to_arrow().column("score"), rtol=1e-12
+        )
+
+
+@pytest.mark.parametrize("method", ["zscore", "minmax", "rrf"])
+def test_fused_scores_beyond_the_largest_float_are_an_error(method: str) -> None:
+    a = Run.from_dict({"q1": {"a": 3.0, "b": 2.0, "c": 1.0}}, name="a")
+    b = Run.from_dict({"q1": {"a": 3.0, "b": 2.0, "c": 1.0}}, name="b")
+    with pytest.raises(
+        RankmeterError,
+        match=r"^the fused scores of query 'q1' add up beyond the largest float \(about "
+        r"1\.8e308\): use smaller weights$",
+    ):
+        fuse([a, b], method, weights=[1e308, 1e308], k=0)
+
+
 # -- BM25 -------------------------------------------------------------------------------------
 CORPUS = {
     "d1": "Wing flutter at supersonic speeds.",

@@ -414,6 +414,41 @@ def test_a_model_folder_is_keyed_by_its_files(tmp_path: Path) -> None:
     assert embed._resolve_model(tmp_path / "a", None).key != first.key
 
 
+def test_a_model_folder_key_follows_symlinked_folders_and_files(tmp_path: Path) -> None:
+    # Two model folders alike but for a symlinked subfolder (another pooling configuration):
+    # a loader reads through the link, so the key must too (rglob did not descend into it).
+    poolings = tmp_path / "poolings"
+    for kind in ("mean", "cls"):
+        (poolings / kind).mkdir(parents=True)
+        (poolings / kind / "config.json").write_text(f'{{"pooling_mode_{kind}_tokens": true}}')
+    mean = _fake_model_folder(tmp_path / "mean")
+    cls = _fake_model_folder(tmp_path / "cls")
+    (mean / "1_Pooling").symlink_to(poolings / "mean", target_is_directory=True)
+    (cls / "1_Pooling").symlink_to(poolings / "cls", target_is_directory=True)
+    mean_key = embed._resolve_model(mean, None).key
+    assert mean_key != embed._resolve_model(cls, None).key
+    # The resolved content is what counts: a real copy of the folder keys alike.
+    copy = _fake_model_folder(tmp_path / "copy")
+    (copy / "1_Pooling").mkdir()
+    (copy / "1_Pooling" / "config.json").write_text('{"pooling_mode_mean_tokens": true}')
+    assert embed._resolve_model(copy, None).key == mean_key
+    # A symlinked file is read through its link as well.
+    (poolings / "weights-a").write_bytes(b"a")
+    (poolings / "weights-b").write_bytes(b"b")
+    (mean / "model.safetensors").unlink()
+    (mean / "model.safetensors").symlink_to(poolings / "weights-a")
+    (cls / "model.safetensors").unlink()
+    (cls / "model.safetensors").symlink_to(poolings / "weights-b")
+    (cls / "1_Pooling").unlink()
+    (cls / "1_Pooling").symlink_to(poolings / "mean", target_is_directory=True)
+    assert embed._resolve_model(mean, None).key != embed._resolve_model(cls, None).key
+    # A link back up the tree (a loop) is hashed once, not followed forever.
+    (mean / "loop").symlink_to(mean, target_is_directory=True)
+    (mean / "1_Pooling" / "up").symlink_to(mean, target_is_directory=True)
+    looped = embed._resolve_model(mean, None).key
+    assert looped is not None and looped != mean_key
+
+
 def test_a_cached_model_folder_is_not_even_loaded(
     collection: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -474,6 +509,22 @@ def test_bad_arguments_are_named(
     with pytest.raises(error, match=match):
         evaluate_model(collection, model, **kwargs)
     assert model.calls == 0  # checked before any embedding
+
+
+def test_a_run_out_that_cannot_be_written_fails_before_embedding(
+    collection: Path, tmp_path: Path
+) -> None:
+    model = HashingEncoder()
+    locked = tmp_path / "locked.run"
+    locked.write_text("keep me\n")
+    locked.chmod(0o444)
+    for target, reason in [
+        (locked, r"locked\.run: is read-only \(mode 0444\)"),
+        (tmp_path / "absent" / "x.run", r"x\.run: cannot write: No such file or directory"),
+    ]:
+        with pytest.raises(FormatError, match=reason):
+            evaluate_model(collection, model, cache=False, run_out=target)
+    assert model.calls == 0
 
 
 def test_bad_collections_are_named(tmp_path: Path) -> None:
@@ -975,3 +1026,141 @@ def test_a_sentence_transformer_running_other_code_is_not_cached(
     with pytest.warns(RuntimeWarning, match=r"has a module of class .*Scaled, code rankmeter"):
         evaluate_model(collection, extended, ["RR"], cache=tmp_path / "c")
     assert _cache_files(tmp_path / "c") == []
+
+
+def _prefix_method(name: str, prefix: str) -> Any:
+    def patch(model: Any) -> Any:
+        original = getattr(model, name)
+        setattr(model, name, lambda texts, **kw: original([prefix + t for t in texts], **kw))
+        return lambda: delattr(model, name)
+
+    return patch
+
+
+def _flip_tokens_hook(model: Any) -> Any:
+    def hook(module: Any, inputs: Any, output: Any) -> Any:
+        output["token_embeddings"] = output["token_embeddings"].flip(-1)
+        return output
+
+    return model[0].register_forward_hook(hook).remove
+
+
+def _flip_tokens_pre_hook(model: Any) -> Any:
+    def hook(module: Any, inputs: Any) -> None:
+        inputs[0]["token_embeddings"] = inputs[0]["token_embeddings"].flip(-1)
+
+    return model[1].register_forward_pre_hook(hook).remove
+
+
+def _flip_pooling_forward(model: Any) -> Any:
+    pooling = model[1]
+    original = pooling.forward
+
+    def forward(features: dict[str, Any], **kw: Any) -> Any:
+        out = original(features, **kw)
+        out["sentence_embedding"] = out["sentence_embedding"].flip(-1)
+        return out
+
+    pooling.forward = forward
+    return lambda: delattr(pooling, "forward")
+
+
+def _global_forward_hook(model: Any) -> Any:
+    import torch
+
+    def hook(module: Any, inputs: Any, output: Any) -> Any:
+        if type(module).__name__ == "Pooling":
+            output["sentence_embedding"] = output["sentence_embedding"].flip(-1)
+        return output
+
+    return torch.nn.modules.module.register_module_forward_hook(hook).remove
+
+
+def _reversed_preprocess(model: Any) -> Any:
+    # sentence-transformers 5+ tokenizes through preprocess() (tokenize() on older ones).
+    name = "preprocess" if hasattr(model, "preprocess") else "tokenize"
+    original = getattr(model, name)
+    setattr(model, name, lambda texts, **kw: original([t[::-1] for t in texts], **kw))
+    return lambda: delattr(model, name)
+
+
+INSTANCE_CHANGES = {
+    # name: (how, the kind of texts it changes, what the warning says)
+    "encode_query replaced": (_prefix_method("encode_query", "query: "), "queries", "encode_query"),
+    "encode_document replaced": (
+        _prefix_method("encode_document", "passage: "),
+        "corpus",
+        "encode_document",
+    ),
+    "tokenizing replaced": (_reversed_preprocess, "queries", "preprocess|tokenize"),
+    "forward hook on a module": (_flip_tokens_hook, "queries", "forward hook"),
+    "forward pre-hook on a module": (_flip_tokens_pre_hook, "queries", "forward pre-hook"),
+    "a module's forward replaced": (_flip_pooling_forward, "queries", "forward"),
+    "global forward hook": (_global_forward_hook, "queries", "global .*forward hook"),
+}
+CHANGE_TEXTS = ["heat transfer in slabs", "boundary layer flow", "supersonic flutter"]
+
+
+@pytest.mark.embed
+@pytest.mark.parametrize("change", list(INSTANCE_CHANGES))
+def test_a_sentence_transformer_changed_on_the_instance_is_not_cached(
+    minilm: None, tmp_path: Path, change: str
+) -> None:
+    # Weights, configuration and class stay the same, the embeddings do not: a key made of
+    # those served the clean model's cached vectors to the changed one.
+    from sentence_transformers import SentenceTransformer
+
+    how, kind, reason = INSTANCE_CHANGES[change]
+    folder = str(embed.default_model_path())
+    cache = tmp_path / "cache"
+    clean = embed_texts(
+        SentenceTransformer(folder, device="cpu"), CHANGE_TEXTS, kind=kind, cache=cache
+    )
+    model = SentenceTransformer(folder, device="cpu")
+    undo = how(model)
+    try:
+        truth = embed_texts(model, CHANGE_TEXTS, kind=kind, cache=False)
+        assert not np.allclose(truth, clean)  # precondition: the change changes the embeddings
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            got = embed_texts(model, CHANGE_TEXTS, kind=kind, cache=cache)
+    finally:
+        undo()
+    np.testing.assert_allclose(got, truth, atol=1e-6)
+    said = [str(w.message) for w in caught if w.category is RuntimeWarning]
+    assert len(said) == 1, said
+    assert re.search(rf"not cached: .*{reason}", said[0]), said[0]
+    assert len(_cache_files(cache)) == 1  # the clean model's, nothing more
+
+
+@pytest.mark.embed
+def test_library_functions_set_on_a_module_are_part_of_the_key(minilm: None) -> None:
+    import torch
+    from sentence_transformers import SentenceTransformer
+
+    model = SentenceTransformer(str(embed.default_model_path()), device="cpu")
+    key = embed._object_key(model)
+    activation = model[0].auto_model.encoder.layer[0].intermediate.intermediate_act_fn
+    original = activation.act
+    activation.act = torch.relu  # torch's code, named in the key: cached under another key
+    assert embed._object_key(model) not in (None, key)
+    activation.act = original
+    assert embed._object_key(model) == key
+
+
+@pytest.mark.embed
+def test_a_sentence_transformer_keeps_its_key_after_encoding(minilm: None, tmp_path: Path) -> None:
+    # The fast tokenizer keeps the truncation and padding of its last call: in the key, they
+    # changed it after the first encode, and the cache never hit for the same object.
+    from sentence_transformers import SentenceTransformer
+
+    model = SentenceTransformer(str(embed.default_model_path()), device="cpu")
+    before = embed._object_key(model)
+    labels: list[str] = []
+    first = embed_texts(model, CHANGE_TEXTS, kind="queries", cache=tmp_path / "c")
+    assert embed._object_key(model) == before
+    second = embed_texts(
+        model, CHANGE_TEXTS, kind="queries", cache=tmp_path / "c", progress=labels.append
+    )
+    assert labels == ["queries embeddings from the cache"]
+    np.testing.assert_array_equal(first, second)

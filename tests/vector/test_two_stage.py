@@ -56,7 +56,8 @@ def test_hand_computed_example() -> None:
 def test_to_dict_and_to_pandas() -> None:
     result = two_stage(QRELS, RETRIEVER, RERANKED, pool=3)
     payload = result.to_dict()
-    assert list(payload) == ["pool", "n_queries", "stages", "outside_pool", "unscored"]
+    # ("notes" is new with issue 9: a cutoff deeper than the pool is said in every format.)
+    assert list(payload) == ["pool", "n_queries", "stages", "outside_pool", "unscored", "notes"]
     assert list(payload["stages"]) == ["retriever", "reranked", "ceiling"]
     assert payload["stages"]["ceiling"] == {"metrics": dict(result.ceiling.metrics)}
     assert list(payload["stages"]["retriever"]["metrics"]) == ["R@3", "nDCG@10"]
@@ -269,3 +270,21 @@ def test_inputs_are_not_modified() -> None:
     before = retriever.to_dict()
     two_stage(QRELS, retriever, RERANKED, pool=2)
     assert retriever.to_dict() == before
+
+
+def test_a_cutoff_deeper_than_the_pool_is_noted() -> None:
+    # Every stage holds the pool only: R@10 of a pool of 3 is R@3, silently.
+    result = two_stage(QRELS, RETRIEVER, RERANKED, pool=3, metrics=["recall.10", "nDCG@3", "P@5"])
+    assert result.reranked.metrics["recall.10"] == result.reranked.metrics["R@3"]
+    assert result.notes == (
+        "recall.10 and P@5 look deeper than the pool: every stage ranks only the pool's 3 "
+        "results per query, so their cutoffs act as 3",
+    )
+    assert result.to_dict()["notes"] == list(result.notes)
+    shallow = two_stage(QRELS, RETRIEVER, RERANKED, pool=3, metrics=["nDCG@3", "P@2", "AP"])
+    assert shallow.notes == () and shallow.to_dict()["notes"] == []
+    one = two_stage(QRELS, RETRIEVER, RERANKED, pool=2, metrics=["nDCG@10"])
+    assert one.notes == (
+        "nDCG@10 looks deeper than the pool: every stage ranks only the pool's 2 results per "
+        "query, so its cutoff acts as 2",
+    )

@@ -11,7 +11,14 @@ from collections.abc import Iterator, Sequence
 
 import typer
 
-from rankmeter.cli._common import ClosedOutput, GuardedOutput, OutputError, silence_stdout
+from rankmeter.cli._common import (
+    ClosedOutput,
+    DiscardedOutput,
+    GuardedOutput,
+    OutputError,
+    plug_closed_descriptors,
+    silence_stdout,
+)
 from rankmeter.errors import MetricError, PolicyError, RankmeterError
 from rankmeter.report import visible
 
@@ -55,9 +62,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     Whatever ends the command ends it with one line: bad input, an output that cannot be
     written, no memory, Ctrl-C (exit 130) or SIGTERM (exit 143), and a bug (exit 70).
     """
-    stdout = sys.stdout
+    stdout, stderr = sys.stdout, sys.stderr
+    plug_closed_descriptors()
     # Started with standard output closed (`>&-`), Python has None: say so when it is needed.
     sys.stdout = GuardedOutput(ClosedOutput() if stdout is None else stdout)  # type: ignore[assignment]
+    if stderr is None:  # `2>&-`: no diagnostics, no progress bar; the exit status still tells
+        sys.stderr = DiscardedOutput()
     try:
         with _signals_end_the_command():
             code = _run(argv)
@@ -66,7 +76,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     except KeyboardInterrupt:  # SIGINT where no handler could be installed (another thread)
         code = _stopped(signal.SIGINT)
     finally:
-        sys.stdout = stdout
+        sys.stdout, sys.stderr = stdout, stderr
     sys.exit(code)
 
 

@@ -77,9 +77,47 @@ TiesOption = Annotated[
     Ties,
     typer.Option(help="Order of equal scores: trec_eval (doc id descending) or input order."),
 ]
+
+
+def check_output(ctx: typer.Context, param: typer.CallbackParam, value: str | None) -> str | None:
+    """The callback of every option that names a file to write (``-o``, ``--run-out``,
+    ``--report``): the target is checked as the final write will check it
+    (:func:`rankmeter.io._atomic.check_target`), while the options are parsed, so before any
+    input is read; and two outputs of one command must not be one file (the second write would
+    replace the first). ``-`` is standard output."""
+    if value is None or value == "-":
+        return value
+    from rankmeter.errors import PolicyError
+    from rankmeter.io._atomic import check_target, same_target
+
+    check_target(value)
+    option = max(param.opts, key=len)
+    seen: list[tuple[str, str]] = ctx.meta.setdefault("rankmeter.outputs", [])
+    for earlier_option, earlier in seen:
+        if same_target(earlier, value):
+            raise PolicyError(
+                f"{earlier_option} {earlier} and {option} {value} are the same file: give each "
+                "output its own"
+            )
+    seen.append((option, value))
+    return value
+
+
+def check_optional_output(
+    ctx: typer.Context, param: typer.CallbackParam, value: str | None
+) -> str | None:
+    """:func:`check_output` for an option where ``''`` means no file at all."""
+    return value if value == "" else check_output(ctx, param, value)
+
+
 OutputOption = Annotated[
     str | None,
-    typer.Option("--output", "-o", help="Write to this file (atomically) instead of stdout."),
+    typer.Option(
+        "--output",
+        "-o",
+        help="Write to this file (atomically) instead of stdout.",
+        callback=check_output,
+    ),
 ]
 QrelsFormatOption = Annotated[
     InputFormat | None, typer.Option(help="Qrels format, when the file name does not tell.")
@@ -123,6 +161,38 @@ class ClosedOutput(io.TextIOBase):
 
     def write(self, text: str) -> int:
         raise OSError(errno.EBADF, "it is closed")
+
+
+class DiscardedOutput(io.TextIOBase):
+    """Stands for a standard error the command was started without (``2>&-``): diagnostics
+    and the progress bar go nowhere (the exit status still tells), and never to stdout, where
+    ``print(file=None)`` would send them."""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        return len(text)
+
+    def isatty(self) -> bool:
+        return False
+
+
+def plug_closed_descriptors() -> None:
+    """Open the null device on each of descriptors 0, 1 and 2 that the process started
+    without: otherwise the next file opened (an input, the output's temporary file) would get
+    that number, and whatever a library writes to "stderr" would land in it. Python's
+    ``sys.stdin``/``sys.stdout``/``sys.stderr`` stay None: reading or writing them is still
+    the error (or silence) the command chooses. Read-only, so a write there fails (EBADF)."""
+    for descriptor in (0, 1, 2):
+        try:
+            os.fstat(descriptor)
+        except OSError:
+            with contextlib.suppress(OSError):
+                plug = os.open(os.devnull, os.O_RDONLY)
+                if plug != descriptor:  # a lower one was free too: plugged in its own turn
+                    os.dup2(plug, descriptor)
+                    os.close(plug)
 
 
 class GuardedOutput:

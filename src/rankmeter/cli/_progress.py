@@ -34,7 +34,9 @@ class Steps:
     ) -> None:
         self.total = total
         self.done = 0
-        self.enabled = sys.stderr.isatty() if enabled is None else enabled
+        if enabled is None:  # no stderr at all (`2>&-`, an embedding host): no bar
+            enabled = sys.stderr is not None and sys.stderr.isatty()
+        self.enabled = enabled
         self._delay = delay
         self._console = console
         self._label = ""

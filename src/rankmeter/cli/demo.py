@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from rankmeter.cli._common import emit
+from rankmeter.cli._common import check_optional_output, emit
 
 DEMO_METRICS = ("nDCG@10", "P@10", "R@100", "RR", "AP")
 
@@ -23,6 +23,7 @@ def demo(
         typer.Option(
             "--report",
             help="Where to write the HTML comparison report ('' for none).",
+            callback=check_optional_output,
         ),
     ] = DEFAULT_REPORT,
 ) -> None:

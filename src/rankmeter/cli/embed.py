@@ -12,6 +12,7 @@ from rankmeter.cli._common import (
     OutputOption,
     PerQueryOption,
     QuietOption,
+    check_output,
     emit,
     render_rich,
 )
@@ -53,7 +54,11 @@ def embed_eval(
     k: Annotated[int, typer.Option("-k", help="Results retrieved per query.")] = 100,
     run_out: Annotated[
         str | None,
-        typer.Option("--run-out", help="Also write the run to this file (TREC format)."),
+        typer.Option(
+            "--run-out",
+            help="Also write the run to this file (TREC format).",
+            callback=check_output,
+        ),
     ] = None,
     cache: Annotated[
         str | None,

@@ -12,6 +12,7 @@ from rankmeter.cli._common import (
     OutputOption,
     QrelsArgument,
     QuietOption,
+    check_output,
     emit,
     render_rich,
 )
@@ -53,7 +54,11 @@ def bm25(
     name: Annotated[str, typer.Option(help="The run's name (its TREC tag).")] = "bm25",
     run_out: Annotated[
         str | None,
-        typer.Option("--run-out", help="Also write the run to this file (TREC, atomically)."),
+        typer.Option(
+            "--run-out",
+            help="Also write the run to this file (TREC, atomically).",
+            callback=check_output,
+        ),
     ] = None,
     metric: MetricOption = None,
     output_format: FormatOption = EvalFormat.table,

@@ -80,8 +80,7 @@ def segment_results(
         small = summary.n < settings.min_segment
         tested = summary.tested
         for i, (metric, system) in enumerate(summary.differences):
-            b = float(part[metric][base].mean())
-            v = float(part[metric][system].mean())
+            b, v = (float(stats.means(part[metric][name])[0]) for name in (base, system))
             significant = bool(corrected.significant[position])
             out.append(
                 SegmentResult(

@@ -86,7 +86,7 @@ def summarise(
     )
     return Summary(
         means=means,
-        mean_values=np.array([values[:, i].mean() for i in range(k)]),
+        mean_values=stats.means(values),  # finite where the values are, whatever their sum
         low=low,
         high=high,
         differences=differences,
@@ -124,10 +124,12 @@ def differences(
     summary: Summary, scores: Scores, base: str, corrected: Correction
 ) -> tuple[Difference, ...]:
     """Each system against the baseline, with the p-values ``corrected`` for the family."""
+    from rankmeter import stats
+
     tested = summary.tested
     out = []
     for i, (metric, system) in enumerate(summary.differences):
-        b, v = float(scores[metric][base].mean()), float(scores[metric][system].mean())
+        b, v = (float(stats.means(scores[metric][name])[0]) for name in (base, system))
         out.append(
             Difference(
                 system=system,

@@ -17,14 +17,22 @@ What happens depends on what the target is (checked before anything is written):
   truncating it, and written there. Renaming a temporary file over it would replace the device
   node or the pipe with a regular file: the reader would get nothing, and as root ``-o
   /dev/null`` would break the system. Such a write cannot be atomic; nothing else is possible.
-- Refused with a :class:`FormatError` naming the path: a directory, a block device, a socket,
-  and a target without any write permission bit (such as mode 0444), even for root, whom the
-  operating system would let replace it: a read-only file is its owner's "do not overwrite".
+- Refused with a :class:`FormatError` naming the path: an empty name, a directory, a block
+  device, a socket, and a target whose owner may not write it (mode 0444, or 0464), even for
+  root, whom the operating system would let replace it: a read-only file is its owner's "do
+  not overwrite".
+
+:func:`check_target` applies these rules before any work is done (commands check every output
+first); :func:`same_target` tells two names of one file apart from two files.
+
+A hard link is another name of the same file: the atomic replace gives the written name a new
+file, and the other names keep the old content.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import re
 import signal
@@ -53,19 +61,14 @@ def atomic_write(path: str | os.PathLike[str]) -> Iterator[TextIO]:
     :class:`FormatError` naming the path; the temporary file is removed and an existing file at
     ``path`` is left untouched.
     """
-    target = os.fspath(path)
+    target = _named(path)
     descriptor = _descriptor(target)
     if descriptor is not None:
         with _in_place(target, lambda: _duplicate(descriptor)) as handle:
             yield handle
         return
     resolved = os.path.realpath(target)
-    try:
-        info: os.stat_result | None = os.stat(resolved)
-    except FileNotFoundError:
-        info = None  # a new file (or the file a dangling link points to)
-    except OSError as exc:  # a symlink loop, a path through a file, no permission ...
-        raise FormatError(target, f"cannot write: {exc.strerror or exc}") from None
+    info = _existing(target, resolved)
     if info is not None:
         _check_writable(target, resolved, info)
         if stat.S_ISFIFO(info.st_mode) or stat.S_ISCHR(info.st_mode):
@@ -75,6 +78,75 @@ def atomic_write(path: str | os.PathLike[str]) -> Iterator[TextIO]:
             return
     with _replaced(target, resolved, info) as handle:
         yield handle
+
+
+def check_target(path: str | os.PathLike[str]) -> None:
+    """Raise the :class:`FormatError` that :func:`atomic_write` would raise for ``path``, now,
+    before any work: a command checks its outputs before it reads its inputs, so that an hour
+    of work is not lost to a read-only file or a missing directory. Nothing is created.
+
+    A target that passes can still fail later (a full disk, a directory removed meanwhile);
+    the write then fails as it always did, leaving an existing file untouched.
+    """
+    target = _named(path)
+    descriptor = _descriptor(target)
+    if descriptor is not None:
+        try:
+            os.fstat(descriptor)
+        except OSError as exc:
+            raise FormatError(target, f"cannot write: {exc.strerror or exc}") from None
+        return
+    resolved = os.path.realpath(target)
+    info = _existing(target, resolved)
+    if info is not None:
+        _check_writable(target, resolved, info)
+        return
+    # A new file: its directory must exist and take a file (what mkstemp will need).
+    directory = os.path.dirname(resolved)
+    try:
+        mode = os.stat(directory).st_mode
+    except OSError as exc:
+        raise FormatError(target, f"cannot write: {exc.strerror or exc}") from None
+    problem = None
+    if not stat.S_ISDIR(mode):
+        problem = errno.ENOTDIR
+    elif not os.access(directory, os.W_OK | os.X_OK):
+        problem = errno.EACCES
+    if problem is not None:
+        raise FormatError(target, f"cannot write: {os.strerror(problem)}")
+
+
+def same_target(first: str | os.PathLike[str], second: str | os.PathLike[str]) -> bool:
+    """Whether two output paths write the same file: one path after links and ``..`` are
+    resolved, or one existing file under two names (a hard link), or one descriptor."""
+    names = (os.fspath(first), os.fspath(second))
+    descriptors = [_descriptor(name) for name in names]
+    if descriptors[0] is not None or descriptors[1] is not None:
+        return descriptors[0] == descriptors[1]
+    if os.path.realpath(names[0]) == os.path.realpath(names[1]):
+        return True
+    try:
+        return os.path.samefile(*names)
+    except OSError:  # one of them does not exist yet: the paths differ, so the files do
+        return False
+
+
+def _named(path: str | os.PathLike[str]) -> str:
+    target = os.fspath(path)
+    if target == "":
+        # Else it would resolve to the current directory: ": is a directory".
+        raise FormatError("''", "empty file name; give a file to write to")
+    return target
+
+
+def _existing(target: str, resolved: str) -> os.stat_result | None:
+    """The target's status, None for a new file (or what a dangling link points to)."""
+    try:
+        return os.stat(resolved)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:  # a symlink loop, a path through a file, no permission ...
+        raise FormatError(target, f"cannot write: {exc.strerror or exc}") from None
 
 
 def _descriptor(target: str) -> int | None:
@@ -114,8 +186,9 @@ def _check_writable(target: str, resolved: str, info: os.stat_result) -> None:
             f"is {kind or 'not a regular file'}; rankmeter writes only to files, pipes (FIFOs) "
             "and character devices such as /dev/null",
         )
-    # Root passes every access check, so the write bits are read as the owner's intent.
-    if not mode & 0o222 or not os.access(resolved, os.W_OK):
+    # Root passes every access check, so the owner's write bit is read as the owner's intent
+    # (0464: the owner may not write, even if the group may).
+    if not mode & stat.S_IWUSR or not os.access(resolved, os.W_OK):
         bits = stat.S_IMODE(mode)
         raise FormatError(
             target,

@@ -95,6 +95,8 @@ class Source:
 
     def _open(self) -> BinaryIO:
         if self.path == "-":
+            if sys.stdin is None:  # started with `<&-`
+                raise FormatError(self.name, "standard input is closed")
             return sys.stdin.buffer
         try:
             return open(self.path, "rb")

@@ -19,7 +19,9 @@ from rankmeter.metrics._spec import Metric, MetricSpec
 _GRAMMAR = re.compile(
     r"(?P<name>[A-Za-z][\w\-]*)\s*(?:\((?P<params>[^()]*)\))?\s*(?:@\s*(?P<cutoff>\S*))?"
 )
-_TREC = re.compile(r"(?P<base>[A-Za-z][\w\-]*?)[._](?P<cutoffs>\d+(?:,\d+)*)")
+# Cutoffs are ASCII digits ([0-9], not \d: int() reads every script's digits, and "P@٥" would
+# be P@5).
+_TREC = re.compile(r"(?P<base>[A-Za-z][\w\-]*?)[._](?P<cutoffs>[0-9]+(?:,[0-9]+)*)")
 
 
 def parse_metric(text: str | Metric) -> Metric:
@@ -77,6 +79,12 @@ def _parse(text: Any) -> list[Metric]:
     if not stripped:
         raise MetricError("empty metric name; try nDCG@10, P@10, R@100, RR or AP")
     if "@" not in stripped and "(" not in stripped:
+        if stripped[-1] in "._" and _takes_cutoff(stripped[:-1]):
+            # "P." is a trec_eval name cut short, not P without a cutoff.
+            raise MetricError(
+                f"{text!r} is incomplete: give the cutoff after the {stripped[-1]!r}, e.g. "
+                f"{stripped}10"
+            )
         spec = BY_NAME.get(normalize(stripped))
         if spec is not None:
             return [_build(text, spec, None, {})]
@@ -109,8 +117,15 @@ def _parse(text: Any) -> list[Metric]:
     return [_build(text, spec, cutoff, params)]
 
 
+def _takes_cutoff(name: str) -> bool:
+    """Whether ``name`` is a metric (or trec_eval measure) that takes a cutoff."""
+    key = normalize(name)
+    spec = BY_NAME.get(key)
+    return key + "." in BY_TREC_NAME or (spec is not None and spec.cutoff != "none")
+
+
 def _cutoff(text: str, value: str) -> int:
-    if not re.fullmatch(r"\+?\d+", value.strip()):
+    if not re.fullmatch(r"\+?[0-9]+", value.strip()):
         hint = ""
         if "," in value:
             hint = " (name each metric separately, e.g. -m P@1 -m P@2, or use P.1,2)"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
@@ -241,7 +242,16 @@ class Metric:
     def aggregate(self, values: FloatArray) -> float:
         if self.spec.aggregate == "sum":
             return float(values.sum())
-        return float(values.mean()) if len(values) else 0.0
+        if not len(values):
+            return 0.0
+        with np.errstate(over="ignore"):
+            mean = float(values.mean())
+        if not math.isfinite(mean) and np.isfinite(values).all():
+            # Finite values whose sum overflows (DCGs of grades near 1e308): a mean is never
+            # beyond the largest value, so it is taken of the values scaled by a power of two.
+            exponent = math.frexp(float(np.abs(values).max()))[1]
+            mean = math.ldexp(float(np.ldexp(values, -exponent).mean()), exponent)
+        return mean
 
     @property
     def trec_name(self) -> str | None:
@@ -287,9 +297,15 @@ def ratio(numerator: Any, denominator: Any) -> FloatArray:
 # -- explanations: how numbers are written in the steps (one style for every metric) ----------
 
 
+#: From here on, numbers in explanations and messages are written in scientific notation.
+LONG_NUMBER = 1e15
+
+
 def num(value: Any) -> str:
     """A term as the steps write it: integers plainly, others to 3 decimals (``1.585``)."""
     x = float(value)
+    if abs(x) >= LONG_NUMBER:
+        return f"{x:g}"  # 1e+308, not 309 digits
     if x.is_integer():
         return str(int(x))
     text = f"{x:.3f}".rstrip("0").rstrip(".")
@@ -299,6 +315,8 @@ def num(value: Any) -> str:
 def approx(value: Any) -> str:
     """A result as the steps write it: ``4.0``, ``8.89``, ``0.96``; small values to 2 digits."""
     x = float(value)
+    if abs(x) >= LONG_NUMBER:
+        return f"{x:.3g}"
     if x.is_integer():
         return f"{x:.1f}"
     if abs(x) >= 0.1:

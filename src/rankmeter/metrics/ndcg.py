@@ -59,7 +59,10 @@ def _finite(
         return sums
     query = int(bad[0])
     top = float(grades[groups == query].max())
-    fix = "use gain=linear (trec_eval's gain) or smaller grades"
+    if metric.get("gain") == "exp":
+        fix = "use gain=linear (trec_eval's gain) or smaller grades"
+    else:
+        fix = "use smaller grades (gain=linear: each gain is its grade)"
     if not np.isfinite(gain(np.array([top]), metric.get("gain"))[0]):
         raise RankmeterError(
             f"{metric}: grade {num(top)} of query {str(ranked.query_ids[query])!r} has the gain "

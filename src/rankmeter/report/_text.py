@@ -7,7 +7,22 @@ from collections.abc import Collection, Sequence
 
 from rankmeter._escape import visible
 
-__all__ = ["text_table"]
+__all__ = ["decimal", "text_table"]
+
+#: From here on, a number is written in scientific notation: 1.6309e+308, not 309 digits.
+LONG_NUMBER = 1e15
+
+
+def decimal(value: float, digits: int = 4, *, sign: bool = False) -> str:
+    """``value`` to ``digits`` decimals (``+`` for positives with ``sign``); beyond 1e15 in
+    scientific notation with as many digits after the point.
+
+    >>> decimal(0.35204), decimal(-0.02, 3, sign=True), decimal(1.6309297e308)
+    ('0.3520', '-0.020', '1.6309e+308')
+    """
+    plus = "+" if sign else ""
+    kind = "e" if abs(value) >= LONG_NUMBER else "f"
+    return f"{value:{plus}.{digits}{kind}}"
 
 
 def text_table(

@@ -13,7 +13,8 @@ from rankmeter._escape import latex_text, markdown_fence, markdown_text
 from rankmeter.comparison import Comparison, Difference
 from rankmeter.report._json import json_text
 from rankmeter.report._markdown import Align, markdown_table
-from rankmeter.report._rich import shown
+from rankmeter.report._rich import FittedTable, shown
+from rankmeter.report._text import decimal
 
 __all__ = ["render_json", "render_latex", "render_markdown", "render_table"]
 
@@ -24,11 +25,11 @@ def render_json(comparison: Comparison, *, per_query: bool = False) -> str:
 
 
 def num(value: float, digits: int = 4) -> str:
-    return "–" if not math.isfinite(value) else f"{value:.{digits}f}"
+    return "–" if not math.isfinite(value) else decimal(value, digits)
 
 
 def signed(value: float, digits: int = 4) -> str:
-    return "–" if not math.isfinite(value) else f"{value:+.{digits}f}"
+    return "–" if not math.isfinite(value) else decimal(value, digits, sign=True)
 
 
 def percent(value: float) -> str:
@@ -203,11 +204,11 @@ def render_table(comparison: Comparison) -> Any:
     id and text goes in as a ``Text`` with control characters visible (report._rich.shown)."""
     from rich import box
     from rich.console import Group
-    from rich.table import Table
     from rich.text import Text
 
-    def table(title: str) -> Table:
-        return Table(
+    def table(title: str) -> FittedTable:
+        # Fitted: names fold and numbers stay whole at any width, or the rows are stacked.
+        return FittedTable(
             title=shown(title, style="table.title"),  # the style rich gives str titles
             title_justify="left",
             box=box.SIMPLE_HEAD,
@@ -216,7 +217,7 @@ def render_table(comparison: Comparison) -> Any:
 
     level = f"{comparison.settings.level:.0%}"
     means = table(f"Means over {comparison.n_queries} queries [{level} CI]")
-    means.add_column("metric", no_wrap=True)
+    means.add_column("metric", text=True, no_wrap=True)
     for system in comparison.systems:
         label = system + (" (baseline)" if system == comparison.baseline else "")
         means.add_column(shown(label), justify="right", no_wrap=True)
@@ -225,7 +226,11 @@ def render_table(comparison: Comparison) -> Any:
     differences = table(f"Against {comparison.baseline}")
     for i, h in enumerate(difference_header(comparison)):
         differences.add_column(
-            h, justify="left" if i < 2 else "right", no_wrap=i >= 2, min_width=6 if i < 2 else None
+            h,
+            text=i < 2,
+            justify="left" if i < 2 else "right",
+            no_wrap=i >= 2,
+            min_width=6 if i < 2 else None,
         )
     previous = None
     for row in difference_rows(comparison):
@@ -246,7 +251,8 @@ def render_table(comparison: Comparison) -> Any:
     if comparison.segments:
         segments = table("Segments")
         for i, h in enumerate(SEGMENT_HEADER):
-            segments.add_column(h, justify="left" if i in (0, 2, 3) else "right")
+            names = i in (0, 2, 3)
+            segments.add_column(h, text=names, justify="left" if names else "right")
         for row in segment_rows(comparison):
             style = "bold red" if row[-1] == "WORSE" else ("dim" if row[-1] == "small" else None)
             segments.add_row(*map(shown, row), style=style)
@@ -330,29 +336,34 @@ def render_latex(comparison: Comparison) -> str:
         for metric in metrics:
             mean = comparison.mean(system, metric)
             if system == comparison.baseline:
-                cells.append(f"{mean.mean:.4f}")
+                cells.append(num(mean.mean))
             else:
                 d = comparison.difference(system, metric)
                 mark = "$^{*}$" if d.significant else ""
+                # As in every format: a number that cannot be computed (an interval from one
+                # query) is "–", never "nan".
                 cells.append(
-                    f"{mean.mean:.4f}{mark} ({d.difference:+.4f}, [{d.low:+.3f}, {d.high:+.3f}])"
+                    f"{num(mean.mean)}{mark} ({signed(d.difference)}, "
+                    f"{interval(d.low, d.high, 3, sign=True)})"
                 )
         name = latex_text(system) + (" (baseline)" if system == comparison.baseline else "")
         lines.append(name + " & " + " & ".join(cells) + " \\\\")
     test = paired_test_label(s.test, resamples=s.resamples, seed=s.seed, article=True)
     # Every piece of text is escaped: the level's percent sign would start a comment.
+    queries = "query" if comparison.n_queries == 1 else "queries"
     caption = (
-        f"Mean over {comparison.n_queries} queries. For each system: difference from the "
+        f"Mean over {comparison.n_queries} {queries}. For each system: difference from the "
         f"baseline {latex_text(comparison.baseline)} and its "
         f"{latex_text(interval_phrase(s.interval, s.level))}. "
         f"$^{{*}}$: significant at $\\alpha={s.alpha:g}$ by {latex_text(test)} with "
         f"{latex_text(correction_phrase(s.correction))} "
         f"over the {len(comparison.differences)} comparisons."
     )
-    lines += [
-        "\\bottomrule",
-        "\\end{tabular}",
-        f"\\caption{{{caption}}}",
-        "\\end{table}",
-    ]
+    lines += ["\\bottomrule", "\\end{tabular}"]
+    if comparison.notes:
+        # What the other formats say under their tables (coverage of segments, queries left
+        # out, a test not recommended), in small type under this one; escaped as all text.
+        notes = " ".join(f"Note: {latex_text(note.rstrip('.'))}." for note in comparison.notes)
+        lines += ["\\par\\smallskip", f"{{\\footnotesize {notes}\\par}}"]
+    lines += [f"\\caption{{{caption}}}", "\\end{table}"]
     return "\n".join(lines) + "\n"

@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 from rankmeter.metrics import Metric
 from rankmeter.report._json import json_text
-from rankmeter.report._rich import shown
+from rankmeter.report._rich import FittedTable, shown
+from rankmeter.report._text import decimal
 from rankmeter.results import EvalResult
 
 if TYPE_CHECKING:
@@ -77,24 +78,24 @@ def _trec_line(name: str, query: str, metric: Metric, value: float) -> str:
 
 
 def _fmt(metric: Metric, value: float) -> str:
-    return f"{round(value)}" if metric.spec.integer else f"{value:.4f}"
+    return f"{round(value)}" if metric.spec.integer else decimal(value)
 
 
 def render_table(results: list[EvalResult], *, per_query: bool, goal: Goal | None = None) -> Any:
     """A rich renderable: one row per run (per-query tables first when asked); with ``goal``,
     the goal and why each of its metrics fits, under the tables."""
     from rich.console import Group
-    from rich.table import Table
     from rich.text import Text
 
     measures = results[0].measures
     caption = results[0].policies.describe()
     parts: list[Any] = []
+    # Fitted tables: headers and numbers whole at any width (ids fold, or the rows stack).
     if per_query:
         for r in results:
             title = shown(f"{r.run}: per query", style="table.title")
-            table = Table(title=title, title_justify="left")
-            table.add_column("query", style="bold")
+            table = FittedTable(title=title, title_justify="left")
+            table.add_column("query", text=True, style="bold")
             for m in measures:
                 table.add_column(m.label, justify="right")
             columns = [r.per_query.values[m.label] for m in measures]
@@ -106,8 +107,8 @@ def render_table(results: list[EvalResult], *, per_query: bool, goal: Goal | Non
             table.add_section()
             table.add_row("all", *(_fmt(m, r.metrics[m.label]) for m in measures), style="bold")
             parts.append(table)
-    summary = Table(title_justify="left")
-    summary.add_column("run", style="bold")
+    summary = FittedTable(title_justify="left")
+    summary.add_column("run", text=True, style="bold")
     summary.add_column("queries", justify="right")
     for m in measures:
         summary.add_column(m.label, justify="right")
@@ -119,7 +120,13 @@ def render_table(results: list[EvalResult], *, per_query: bool, goal: Goal | Non
     # The policies go under the tables as one line: a caption would wrap to the table's width.
     parts.append(Text(caption, style="dim"))
     if goal is not None:
+        from rankmeter.metrics import parse_metric
         from rankmeter.report.metrics import goal_reasons
 
-        parts.append(goal_reasons(goal))
+        # A goal metric asked for under another name is shown, in the reasons too, under it.
+        labels = {
+            g.metric: next((m.label for m in measures if m == parse_metric(g.metric)), g.metric)
+            for g in goal.metrics
+        }
+        parts.append(goal_reasons(goal, labels))
     return Group(*parts)

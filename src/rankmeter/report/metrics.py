@@ -7,6 +7,7 @@ The data comes from the specs (:func:`rankmeter.metrics.docs.metric_rows`) and t
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from rankmeter.report._json import json_text
@@ -102,15 +103,19 @@ def render_goal_table(goal: Goal) -> Any:
     return Group(Text(goal.description), table)
 
 
-def goal_reasons(goal: Goal) -> Any:
-    """The goal and its reasons, to follow a table of the goal's values (``evaluate --goal``)."""
+def goal_reasons(goal: Goal, labels: Mapping[str, str] | None = None) -> Any:
+    """The goal and its reasons, to follow a table of the goal's values (``evaluate --goal``).
+
+    ``labels`` maps a goal metric (as the goal names it) to the name its column has in that
+    table (``ndcg_cut.10`` when the user asked for it so): the reasons use the same name."""
     from rich.console import Group
     from rich.table import Table
     from rich.text import Text
 
+    names = labels or {}
     why = Table.grid(padding=(0, 2))
     why.add_column(no_wrap=True, style="bold")
     why.add_column()
     for m in goal.metrics:
-        why.add_row(Text(m.metric), Text(m.why))
+        why.add_row(Text(names.get(m.metric, m.metric)), Text(m.why))
     return Group(Text(f"Goal {goal.name}: {goal.description}"), why)

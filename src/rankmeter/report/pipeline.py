@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from rankmeter.report._json import json_text
-from rankmeter.report._rich import shown
+from rankmeter.report._rich import FittedTable, shown
 from rankmeter.report.evaluation import _fmt
 
 if TYPE_CHECKING:
@@ -22,13 +22,12 @@ def render_json(result: TwoStage) -> str:
 def render_table(result: TwoStage) -> Any:
     """One row per stage (retriever, reranked, ceiling), and a line on the pool."""
     from rich.console import Group
-    from rich.table import Table
     from rich.text import Text
 
     measures = result.retriever.measures
-    table = Table(title_justify="left")
-    table.add_column("stage", style="bold")
-    table.add_column("run")
+    table = FittedTable(title_justify="left")
+    table.add_column("stage", text=True, style="bold")
+    table.add_column("run", text=True)
     table.add_column("queries", justify="right")
     for m in measures:
         table.add_column(m.label, justify="right")
@@ -46,4 +45,5 @@ def render_table(result: TwoStage) -> Any:
         notes.append(f"{result.outside_pool} reranked results outside the pool left out")
     if result.unscored:
         notes.append(f"{result.unscored} pool documents missing from the reranked run")
-    return Group(table, Text("; ".join(notes), style="dim"))
+    said = [shown(f"note: {note}", style="yellow") for note in result.notes]
+    return Group(table, Text("; ".join(notes), style="dim"), *said)

@@ -14,10 +14,14 @@ Everything works on matrices of shape (n, m): ``n`` queries (rows, paired across
   adds which are significant at ``alpha``, as a :class:`Correction`.
 - :func:`win_tie_loss`: how many queries each comparison wins, ties and loses, as a
   :class:`WinTieLoss` (it unpacks as ``wins, ties, losses``).
+- :func:`means`: column means, finite wherever the values are (even where their sum is not).
 - Labels: :func:`paired_test_label`, :func:`correction_label`, :func:`correction_phrase`,
   :func:`interval_label`, :func:`interval_phrase`, :func:`not_recommended_note` and
   :func:`describe_settings` spell every test, correction and interval method, the same way in
   every output.
+
+Values of any finite size are accepted: columns of huge values (beyond about 1e77) are scaled
+by a power of two for the arithmetic, exactly, so that no sum of squares overflows.
 
 Reproducibility: randomised results draw their random sign patterns and bootstrap resamples
 from ``numpy.random.Generator(PCG64(seed))``, in chunks fixed by ``(seed, n, resamples)``
@@ -38,7 +42,7 @@ Bad arguments raise :class:`rankmeter.errors.PolicyError` naming the value and t
 
 from __future__ import annotations
 
-from rankmeter.stats._checks import MAX_RESAMPLES, FloatArray, IntArray
+from rankmeter.stats._checks import MAX_RESAMPLES, FloatArray, IntArray, means
 from rankmeter.stats._checks import resamples as check_resamples
 from rankmeter.stats._corrections import adjust, correct
 from rankmeter.stats._intervals import bootstrap_intervals
@@ -80,6 +84,7 @@ __all__ = [
     "effect_sizes",
     "interval_label",
     "interval_phrase",
+    "means",
     "not_recommended_note",
     "paired_pvalues",
     "paired_test",

@@ -118,3 +118,38 @@ def pvalue_vector(values: Any) -> FloatArray:
             f"pvalues contains {float(outside[0])!r}; every p-value must be in [0, 1] (or NaN)"
         )
     return array
+
+
+#: Columns whose largest magnitude passes this are scaled down by a power of two for the
+#: arithmetic of the statistics: sums of squares and cubes of values beyond about 1e100 (DCGs of
+#: absurd grades) overflow float64. A power of two scales exactly, and columns below it are not
+#: touched at all, so ordinary values give bit-for-bit the results they always gave.
+_LARGEST_UNSCALED = 2.0**256
+
+
+def scaled(values: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """``(values / scale, scale)``: per column, ``scale`` is 1, or the power of two that brings
+    the column's largest magnitude to at most 2^256. Means, intervals and differences are
+    multiplied back by ``scale``; p-values and effect sizes do not change with it."""
+    if values.shape[0] == 0:
+        return values, np.ones(values.shape[1])
+    peak = np.abs(values).max(axis=0)
+    exponent = np.where(peak > _LARGEST_UNSCALED, np.frexp(peak)[1] - 256, 0)
+    if not exponent.any():
+        return values, np.ones(values.shape[1])
+    return np.ldexp(values, -exponent), np.ldexp(1.0, exponent)
+
+
+def means(values: Any) -> FloatArray:
+    """The mean of each column of finite ``values`` (n, m), finite even where the column's sum
+    is beyond float64; NaN for an empty column."""
+    data = np.asarray(values, dtype=np.float64)
+    if data.ndim == 1:
+        data = data.reshape(-1, 1)
+    if data.shape[0] == 0:
+        return np.full(data.shape[1], np.nan)
+    small, scale = scaled(data)
+    # Column by column: a mean along axis 0 adds row by row and rounds differently from the
+    # pairwise sum of one column, which every other mean in rankmeter is.
+    column_means = [small[:, j].mean() for j in range(small.shape[1])]
+    return np.asarray(column_means, dtype=np.float64) * scale

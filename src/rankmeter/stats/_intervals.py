@@ -106,6 +106,17 @@ def intervals_of(
     high = np.full(m, np.nan)
     if n == 0:
         return low, high
+    data, scale = _checks.scaled(data)  # (power-of-two scaling: huge values do not overflow)
+    low, high = _intervals(data, level, method, resamples, seed)
+    return low * scale, high * scale
+
+
+def _intervals(
+    data: FloatArray, level: float, method: str, resamples: int, seed: int
+) -> tuple[FloatArray, FloatArray]:
+    n, m = data.shape
+    low = np.full(m, np.nan)
+    high = np.full(m, np.nan)
     constant = constant_columns(data)
     low[constant] = high[constant] = data[0, constant]
     varied = ~constant

@@ -8,9 +8,10 @@ with a sentence-transformers model (normalised, so cosine = inner product), each
 
 Embeddings are cached on disk, keyed by a fingerprint of the model and the exact texts, so a
 second evaluation of the same model (another index, other metrics) embeds nothing. Only what
-rankmeter can fingerprint is cached: a model folder (every file's content), a
-``SentenceTransformer`` object (its weights, tokenizer, configuration and prompts) and, for
-both, the versions of the libraries that run them. Any other encoder object is code rankmeter
+rankmeter can fingerprint is cached: a model folder (every file's content, read through
+symbolic links), a ``SentenceTransformer`` object (its weights, tokenizer, configuration and
+prompts; not one with methods replaced on the instance or forward hooks registered, which run
+the caller's code) and, for both, the versions of the libraries that run them. Any other encoder object is code rankmeter
 cannot see into: two of them can print alike (a fixed ``__repr__``, or the default one at a
 reused memory address) and compute different things, so their embeddings are cached only under
 a ``cache_key`` the caller gives, and otherwise not at all (with a warning saying so).
@@ -22,11 +23,13 @@ import functools
 import hashlib
 import importlib
 import inspect
+import json
 import math
 import os
 import re
 import sys
 import threading
+import types
 import warnings
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -86,6 +89,20 @@ _KNOWN_CODE = ("torch.", "transformers.", "sentence_transformers.")
 # SentenceTransformer methods that embedding goes through: a subclass overriding one is
 # another model than its weights say.
 _ST_METHODS = ("encode", "encode_query", "encode_document", "forward", "tokenize")
+# Hooks torch runs around a module's forward, on the module and for every module: code of the
+# caller's, so a model with any of them is not cached. (Backward hooks change no embedding.)
+_MODULE_HOOKS = (("_forward_hooks", "forward hook"), ("_forward_pre_hooks", "forward pre-hook"))
+_GLOBAL_HOOKS = (
+    ("_global_forward_hooks", "forward hook"),
+    ("_global_forward_pre_hooks", "forward pre-hook"),
+)
+# What a module object may hold as an attribute that runs code.
+_FUNCTIONS = (
+    types.FunctionType,
+    types.BuiltinFunctionType,
+    types.MethodType,
+    functools.partial,
+)
 # Settings that say where and how a model's files were loaded, not what it computes. (One
 # missing here costs cache misses between loads that differ in it, never a wrong number.)
 _LOADING_SETTINGS = frozenset(
@@ -313,20 +330,43 @@ def _file_hash(path: Path) -> str:
 
 
 def _folder_key(folder: Path) -> str:
-    """A hash of every file of a model folder (configs, tokenizer, weights) by content."""
+    """A hash of every file of a model folder (configs, tokenizer, weights) by content, read
+    as a loader reads them: through symbolic links, to files and to folders."""
     digest = hashlib.sha256(b"rankmeter model folder\n")
-    files = sorted(
-        p
-        for p in folder.rglob("*")
-        if p.is_file()
-        and not (set(p.relative_to(folder).parts[:-1]) & _SKIPPED_FOLDERS)
-        and not p.name.startswith(".")
-    )
-    if not files:
+    entries = _folder_entries(folder)
+    if not any(path is not None for _, path in entries):
         raise RankmeterError(f"model folder {folder} is empty")
-    for path in files:
-        digest.update(f"{path.relative_to(folder).as_posix()}\0{_file_hash(path)}\n".encode())
+    for relative, path in entries:
+        # A link back to a folder above it (a loop) is recorded as one, not followed forever.
+        content = "loop" if path is None else _file_hash(path)
+        digest.update(f"{relative}\0{content}\n".encode("utf-8", "surrogatepass"))
     return digest.hexdigest()
+
+
+def _folder_entries(folder: Path) -> list[tuple[str, Path | None]]:
+    """The files below ``folder`` by relative name, symbolic links followed (``rglob`` does
+    not descend into a linked folder on Python < 3.13, so two folders differing only in a
+    linked ``1_Pooling`` would hash alike); a folder linking to one of its own ancestors gives
+    an entry with no path. Sorted by name."""
+    entries: list[tuple[str, Path | None]] = []
+
+    def walk(directory: Path, prefix: str, ancestors: frozenset[str]) -> None:
+        for name in sorted(os.listdir(directory)):
+            path = directory / name
+            relative = f"{prefix}{name}"
+            if path.is_dir():
+                if name in _SKIPPED_FOLDERS:
+                    continue
+                real = os.path.realpath(path)
+                if real in ancestors:
+                    entries.append((f"{relative}/", None))
+                    continue
+                walk(path, f"{relative}/", ancestors | {real})
+            elif path.is_file() and not name.startswith("."):
+                entries.append((relative, path))
+
+    walk(folder, "", frozenset({os.path.realpath(folder)}))
+    return entries
 
 
 def _object_name(model: Any) -> str:
@@ -383,6 +423,7 @@ def _object_key(model: Any) -> str:
                 f"it has a module of class {module_kind.__module__}.{module_kind.__qualname__}, "
                 "code rankmeter cannot fingerprint"
             )
+    _check_no_global_hooks()
     digest = hashlib.sha256(f"{named}\n{_library_versions()}\n".encode())
     settings = {
         "prompts": getattr(model, "prompts", None),
@@ -391,9 +432,10 @@ def _object_key(model: Any) -> str:
         "backend": getattr(model, "backend", None),
     }
     texts = [str(model), _canonical(settings)]
-    for index, module in enumerate(modules):
+    for index, (path, module) in enumerate(network.named_modules()):
         texts.append(f"module {index} {type(module).__qualname__}")
         texts += _module_settings(module)
+        texts += _instance_code(module, f"its module {path!r}" if path else "the model")
     for text in texts:
         if _ADDRESS.search(text):
             raise _NoFingerprint("its settings print a memory address, which identifies nothing")
@@ -406,6 +448,67 @@ def _object_key(model: Any) -> str:
         digest.update(f"{key}\0{flat.dtype}\0{tuple(tensor.shape)}\n".encode())
         digest.update(flat.view(torch.uint8).numpy().tobytes())
     return digest.hexdigest()
+
+
+def _check_no_global_hooks() -> None:
+    """Raise _NoFingerprint if torch runs hooks of the caller's around every module."""
+    registry = sys.modules.get("torch.nn.modules.module")
+    for name, label in _GLOBAL_HOOKS:
+        if getattr(registry, name, None):
+            raise _NoFingerprint(
+                f"a global {label} is registered in torch (code that changes every module's "
+                "output, which rankmeter cannot fingerprint)"
+            )
+
+
+def _instance_code(module: Any, where: str) -> list[str]:
+    """The code set on one module object rather than its class, as text for the key.
+
+    Library functions stored as attributes (an activation such as ``torch.relu``) are named in
+    the key. Raises _NoFingerprint for what rankmeter cannot see into: a forward hook or
+    pre-hook, a method replaced on the instance (``model.encode_query = ...``, a module's
+    ``forward``), or a lambda, closure, partial or other object's method stored there.
+    """
+    for name, label in _MODULE_HOOKS:
+        if getattr(module, name, None):
+            raise _NoFingerprint(f"{where} has a {label} (code rankmeter cannot fingerprint)")
+    texts = []
+    for name, value in sorted(vars(module).items()):
+        if not callable(value) or isinstance(value, type):
+            continue
+        if callable(getattr(type(module), name, None)):
+            raise _NoFingerprint(
+                f"{where} has its {name}() replaced on the instance (code rankmeter cannot "
+                "fingerprint)"
+            )
+        if isinstance(value, _FUNCTIONS):
+            function = _library_function(value, module)
+            if function is None:
+                raise _NoFingerprint(
+                    f"{where} has {name} set to {value!r:.60}, code rankmeter cannot fingerprint"
+                )
+            texts.append(f"{name}={function}")
+    return texts
+
+
+def _library_function(value: Any, owner: Any) -> str | None:
+    """``module.qualname`` of a plain function of the known libraries (torch, transformers,
+    sentence-transformers), else None: a lambda or closure, a partial (its arguments) or a
+    method bound to another object carry state the name does not show."""
+    if isinstance(value, functools.partial):
+        return None
+    bound = getattr(value, "__self__", None)
+    if isinstance(value, types.MethodType):
+        if bound is not owner:
+            return None
+        value = value.__func__
+    elif bound is not None and not isinstance(bound, types.ModuleType):
+        return None  # a builtin method of some object
+    module = getattr(value, "__module__", None) or getattr(bound, "__name__", "")
+    qualname = getattr(value, "__qualname__", "")
+    if not qualname or "<" in qualname or not f"{module}.".startswith(_KNOWN_CODE):
+        return None
+    return f"{module}.{qualname}"
 
 
 def _module_settings(module: Any) -> list[str]:
@@ -431,7 +534,7 @@ def _tokenizer_text(tokenizer: Any) -> str:
     """A tokenizer's vocabulary, rules and settings as text."""
     to_str = getattr(getattr(tokenizer, "backend_tokenizer", None), "to_str", None)
     if callable(to_str):
-        rules = str(to_str())  # a fast tokenizer, whole: vocabulary, normaliser, splitting
+        rules = _fast_tokenizer_rules(str(to_str()))
     elif callable(getattr(tokenizer, "get_vocab", None)):
         rules = _canonical(sorted(tokenizer.get_vocab().items()))
     else:
@@ -443,6 +546,20 @@ def _tokenizer_text(tokenizer: Any) -> str:
     return "\n".join(
         [f"{kind.__module__}.{kind.__qualname__}", rules, _canonical(dict(settings or {}))]
     )
+
+
+def _fast_tokenizer_rules(serialised: str) -> str:
+    """A fast tokenizer, whole (vocabulary, normaliser, splitting), but for the truncation and
+    padding of its last call: each call sets them anew (from the model's max_seq_length, in the
+    key, and the batch), so they say what was last encoded, not what will be."""
+    try:
+        rules = json.loads(serialised)
+    except ValueError:
+        return serialised
+    if isinstance(rules, dict):
+        rules.pop("truncation", None)
+        rules.pop("padding", None)
+    return _canonical(rules)
 
 
 def _canonical(value: Any) -> str:
@@ -807,13 +924,19 @@ def evaluate_model(
     if not isinstance(index, str) or not index.strip():
         raise PolicyError(f"index={index!r}: give 'flat' or an ANN spec such as 'hnsw(M=16)'")
     if not _is_exact(index):
-        from rankmeter.vector.ann import parse_index_spec
+        from rankmeter.vector.ann import check_backend, parse_index_spec
 
-        parse_index_spec(index)  # a typo fails now, not after the embedding
+        spec = parse_index_spec(index)  # a typo fails now, not after the embedding
+        if backend is not None:
+            check_backend(spec, backend)
     measures = DEFAULT_EMBED_METRICS if metrics is None else metrics
     from rankmeter.metrics import parse_metrics
 
     parse_metrics([measures] if isinstance(measures, str) else list(measures))  # fail early
+    if run_out is not None:
+        from rankmeter.io._atomic import check_target
+
+        check_target(run_out)  # a read-only or impossible target fails now, not after embedding
     loaded = _load_collection(collection, split)
     resolved = _resolve_model(model, name, cache_key)
     _warn_uncached(resolved, cache)

@@ -172,7 +172,8 @@ def _contributions(
                 f"run {run.name!r} ({run.source}) has infinite scores, which cannot be "
                 f"normalised; use method='rrf', which reads ranks only"
             )
-        values = weight * _normalised(scores, groups, normalise)
+        with np.errstate(over="ignore"):  # an infinite product is refused when summed
+            values = weight * _normalised(scores, groups, normalise)
     return [str(q) for q in run._query_ids], groups, run.doc_ids(keep), values
 
 
@@ -180,6 +181,12 @@ def _normalised(scores: FloatArray, groups: IntArray, how: str) -> FloatArray:
     """Scores normalised per query; rows of a query are contiguous (``groups`` ascending)."""
     starts = np.flatnonzero(np.r_[True, groups[1:] != groups[:-1]])
     counts = np.diff(np.r_[starts, len(scores)])
+    # Both normalisations are scale-free: a query whose scores are huge (their spread or
+    # squares would overflow) is normalised scaled down by a power of two, which is exact;
+    # other queries are not touched.
+    peak = np.repeat(np.maximum.reduceat(np.abs(scores), starts), counts)
+    exponent = np.where(peak > 2.0**500, np.frexp(peak)[1], 0)
+    scores = np.ldexp(scores, -exponent)
     if how == "minmax":
         low = np.repeat(np.minimum.reduceat(scores, starts), counts)
         span = np.repeat(np.maximum.reduceat(scores, starts), counts) - low
@@ -191,7 +198,7 @@ def _normalised(scores: FloatArray, groups: IntArray, how: str) -> FloatArray:
     deviation = scores - mean
     std = np.repeat(np.sqrt(np.add.reduceat(deviation * deviation, starts) / counts), counts)
     # A spread below rounding noise is no spread: all the query's scores are equal.
-    flat = std <= 1e-12 * np.maximum(np.abs(mean), 1.0)
+    flat = std <= 1e-12 * np.maximum(np.abs(mean), np.ldexp(1.0, -exponent))
     out = np.where(flat, 0.0, deviation / np.where(flat, 1.0, std))
     return out
 
@@ -220,8 +227,16 @@ def _sum_by_pair(
     n_docs = max(len(encoded.dictionary), 1)
     keys = query_codes * n_docs + doc_codes
     unique, inverse = np.unique(keys, return_inverse=True)
-    sums = np.bincount(inverse.ravel(), weights=values, minlength=len(unique))
+    with np.errstate(over="ignore", invalid="ignore"):
+        sums = np.bincount(inverse.ravel(), weights=values, minlength=len(unique))
     queries, doc_of = unique // n_docs, unique % n_docs
+    beyond = np.flatnonzero(~np.isfinite(sums))
+    if len(beyond):
+        # (inf, or NaN where +inf met -inf): a fused run holds finite scores or is not made.
+        raise RankmeterError(
+            f"the fused scores of query {vocab[int(queries[beyond[0]])]!r} add up beyond the "
+            "largest float (about 1.8e308): use smaller weights"
+        )
     # Rank order here (score descending, equal scores by doc id descending in byte order, as
     # trec_eval), so that the cut at depth is exact and the Run finds its rows in order.
     descending = numpy_of(pc.array_sort_indices(encoded.dictionary, order="descending"))

@@ -59,6 +59,8 @@ class TwoStage:
     outside_pool : results of a given reranked run outside the pool (left out)
     unscored : pool documents that a given reranked run does not hold (they count as not
         retrieved by the reranked stage)
+    notes : what a reader must know to read the numbers: metrics whose cutoff is deeper than
+        the pool (every stage ranks only the pool, so R@100 of a pool of 50 is R@50)
 
     Every stage reports ``R@pool`` first (the same for all three: reordering cannot change
     which documents are in the pool), then the metrics asked for.
@@ -70,6 +72,7 @@ class TwoStage:
     ceiling: EvalResult
     outside_pool: int = 0
     unscored: int = 0
+    notes: tuple[str, ...] = ()
 
     @property
     def stages(self) -> dict[str, EvalResult]:
@@ -82,13 +85,14 @@ class TwoStage:
 
     def to_dict(self, *, per_query: bool = False) -> dict[str, Any]:
         """``{"pool", "n_queries", "stages": {stage: {"metrics": {...}}}, "outside_pool",
-        "unscored"}``."""
+        "unscored", "notes"}``."""
         return {
             "pool": self.pool,
             "n_queries": self.n_queries,
             "stages": {k: v.to_dict(per_query=per_query) for k, v in self.stages.items()},
             "outside_pool": self.outside_pool,
             "unscored": self.unscored,
+            "notes": list(self.notes),
         }
 
     def to_pandas(self) -> Any:
@@ -148,12 +152,15 @@ def two_stage(
     with the same kernels as the others.
     """
     from rankmeter.evaluation import evaluate
-    from rankmeter.metrics import parse_metrics
+    from rankmeter.metrics import parse_metric, parse_metrics
 
     pool = integer("pool", pool, low=1, what="candidates per query the reranker sees")
     if isinstance(metrics, str):
         metrics = [metrics]
-    measures = parse_metrics([f"R@{int(pool)}", *metrics])
+    asked = parse_metrics(list(metrics))
+    # R@pool comes first; asked for under another name (recall.100), it keeps that name.
+    pool_recall = parse_metric(f"R@{int(pool)}")
+    measures = parse_metrics([next((m for m in asked if m == pool_recall), pool_recall), *asked])
     loaded_qrels = Qrels.load(qrels)
     retriever = Run.load(retriever_run)
     judged, candidates = _judged_queries(loaded_qrels, head(retriever, int(pool)))
@@ -169,7 +176,29 @@ def two_stage(
         return evaluate(judged, run, measures, include_missing=True)
 
     return TwoStage(
-        int(pool), score(candidates), score(reranked), score(ceiling), outside, unscored
+        int(pool),
+        score(candidates),
+        score(reranked),
+        score(ceiling),
+        outside,
+        unscored,
+        _deeper_than_pool(measures, int(pool)),
+    )
+
+
+def _deeper_than_pool(measures: Sequence[Any], pool: int) -> tuple[str, ...]:
+    """A note naming the metrics whose cutoff is deeper than the pool: no stage holds more
+    than the pool, so such a cutoff acts as the pool's size (R@100 of a pool of 50 is R@50)."""
+    deeper = [m.label for m in measures if m.cutoff is not None and m.cutoff > pool]
+    if not deeper:
+        return ()
+    names = deeper[0] if len(deeper) == 1 else f"{', '.join(deeper[:-1])} and {deeper[-1]}"
+    look, their = (
+        ("looks", "its cutoff acts") if len(deeper) == 1 else ("look", "their cutoffs act")
+    )
+    return (
+        f"{names} {look} deeper than the pool: every stage ranks only the pool's {pool} "
+        f"results per query, so {their} as {pool}",
     )
 
 

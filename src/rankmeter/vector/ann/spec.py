@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from rankmeter._validate import choice
-from rankmeter.errors import RankmeterError
+from rankmeter.errors import PolicyError
 
 __all__ = [
     "BACKENDS",
@@ -34,8 +34,11 @@ __all__ = [
 BACKENDS = ("faiss", "hnswlib")
 
 
-class IndexSpecError(RankmeterError):
-    """An index specification (``hnsw(M=16)``, sweep parameter, backend) is not valid."""
+class IndexSpecError(PolicyError):
+    """An index specification (``hnsw(M=16)``, sweep parameter, backend) is not valid.
+
+    A :class:`~rankmeter.errors.PolicyError`: a bad setting, not bad data (the command line
+    exits with 2, as for any usage error)."""
 
     # Shown in tracebacks under the name users import it by.
     __module__ = "rankmeter.vector.ann"
