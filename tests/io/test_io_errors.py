@@ -413,3 +413,11 @@ def test_metric_errors_through_the_api() -> None:
         rankmeter.MetricError, match=r"'P@0': the cutoff must be a positive integer"
     ):
         evaluate(judged, ranked, ["P@0"])
+
+
+def test_an_integer_beyond_64_bits_in_a_dataframe_is_named() -> None:
+    # Found by test_io_robustness's fuzzing: Arrow raised a bare OverflowError.
+    frame = pd.DataFrame({"query_id": ["1"], "doc_id": ["d0"], "score": [1.0]})
+    frame["query_id"] = pd.Series([[2**63]], dtype=object)
+    with pytest.raises(FormatError, match=r"^<pandas DataFrame>: cannot convert to columns: "):
+        Run.from_pandas(frame)

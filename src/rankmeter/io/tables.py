@@ -70,7 +70,8 @@ def arrow_from_pandas(frame: Any) -> Any:
 
     try:
         return pa.Table.from_pandas(frame, preserve_index=False)
-    except (pa.ArrowInvalid, pa.ArrowTypeError, ValueError) as exc:  # ValueError: repeated names
+    # ValueError: repeated names; OverflowError: an integer beyond 64 bits in an object column.
+    except (pa.ArrowInvalid, pa.ArrowTypeError, ValueError, OverflowError) as exc:
         raise FormatError("<pandas DataFrame>", f"cannot convert to columns: {exc}") from None
 
 
