@@ -8,7 +8,7 @@ from typing import Any, Generic, TypeVar
 
 import numpy as np
 
-from rankmeter.data._columns import FloatArray
+from rankmeter.data.arrays import FloatArray
 from rankmeter.metrics import Metric
 
 __all__ = ["ByMetric", "EvalResult", "EvalResults", "PerQuery", "Policies"]

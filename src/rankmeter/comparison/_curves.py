@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rankmeter.data._columns import FloatArray
+from rankmeter.data.arrays import FloatArray
 from rankmeter.metrics import parse_metric
 from rankmeter.metrics._ranked import Ranked
 

@@ -8,19 +8,12 @@ from typing import Any
 
 import numpy as np
 
-from rankmeter.data._columns import (
-    FloatArray,
-    HashLookup,
-    IntArray,
-    ObjArray,
-    Origin,
-    as_float_column,
-    intern,
-    intern_docs,
-    offsets_from_sorted,
-    readonly,
-    row_groups,
-)
+from rankmeter.data._inputs import as_float_column
+from rankmeter.data.arrays import FloatArray, IntArray, ObjArray, readonly
+from rankmeter.data.csr import offsets_from_sorted, row_groups
+from rankmeter.data.hashing import HashLookup
+from rankmeter.data.ids import intern, intern_docs
+from rankmeter.data.origin import Origin
 
 __all__ = ["Qrels"]
 

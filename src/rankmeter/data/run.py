@@ -9,25 +9,20 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from rankmeter.data._columns import (
+from rankmeter.data._inputs import as_float_column, string_column
+from rankmeter.data.arrays import (
     FloatArray,
     IntArray,
     ObjArray,
-    Origin,
     arrow_ints,
-    as_float_column,
-    gather_ranges,
-    intern_grouped,
-    natural_order,
     numpy_of,
-    offsets_from_sorted,
     readonly,
     release_arrow_memory,
-    row_groups,
-    segments_repeat,
-    string_column,
-    string_hashes,
 )
+from rankmeter.data.csr import gather_ranges, offsets_from_sorted, row_groups, segments_repeat
+from rankmeter.data.hashing import string_hashes
+from rankmeter.data.ids import intern_grouped, natural_order
+from rankmeter.data.origin import Origin
 from rankmeter.errors import PolicyError
 
 __all__ = ["TIE_POLICIES", "Run"]

@@ -25,7 +25,8 @@ from typing import Any
 import numpy as np
 
 from rankmeter.data import Run
-from rankmeter.data._columns import Origin, numpy_of
+from rankmeter.data.arrays import numpy_of
+from rankmeter.data.origin import Origin
 from rankmeter.errors import FormatError
 from rankmeter.io._source import Source
 from rankmeter.io.trec import (

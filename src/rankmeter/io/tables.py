@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from rankmeter.data import Qrels, Run
-from rankmeter.data._columns import Origin
+from rankmeter.data.origin import Origin
 from rankmeter.errors import FormatError
 from rankmeter.io._source import Source
 

@@ -25,7 +25,7 @@ from itertools import islice
 from typing import Any
 
 from rankmeter.data import Qrels, Run
-from rankmeter.data._columns import Origin
+from rankmeter.data.origin import Origin
 from rankmeter.errors import FormatError
 from rankmeter.io._source import Source, split_lines
 

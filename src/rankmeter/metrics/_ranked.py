@@ -14,15 +14,8 @@ import numpy as np
 import numpy.typing as npt
 
 from rankmeter.data import Qrels, Run
-from rankmeter.data._columns import (
-    FloatArray,
-    IntArray,
-    ObjArray,
-    gather_ranges,
-    offsets_from_sorted,
-    readonly,
-    row_groups,
-)
+from rankmeter.data.arrays import FloatArray, IntArray, ObjArray, readonly
+from rankmeter.data.csr import gather_ranges, offsets_from_sorted, row_groups
 
 BoolArray = npt.NDArray[np.bool_]
 

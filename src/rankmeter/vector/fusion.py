@@ -26,7 +26,7 @@ import numpy.typing as npt
 
 from rankmeter._validate import choice, integer, real
 from rankmeter.data import Run
-from rankmeter.data._columns import row_groups
+from rankmeter.data.csr import row_groups
 from rankmeter.errors import PolicyError, RankmeterError
 
 __all__ = ["FUSION_METHODS", "fuse"]
@@ -185,7 +185,7 @@ def _sum_by_pair(
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from rankmeter.data._columns import arrow_ints, numpy_of
+    from rankmeter.data.arrays import arrow_ints, numpy_of
 
     # Queries are few: each run's query table is mapped onto one shared table, then every
     # result carries a shared query code and a doc code, and (query, doc) is one integer.
@@ -233,7 +233,7 @@ def head(run: Run, depth: int) -> Run:
     keep = np.flatnonzero(ranks <= depth)
     import pyarrow as pa
 
-    from rankmeter.data._columns import arrow_ints
+    from rankmeter.data.arrays import arrow_ints
 
     query_ids = pa.array([str(q) for q in run._query_ids], type=pa.string())
     return Run.from_columns(

@@ -342,7 +342,7 @@ def _ideal(candidates: Run, qrels: Qrels) -> Run:
     """The pool sorted by grade: the best order any reranker could give it."""
     import pyarrow.compute as pc
 
-    from rankmeter.data._columns import numpy_of
+    from rankmeter.data.arrays import numpy_of
 
     table = candidates.to_arrow()
     judgments = qrels.to_arrow()
