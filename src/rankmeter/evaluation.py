@@ -204,7 +204,7 @@ def _evaluate_stream(
     order = np.argsort(all_rows, kind="stable")  # qrels rows are in natural query order
     merged = {k: np.concatenate(v)[order] for k, v in values.items()}
     means = {k: m.aggregate(merged[k]) for k, m in zip(merged, measures, strict=True)}
-    query_ids = tuple(str(q) for q in qrels._query_ids[all_rows[order]])
+    query_ids = tuple(str(q) for q in qrels.segment_ids[all_rows[order]])
     return EvalResult(run_name, means, PerQuery(query_ids, measures, merged), policies, measures)
 
 

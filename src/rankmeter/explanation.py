@@ -303,15 +303,15 @@ def _from_files(qrels: Any, run: Any, query: Any, rel: Any, judged_only: Any, ti
     loaded_qrels = Qrels.load(qrels)
     loaded_run = Run.load(run, ties=policies.ties)
     qrels_row = loaded_qrels.query_rows().get(query)
-    segment = np.flatnonzero(loaded_run._query_ids == query)
-    if qrels_row is None and len(segment) == 0:
+    one = loaded_run.subset([query])
+    if qrels_row is None and one.n_queries == 0:
         raise _unknown_query(query, loaded_qrels, loaded_run)
     shown_policies = {
         "rel": _plain(policies.rel),
         "judged_only": policies.judged_only,
         "ties": policies.ties,
     }
-    if len(segment) == 0 and qrels_row is not None:
+    if one.n_queries == 0 and qrels_row is not None:
         ranked = join(
             loaded_qrels, None, rel=policies.rel, only=np.array([qrels_row], dtype=np.int64)
         )
@@ -333,21 +333,9 @@ def _from_files(qrels: Any, run: Any, query: Any, rel: Any, judged_only: Any, ti
             policies=shown_policies,
         )
     # The query's results alone, in rank order, joined exactly as evaluate joins them.
-    q = int(segment[0])
-    start, stop = int(loaded_run._offsets[q]), int(loaded_run._offsets[q + 1])
-    docs = loaded_run.doc_ids(slice(start, stop))
-    scores = np.array(loaded_run._scores[start:stop], dtype=np.float64)
-    n = stop - start
-    one = Run(
-        loaded_run.name,
-        np.array([query], dtype=object),
-        np.array([0, n], dtype=np.int64),
-        docs,
-        scores,
-        np.arange(n, dtype=np.int64),
-        loaded_run.ties,
-        loaded_run.source,
-    )
+    docs = one.doc_ids(slice(None))
+    scores = np.array(one.scores, dtype=np.float64)
+    n = len(one)
     doc_list = [str(d) for d in docs.to_pylist()]
     judgments = _judgments(loaded_qrels, qrels_row)
     notes: list[str] = []
@@ -391,11 +379,9 @@ def _judgments(qrels: Qrels, row: int | None) -> dict[str, float]:
     """doc id -> raw grade (negative ones too) of one query's judgments."""
     if row is None:
         return {}
-    import pyarrow as pa
-
-    start, stop = int(qrels._offsets[row]), int(qrels._offsets[row + 1])
-    docs = qrels._doc_vocab.take(pa.array(qrels._doc_codes[start:stop])).to_pylist()
-    return dict(zip(map(str, docs), qrels._grades[start:stop].tolist(), strict=True))
+    start, stop = int(qrels.offsets[row]), int(qrels.offsets[row + 1])
+    docs = qrels.doc_ids(slice(start, stop)).to_pylist()
+    return dict(zip(map(str, docs), qrels.grades[start:stop].tolist(), strict=True))
 
 
 def _no_judgments_ranked(query: str, n: int, rel: float, judged_only: bool) -> Ranked:

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from rankmeter import PolicyError, RankmeterError, Run, evaluate
-from rankmeter.vector.fusion import fuse, head
+from rankmeter.vector.fusion import fuse
 
 A = {"q1": {"a": 3.0, "b": 2.0, "c": 1.0}, "q2": {"x": 5.0, "y": 4.0}}
 B = {"q1": {"b": 0.9, "d": 0.5}}
@@ -124,15 +124,6 @@ def test_depth_limits_what_is_read_and_what_is_kept() -> None:
     # A's c (3rd) is not read; b, a and d remain, and only the top 2 are kept.
     assert fused.ranking("q1") == ["b", "a"]
     assert scores(fused, "q1") == pytest.approx({"b": 1 / 62 + 1 / 61, "a": 1 / 61})
-
-
-def test_head_keeps_the_top_of_each_query_in_rank_order() -> None:
-    run = random_run(8)
-    top = head(run, 5)
-    assert len(top) == 5 * run.n_queries
-    for q in run.query_ids:
-        assert top.ranking(q) == run.ranking(q)[:5]
-    assert head(run, 50) is run
 
 
 @pytest.mark.parametrize("name", ["rrf(a+b)", "my hybrid run"])

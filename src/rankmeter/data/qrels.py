@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from rankmeter.data._inputs import as_float_column
-from rankmeter.data.arrays import FloatArray, IntArray, ObjArray, readonly
+from rankmeter.data.arrays import FloatArray, IntArray, ObjArray, arrow_ints, readonly
 from rankmeter.data.csr import offsets_from_sorted, row_groups
 from rankmeter.data.hashing import HashLookup
 from rankmeter.data.ids import intern, intern_docs
@@ -28,6 +28,10 @@ class Qrels:
 
     Qrels are immutable. Build them with :meth:`from_file`, :meth:`from_dict`,
     :meth:`from_pandas`, :meth:`from_polars`, :meth:`from_arrow` or :meth:`from_columns`.
+
+    Stored columnar: one segment per judged query, in natural order (``segment_ids``), its
+    judgments at rows ``offsets[i]:offsets[i+1]`` of ``grades`` (and of :meth:`doc_ids`),
+    sorted by doc. Doc ids are interned into :attr:`doc_vocabulary`.
 
     Examples
     --------
@@ -179,6 +183,41 @@ class Qrels:
         if self._doc_lookup is None:
             self._doc_lookup = HashLookup(self._doc_vocab)
         return self._doc_lookup
+
+    @property
+    def segment_ids(self) -> ObjArray:
+        """The query id of each segment (read-only object array): the judged queries in
+        natural order, as :attr:`query_ids`; ``query_rows()`` maps an id to its segment."""
+        return self._query_ids
+
+    @property
+    def offsets(self) -> IntArray:
+        """CSR offsets (read-only int64, ``n_queries + 1``): the judgments of segment ``i``
+        are rows ``offsets[i]:offsets[i+1]``."""
+        return self._offsets
+
+    @property
+    def grades(self) -> FloatArray:
+        """The grade of every judgment row (read-only float64), negative ones included."""
+        return self._grades
+
+    @property
+    def doc_vocabulary(self) -> Any:
+        """The distinct judged doc ids (an Arrow string array); :meth:`doc_lookup` finds
+        strings in it, and :meth:`judgment_rows` takes positions in it."""
+        return self._doc_vocab
+
+    def doc_ids(self, rows: IntArray | slice = slice(None)) -> Any:
+        """The doc ids of these judgment rows (all by default), as an Arrow string array."""
+        return self._doc_vocab.take(arrow_ints(self._doc_codes[rows]))
+
+    def judgment_rows(self, segments: IntArray, doc_codes: IntArray) -> IntArray:
+        """The judgment row of each (segment, doc) pair, -1 where that doc is not judged for
+        that query; ``doc_codes`` are positions in :attr:`doc_vocabulary` (>= 0)."""
+        keys = segments * max(len(self._doc_vocab), 1) + doc_codes.astype(np.int64)
+        at = np.minimum(np.searchsorted(self._keys, keys), max(len(self._keys) - 1, 0))
+        rows: IntArray = np.where(self._keys[at] == keys, at, -1)
+        return rows
 
     def __len__(self) -> int:
         return len(self._grades)

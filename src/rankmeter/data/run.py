@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from rankmeter._validate import integer
 from rankmeter.data._inputs import as_float_column, string_column
 from rankmeter.data.arrays import (
     FloatArray,
@@ -20,7 +21,7 @@ from rankmeter.data.arrays import (
     release_arrow_memory,
 )
 from rankmeter.data.csr import gather_ranges, offsets_from_sorted, row_groups, segments_repeat
-from rankmeter.data.hashing import string_hashes
+from rankmeter.data.hashing import HashLookup, string_hashes
 from rankmeter.data.ids import intern_grouped, natural_order
 from rankmeter.data.origin import Origin
 from rankmeter.errors import PolicyError
@@ -48,9 +49,10 @@ class Run:
     Ranks come from the scores alone: score descending, ties broken by ``ties`` (default
     trec_eval's rule: doc id descending in byte order). A TREC file's rank column is ignored.
 
-    Stored columnar: queries as integer segments with CSR offsets (in the order they first
-    appear), doc ids as one Arrow string array in rank order, scores as float64. Doc ids are
-    not interned: the join looks them up in the qrels directly, which is what scales.
+    Stored columnar: one segment per query (in the order they first appear: ``segment_ids``),
+    its results at positions ``offsets[i]:offsets[i+1]`` in rank order (``scores``, and doc ids
+    through :meth:`doc_ids`). Doc ids are not interned: the join looks them up in the qrels
+    directly (:meth:`doc_codes`), which is what scales.
 
     Examples
     --------
@@ -59,6 +61,8 @@ class Run:
     Run('bm25', 1 queries, 3 results)
     >>> run.ranking("q1")
     ['d2', 'd3', 'd1']
+    >>> run.head(2).ranking("q1")
+    ['d2', 'd3']
     """
 
     __slots__ = (
@@ -253,11 +257,75 @@ class Run:
             self._doc_hashes,
         )
 
+    def head(self, cutoff: int) -> Run:
+        """Each query's top ``cutoff`` results, in rank order; name, tie policy and source are
+        kept (the run itself when no query has more).
+
+        Equal scores stay in this run's order: the cut is made after the tie policy ranked
+        them, so a tie straddling the cutoff keeps the results the policy put first.
+        """
+        cutoff = integer("cutoff", cutoff, low=1, what="results kept per query")
+        lengths = np.diff(self._offsets)
+        if int(lengths.max(initial=0)) <= cutoff:
+            return self
+        kept = np.minimum(lengths, cutoff)
+        return self._take(self._query_ids, self._offsets[:-1], kept)
+
+    def subset(self, query_ids: Iterable[str]) -> Run:
+        """The results of these queries only (ids without results are skipped), in this run's
+        order of queries; name, tie policy and source are kept."""
+        wanted = {str(q) for q in query_ids}
+        segments = np.flatnonzero([str(q) in wanted for q in self._query_ids])
+        if len(segments) == len(self._query_ids):
+            return self
+        starts = self._offsets[segments]
+        return self._take(self._query_ids[segments], starts, self._offsets[segments + 1] - starts)
+
+    def _take(self, query_ids: ObjArray, starts: IntArray, lengths: IntArray) -> Run:
+        """A run of the results at positions ``starts[i] : starts[i] + lengths[i]`` (segment
+        ``i``, query ``query_ids[i]``). Only those doc ids are kept, in their input order, so
+        the "input" tie policy still sees the order they were given in."""
+        positions = gather_ranges(starts, lengths)
+        rows = self._input_rows[positions]
+        kept_rows = np.sort(rows)
+        docs = self._docs.take(arrow_ints(kept_rows))
+        offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        return Run(
+            self.name,
+            query_ids,
+            offsets,
+            docs,
+            self._scores[positions],
+            np.searchsorted(kept_rows, rows).astype(np.int64),
+            self.ties,
+            self.source,
+            None if self._doc_hashes is None else self._doc_hashes[positions],
+        )
+
     # -- access -------------------------------------------------------------------------------
     @property
     def query_ids(self) -> tuple[str, ...]:
         """Queries with results, in natural order."""
         return tuple(str(q) for q in self._query_ids[self._natural_order()])
+
+    @property
+    def segment_ids(self) -> ObjArray:
+        """The query id of each segment (read-only object array), in stored order: the order
+        of :attr:`offsets`, which is the order queries first appear in the input."""
+        return self._query_ids
+
+    @property
+    def offsets(self) -> IntArray:
+        """CSR offsets (read-only int64, ``len(segment_ids) + 1``): the results of segment
+        ``i`` are positions ``offsets[i]:offsets[i+1]``, in rank order."""
+        return self._offsets
+
+    @property
+    def scores(self) -> FloatArray:
+        """The score of every result (read-only float64), by position: segments in stored
+        order, each in rank order."""
+        return self._scores
 
     def _natural_order(self) -> IntArray:
         return natural_order(self._query_ids)
@@ -278,6 +346,17 @@ class Run:
         if self._doc_hashes is None:
             self._doc_hashes = readonly(string_hashes(self._docs)[self._input_rows])
         return self._doc_hashes
+
+    def doc_codes(self, lookup: HashLookup, positions: IntArray | None = None) -> IntArray:
+        """Where each result's doc id is in ``lookup``'s vocabulary (-1: not there), for the
+        results at ``positions`` (every result, in position order, when None).
+
+        Doc ids are found by their hash and confirmed by their text; only the doc ids whose
+        hash matched are read, which is what keeps the join fast."""
+        hashes = self.doc_hashes()
+        if positions is None:
+            return lookup.codes(self._docs, hashes, self._input_rows)
+        return lookup.codes(self._docs, hashes[positions], self._input_rows[positions])
 
     def __len__(self) -> int:
         return len(self._scores)

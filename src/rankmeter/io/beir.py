@@ -105,7 +105,7 @@ def load_beir(path: str | os.PathLike[str], *, split: str = "test") -> BeirColle
             f"{len(missing)} judged queries have no text, e.g. {missing[0]!r} (judged in "
             f"{qrels_path.name})",
         )
-    unknown = sorted(d for d in qrels._doc_vocab.to_pylist() if d not in corpus)
+    unknown = sorted(d for d in qrels.doc_vocabulary.to_pylist() if d not in corpus)
     if unknown:
         raise FormatError(
             str(root / "corpus.jsonl"),

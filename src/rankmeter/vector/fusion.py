@@ -131,8 +131,9 @@ def _check_depth(depth: Any) -> int:
 
 def _ranks(run: Run) -> tuple[IntArray, IntArray]:
     """Query code (in the run's query table) and 1-based rank of every result, in rank order."""
-    groups = row_groups(run._offsets)
-    ranks: IntArray = np.arange(len(groups), dtype=np.int64) - run._offsets[groups] + 1
+    offsets = run.offsets
+    groups = row_groups(offsets)
+    ranks: IntArray = np.arange(len(groups), dtype=np.int64) - offsets[groups] + 1
     return groups, ranks
 
 
@@ -144,7 +145,7 @@ def _contributions(
     groups, ranks = _ranks(run)
     keep = np.flatnonzero(ranks <= depth)
     groups, ranks = groups[keep], ranks[keep]
-    scores = run._scores[keep]
+    scores = run.scores[keep]
     if normalise is None:
         values: FloatArray = weight / (k + ranks.astype(np.float64))
     else:
@@ -154,7 +155,7 @@ def _contributions(
                 f"normalised; use method='rrf', which reads ranks only"
             )
         values = weight * _normalised(scores, groups, normalise)
-    return [str(q) for q in run._query_ids], groups, run.doc_ids(keep), values
+    return [str(q) for q in run.segment_ids], groups, run.doc_ids(keep), values
 
 
 def _normalised(scores: FloatArray, groups: IntArray, how: str) -> FloatArray:
@@ -220,29 +221,6 @@ def _sum_by_pair(
         sums[keep],
         name=name,
         origin="<fused run>",
-    )
-
-
-def head(run: Run, depth: int) -> Run:
-    """The run's top ``depth`` results per query, in its rank order (itself if none is
-    deeper)."""
-    _check_depth(depth)
-    groups, ranks = _ranks(run)
-    if int(ranks.max(initial=0)) <= depth:
-        return run
-    keep = np.flatnonzero(ranks <= depth)
-    import pyarrow as pa
-
-    from rankmeter.data.arrays import arrow_ints
-
-    query_ids = pa.array([str(q) for q in run._query_ids], type=pa.string())
-    return Run.from_columns(
-        query_ids.take(arrow_ints(groups[keep])),
-        run.doc_ids(keep),
-        run._scores[keep],
-        name=run.name,
-        ties=run.ties,
-        origin=run.source,
     )
 
 

@@ -36,7 +36,6 @@ from rankmeter._validate import integer
 from rankmeter.data import Qrels, Run
 from rankmeter.errors import PolicyError, RankmeterError
 from rankmeter.results import EvalResult
-from rankmeter.vector.fusion import head
 
 __all__ = ["TwoStage", "cross_encoder", "two_stage"]
 
@@ -156,7 +155,7 @@ def two_stage(
     measures = parse_metrics([f"R@{int(pool)}", *metrics])
     loaded_qrels = Qrels.load(qrels)
     retriever = Run.load(retriever_run)
-    judged, candidates = _judged_queries(loaded_qrels, head(retriever, int(pool)))
+    judged, candidates = _judged_queries(loaded_qrels, retriever.head(pool))
     scorer = _scorer(reranker)
     outside = unscored = 0
     if scorer is None:
