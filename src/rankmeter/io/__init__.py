@@ -13,10 +13,11 @@ import os
 
 from rankmeter.data import Qrels, Run
 from rankmeter.io._source import FORMATS, Source
+from rankmeter.io.beir import read_corpus
 from rankmeter.io.tables import qrels_from_table, read_table, run_from_table
 from rankmeter.io.trec import read_trec_qrels, read_trec_run
 
-__all__ = ["FORMATS", "read_qrels", "read_run", "write_trec_run"]
+__all__ = ["FORMATS", "read_corpus", "read_qrels", "read_run", "write_trec_run"]
 
 
 def read_qrels(path: str | os.PathLike[str], *, format: str | None = None) -> Qrels:

@@ -607,8 +607,9 @@ def collection_from_files(
     Returns a :class:`rankmeter.io.beir.BeirCollection` holding the judged queries.
     """
     from rankmeter.data import Qrels
+    from rankmeter.io import read_corpus
     from rankmeter.io.annotations import read_queries
-    from rankmeter.io.beir import BeirCollection, Document, _records, _text
+    from rankmeter.io.beir import BeirCollection
 
     loaded = Qrels.load(qrels)
     corpus_path = Path(corpus)
@@ -616,10 +617,7 @@ def collection_from_files(
     for label, path in (("corpus", corpus_path), ("queries", queries_path)):
         if not path.is_file():
             raise FormatError(str(path), f"no such file (the {label})")
-    docs = {
-        doc_id: Document(_text(record, "title"), _text(record, "text"))
-        for doc_id, record in _records(corpus_path)
-    }
+    docs = read_corpus(corpus_path)
     texts = read_queries(queries_path)
     judged = set(loaded.query_ids)
     missing = [q for q in loaded.query_ids if q not in texts]
