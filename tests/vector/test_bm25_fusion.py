@@ -128,10 +128,13 @@ def test_depth_limits_what_is_read_and_what_is_kept() -> None:
 
 @pytest.mark.parametrize("name", ["rrf(a+b)", "my hybrid run"])
 def test_fused_run_text_is_what_the_trec_writer_writes(tmp_path: Path, name: str) -> None:
-    """`fuse` to stdout formats the run itself (rankmeter.io's writer only writes files): the
-    text must stay byte-equal to the file io.write_trec_run writes."""
-    from rankmeter.io import write_trec_run
-    from rankmeter.vector.fusion import trec_run_text
+    """`fuse` to stdout prints rankmeter.io's TREC text: byte-equal to the file
+    io.write_trec_run writes, through the one formatter (the name vector.fusion still offers
+    is io's)."""
+    from rankmeter.io import trec_run_text, write_trec_run
+    from rankmeter.vector import fusion
+
+    assert fusion.trec_run_text is trec_run_text
 
     run = Run.from_dict(
         {"10": {"d1": 0.1 + 0.2, "d2": 1e-300, "d3": -0.0}, "9": {"x": 3.0, "é": 3.0}}, name=name

@@ -15,9 +15,9 @@ from rankmeter.data import Qrels, Run
 from rankmeter.io._source import FORMATS, Source
 from rankmeter.io.beir import read_corpus
 from rankmeter.io.tables import qrels_from_table, read_table, run_from_table
-from rankmeter.io.trec import read_trec_qrels, read_trec_run
+from rankmeter.io.trec import read_trec_qrels, read_trec_run, trec_run_lines
 
-__all__ = ["FORMATS", "read_corpus", "read_qrels", "read_run", "write_trec_run"]
+__all__ = ["FORMATS", "read_corpus", "read_qrels", "read_run", "trec_run_text", "write_trec_run"]
 
 
 def read_qrels(path: str | os.PathLike[str], *, format: str | None = None) -> Qrels:
@@ -57,18 +57,21 @@ def read_run(
     return run_from_table(table, origin, name=name, ties=ties)
 
 
+def trec_run_text(run: Run) -> str:
+    """The run in TREC format, one ``qid Q0 docid rank score tag`` line per result, queries in
+    natural order, exactly as :func:`write_trec_run` writes it.
+
+    >>> print(trec_run_text(Run.from_dict({"q1": {"d1": 0.5, "d2": 0.9}}, name="my run")), end="")
+    q1 Q0 d2 1 0.9 my_run
+    q1 Q0 d1 2 0.5 my_run
+    """
+    return "".join(trec_run_lines(run))
+
+
 def write_trec_run(run: Run, path: str | os.PathLike[str]) -> None:
-    """Write a run in TREC format, atomically (a temporary file renamed into place)."""
+    """Write a run in TREC format (see :func:`trec_run_text`), atomically (a temporary file
+    renamed into place)."""
     from rankmeter.io._atomic import atomic_write
 
     with atomic_write(path) as handle:
-        table = run.to_arrow()
-        tag = run.name.replace(" ", "_") or "run"
-        for q, d, r, s in zip(
-            table.column("query_id").to_pylist(),
-            table.column("doc_id").to_pylist(),
-            table.column("rank").to_pylist(),
-            table.column("score").to_pylist(),
-            strict=True,
-        ):
-            handle.write(f"{q} Q0 {d} {r} {s!r} {tag}\n")
+        handle.writelines(trec_run_lines(run))

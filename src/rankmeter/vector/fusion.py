@@ -28,6 +28,7 @@ from rankmeter._validate import choice, integer, real
 from rankmeter.data import Run
 from rankmeter.data.csr import row_groups
 from rankmeter.errors import PolicyError, RankmeterError
+from rankmeter.io import trec_run_text as _trec_run_text
 
 __all__ = ["FUSION_METHODS", "fuse"]
 
@@ -224,19 +225,6 @@ def _sum_by_pair(
     )
 
 
-def trec_run_text(run: Run) -> str:
-    """The run in TREC format (``qid Q0 docid rank score tag``), as ``write_trec_run`` writes
-    it."""
-    table = run.to_arrow()
-    tag = run.name.replace(" ", "_") or "run"
-    lines = [
-        f"{q} Q0 {d} {r} {s!r} {tag}\n"
-        for q, d, r, s in zip(
-            table.column("query_id").to_pylist(),
-            table.column("doc_id").to_pylist(),
-            table.column("rank").to_pylist(),
-            table.column("score").to_pylist(),
-            strict=True,
-        )
-    ]
-    return "".join(lines)
+#: The TREC formatter is rankmeter.io's (one writer); this name stays for the CLI's ``fuse``
+#: until it imports ``rankmeter.io.trec_run_text`` itself.
+trec_run_text = _trec_run_text
