@@ -13,13 +13,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, overload
 
 from rankmeter.data import Qrels, Run
-from rankmeter.data.run import check_ties
+from rankmeter.data.run import check_ties, unique_names
 from rankmeter.errors import PolicyError, RankmeterError
-from rankmeter.metrics import DEFAULT_METRICS, Metric, parse_metrics
-from rankmeter.metrics._ranked import join
+from rankmeter.io import as_qrels, as_run, load_runs
+from rankmeter.metrics import DEFAULT_METRICS, Metric, join, parse_metrics
 from rankmeter.results import EvalResult, EvalResults, PerQuery, Policies
 
-__all__ = ["evaluate"]
+__all__ = ["check_policies", "evaluate", "resolve_metrics"]
 
 RunLike = Any
 MetricsLike = str | Metric | Iterable[str | Metric] | None
@@ -109,11 +109,13 @@ def evaluate(
     >>> list(result.metrics), result.metrics["RR"] == result.metrics["recip_rank"]
     (['MRR', 'P@1'], True)
     """
+    from rankmeter.io.stream import run_files_to_stream
+
     policies = _policies(rel, include_missing, judged_only, ties)
-    measures = parse_metrics(DEFAULT_METRICS if metrics is None else _as_names(metrics))
-    loaded_qrels = Qrels.load(qrels)
+    measures = resolve_metrics(metrics)
+    loaded_qrels = as_qrels(qrels)
     many = _is_collection(runs)
-    paths = _run_paths(runs, many, explicit=bool(stream))
+    paths = run_files_to_stream(runs, many=many, explicit=bool(stream))
     if paths is not None and stream is not False:
         try:
             streamed = [
@@ -128,41 +130,11 @@ def evaluate(
             # Automatic streaming gave up (a run not grouped by query, bad data): the
             # in-memory path copes with the former and words errors as the readers do.
     if many:
-        loaded = _load_runs(runs, ties)
+        loaded = load_runs(runs, ties=ties)
         return EvalResults(
             tuple(_evaluate_one(loaded_qrels, r, measures, policies) for r in loaded)
         )
-    return _evaluate_one(loaded_qrels, Run.load(runs, ties=ties), measures, policies)
-
-
-def _run_paths(runs: Any, many: bool, *, explicit: bool) -> list[tuple[str | None, Any]] | None:
-    """(name, path) of the run files to stream, when every run is a TREC run file (not
-    stdin). With ``explicit`` (stream=True) anything else is an error."""
-    from rankmeter.io._source import Source
-
-    if not many:
-        named: list[tuple[str | None, Any]] = [(None, runs)]
-    elif isinstance(runs, Mapping):
-        named = [(str(k), v) for k, v in runs.items()]
-    else:
-        named = [(None, v) for v in runs]
-    if not named or not all(
-        isinstance(p, (str, os.PathLike)) and os.fspath(p) != "-" for _, p in named
-    ):
-        if explicit:
-            raise PolicyError("stream=True reads run files: give paths, not runs or tables")
-        return None
-    if explicit:
-        return named
-    try:
-        # Only regular files stream unasked: a FIFO or /dev/fd/N can be read only once, so the
-        # in-memory reader could not take over where streaming gives up.
-        sources = [Source(p) for _, p in named]
-        if all(s.rereadable and s.detect_format(None) == "trec" for s in sources):
-            return named
-    except RankmeterError:
-        pass
-    return None
+    return _evaluate_one(loaded_qrels, as_run(runs, ties=ties), measures, policies)
 
 
 def _evaluate_stream(
@@ -208,6 +180,25 @@ def _evaluate_stream(
     return EvalResult(run_name, means, PerQuery(query_ids, measures, merged), policies, measures)
 
 
+def resolve_metrics(metrics: MetricsLike) -> tuple[Metric, ...]:
+    """The metrics asked for: one name or :class:`~rankmeter.metrics.Metric`, several, or None
+    for the defaults (nDCG@10, P@10, R@100, RR, AP), parsed as :func:`rankmeter.evaluate` and
+    :func:`rankmeter.compare` read them.
+
+    >>> [m.label for m in resolve_metrics("P@5")], len(resolve_metrics(None))
+    (['P@5'], 5)
+    """
+    return parse_metrics(DEFAULT_METRICS if metrics is None else _as_names(metrics))
+
+
+def check_policies(
+    rel: Any = 1, include_missing: Any = False, judged_only: Any = False, ties: Any = "trec_eval"
+) -> Policies:
+    """The evaluation policies, each checked (a PolicyError names a bad one), as
+    :func:`rankmeter.evaluate` takes them."""
+    return _policies(rel, include_missing, judged_only, ties)
+
+
 def _as_names(metrics: Any) -> Iterable[str | Metric]:
     return [metrics] if isinstance(metrics, (str, Metric)) else metrics
 
@@ -234,39 +225,8 @@ def _is_collection(runs: Any) -> bool:
     return False
 
 
-def _load_runs(runs: Any, ties: str) -> list[Run]:
-    if isinstance(runs, Mapping):
-        loaded = [Run.load(v, name=str(k), ties=ties) for k, v in runs.items()]
-    else:
-        loaded = [Run.load(v, ties=ties) for v in runs]
-    if not loaded:
-        raise PolicyError("no runs given")
-    names = _unique_names([r.name for r in loaded], [r.source for r in loaded])
-    return [r if r.name == n else r.renamed(n) for r, n in zip(loaded, names, strict=True)]
-
-
-def _unique_names(names: list[str], sources: list[str]) -> list[str]:
-    """Runs with the same name are told apart by their file, else by a number."""
-    if len(set(names)) == len(names):
-        return names
-    unique_sources = len(set(sources)) == len(sources) and not any(
-        s.startswith("<") for s in sources
-    )
-    seen: dict[str, int] = {}
-    out = []
-    for name, source in zip(names, sources, strict=True):
-        if names.count(name) == 1:
-            out.append(name)
-        elif unique_sources:
-            out.append(source)
-        else:
-            seen[name] = seen.get(name, 0) + 1
-            out.append(f"{name}#{seen[name]}")
-    return out
-
-
 def _named(results: list[EvalResult], sources: list[str]) -> EvalResults:
-    names = _unique_names([r.run for r in results], sources)
+    names = unique_names([r.run for r in results], sources)
     return EvalResults(
         tuple(
             r if r.run == n else dataclasses.replace(r, run=n)
@@ -307,3 +267,7 @@ def _no_common_queries(
 def _sample(ids: tuple[str, ...]) -> str:
     shown = ", ".join(ids[:3])
     return shown + (", ..." if len(ids) > 3 else "")
+
+
+# cli/compare.py still imports the naming rule by its old name (now rankmeter.data.run's).
+_unique_names = unique_names

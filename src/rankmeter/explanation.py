@@ -34,8 +34,7 @@ from rankmeter.errors import PolicyError, RankmeterError
 
 if TYPE_CHECKING:
     from rankmeter.data import Qrels, Run
-    from rankmeter.metrics import Metric
-    from rankmeter.metrics._ranked import Ranked
+    from rankmeter.metrics import Metric, Ranked
 
 __all__ = ["Explanation", "explain", "explain_grades", "parse_grades"]
 
@@ -292,16 +291,16 @@ def _metric(metric: Any) -> Metric:
 def _from_files(qrels: Any, run: Any, query: Any, rel: Any, judged_only: Any, ties: str) -> _Case:
     import numpy as np
 
-    from rankmeter.data import Qrels, Run
-    from rankmeter.evaluation import _policies
-    from rankmeter.metrics._ranked import join
+    from rankmeter.evaluation import check_policies
+    from rankmeter.io import as_qrels, as_run
+    from rankmeter.metrics import join
 
-    policies = _policies(rel, False, judged_only, ties)
+    policies = check_policies(rel, False, judged_only, ties)
     if not isinstance(query, (str, int)) or isinstance(query, bool):
         raise PolicyError(f"query must be a query id (a string), not {query!r}")
     query = str(query)
-    loaded_qrels = Qrels.load(qrels)
-    loaded_run = Run.load(run, ties=policies.ties)
+    loaded_qrels = as_qrels(qrels)
+    loaded_run = as_run(run, ties=policies.ties)
     qrels_row = loaded_qrels.query_rows().get(query)
     one = loaded_run.subset([query])
     if qrels_row is None and one.n_queries == 0:
@@ -388,7 +387,7 @@ def _no_judgments_ranked(query: str, n: int, rel: float, judged_only: bool) -> R
     """A query with results but no judgments: every result unjudged (none left under -J)."""
     import numpy as np
 
-    from rankmeter.metrics._ranked import Ranked
+    from rankmeter.metrics import Ranked
 
     n = 0 if judged_only else n
     return Ranked(
@@ -407,11 +406,11 @@ def _from_grades(
 ) -> _Case:
     import numpy as np
 
-    from rankmeter.evaluation import _policies
-    from rankmeter.metrics._ranked import Ranked
+    from rankmeter.evaluation import check_policies
+    from rankmeter.metrics import Ranked
     from rankmeter.metrics._spec import num
 
-    policies = _policies(rel, False, False, "trec_eval")
+    policies = check_policies(rel, False, False, "trec_eval")
     given = parse_grades(grades)
     judged = [g is not None and g >= 0 for g in given]
     values = [g if j and g is not None else 0.0 for g, j in zip(given, judged, strict=True)]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -26,8 +25,9 @@ class Qrels:
     (as in trec_eval: it is neither relevant nor judged). Float grades are kept as given
     (trec_eval truncates them to integers).
 
-    Qrels are immutable. Build them with :meth:`from_file`, :meth:`from_dict`,
-    :meth:`from_pandas`, :meth:`from_polars`, :meth:`from_arrow` or :meth:`from_columns`.
+    Qrels are immutable. Build them with :meth:`from_dict` or :meth:`from_columns`; files,
+    DataFrames and Arrow tables are read by :mod:`rankmeter.io` (``rankmeter.io.read_qrels``,
+    ``rankmeter.as_qrels``, which takes any supported input).
 
     Stored columnar: one segment per judged query, in natural order (``segment_ids``), its
     judgments at rows ``offsets[i]:offsets[i+1]`` of ``grades`` (and of :meth:`doc_ids`),
@@ -127,43 +127,6 @@ class Qrels:
             ds.extend(docs.keys())
             gs.extend(docs.values())
         return cls.from_columns(qs, ds, gs, origin=origin)
-
-    @classmethod
-    def from_file(cls, path: str | os.PathLike[str], *, format: str | None = None) -> Qrels:
-        """Read a qrels file: TREC (``qid 0 docid grade``), CSV/TSV with a header, JSONL or
-        Parquet; ``.gz`` compressed or ``"-"`` for standard input. ``format`` overrides the
-        detection (``"trec"``, ``"csv"``, ``"tsv"``, ``"jsonl"``, ``"parquet"``)."""
-        from rankmeter.io import read_qrels
-
-        return read_qrels(path, format=format)
-
-    @classmethod
-    def from_arrow(cls, table: Any) -> Qrels:
-        """Build from an Arrow table with columns query_id, doc_id, relevance (aliases accepted)."""
-        from rankmeter.io.tables import qrels_from_table
-
-        return qrels_from_table(table, Origin("<arrow table>"))
-
-    @classmethod
-    def from_pandas(cls, frame: Any) -> Qrels:
-        """Build from a pandas DataFrame with columns query_id, doc_id, relevance."""
-        from rankmeter.io.tables import arrow_from_pandas, qrels_from_table
-
-        return qrels_from_table(arrow_from_pandas(frame), Origin("<pandas DataFrame>"))
-
-    @classmethod
-    def from_polars(cls, frame: Any) -> Qrels:
-        """Build from a polars DataFrame with columns query_id, doc_id, relevance."""
-        from rankmeter.io.tables import qrels_from_table
-
-        return qrels_from_table(frame.to_arrow(), Origin("<polars DataFrame>"))
-
-    @classmethod
-    def load(cls, value: Any) -> Qrels:
-        """Accept any supported input: Qrels, path, dict of dicts, DataFrame or Arrow table."""
-        from rankmeter.io.tables import coerce_qrels
-
-        return coerce_qrels(value)
 
     # -- access -------------------------------------------------------------------------------
     @property

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -26,7 +25,7 @@ from rankmeter.data.ids import intern_grouped, natural_order
 from rankmeter.data.origin import Origin
 from rankmeter.errors import PolicyError
 
-__all__ = ["TIE_POLICIES", "Run"]
+__all__ = ["TIE_POLICIES", "Run", "check_ties", "unique_names"]
 
 #: How documents with equal scores are ordered.
 #: ``"trec_eval"``: score descending, then doc id descending in byte order (trec_eval's rule).
@@ -43,6 +42,41 @@ def check_ties(ties: str) -> str:
     return ties
 
 
+def unique_names(names: Sequence[str], sources: Sequence[str]) -> list[str]:
+    """Names for several runs, all different: runs that share a name are told apart by their
+    source (the file they were read from), else by a number.
+
+    Parameters
+    ----------
+    names : the runs' own names (their TREC tags)
+    sources : where each run came from; ``<...>`` (a dict, a frame) names no file
+
+    Examples
+    --------
+    >>> unique_names(["bm25", "bm25", "dense"], ["a.run", "b.run", "c.run"])
+    ['a.run', 'b.run', 'dense']
+    >>> unique_names(["run", "run"], ["<dict>", "<dict>"])
+    ['run#1', 'run#2']
+    """
+    names, sources = list(names), list(sources)
+    if len(set(names)) == len(names):
+        return names
+    unique_sources = len(set(sources)) == len(sources) and not any(
+        s.startswith("<") for s in sources
+    )
+    seen: dict[str, int] = {}
+    out = []
+    for name, source in zip(names, sources, strict=True):
+        if names.count(name) == 1:
+            out.append(name)
+        elif unique_sources:
+            out.append(source)
+        else:
+            seen[name] = seen.get(name, 0) + 1
+            out.append(f"{name}#{seen[name]}")
+    return out
+
+
 class Run:
     """A system's results: for each query, documents with scores, in rank order.
 
@@ -53,6 +87,10 @@ class Run:
     its results at positions ``offsets[i]:offsets[i+1]`` in rank order (``scores``, and doc ids
     through :meth:`doc_ids`). Doc ids are not interned: the join looks them up in the qrels
     directly (:meth:`doc_codes`), which is what scales.
+
+    Runs are immutable. Build them with :meth:`from_dict` or :meth:`from_columns`; files,
+    DataFrames and Arrow tables are read by :mod:`rankmeter.io` (``rankmeter.io.read_run``,
+    ``rankmeter.as_run``, which takes any supported input).
 
     Examples
     --------
@@ -172,52 +210,6 @@ class Run:
             ds.extend(docs.keys())
             ss.extend(docs.values())
         return cls.from_columns(qs, ds, ss, name=name, ties=ties, origin=origin)
-
-    @classmethod
-    def from_file(
-        cls,
-        path: str | os.PathLike[str],
-        *,
-        name: str | None = None,
-        format: str | None = None,
-        ties: str = "trec_eval",
-    ) -> Run:
-        """Read a run: TREC (``qid Q0 docid rank score tag``), CSV/TSV with a header, JSONL or
-        Parquet; ``.gz`` compressed or ``"-"`` for standard input. The name defaults to the TREC
-        tag, else the file name."""
-        from rankmeter.io import read_run
-
-        return read_run(path, name=name, format=format, ties=ties)
-
-    @classmethod
-    def from_arrow(cls, table: Any, *, name: str = "run", ties: str = "trec_eval") -> Run:
-        """Build from an Arrow table with columns query_id, doc_id, score (aliases accepted)."""
-        from rankmeter.io.tables import run_from_table
-
-        return run_from_table(table, Origin("<arrow table>"), name=name, ties=ties)
-
-    @classmethod
-    def from_pandas(cls, frame: Any, *, name: str = "run", ties: str = "trec_eval") -> Run:
-        """Build from a pandas DataFrame with columns query_id, doc_id, score."""
-        from rankmeter.io.tables import arrow_from_pandas, run_from_table
-
-        origin = Origin("<pandas DataFrame>")
-        return run_from_table(arrow_from_pandas(frame), origin, name=name, ties=ties)
-
-    @classmethod
-    def from_polars(cls, frame: Any, *, name: str = "run", ties: str = "trec_eval") -> Run:
-        """Build from a polars DataFrame with columns query_id, doc_id, score."""
-        from rankmeter.io.tables import run_from_table
-
-        origin = Origin("<polars DataFrame>")
-        return run_from_table(frame.to_arrow(), origin, name=name, ties=ties)
-
-    @classmethod
-    def load(cls, value: Any, *, name: str | None = None, ties: str = "trec_eval") -> Run:
-        """Accept any supported input: Run, path, dict of dicts, DataFrame or Arrow table."""
-        from rankmeter.io.tables import coerce_run
-
-        return coerce_run(value, name=name, ties=ties)
 
     def with_ties(self, ties: str) -> Run:
         """The same results ranked under another tie policy (self if it is already so)."""

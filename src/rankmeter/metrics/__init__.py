@@ -1,4 +1,10 @@
-"""Metrics: one frozen spec and one vectorised kernel per metric, and the name grammar."""
+"""Metrics: one frozen spec and one vectorised kernel per metric, and the name grammar.
+
+:func:`join` (a Run with Qrels, under the evaluation policies) gives the :class:`Ranked` table
+every kernel reads; both load on first use, with the data model.
+"""
+
+from typing import TYPE_CHECKING, Any
 
 from rankmeter.metrics._parse import metric_names, parse_metric, parse_metrics
 from rankmeter.metrics._registry import DEFAULT_METRICS, SPECS
@@ -13,8 +19,22 @@ __all__ = [
     "Metric",
     "MetricSpec",
     "Param",
+    "Ranked",
+    "join",
     "metric_names",
     "metrics_for_goal",
     "parse_metric",
     "parse_metrics",
 ]
+
+if TYPE_CHECKING:
+    from rankmeter.metrics._ranked import Ranked, join
+
+
+def __getattr__(name: str) -> Any:
+    # The join needs the data model (rankmeter.data); parsing metric names does not.
+    if name in ("Ranked", "join"):
+        from rankmeter.metrics import _ranked
+
+        return getattr(_ranked, name)
+    raise AttributeError(f"module 'rankmeter.metrics' has no attribute {name!r}")

@@ -606,12 +606,11 @@ def collection_from_files(
 
     Returns a :class:`rankmeter.io.beir.BeirCollection` holding the judged queries.
     """
-    from rankmeter.data import Qrels
-    from rankmeter.io import read_corpus
+    from rankmeter.io import as_qrels, read_corpus
     from rankmeter.io.annotations import read_queries
     from rankmeter.io.beir import BeirCollection
 
-    loaded = Qrels.load(qrels)
+    loaded = as_qrels(qrels)
     corpus_path = Path(corpus)
     queries_path = Path(queries)
     for label, path in (("corpus", corpus_path), ("queries", queries_path)):

@@ -28,6 +28,7 @@ from rankmeter._validate import choice, integer, real
 from rankmeter.data import Run
 from rankmeter.data.csr import row_groups
 from rankmeter.errors import PolicyError, RankmeterError
+from rankmeter.io import as_run
 from rankmeter.io import trec_run_text as _trec_run_text
 
 __all__ = ["FUSION_METHODS", "fuse"]
@@ -81,7 +82,7 @@ def fuse(
     id descending), so the result never depends on the order of the input rows.
     """
     normalise = _method(method, normalisation)
-    loaded = [Run.load(r) for r in runs]
+    loaded = [as_run(r) for r in runs]
     if len(loaded) < 2:
         raise PolicyError(f"fusion needs two runs or more; got {len(loaded)}")
     w = _weights(weights, len(loaded))
