@@ -344,7 +344,10 @@ def test_unknown_format(tmp_path: Path) -> None:
 def test_unknown_tie_policy(tmp_path: Path) -> None:
     path = tmp_path / "r.txt"
     path.write_bytes(b"1 Q0 a 1 1 t\n")
-    with pytest.raises(rankmeter.PolicyError, match=r"ties='random' is not a tie policy"):
+    with pytest.raises(
+        rankmeter.PolicyError,
+        match=r"^ties='random' must be one of 'trec_eval', 'input' \(how equal",
+    ):
         read_run(path, ties="random")
 
 

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from rankmeter._validate import integer
+from rankmeter._validate import choice, integer
 from rankmeter.data._inputs import as_float_column, string_column
 from rankmeter.data.arrays import (
     FloatArray,
@@ -23,7 +23,6 @@ from rankmeter.data.csr import gather_ranges, offsets_from_sorted, row_groups, s
 from rankmeter.data.hashing import HashLookup, string_hashes
 from rankmeter.data.ids import intern_grouped, natural_order
 from rankmeter.data.origin import Origin
-from rankmeter.errors import PolicyError
 
 __all__ = ["TIE_POLICIES", "Run", "check_ties", "unique_names"]
 
@@ -34,12 +33,9 @@ __all__ = ["TIE_POLICIES", "Run", "check_ties", "unique_names"]
 TIE_POLICIES = ("trec_eval", "input")
 
 
-def check_ties(ties: str) -> str:
-    if ties not in TIE_POLICIES:
-        raise PolicyError(
-            f"ties={ties!r} is not a tie policy; use one of {', '.join(map(repr, TIE_POLICIES))}"
-        )
-    return ties
+def check_ties(ties: Any) -> str:
+    """``ties`` if it is one of :data:`TIE_POLICIES`, else a PolicyError naming them."""
+    return choice("ties", ties, TIE_POLICIES, what="how equal scores are ordered")
 
 
 def unique_names(names: Sequence[str], sources: Sequence[str]) -> list[str]:
