@@ -218,8 +218,8 @@ IN_MEMORY_QRELS: dict[str, Callable[[], Qrels]] = {
     ),
     "pandas": lambda: as_qrels(qrels_table().to_pandas()),
     "pandas aliases": lambda: as_qrels(qrels_table(("qid", "docid", "label")).to_pandas()),
-    "polars": lambda: as_qrels(pl.from_arrow(qrels_table())),  # type: ignore[arg-type]
-    "as_qrels(dataframe)": lambda: as_qrels(qrels_table().to_pandas()),
+    "polars": lambda: as_qrels(pl.from_arrow(qrels_table())),
+    "rankmeter.as_qrels(dataframe)": lambda: rankmeter.as_qrels(qrels_table().to_pandas()),
 }
 
 IN_MEMORY_RUNS: dict[str, Callable[[], Run]] = {
@@ -228,8 +228,8 @@ IN_MEMORY_RUNS: dict[str, Callable[[], Run]] = {
     ),
     "arrow": lambda: as_run(run_table(), name=TAG),
     "pandas": lambda: as_run(run_table().to_pandas(), name=TAG),
-    "polars": lambda: as_run(pl.from_arrow(run_table()), name=TAG),  # type: ignore[arg-type]
-    "as_run(polars)": lambda: rankmeter.as_run(pl.from_arrow(run_table()), name=TAG),
+    "polars": lambda: as_run(pl.from_arrow(run_table()), name=TAG),
+    "rankmeter.as_run(polars)": lambda: rankmeter.as_run(pl.from_arrow(run_table()), name=TAG),
 }
 
 
