@@ -246,11 +246,25 @@ class Run:
         )
 
     def head(self, cutoff: int) -> Run:
-        """Each query's top ``cutoff`` results, in rank order; name, tie policy and source are
-        kept (the run itself when no query has more).
+        """Each query's top ``cutoff`` results, in rank order.
 
-        Equal scores stay in this run's order: the cut is made after the tie policy ranked
-        them, so a tie straddling the cutoff keeps the results the policy put first.
+        Parameters
+        ----------
+        cutoff : results kept per query (an integer >= 1)
+
+        Returns
+        -------
+        Run with the same name, tie policy and source; the run itself when no query has more
+        than ``cutoff`` results. Equal scores keep this run's order: the cut is made after the
+        tie policy ranked them, so a tie straddling the cutoff keeps the results the policy
+        put first.
+
+        Examples
+        --------
+        >>> run = Run.from_dict({"q1": {"a": 0.9, "b": 0.5, "c": 0.5}, "q2": {"d": 1.0}})
+        >>> top = run.head(2)
+        >>> top.ranking("q1"), top.ranking("q2"), run.head(3) is run
+        (['a', 'c'], ['d'], True)
         """
         cutoff = integer("cutoff", cutoff, low=1, what="results kept per query")
         lengths = np.diff(self._offsets)
@@ -260,8 +274,14 @@ class Run:
         return self._take(self._query_ids, self._offsets[:-1], kept)
 
     def subset(self, query_ids: Iterable[str]) -> Run:
-        """The results of these queries only (ids without results are skipped), in this run's
-        order of queries; name, tie policy and source are kept."""
+        """The results of these queries only, in this run's order of queries.
+
+        Ids without results here are skipped (the subset may be empty); name, tie policy and
+        source are kept, and the run itself is returned when every query is asked for.
+
+        >>> Run.from_dict({"q1": {"a": 1.0}, "q2": {"b": 1.0}}).subset(["q2", "q9"]).query_ids
+        ('q2',)
+        """
         wanted = {str(q) for q in query_ids}
         segments = np.flatnonzero([str(q) in wanted for q in self._query_ids])
         if len(segments) == len(self._query_ids):
