@@ -146,25 +146,30 @@ def run_steps(stages: Stages, columns: dict[str, Any]) -> None:
     """Run.from_columns step by step, through the same private helpers in the same order."""
     import numpy as np
 
-    from rankmeter.data import _columns as c
+    from rankmeter.data import _inputs, csr, hashing, ids
+    from rankmeter.data import origin as origins
     from rankmeter.data import run as r
 
-    origin = c.Origin("<profile>")
+    origin = origins.Origin("<profile>")
     q_codes, q_vocab = stages.time(
         "run",
         "run: group queries (intern_grouped)",
-        lambda: c.intern_grouped(columns["qid"], origin, "query id"),
+        lambda: ids.intern_grouped(columns["qid"], origin, "query id"),
     )
     docs = stages.time(
-        "run", "run: check doc ids", lambda: c.string_column(columns["docid"], origin, "doc id")
+        "run",
+        "run: check doc ids",
+        lambda: _inputs.string_column(columns["docid"], origin, "doc id"),
     )
     values = stages.time(
         "run",
         "run: scores to float64",
-        lambda: c.as_float_column(columns["score"], origin, "score", allow_inf=True),
+        lambda: _inputs.as_float_column(columns["score"], origin, "score", allow_inf=True),
     )
     rows = np.arange(len(values), dtype=np.int64)
-    hashes = stages.time("run", "run: hash doc ids (string_hashes)", lambda: c.string_hashes(docs))
+    hashes = stages.time(
+        "run", "run: hash doc ids (string_hashes)", lambda: hashing.string_hashes(docs)
+    )
     order, tied_at, tied_from = stages.time(
         "run",
         "run: rank order and ties (_rank_order)",
@@ -181,9 +186,9 @@ def run_steps(stages: Stages, columns: dict[str, Any]) -> None:
         return q, h
 
     q, h = stages.time("run", "run: put rows in rank order", apply)
-    offsets = c.offsets_from_sorted(q, len(q_vocab))
+    offsets = csr.offsets_from_sorted(q, len(q_vocab))
     stages.time(
-        "run", "run: duplicate check (segments_repeat)", lambda: c.segments_repeat(offsets, h)
+        "run", "run: duplicate check (segments_repeat)", lambda: csr.segments_repeat(offsets, h)
     )
 
 

@@ -7,7 +7,7 @@ rotating order, and reports medians and the ratio of each peer to rankmeter. Too
 
 - ``rankmeter``: the CLI, ``rankmeter evaluate QRELS RUN -m ... -f json``
 - ``rankmeter-stream``: the same with ``--stream`` (chunks of whole queries, bounded memory)
-- ``rankmeter-api``: ``Qrels.from_file``, ``Run.from_file``, ``rankmeter.evaluate`` in Python
+- ``rankmeter-api``: ``rankmeter.evaluate(QRELS, RUN, metrics)`` in Python (it reads the files)
 - ``pytrec_eval``: trec_eval's code (pytrec-eval-terrier), files parsed with its parse_qrel/run
 - ``ranx``: ``Qrels/Run.from_file(kind="trec")`` and ``ranx.evaluate`` (Numba: the session's first
   ranx process compiles on an empty cache; it is reported separately as the cold start)

@@ -517,7 +517,10 @@ def test_bad_judgments_metric_and_policies() -> None:
         rankmeter.explain_grades("1", "ndgc@10")
     with pytest.raises(PolicyError, match=r"^rel='2' must be a finite number"):
         rankmeter.explain_grades("1", "AP", rel="2")  # type: ignore[arg-type]
-    with pytest.raises(PolicyError, match=r"^ties='random' is not a tie policy"):
+    with pytest.raises(
+        PolicyError,
+        match=r"^ties='random' must be one of 'trec_eval', 'input' \(how equal scores are ordered\)$",
+    ):
         rankmeter.explain(QRELS, RUN, "1", "AP", ties="random")
     with pytest.raises(PolicyError, match=r"^judged_only=1 must be True or False$"):
         rankmeter.explain(QRELS, RUN, "1", "AP", judged_only=1)  # type: ignore[arg-type]

@@ -24,7 +24,7 @@ from rankmeter.results import EvalResults, Policies, unique_names
         ({"rel": True}, r"^rel=True must be a finite number"),
         ({"include_missing": 1}, r"^include_missing=1 must be True or False$"),
         ({"judged_only": "yes"}, r"^judged_only='yes' must be True or False$"),
-        ({"ties": "random"}, r"^ties='random' is not a tie policy"),
+        ({"ties": "random"}, r"^ties='random' must be one of 'trec_eval', 'input'"),
     ],
 )
 def test_policies_check_their_values(changes: dict[str, Any], message: str) -> None:

@@ -1,5 +1,9 @@
 """rankmeter: is your search any good, and did the change make it better?
 
+Inputs (paths, DataFrames, Arrow tables, dicts) become :class:`Qrels` and :class:`Run` through
+:func:`as_qrels` and :func:`as_run` (from :mod:`rankmeter.io`); every function here takes
+them as they are.
+
 >>> import rankmeter
 >>> qrels = {"q1": {"d1": 2, "d2": 0, "d3": 1}}
 >>> run = {"q1": {"d1": 0.9, "d2": 0.8, "d3": 0.1}}
@@ -30,6 +34,8 @@ __all__ = [
     "Qrels",
     "RankmeterError",
     "Run",
+    "as_qrels",
+    "as_run",
     "compare",
     "evaluate",
     "explain",
@@ -45,6 +51,7 @@ if TYPE_CHECKING:
     from rankmeter.data import Qrels, Run
     from rankmeter.evaluation import evaluate
     from rankmeter.explanation import Explanation, Explanations, explain, explain_grades
+    from rankmeter.io import as_qrels, as_run
     from rankmeter.metrics import Metric, parse_metric, parse_metrics
     from rankmeter.results import EvalResult, EvalResults
 
@@ -52,6 +59,8 @@ if TYPE_CHECKING:
 _LAZY = {
     "Qrels": "rankmeter.data",
     "Run": "rankmeter.data",
+    "as_qrels": "rankmeter.io",
+    "as_run": "rankmeter.io",
     "evaluate": "rankmeter.evaluation",
     "explain": "rankmeter.explanation",
     "explain_grades": "rankmeter.explanation",

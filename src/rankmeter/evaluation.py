@@ -12,12 +12,12 @@ from typing import Any, overload
 
 from rankmeter._validate import boolean
 from rankmeter.data import Qrels, Run
-from rankmeter.errors import PolicyError, RankmeterError
-from rankmeter.metrics import DEFAULT_METRICS, Metric, parse_metrics
-from rankmeter.metrics._ranked import join
-from rankmeter.results import EvalResult, EvalResults, PerQuery, Policies, unique_names
+from rankmeter.errors import RankmeterError
+from rankmeter.io import as_qrels, as_run, load_runs
+from rankmeter.metrics import DEFAULT_METRICS, Metric, join, parse_metrics
+from rankmeter.results import EvalResult, EvalResults, PerQuery, Policies
 
-__all__ = ["evaluate"]
+__all__ = ["check_policies", "evaluate", "resolve_metrics"]
 
 RunLike = Any
 MetricsLike = str | Metric | Iterable[str | Metric] | None
@@ -107,13 +107,15 @@ def evaluate(
     >>> list(result.metrics), result.metrics["RR"] == result.metrics["recip_rank"]
     (['MRR', 'P@1'], True)
     """
+    from rankmeter.io.stream import run_files_to_stream
+
     policies = Policies(rel, include_missing, judged_only, ties)
     if stream is not None:
         boolean("stream", stream)
-    measures = parse_metrics(DEFAULT_METRICS if metrics is None else _as_names(metrics))
-    loaded_qrels = Qrels.load(qrels)
+    measures = resolve_metrics(metrics)
+    loaded_qrels = as_qrels(qrels)
     many = _is_collection(runs)
-    paths = _run_paths(runs, many, explicit=bool(stream))
+    paths = run_files_to_stream(runs, many=many, explicit=bool(stream))
     if paths is not None and stream is not False:
         try:
             streamed = [
@@ -128,41 +130,11 @@ def evaluate(
             # Automatic streaming gave up (a run not grouped by query, bad data): the
             # in-memory path copes with the former and words errors as the readers do.
     if many:
-        loaded = _load_runs(runs, ties)
+        loaded = load_runs(runs, ties=ties)
         return EvalResults(
             tuple(_evaluate_one(loaded_qrels, r, measures, policies) for r in loaded)
         )
-    return _evaluate_one(loaded_qrels, Run.load(runs, ties=ties), measures, policies)
-
-
-def _run_paths(runs: Any, many: bool, *, explicit: bool) -> list[tuple[str | None, Any]] | None:
-    """(name, path) of the run files to stream, when every run is a TREC run file (not
-    stdin). With ``explicit`` (stream=True) anything else is an error."""
-    from rankmeter.io._source import Source
-
-    if not many:
-        named: list[tuple[str | None, Any]] = [(None, runs)]
-    elif isinstance(runs, Mapping):
-        named = [(str(k), v) for k, v in runs.items()]
-    else:
-        named = [(None, v) for v in runs]
-    if not named or not all(
-        isinstance(p, (str, os.PathLike)) and os.fspath(p) != "-" for _, p in named
-    ):
-        if explicit:
-            raise PolicyError("stream=True reads run files: give paths, not runs or tables")
-        return None
-    if explicit:
-        return named
-    try:
-        # Only regular files stream unasked: a FIFO or /dev/fd/N can be read only once, so the
-        # in-memory reader could not take over where streaming gives up.
-        sources = [Source(p) for _, p in named]
-        if all(s.rereadable and s.detect_format(None) == "trec" for s in sources):
-            return named
-    except RankmeterError:
-        pass
-    return None
+    return _evaluate_one(loaded_qrels, as_run(runs, ties=ties), measures, policies)
 
 
 def _evaluate_stream(
@@ -204,18 +176,32 @@ def _evaluate_stream(
     order = np.argsort(all_rows, kind="stable")  # qrels rows are in natural query order
     merged = {k: np.concatenate(v)[order] for k, v in values.items()}
     means = {k: m.aggregate(merged[k]) for k, m in zip(merged, measures, strict=True)}
-    query_ids = tuple(str(q) for q in qrels._query_ids[all_rows[order]])
+    query_ids = tuple(str(q) for q in qrels.segment_ids[all_rows[order]])
     return EvalResult(run_name, means, PerQuery(query_ids, measures, merged), policies, measures)
+
+
+def resolve_metrics(metrics: MetricsLike) -> tuple[Metric, ...]:
+    """The metrics asked for: one name or :class:`~rankmeter.metrics.Metric`, several, or None
+    for the defaults (nDCG@10, P@10, R@100, RR, AP), parsed as :func:`rankmeter.evaluate` and
+    :func:`rankmeter.compare` read them.
+
+    >>> [m.label for m in resolve_metrics("P@5")], len(resolve_metrics(None))
+    (['P@5'], 5)
+    """
+    return parse_metrics(DEFAULT_METRICS if metrics is None else _as_names(metrics))
+
+
+def check_policies(
+    rel: Any = 1, include_missing: Any = False, judged_only: Any = False, ties: Any = "trec_eval"
+) -> Policies:
+    """The evaluation policies, each checked (a PolicyError names a bad one), as
+    :func:`rankmeter.evaluate` takes them (:class:`~rankmeter.results.Policies` checks its
+    values itself)."""
+    return Policies(rel, include_missing, judged_only, ties)
 
 
 def _as_names(metrics: Any) -> Iterable[str | Metric]:
     return [metrics] if isinstance(metrics, (str, Metric)) else metrics
-
-
-def _policies(rel: Any, include_missing: Any, judged_only: Any, ties: str) -> Policies:
-    # Policies checks its values itself (rankmeter._validate); this name stays for callers
-    # that build the policies from evaluate's arguments.
-    return Policies(rel, include_missing, judged_only, ties)
 
 
 def _is_collection(runs: Any) -> bool:
@@ -229,26 +215,6 @@ def _is_collection(runs: Any) -> bool:
         inner = next(iter(first.values()), None)
         return isinstance(inner, Mapping)
     return False
-
-
-def _load_runs(runs: Any, ties: str) -> list[Run]:
-    if isinstance(runs, Mapping):
-        loaded = [Run.load(v, name=str(k), ties=ties) for k, v in runs.items()]
-    else:
-        loaded = [Run.load(v, ties=ties) for v in runs]
-    if not loaded:
-        raise PolicyError("no runs given")
-    names = unique_names([r.name for r in loaded], [r.source for r in loaded])
-    return [r if r.name == n else r.renamed(n) for r, n in zip(loaded, names, strict=True)]
-
-
-# Kept for the callers that name runs through evaluation (results.unique_names is the one
-# implementation).
-_unique_names = unique_names
-
-
-def _named(results: list[EvalResult], sources: list[str]) -> EvalResults:
-    return EvalResults.named(results, sources)
 
 
 def _evaluate_one(

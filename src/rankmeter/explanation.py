@@ -9,7 +9,7 @@ explain several metrics of one query, joining it once. The value is computed by 
 :func:`rankmeter.evaluate`, so it is exactly the number evaluate gives for that query.
 
 What each metric shows lives with the metric: ``MetricSpec.uses`` names its columns and the
-family's ``explain`` hook computes them (see ``rankmeter.metrics._spec.Breakdown``).
+family's ``explain`` hook computes them (see ``rankmeter.metrics.Breakdown``).
 
 An Explanation is data (``to_dict``); :mod:`rankmeter.report.explanation` renders it as text,
 Markdown or HTML.
@@ -36,8 +36,7 @@ from rankmeter.errors import PolicyError, RankmeterError
 
 if TYPE_CHECKING:
     from rankmeter.data import Qrels, Run
-    from rankmeter.metrics import Metric
-    from rankmeter.metrics._ranked import Ranked
+    from rankmeter.metrics import Metric, Ranked
 
 __all__ = ["Explanation", "Explanations", "explain", "explain_grades", "parse_grades"]
 
@@ -402,24 +401,24 @@ def _metric(metric: Any) -> Metric:
 def _from_files(qrels: Any, run: Any, query: Any, rel: Any, judged_only: Any, ties: str) -> _Case:
     import numpy as np
 
-    from rankmeter.data import Qrels, Run
-    from rankmeter.metrics._ranked import join
+    from rankmeter.io import as_qrels, as_run
+    from rankmeter.metrics import join
     from rankmeter.results import Policies
 
     policies = Policies(rel, False, judged_only, ties)
     query = identifier("query", query, what="the query id")
-    loaded_qrels = Qrels.load(qrels)
-    loaded_run = Run.load(run, ties=policies.ties)
+    loaded_qrels = as_qrels(qrels)
+    loaded_run = as_run(run, ties=policies.ties)
     qrels_row = loaded_qrels.query_rows().get(query)
-    segment = np.flatnonzero(loaded_run._query_ids == query)
-    if qrels_row is None and len(segment) == 0:
+    one = loaded_run.subset([query])
+    if qrels_row is None and one.n_queries == 0:
         raise _unknown_query(query, loaded_qrels, loaded_run)
     shown_policies = {
         "rel": _plain(policies.rel),
         "judged_only": policies.judged_only,
         "ties": policies.ties,
     }
-    if len(segment) == 0 and qrels_row is not None:
+    if one.n_queries == 0 and qrels_row is not None:
         ranked = join(
             loaded_qrels, None, rel=policies.rel, only=np.array([qrels_row], dtype=np.int64)
         )
@@ -441,21 +440,9 @@ def _from_files(qrels: Any, run: Any, query: Any, rel: Any, judged_only: Any, ti
             policies=shown_policies,
         )
     # The query's results alone, in rank order, joined exactly as evaluate joins them.
-    q = int(segment[0])
-    start, stop = int(loaded_run._offsets[q]), int(loaded_run._offsets[q + 1])
-    docs = loaded_run.doc_ids(slice(start, stop))
-    scores = np.array(loaded_run._scores[start:stop], dtype=np.float64)
-    n = stop - start
-    one = Run(
-        loaded_run.name,
-        np.array([query], dtype=object),
-        np.array([0, n], dtype=np.int64),
-        docs,
-        scores,
-        np.arange(n, dtype=np.int64),
-        loaded_run.ties,
-        loaded_run.source,
-    )
+    docs = one.doc_ids(slice(None))
+    scores = np.array(one.scores, dtype=np.float64)
+    n = len(one)
     doc_list = [str(d) for d in docs.to_pylist()]
     judgments = _judgments(loaded_qrels, qrels_row)
     notes: list[str] = []
@@ -499,18 +486,16 @@ def _judgments(qrels: Qrels, row: int | None) -> dict[str, float]:
     """doc id -> raw grade (negative ones too) of one query's judgments."""
     if row is None:
         return {}
-    import pyarrow as pa
-
-    start, stop = int(qrels._offsets[row]), int(qrels._offsets[row + 1])
-    docs = qrels._doc_vocab.take(pa.array(qrels._doc_codes[start:stop])).to_pylist()
-    return dict(zip(map(str, docs), qrels._grades[start:stop].tolist(), strict=True))
+    start, stop = int(qrels.offsets[row]), int(qrels.offsets[row + 1])
+    docs = qrels.doc_ids(slice(start, stop)).to_pylist()
+    return dict(zip(map(str, docs), qrels.grades[start:stop].tolist(), strict=True))
 
 
 def _no_judgments_ranked(query: str, n: int, rel: float, judged_only: bool) -> Ranked:
     """A query with results but no judgments: every result unjudged (none left under -J)."""
     import numpy as np
 
-    from rankmeter.metrics._ranked import Ranked
+    from rankmeter.metrics import Ranked
 
     n = 0 if judged_only else n
     return Ranked(
@@ -529,8 +514,7 @@ def _from_grades(
 ) -> _Case:
     import numpy as np
 
-    from rankmeter.metrics._ranked import Ranked
-    from rankmeter.metrics._spec import num
+    from rankmeter.metrics import Ranked, num
     from rankmeter.results import Policies
 
     policies = Policies(rel)
@@ -603,7 +587,7 @@ def _is_number(text: str) -> bool:
 def _build(case: _Case, metric: Metric) -> Explanation:
     import numpy as np
 
-    from rankmeter.metrics._spec import Breakdown, approx
+    from rankmeter.metrics import Breakdown, approx
 
     ranked = case.ranked
     value = float(metric.compute(ranked)[0])
@@ -709,7 +693,7 @@ def _hidden_notes(shown: list[int], considered: int, quiet: str) -> list[str]:
 
 
 def _tie_notes(scores: list[float], ties: str | None) -> list[str]:
-    from rankmeter.metrics._spec import ranks
+    from rankmeter.metrics import ranks
 
     tied = [
         i

@@ -11,6 +11,7 @@ from typing import Any, Generic, TypeVar
 import numpy as np
 import numpy.typing as npt
 
+from rankmeter.data.run import unique_names
 from rankmeter.metrics import Metric
 
 __all__ = ["ByMetric", "EvalResult", "EvalResults", "PerQuery", "Policies", "unique_names"]
@@ -260,41 +261,6 @@ class EvalResult:
     def __repr__(self) -> str:
         means = ", ".join(f"{k}={v:.4f}" for k, v in self.metrics.items())
         return f"EvalResult(run={self.run!r}, n_queries={self.n_queries}, {means})"
-
-
-def unique_names(names: Sequence[str], sources: Sequence[str]) -> list[str]:
-    """Names for several runs, all different: runs that share a name are told apart by their
-    source (the file they were read from), else by a number.
-
-    Parameters
-    ----------
-    names : the runs' own names (their TREC tags)
-    sources : where each run came from; ``<...>`` (a dict, a frame) names no file
-
-    Examples
-    --------
-    >>> unique_names(["bm25", "bm25", "dense"], ["a.run", "b.run", "c.run"])
-    ['a.run', 'b.run', 'dense']
-    >>> unique_names(["run", "run"], ["<dict>", "<dict>"])
-    ['run#1', 'run#2']
-    """
-    names, sources = list(names), list(sources)
-    if len(set(names)) == len(names):
-        return names
-    unique_sources = len(set(sources)) == len(sources) and not any(
-        s.startswith("<") for s in sources
-    )
-    seen: dict[str, int] = {}
-    out = []
-    for name, source in zip(names, sources, strict=True):
-        if names.count(name) == 1:
-            out.append(name)
-        elif unique_sources:
-            out.append(source)
-        else:
-            seen[name] = seen.get(name, 0) + 1
-            out.append(f"{name}#{seen[name]}")
-    return out
 
 
 @dataclass(frozen=True)

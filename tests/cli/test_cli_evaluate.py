@@ -14,6 +14,7 @@ import pytest
 import pytrec_eval
 
 import rankmeter
+import rankmeter.io
 from rankmeter import evaluate
 from rankmeter.metrics import DEFAULT_METRICS, parse_metrics
 
@@ -109,8 +110,8 @@ def test_trec_lines_look_like_trec_eval_q(cli: CLI, files: dict[str, Path]) -> N
     assert table["num_q", "all"] == "3"
     assert table["num_ret", "all"] == "9"
     # The same numbers as trec_eval (pytrec_eval) prints, query by query.
-    qrels = rankmeter.Qrels.from_file(files["qrels"]).to_dict()
-    run = rankmeter.Run.from_file(files["a"]).to_dict()
+    qrels = rankmeter.io.read_qrels(files["qrels"]).to_dict()
+    run = rankmeter.io.read_run(files["a"]).to_dict()
     measures = {"P_2", "ndcg_cut_10", "map", "recip_rank"}
     evaluator = pytrec_eval.RelevanceEvaluator(
         {q: {d: int(g) for d, g in docs.items()} for q, docs in qrels.items()},
@@ -248,7 +249,7 @@ def test_beir_qrels_with_a_trec_run(cli: CLI, files: dict[str, Path], tmp_path: 
 
 
 def test_cranfield_from_both_layouts(cli: CLI, cranfield: Path, tmp_path: Path) -> None:
-    judged = rankmeter.Qrels.from_file(cranfield / "qrels.trec").to_dict()
+    judged = rankmeter.io.read_qrels(cranfield / "qrels.trec").to_dict()
     run = tmp_path / "cran.run"
     run.write_text(
         "".join(

@@ -20,17 +20,6 @@ import rankmeter.io
 
 CLI = Path(rankmeter.__file__).resolve().parent / "cli"
 
-#: Private names the command line still uses, each with what retires it. A name listed here
-#: that the CLI no longer uses, or whose public door now exists, fails the test, so the list
-#: can only shrink.
-AWAITING = {
-    # atomic writes of -o FILE: rankmeter.io has no public name for it yet; the io helper's
-    # public accessors (issue 10) add rankmeter.io.atomic_write.
-    "rankmeter.io._atomic.atomic_write": lambda: hasattr(rankmeter.io, "atomic_write"),
-    "rankmeter.io._atomic.check_target": lambda: hasattr(rankmeter.io, "check_target"),
-    "rankmeter.io._atomic.same_target": lambda: hasattr(rankmeter.io, "same_target"),
-}
-
 
 def _private(part: str) -> bool:
     return part.startswith("_") and not (part.startswith("__") and part.endswith("__"))
@@ -87,15 +76,7 @@ def cli_uses() -> dict[str, list[str]]:
 
 def test_the_cli_imports_only_public_names() -> None:
     found = cli_uses()
-    unexpected = {k: v for k, v in found.items() if k not in AWAITING}
-    assert unexpected == {}, "private names used by rankmeter.cli (give the library a public one)"
-
-
-def test_awaited_public_names_are_still_awaited() -> None:
-    found = cli_uses()
-    for dotted, arrived in AWAITING.items():
-        assert dotted in found, f"{dotted} is no longer used: drop it from AWAITING"
-        assert not arrived(), f"{dotted} has a public door now: use it, drop it from AWAITING"
+    assert found == {}, "private names used by rankmeter.cli (give the library a public one)"
 
 
 def test_the_check_is_not_blind() -> None:

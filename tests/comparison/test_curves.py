@@ -15,6 +15,7 @@ from rankmeter import evaluate
 from rankmeter.comparison import CURVE_DEPTH, CURVE_FAMILIES
 from rankmeter.comparison._curves import mean_curves
 from rankmeter.data import Qrels, Run
+from rankmeter.io import read_qrels
 from rankmeter.metrics._ranked import Ranked, join
 
 
@@ -117,7 +118,7 @@ def _tokens(text: str) -> set[str]:
 
 
 def test_the_same_curves_as_before_on_cranfield(cranfield: Path) -> None:
-    qrels = Qrels.from_file(cranfield / "qrels.trec")
+    qrels = read_qrels(cranfield / "qrels.trec")
     with (cranfield / "corpus.jsonl").open(encoding="utf-8") as handle:
         docs = [json.loads(line) for line in handle if line.strip()]
     with (cranfield / "queries.jsonl").open(encoding="utf-8") as handle:

@@ -146,3 +146,44 @@ def test_cranfield(cranfield: Path) -> None:
     assert loaded.corpus["471"] == Document("", "")  # empty in the original, kept
     assert loaded.queries["1"].startswith("what similarity laws must be obeyed")
     assert loaded.qrels.to_dict()["1"]["184"] == 3
+
+
+CORPUS_ERRORS = [
+    (b'{"_id": "d1", "text": "a"}\n{"_id": "d2", "text": \n', r"corpus.jsonl:2: not valid JSON"),
+    (b'{"_id": "d1"}\n[1, 2]\n', r"corpus.jsonl:2: each line must be an object with an \"_id\""),
+    (b'{"_id": ""}\n', r"corpus.jsonl:1: empty _id"),
+    (b'{"_id": "d1"}\n{"_id": "d1"}\n', r"corpus.jsonl:2: _id 'd1' appears twice"),
+    (b'{"_id": "d1", "title": 3}\n', r"corpus.jsonl:1: title must be a string, not a number"),
+    (b"\n\n", r"corpus.jsonl: empty: no records"),
+]
+
+
+def test_read_corpus_reads_documents_in_file_order(tmp_path: Path) -> None:
+    from rankmeter.io import read_corpus
+
+    root = _write(tmp_path / "c")
+    corpus = read_corpus(root / "corpus.jsonl")
+    assert corpus == dict(load_beir(root).corpus)
+    assert list(corpus) == ["d1", "0012", "d3", "4"]
+    assert corpus["4"] == Document("", "numeric id, no title")
+
+
+@pytest.mark.parametrize(("content", "match"), CORPUS_ERRORS)
+def test_read_corpus_words_errors_as_load_beir(tmp_path: Path, content: bytes, match: str) -> None:
+    from rankmeter.io import read_corpus
+
+    root = _write(tmp_path / "c", corpus=content)
+    with pytest.raises(FormatError, match=match) as read:
+        read_corpus(root / "corpus.jsonl")
+    with pytest.raises(FormatError) as loaded:
+        load_beir(root)
+    assert str(read.value) == str(loaded.value)
+
+
+def test_read_corpus_names_a_missing_file(tmp_path: Path) -> None:
+    from rankmeter.io import read_corpus
+
+    with pytest.raises(FormatError, match=r"nothere.jsonl: no such file$"):
+        read_corpus(tmp_path / "nothere.jsonl")
+    with pytest.raises(FormatError, match=r": is a directory, expected a file$"):
+        read_corpus(tmp_path)

@@ -13,7 +13,7 @@ from _malformed import MALFORMED
 
 import rankmeter
 from rankmeter import FormatError, Qrels, Run, evaluate
-from rankmeter.io import read_qrels, read_run, write_trec_run
+from rankmeter.io import as_qrels, as_run, read_qrels, read_run, write_trec_run
 from rankmeter.io.annotations import read_queries, read_segments
 from rankmeter.io.beir import load_beir
 from rankmeter.io.stream import iter_run_chunks
@@ -344,7 +344,10 @@ def test_unknown_format(tmp_path: Path) -> None:
 def test_unknown_tie_policy(tmp_path: Path) -> None:
     path = tmp_path / "r.txt"
     path.write_bytes(b"1 Q0 a 1 1 t\n")
-    with pytest.raises(rankmeter.PolicyError, match=r"ties='random' is not a tie policy"):
+    with pytest.raises(
+        rankmeter.PolicyError,
+        match=r"^ties='random' must be one of 'trec_eval', 'input' \(how equal",
+    ):
         read_run(path, ties="random")
 
 
@@ -379,17 +382,17 @@ def test_dict_errors() -> None:
 
 def test_table_errors() -> None:
     with pytest.raises(FormatError, match=r"<pandas DataFrame>: cannot convert to columns"):
-        Qrels.from_pandas(pd.DataFrame([["1", "a", 1]], columns=["qid", "qid", "rel"]))
+        as_qrels(pd.DataFrame([["1", "a", 1]], columns=["qid", "qid", "rel"]))
     repeated = pa.Table.from_arrays(
         [pa.array(["1"]), pa.array(["2"]), pa.array(["a"]), pa.array([1.0])],
         names=["qid", "qid", "docid", "score"],
     )
     with pytest.raises(FormatError, match=r"<arrow table>: column 'qid' appears more than once"):
-        Run.from_arrow(repeated)
+        as_run(repeated)
     with pytest.raises(FormatError, match=r"<pandas DataFrame>:2: missing query id"):
-        Qrels.from_pandas(pd.DataFrame({"qid": ["1", None], "docid": ["a", "b"], "rel": [1, 0]}))
+        as_qrels(pd.DataFrame({"qid": ["1", None], "docid": ["a", "b"], "rel": [1, 0]}))
     with pytest.raises(FormatError, match=r"score column must be numeric, not string"):
-        Run.from_arrow(pa.table({"qid": ["1"], "docid": ["a"], "score": ["high"]}))
+        as_run(pa.table({"qid": ["1"], "docid": ["a"], "score": ["high"]}))
     with pytest.raises(FormatError, match=r"<qrels>: cannot use a int as qrels"):
         evaluate(3, {"1": {"a": 1.0}})
 
@@ -413,3 +416,11 @@ def test_metric_errors_through_the_api() -> None:
         rankmeter.MetricError, match=r"'P@0': the cutoff must be a positive integer"
     ):
         evaluate(judged, ranked, ["P@0"])
+
+
+def test_an_integer_beyond_64_bits_in_a_dataframe_is_named() -> None:
+    # Found by test_io_robustness's fuzzing: Arrow raised a bare OverflowError.
+    frame = pd.DataFrame({"query_id": ["1"], "doc_id": ["d0"], "score": [1.0]})
+    frame["query_id"] = pd.Series([[2**63]], dtype=object)
+    with pytest.raises(FormatError, match=r"^<pandas DataFrame>: cannot convert to columns: "):
+        as_run(frame)

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 import rankmeter
 from rankmeter import Qrels, Run, evaluate
-from rankmeter.io import read_qrels, read_run, write_trec_run
+from rankmeter.io import as_qrels, as_run, read_qrels, read_run, write_trec_run
 
 # "007" and "7" are different queries; ids are never read as numbers.
 QRELS_ROWS: list[tuple[str, str, int]] = [
@@ -201,11 +201,11 @@ IN_MEMORY_QRELS: dict[str, Callable[[], Qrels]] = {
             "q3": {"dé": 1, "D-9": 2},
         }
     ),
-    "arrow": lambda: Qrels.from_arrow(qrels_table()),
-    "arrow chunked": lambda: Qrels.from_arrow(
+    "arrow": lambda: as_qrels(qrels_table()),
+    "arrow chunked": lambda: as_qrels(
         pa.concat_tables([qrels_table().slice(0, 3), qrels_table().slice(3)])
     ),
-    "arrow large_string": lambda: Qrels.from_arrow(
+    "arrow large_string": lambda: as_qrels(
         qrels_table().cast(
             pa.schema(
                 [
@@ -216,20 +216,20 @@ IN_MEMORY_QRELS: dict[str, Callable[[], Qrels]] = {
             )
         )
     ),
-    "pandas": lambda: Qrels.from_pandas(qrels_table().to_pandas()),
-    "pandas aliases": lambda: Qrels.from_pandas(qrels_table(("qid", "docid", "label")).to_pandas()),
-    "polars": lambda: Qrels.from_polars(pl.from_arrow(qrels_table())),  # type: ignore[arg-type]
-    "load(dataframe)": lambda: Qrels.load(qrels_table().to_pandas()),
+    "pandas": lambda: as_qrels(qrels_table().to_pandas()),
+    "pandas aliases": lambda: as_qrels(qrels_table(("qid", "docid", "label")).to_pandas()),
+    "polars": lambda: as_qrels(pl.from_arrow(qrels_table())),
+    "rankmeter.as_qrels(dataframe)": lambda: rankmeter.as_qrels(qrels_table().to_pandas()),
 }
 
 IN_MEMORY_RUNS: dict[str, Callable[[], Run]] = {
     "dict": lambda: Run.from_dict(
         {q: dict(docs) for q, docs in _group(RUN_ROWS).items()}, name=TAG
     ),
-    "arrow": lambda: Run.from_arrow(run_table(), name=TAG),
-    "pandas": lambda: Run.from_pandas(run_table().to_pandas(), name=TAG),
-    "polars": lambda: Run.from_polars(pl.from_arrow(run_table()), name=TAG),  # type: ignore[arg-type]
-    "load(polars)": lambda: Run.load(pl.from_arrow(run_table()), name=TAG),
+    "arrow": lambda: as_run(run_table(), name=TAG),
+    "pandas": lambda: as_run(run_table().to_pandas(), name=TAG),
+    "polars": lambda: as_run(pl.from_arrow(run_table()), name=TAG),
+    "rankmeter.as_run(polars)": lambda: rankmeter.as_run(pl.from_arrow(run_table()), name=TAG),
 }
 
 
@@ -255,8 +255,8 @@ def test_in_memory_runs_load_the_same(kind: str) -> None:
 def test_integer_ids_stay_strings_in_every_kind(tmp_path: Path) -> None:
     frame = pd.DataFrame({"query_id": ["007", "7"], "doc_id": ["01", "1"], "score": [1.0, 2.0]})
     inputs: list[Any] = [
-        Run.from_pandas(frame),
-        Run.from_polars(pl.from_pandas(frame)),
+        as_run(frame),
+        as_run(pl.from_pandas(frame)),
         read_run(write(tmp_path, "r.csv", b"query_id,doc_id,score\n007,01,1\n7,1,2\n")),
         read_run(write(tmp_path, "r.tsv", b"qid\tdocid\tscore\n007\t01\t1\n7\t1\t2\n")),
         read_run(write(tmp_path, "r.txt", b"007 Q0 01 1 1 t\n7 Q0 1 1 2 t\n")),

@@ -29,7 +29,7 @@ from hypothesis import strategies as st
 
 import rankmeter.io.stream as stream
 from rankmeter import Qrels, RankmeterError, Run, evaluate
-from rankmeter.io import read_qrels, read_run
+from rankmeter.io import as_run, read_qrels, read_run
 
 SETTINGS = settings(
     max_examples=150,
@@ -261,7 +261,7 @@ def test_dataframes_raise_only_rankmeter_errors(column: list[Any], target: str) 
     frame["score"] = 1.0
     frame[target] = pd.Series(column, dtype=object)
     try:
-        Run.from_pandas(frame)
+        as_run(frame)
     except RankmeterError:
         return
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from rankmeter import PolicyError, RankmeterError, Run, evaluate
-from rankmeter.vector.fusion import fuse, head
+from rankmeter.vector.fusion import fuse
 
 A = {"q1": {"a": 3.0, "b": 2.0, "c": 1.0}, "q2": {"x": 5.0, "y": 4.0}}
 B = {"q1": {"b": 0.9, "d": 0.5}}
@@ -126,21 +126,14 @@ def test_depth_limits_what_is_read_and_what_is_kept() -> None:
     assert scores(fused, "q1") == pytest.approx({"b": 1 / 62 + 1 / 61, "a": 1 / 61})
 
 
-def test_head_keeps_the_top_of_each_query_in_rank_order() -> None:
-    run = random_run(8)
-    top = head(run, 5)
-    assert len(top) == 5 * run.n_queries
-    for q in run.query_ids:
-        assert top.ranking(q) == run.ranking(q)[:5]
-    assert head(run, 50) is run
-
-
 @pytest.mark.parametrize("name", ["rrf(a+b)", "my hybrid run"])
 def test_fused_run_text_is_what_the_trec_writer_writes(tmp_path: Path, name: str) -> None:
-    """`fuse` to stdout formats the run itself (rankmeter.io's writer only writes files): the
-    text must stay byte-equal to the file io.write_trec_run writes."""
-    from rankmeter.io import write_trec_run
-    from rankmeter.vector.fusion import trec_run_text
+    """`fuse` to stdout prints rankmeter.io's TREC text: byte-equal to the file
+    io.write_trec_run writes, through the one formatter (vector.fusion has none of its own)."""
+    from rankmeter.io import trec_run_text, write_trec_run
+    from rankmeter.vector import fusion
+
+    assert not hasattr(fusion, "trec_run_text")
 
     run = Run.from_dict(
         {"10": {"d1": 0.1 + 0.2, "d2": 1e-300, "d3": -0.0}, "9": {"x": 3.0, "é": 3.0}}, name=name

@@ -88,7 +88,7 @@ def check_output(ctx: typer.Context, param: typer.CallbackParam, value: str | No
     if value is None or value == "-":
         return value
     from rankmeter.errors import PolicyError
-    from rankmeter.io._atomic import check_target, same_target
+    from rankmeter.io import check_target, same_target
 
     check_target(value)
     option = max(param.opts, key=len)
@@ -248,7 +248,7 @@ def emit(text: str, output: str | None) -> None:
             sys.stdout.buffer.write(text.encode("utf-8"))
         sys.stdout.flush()
         return
-    from rankmeter.io._atomic import atomic_write
+    from rankmeter.io import atomic_write
 
     with atomic_write(output) as handle:
         handle.write(text)

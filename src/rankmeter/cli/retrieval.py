@@ -116,10 +116,10 @@ def fuse(
 ) -> None:
     """Fuse runs into one (a hybrid), written as a TREC run."""
     from rankmeter.errors import PolicyError
-    from rankmeter.io import read_run, write_trec_run
+    from rankmeter.io import read_run, trec_run_text, write_trec_run
     from rankmeter.report import terminal_safe
     from rankmeter.vector.fusion import fuse as fuse_runs
-    from rankmeter.vector.fusion import parse_weights, trec_run_text
+    from rankmeter.vector.fusion import parse_weights
 
     if runs.count("-") > 1:
         raise PolicyError("only one input can be read from stdin ('-')")

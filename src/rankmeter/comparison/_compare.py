@@ -18,11 +18,11 @@ from rankmeter.comparison._queries import join_compared, select_queries
 from rankmeter.comparison._records import Comparison, Settings
 from rankmeter.comparison._segments import segment_groups, segment_results
 from rankmeter.comparison._summaries import differences, summarise, system_means
-from rankmeter.data import Qrels
 from rankmeter.data.run import check_ties
 from rankmeter.errors import PolicyError
-from rankmeter.evaluation import _as_names, _load_runs, _policies
-from rankmeter.metrics import DEFAULT_METRICS, Metric, parse_metrics
+from rankmeter.evaluation import check_policies, resolve_metrics
+from rankmeter.io import as_qrels, load_runs
+from rankmeter.metrics import Metric
 
 
 def compare(
@@ -90,7 +90,7 @@ def compare(
     from rankmeter import stats
 
     # Every argument is checked before any file is read, in the order of the signature.
-    policies = _policies(rel, True, judged_only, check_ties(ties))
+    policies = check_policies(rel, True, judged_only, check_ties(ties))
     test = _validate.choice("test", test, stats.TESTS, what="the paired test")
     correction = _validate.choice(
         "correction", correction, stats.CORRECTIONS, what="the multiple-comparison correction"
@@ -115,9 +115,9 @@ def compare(
     cutoff = _validate.integer(
         "cutoff", cutoff, low=1, what="no relevant result in the top cutoff is a failure"
     )
-    measures = parse_metrics(DEFAULT_METRICS if metrics is None else _as_names(metrics))
-    loaded_qrels = Qrels.load(qrels)
-    loaded = _load_runs(runs, policies.ties)
+    measures = resolve_metrics(metrics)
+    loaded_qrels = as_qrels(qrels)
+    loaded = load_runs(runs, ties=policies.ties)
     if len(loaded) < 2:
         raise PolicyError(
             f"compare needs two runs or more (a baseline and a system); got {len(loaded)}"

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from rankmeter.data._columns import FloatArray
-from rankmeter.metrics import parse_metric
-from rankmeter.metrics._ranked import Ranked
+from rankmeter.data.arrays import FloatArray
+from rankmeter.metrics import Ranked, parse_metric
 
 #: Metric families drawn as metric@k curves, k = 1 .. CURVE_DEPTH.
 CURVE_FAMILIES = ("nDCG", "P", "R")

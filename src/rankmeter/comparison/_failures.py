@@ -12,8 +12,7 @@ from rankmeter.comparison._queries import ComparedQueries
 from rankmeter.comparison._records import Failures, QueryLoss
 from rankmeter.comparison._summaries import Scores
 from rankmeter.data import Qrels, Run
-from rankmeter.metrics import Metric, parse_metric
-from rankmeter.metrics._ranked import Ranked
+from rankmeter.metrics import Metric, Ranked, parse_metric
 from rankmeter.results import Policies
 
 #: The points of the distribution of per-query differences each failure list gives.

@@ -14,9 +14,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from rankmeter.data import Qrels, Run
-from rankmeter.data._columns import IntArray, gather_ranges
+from rankmeter.data.arrays import IntArray
+from rankmeter.data.csr import gather_ranges
 from rankmeter.errors import PolicyError
-from rankmeter.metrics._ranked import Ranked, join
+from rankmeter.metrics import Ranked, join
 from rankmeter.results import Policies
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from rankmeter.data._columns import FloatArray
+from rankmeter.data.arrays import FloatArray
 from rankmeter.results import ByMetric, Policies, metric_key
 
 

@@ -12,7 +12,8 @@ import numpy as np
 
 from rankmeter.comparison._records import SegmentMean, SegmentResult, Settings
 from rankmeter.comparison._summaries import Scores, Summary, summarise
-from rankmeter.data._columns import FloatArray, IntArray, natural_order
+from rankmeter.data.arrays import FloatArray, IntArray
+from rankmeter.data.ids import natural_order
 
 
 def segment_groups(

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from rankmeter.comparison._records import Difference, Settings, SystemMean
-from rankmeter.data._columns import FloatArray
+from rankmeter.data.arrays import FloatArray
 
 if TYPE_CHECKING:
     # rankmeter.stats imports scipy: imported where a comparison is made, not with the records.

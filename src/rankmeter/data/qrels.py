@@ -2,25 +2,17 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator, Mapping
 from typing import Any
 
 import numpy as np
 
-from rankmeter.data._columns import (
-    FloatArray,
-    HashLookup,
-    IntArray,
-    ObjArray,
-    Origin,
-    as_float_column,
-    intern,
-    intern_docs,
-    offsets_from_sorted,
-    readonly,
-    row_groups,
-)
+from rankmeter.data._inputs import as_float_column
+from rankmeter.data.arrays import FloatArray, IntArray, ObjArray, arrow_ints, readonly
+from rankmeter.data.csr import offsets_from_sorted, row_groups
+from rankmeter.data.hashing import HashLookup
+from rankmeter.data.ids import intern, intern_docs
+from rankmeter.data.origin import Origin
 
 __all__ = ["Qrels"]
 
@@ -33,8 +25,13 @@ class Qrels:
     (as in trec_eval: it is neither relevant nor judged). Float grades are kept as given
     (trec_eval truncates them to integers).
 
-    Qrels are immutable. Build them with :meth:`from_file`, :meth:`from_dict`,
-    :meth:`from_pandas`, :meth:`from_polars`, :meth:`from_arrow` or :meth:`from_columns`.
+    Qrels are immutable. Build them with :meth:`from_dict` or :meth:`from_columns`; files,
+    DataFrames and Arrow tables are read by :mod:`rankmeter.io` (``rankmeter.io.read_qrels``,
+    ``rankmeter.as_qrels``, which takes any supported input).
+
+    Stored columnar: one segment per judged query, in natural order (``segment_ids``), its
+    judgments at rows ``offsets[i]:offsets[i+1]`` of ``grades`` (and of :meth:`doc_ids`),
+    sorted by doc. Doc ids are interned into :attr:`doc_vocabulary`.
 
     Examples
     --------
@@ -131,43 +128,6 @@ class Qrels:
             gs.extend(docs.values())
         return cls.from_columns(qs, ds, gs, origin=origin)
 
-    @classmethod
-    def from_file(cls, path: str | os.PathLike[str], *, format: str | None = None) -> Qrels:
-        """Read a qrels file: TREC (``qid 0 docid grade``), CSV/TSV with a header, JSONL or
-        Parquet; ``.gz`` compressed or ``"-"`` for standard input. ``format`` overrides the
-        detection (``"trec"``, ``"csv"``, ``"tsv"``, ``"jsonl"``, ``"parquet"``)."""
-        from rankmeter.io import read_qrels
-
-        return read_qrels(path, format=format)
-
-    @classmethod
-    def from_arrow(cls, table: Any) -> Qrels:
-        """Build from an Arrow table with columns query_id, doc_id, relevance (aliases accepted)."""
-        from rankmeter.io.tables import qrels_from_table
-
-        return qrels_from_table(table, Origin("<arrow table>"))
-
-    @classmethod
-    def from_pandas(cls, frame: Any) -> Qrels:
-        """Build from a pandas DataFrame with columns query_id, doc_id, relevance."""
-        from rankmeter.io.tables import arrow_from_pandas, qrels_from_table
-
-        return qrels_from_table(arrow_from_pandas(frame), Origin("<pandas DataFrame>"))
-
-    @classmethod
-    def from_polars(cls, frame: Any) -> Qrels:
-        """Build from a polars DataFrame with columns query_id, doc_id, relevance."""
-        from rankmeter.io.tables import qrels_from_table
-
-        return qrels_from_table(frame.to_arrow(), Origin("<polars DataFrame>"))
-
-    @classmethod
-    def load(cls, value: Any) -> Qrels:
-        """Accept any supported input: Qrels, path, dict of dicts, DataFrame or Arrow table."""
-        from rankmeter.io.tables import coerce_qrels
-
-        return coerce_qrels(value)
-
     # -- access -------------------------------------------------------------------------------
     @property
     def query_ids(self) -> tuple[str, ...]:
@@ -186,6 +146,41 @@ class Qrels:
         if self._doc_lookup is None:
             self._doc_lookup = HashLookup(self._doc_vocab)
         return self._doc_lookup
+
+    @property
+    def segment_ids(self) -> ObjArray:
+        """The query id of each segment (read-only object array): the judged queries in
+        natural order, as :attr:`query_ids`; ``query_rows()`` maps an id to its segment."""
+        return self._query_ids
+
+    @property
+    def offsets(self) -> IntArray:
+        """CSR offsets (read-only int64, ``n_queries + 1``): the judgments of segment ``i``
+        are rows ``offsets[i]:offsets[i+1]``."""
+        return self._offsets
+
+    @property
+    def grades(self) -> FloatArray:
+        """The grade of every judgment row (read-only float64), negative ones included."""
+        return self._grades
+
+    @property
+    def doc_vocabulary(self) -> Any:
+        """The distinct judged doc ids (an Arrow string array); :meth:`doc_lookup` finds
+        strings in it, and :meth:`judgment_rows` takes positions in it."""
+        return self._doc_vocab
+
+    def doc_ids(self, rows: IntArray | slice = slice(None)) -> Any:
+        """The doc ids of these judgment rows (all by default), as an Arrow string array."""
+        return self._doc_vocab.take(arrow_ints(self._doc_codes[rows]))
+
+    def judgment_rows(self, segments: IntArray, doc_codes: IntArray) -> IntArray:
+        """The judgment row of each (segment, doc) pair, -1 where that doc is not judged for
+        that query; ``doc_codes`` are positions in :attr:`doc_vocabulary` (>= 0)."""
+        keys = segments * max(len(self._doc_vocab), 1) + doc_codes.astype(np.int64)
+        at = np.minimum(np.searchsorted(self._keys, keys), max(len(self._keys) - 1, 0))
+        rows: IntArray = np.where(self._keys[at] == keys, at, -1)
+        return rows
 
     def __len__(self) -> int:
         return len(self._grades)

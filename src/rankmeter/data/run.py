@@ -2,35 +2,29 @@
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from rankmeter.data._columns import (
+from rankmeter._validate import choice, integer
+from rankmeter.data._inputs import as_float_column, string_column
+from rankmeter.data.arrays import (
     FloatArray,
     IntArray,
     ObjArray,
-    Origin,
     arrow_ints,
-    as_float_column,
-    gather_ranges,
-    intern_grouped,
-    natural_order,
     numpy_of,
-    offsets_from_sorted,
     readonly,
     release_arrow_memory,
-    row_groups,
-    segments_repeat,
-    string_column,
-    string_hashes,
 )
-from rankmeter.errors import PolicyError
+from rankmeter.data.csr import gather_ranges, offsets_from_sorted, row_groups, segments_repeat
+from rankmeter.data.hashing import HashLookup, string_hashes
+from rankmeter.data.ids import intern_grouped, natural_order
+from rankmeter.data.origin import Origin
 
-__all__ = ["TIE_POLICIES", "Run"]
+__all__ = ["TIE_POLICIES", "Run", "check_ties", "unique_names"]
 
 #: How documents with equal scores are ordered.
 #: ``"trec_eval"``: score descending, then doc id descending in byte order (trec_eval's rule).
@@ -39,12 +33,44 @@ __all__ = ["TIE_POLICIES", "Run"]
 TIE_POLICIES = ("trec_eval", "input")
 
 
-def check_ties(ties: str) -> str:
-    if ties not in TIE_POLICIES:
-        raise PolicyError(
-            f"ties={ties!r} is not a tie policy; use one of {', '.join(map(repr, TIE_POLICIES))}"
-        )
-    return ties
+def check_ties(ties: Any) -> str:
+    """``ties`` if it is one of :data:`TIE_POLICIES`, else a PolicyError naming them."""
+    return choice("ties", ties, TIE_POLICIES, what="how equal scores are ordered")
+
+
+def unique_names(names: Sequence[str], sources: Sequence[str]) -> list[str]:
+    """Names for several runs, all different: runs that share a name are told apart by their
+    source (the file they were read from), else by a number.
+
+    Parameters
+    ----------
+    names : the runs' own names (their TREC tags)
+    sources : where each run came from; ``<...>`` (a dict, a frame) names no file
+
+    Examples
+    --------
+    >>> unique_names(["bm25", "bm25", "dense"], ["a.run", "b.run", "c.run"])
+    ['a.run', 'b.run', 'dense']
+    >>> unique_names(["run", "run"], ["<dict>", "<dict>"])
+    ['run#1', 'run#2']
+    """
+    names, sources = list(names), list(sources)
+    if len(set(names)) == len(names):
+        return names
+    unique_sources = len(set(sources)) == len(sources) and not any(
+        s.startswith("<") for s in sources
+    )
+    seen: dict[str, int] = {}
+    out = []
+    for name, source in zip(names, sources, strict=True):
+        if names.count(name) == 1:
+            out.append(name)
+        elif unique_sources:
+            out.append(source)
+        else:
+            seen[name] = seen.get(name, 0) + 1
+            out.append(f"{name}#{seen[name]}")
+    return out
 
 
 class Run:
@@ -53,9 +79,14 @@ class Run:
     Ranks come from the scores alone: score descending, ties broken by ``ties`` (default
     trec_eval's rule: doc id descending in byte order). A TREC file's rank column is ignored.
 
-    Stored columnar: queries as integer segments with CSR offsets (in the order they first
-    appear), doc ids as one Arrow string array in rank order, scores as float64. Doc ids are
-    not interned: the join looks them up in the qrels directly, which is what scales.
+    Stored columnar: one segment per query (in the order they first appear: ``segment_ids``),
+    its results at positions ``offsets[i]:offsets[i+1]`` in rank order (``scores``, and doc ids
+    through :meth:`doc_ids`). Doc ids are not interned: the join looks them up in the qrels
+    directly (:meth:`doc_codes`), which is what scales.
+
+    Runs are immutable. Build them with :meth:`from_dict` or :meth:`from_columns`; files,
+    DataFrames and Arrow tables are read by :mod:`rankmeter.io` (``rankmeter.io.read_run``,
+    ``rankmeter.as_run``, which takes any supported input).
 
     Examples
     --------
@@ -64,6 +95,8 @@ class Run:
     Run('bm25', 1 queries, 3 results)
     >>> run.ranking("q1")
     ['d2', 'd3', 'd1']
+    >>> run.head(2).ranking("q1")
+    ['d2', 'd3']
     """
 
     __slots__ = (
@@ -174,52 +207,6 @@ class Run:
             ss.extend(docs.values())
         return cls.from_columns(qs, ds, ss, name=name, ties=ties, origin=origin)
 
-    @classmethod
-    def from_file(
-        cls,
-        path: str | os.PathLike[str],
-        *,
-        name: str | None = None,
-        format: str | None = None,
-        ties: str = "trec_eval",
-    ) -> Run:
-        """Read a run: TREC (``qid Q0 docid rank score tag``), CSV/TSV with a header, JSONL or
-        Parquet; ``.gz`` compressed or ``"-"`` for standard input. The name defaults to the TREC
-        tag, else the file name."""
-        from rankmeter.io import read_run
-
-        return read_run(path, name=name, format=format, ties=ties)
-
-    @classmethod
-    def from_arrow(cls, table: Any, *, name: str = "run", ties: str = "trec_eval") -> Run:
-        """Build from an Arrow table with columns query_id, doc_id, score (aliases accepted)."""
-        from rankmeter.io.tables import run_from_table
-
-        return run_from_table(table, Origin("<arrow table>"), name=name, ties=ties)
-
-    @classmethod
-    def from_pandas(cls, frame: Any, *, name: str = "run", ties: str = "trec_eval") -> Run:
-        """Build from a pandas DataFrame with columns query_id, doc_id, score."""
-        from rankmeter.io.tables import arrow_from_pandas, run_from_table
-
-        origin = Origin("<pandas DataFrame>")
-        return run_from_table(arrow_from_pandas(frame), origin, name=name, ties=ties)
-
-    @classmethod
-    def from_polars(cls, frame: Any, *, name: str = "run", ties: str = "trec_eval") -> Run:
-        """Build from a polars DataFrame with columns query_id, doc_id, score."""
-        from rankmeter.io.tables import run_from_table
-
-        origin = Origin("<polars DataFrame>")
-        return run_from_table(frame.to_arrow(), origin, name=name, ties=ties)
-
-    @classmethod
-    def load(cls, value: Any, *, name: str | None = None, ties: str = "trec_eval") -> Run:
-        """Accept any supported input: Run, path, dict of dicts, DataFrame or Arrow table."""
-        from rankmeter.io.tables import coerce_run
-
-        return coerce_run(value, name=name, ties=ties)
-
     def with_ties(self, ties: str) -> Run:
         """The same results ranked under another tie policy (self if it is already so)."""
         if check_ties(ties) == self.ties:
@@ -258,11 +245,95 @@ class Run:
             self._doc_hashes,
         )
 
+    def head(self, cutoff: int) -> Run:
+        """Each query's top ``cutoff`` results, in rank order.
+
+        Parameters
+        ----------
+        cutoff : results kept per query (an integer >= 1)
+
+        Returns
+        -------
+        Run with the same name, tie policy and source; the run itself when no query has more
+        than ``cutoff`` results. Equal scores keep this run's order: the cut is made after the
+        tie policy ranked them, so a tie straddling the cutoff keeps the results the policy
+        put first.
+
+        Examples
+        --------
+        >>> run = Run.from_dict({"q1": {"a": 0.9, "b": 0.5, "c": 0.5}, "q2": {"d": 1.0}})
+        >>> top = run.head(2)
+        >>> top.ranking("q1"), top.ranking("q2"), run.head(3) is run
+        (['a', 'c'], ['d'], True)
+        """
+        cutoff = integer("cutoff", cutoff, low=1, what="results kept per query")
+        lengths = np.diff(self._offsets)
+        if int(lengths.max(initial=0)) <= cutoff:
+            return self
+        kept = np.minimum(lengths, cutoff)
+        return self._take(self._query_ids, self._offsets[:-1], kept)
+
+    def subset(self, query_ids: Iterable[str]) -> Run:
+        """The results of these queries only, in this run's order of queries.
+
+        Ids without results here are skipped (the subset may be empty); name, tie policy and
+        source are kept, and the run itself is returned when every query is asked for.
+
+        >>> Run.from_dict({"q1": {"a": 1.0}, "q2": {"b": 1.0}}).subset(["q2", "q9"]).query_ids
+        ('q2',)
+        """
+        wanted = {str(q) for q in query_ids}
+        segments = np.flatnonzero([str(q) in wanted for q in self._query_ids])
+        if len(segments) == len(self._query_ids):
+            return self
+        starts = self._offsets[segments]
+        return self._take(self._query_ids[segments], starts, self._offsets[segments + 1] - starts)
+
+    def _take(self, query_ids: ObjArray, starts: IntArray, lengths: IntArray) -> Run:
+        """A run of the results at positions ``starts[i] : starts[i] + lengths[i]`` (segment
+        ``i``, query ``query_ids[i]``). Only those doc ids are kept, in their input order, so
+        the "input" tie policy still sees the order they were given in."""
+        positions = gather_ranges(starts, lengths)
+        rows = self._input_rows[positions]
+        kept_rows = np.sort(rows)
+        docs = self._docs.take(arrow_ints(kept_rows))
+        offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        return Run(
+            self.name,
+            query_ids,
+            offsets,
+            docs,
+            self._scores[positions],
+            np.searchsorted(kept_rows, rows).astype(np.int64),
+            self.ties,
+            self.source,
+            None if self._doc_hashes is None else self._doc_hashes[positions],
+        )
+
     # -- access -------------------------------------------------------------------------------
     @property
     def query_ids(self) -> tuple[str, ...]:
         """Queries with results, in natural order."""
         return tuple(str(q) for q in self._query_ids[self._natural_order()])
+
+    @property
+    def segment_ids(self) -> ObjArray:
+        """The query id of each segment (read-only object array), in stored order: the order
+        of :attr:`offsets`, which is the order queries first appear in the input."""
+        return self._query_ids
+
+    @property
+    def offsets(self) -> IntArray:
+        """CSR offsets (read-only int64, ``len(segment_ids) + 1``): the results of segment
+        ``i`` are positions ``offsets[i]:offsets[i+1]``, in rank order."""
+        return self._offsets
+
+    @property
+    def scores(self) -> FloatArray:
+        """The score of every result (read-only float64), by position: segments in stored
+        order, each in rank order."""
+        return self._scores
 
     def _natural_order(self) -> IntArray:
         return natural_order(self._query_ids)
@@ -283,6 +354,17 @@ class Run:
         if self._doc_hashes is None:
             self._doc_hashes = readonly(string_hashes(self._docs)[self._input_rows])
         return self._doc_hashes
+
+    def doc_codes(self, lookup: HashLookup, positions: IntArray | None = None) -> IntArray:
+        """Where each result's doc id is in ``lookup``'s vocabulary (-1: not there), for the
+        results at ``positions`` (every result, in position order, when None).
+
+        Doc ids are found by their hash and confirmed by their text; only the doc ids whose
+        hash matched are read, which is what keeps the join fast."""
+        hashes = self.doc_hashes()
+        if positions is None:
+            return lookup.codes(self._docs, hashes, self._input_rows)
+        return lookup.codes(self._docs, hashes[positions], self._input_rows[positions])
 
     def __len__(self) -> int:
         return len(self._scores)

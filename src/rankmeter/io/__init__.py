@@ -1,26 +1,67 @@
-"""Readers and writers for qrels and runs.
+"""Readers and writers for qrels and runs, and the one front door that turns any input into them.
 
 Formats: TREC (whitespace separated; qrels ``qid iter docid grade``, runs ``qid Q0 docid rank
 score tag``; comments and extra run fields as trec_eval reads them), CSV/TSV with a header, JSON
 lines, Parquet; any of them gzip-compressed; ``-`` reads standard input. An input may be a FIFO
 or a process substitution (``/dev/fd/N``): every input is read once, as a stream. Column names for tables: ``query_id`` (or qid, query-id), ``doc_id`` (or docid,
 corpus-id, docno), ``relevance`` (or rel, grade, label, score) for qrels and ``score`` for runs.
+
+:func:`as_qrels` and :func:`as_run` take anything rankmeter accepts (a path, ``"-"``, a dict
+``{query: {doc: value}}``, a pandas or polars DataFrame, an Arrow table, or a Qrels/Run) and give
+the data object; every function that takes qrels or runs goes through them. The data classes
+themselves (:mod:`rankmeter.data`) read nothing.
+
+>>> from rankmeter.io import as_qrels, as_run
+>>> as_qrels({"q1": {"d1": 1, "d2": 0}})
+Qrels(1 queries, 2 judgments)
+>>> as_run({"q1": {"d1": 0.5, "d2": 0.9}}, name="bm25").ranking("q1")
+['d2', 'd1']
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable, Mapping
+from contextlib import AbstractContextManager
+from typing import Any, TextIO
 
 from rankmeter.data import Qrels, Run
+from rankmeter.data.run import check_ties, unique_names
+from rankmeter.errors import FormatError, PolicyError
 from rankmeter.io._source import FORMATS, Source
-from rankmeter.io.tables import qrels_from_table, read_table, run_from_table
-from rankmeter.io.trec import read_trec_qrels, read_trec_run
+from rankmeter.io.beir import read_corpus
+from rankmeter.io.tables import (
+    default_run_name,
+    frame_table,
+    qrels_from_table,
+    read_table,
+    run_from_table,
+)
+from rankmeter.io.trec import read_trec_qrels, read_trec_run, trec_run_lines
 
-__all__ = ["FORMATS", "read_qrels", "read_run", "write_trec_run"]
+__all__ = [
+    "FORMATS",
+    "as_qrels",
+    "as_run",
+    "atomic_write",
+    "check_target",
+    "load_runs",
+    "read_corpus",
+    "read_qrels",
+    "read_run",
+    "same_target",
+    "trec_run_text",
+    "write_trec_run",
+]
 
 
 def read_qrels(path: str | os.PathLike[str], *, format: str | None = None) -> Qrels:
-    """Read qrels from a file (``"-"`` for standard input); the format is detected unless given."""
+    """Read qrels from a file (``"-"`` for standard input); the format is detected unless given.
+
+    TREC (``qid 0 docid grade``), CSV/TSV with a header, JSONL or Parquet; ``.gz`` compressed.
+    ``format`` overrides the detection (``"trec"``, ``"csv"``, ``"tsv"``, ``"jsonl"``,
+    ``"parquet"``).
+    """
     source = Source(path)
     fmt = source.detect_format(format)
     if fmt == "trec":
@@ -40,9 +81,6 @@ def read_run(
 
     The name defaults to the TREC tag (or a run/name column), else the file name.
     """
-    from rankmeter.data.run import check_ties
-    from rankmeter.io.tables import default_run_name
-
     check_ties(ties)
     source = Source(path)
     fmt = source.detect_format(format)
@@ -56,18 +94,118 @@ def read_run(
     return run_from_table(table, origin, name=name, ties=ties)
 
 
-def write_trec_run(run: Run, path: str | os.PathLike[str]) -> None:
-    """Write a run in TREC format, atomically (a temporary file renamed into place)."""
-    from rankmeter.io._atomic import atomic_write
+def as_qrels(value: Any) -> Qrels:
+    """Qrels from any supported input: a Qrels (returned as is), a path or ``"-"`` (read by
+    :func:`read_qrels`), a dict ``{query: {doc: grade}}``, a pandas or polars DataFrame or an
+    Arrow table (columns query_id, doc_id, relevance; aliases accepted).
 
+    Raises FormatError for anything else, saying what is accepted.
+    """
+    if isinstance(value, Qrels):
+        return value
+    if isinstance(value, (str, os.PathLike)):
+        return read_qrels(value)
+    if isinstance(value, Mapping):
+        return Qrels.from_dict(value)
+    table = frame_table(value)
+    if table is not None:
+        return qrels_from_table(*table)
+    raise FormatError(
+        "<qrels>",
+        f"cannot use a {type(value).__name__} as qrels; give a path, a dict "
+        "{query: {doc: grade}}, a pandas/polars DataFrame, an Arrow table or a Qrels",
+    )
+
+
+def as_run(value: Any, *, name: str | None = None, ties: str = "trec_eval") -> Run:
+    """A Run from any supported input: a Run (ranked under ``ties``, renamed if ``name`` is
+    given), a path or ``"-"`` (read by :func:`read_run`), a dict ``{query: {doc: score}}``, a
+    pandas or polars DataFrame or an Arrow table (columns query_id, doc_id, score).
+
+    ``name`` defaults to the file's (see :func:`read_run`), else ``"run"``. Raises FormatError
+    for anything else, saying what is accepted.
+    """
+    if isinstance(value, Run):
+        run = value.with_ties(ties)
+        return run if name is None else run.renamed(name)
+    if isinstance(value, (str, os.PathLike)):
+        return read_run(value, name=name, ties=ties)
+    if isinstance(value, Mapping):
+        return Run.from_dict(value, name=name or "run", ties=ties)
+    table = frame_table(value)
+    if table is not None:
+        return run_from_table(*table, name=name or "run", ties=ties)
+    raise FormatError(
+        "<run>",
+        f"cannot use a {type(value).__name__} as a run; give a path, a dict "
+        "{query: {doc: score}}, a pandas/polars DataFrame, an Arrow table or a Run",
+    )
+
+
+def load_runs(runs: Mapping[str, Any] | Iterable[Any], *, ties: str = "trec_eval") -> list[Run]:
+    """Several runs, each loaded by :func:`as_run`: a list of them, or ``{name: run}`` (the
+    keys name the runs). Runs that share a name are told apart by their files, else by a
+    number (:func:`rankmeter.data.run.unique_names`).
+
+    Raises PolicyError when no run is given.
+    """
+    if isinstance(runs, Mapping):
+        loaded = [as_run(v, name=str(k), ties=ties) for k, v in runs.items()]
+    else:
+        loaded = [as_run(v, ties=ties) for v in runs]
+    if not loaded:
+        raise PolicyError("no runs given")
+    names = unique_names([r.name for r in loaded], [r.source for r in loaded])
+    return [r if r.name == n else r.renamed(n) for r, n in zip(loaded, names, strict=True)]
+
+
+def trec_run_text(run: Run) -> str:
+    """The run in TREC format, one ``qid Q0 docid rank score tag`` line per result, queries in
+    natural order, exactly as :func:`write_trec_run` writes it.
+
+    >>> print(trec_run_text(as_run({"q1": {"d1": 0.5, "d2": 0.9}}, name="my run")), end="")
+    q1 Q0 d2 1 0.9 my_run
+    q1 Q0 d1 2 0.5 my_run
+    """
+    return "".join(trec_run_lines(run))
+
+
+def write_trec_run(run: Run, path: str | os.PathLike[str]) -> None:
+    """Write a run in TREC format (see :func:`trec_run_text`), atomically (a temporary file
+    renamed into place)."""
     with atomic_write(path) as handle:
-        table = run.to_arrow()
-        tag = run.name.replace(" ", "_") or "run"
-        for q, d, r, s in zip(
-            table.column("query_id").to_pylist(),
-            table.column("doc_id").to_pylist(),
-            table.column("rank").to_pylist(),
-            table.column("score").to_pylist(),
-            strict=True,
-        ):
-            handle.write(f"{q} Q0 {d} {r} {s!r} {tag}\n")
+        handle.writelines(trec_run_lines(run))
+
+
+def atomic_write(path: str | os.PathLike[str]) -> AbstractContextManager[TextIO]:
+    """A text handle (UTF-8, ``\\n`` line ends) whose contents replace ``path`` only when the
+    ``with`` block succeeds: nothing half-written, ever. Every file rankmeter writes goes
+    through it.
+
+    A regular file is written to a temporary file beside it, then renamed over it (keeping
+    its permissions); FIFOs, character devices (``/dev/null``) and ``/dev/stdout`` or
+    ``/dev/fd/N`` are written in place; a read-only file, a directory, a block device or a
+    socket is refused. A failure raises FormatError naming the path and leaves an existing
+    file untouched.
+    """
+    from rankmeter.io._atomic import atomic_write as write
+
+    return write(path)
+
+
+def check_target(path: str | os.PathLike[str]) -> None:
+    """Raise now the :class:`~rankmeter.errors.FormatError` that :func:`atomic_write` would
+    raise for ``path``: outputs are checked before any work, so that an hour of work is not
+    lost to a read-only file or a missing directory. Nothing is created."""
+    from rankmeter.io._atomic import check_target as check
+
+    check(path)
+
+
+def same_target(first: str | os.PathLike[str], second: str | os.PathLike[str]) -> bool:
+    """Whether two output paths write the same file (after links and ``..``; one file under
+    two names; one descriptor): a command refuses two outputs that would overwrite each
+    other."""
+    from rankmeter.io._atomic import same_target as same
+
+    return same(first, second)

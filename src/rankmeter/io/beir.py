@@ -22,7 +22,7 @@ from typing import Any
 
 from rankmeter.errors import FormatError
 
-__all__ = ["BeirCollection", "Document", "load_beir"]
+__all__ = ["BeirCollection", "Document", "load_beir", "read_corpus"]
 
 
 @dataclass(frozen=True)
@@ -91,10 +91,7 @@ def load_beir(path: str | os.PathLike[str], *, split: str = "test") -> BeirColle
         splits = sorted(p.stem for p in (root / "qrels").glob("*.tsv"))
         available = f"; splits here: {', '.join(splits)}" if splits else ""
         raise FormatError(str(qrels_path), f"missing: no qrels for split {split!r}{available}")
-    corpus = {
-        doc_id: Document(_text(record, "title"), _text(record, "text"))
-        for doc_id, record in _records(root / "corpus.jsonl")
-    }
+    corpus = read_corpus(root / "corpus.jsonl")
     all_queries = {qid: _text(record, "text") for qid, record in _records(root / "queries.jsonl")}
     qrels = read_qrels(qrels_path, format="tsv")
     judged = qrels.query_ids
@@ -105,7 +102,7 @@ def load_beir(path: str | os.PathLike[str], *, split: str = "test") -> BeirColle
             f"{len(missing)} judged queries have no text, e.g. {missing[0]!r} (judged in "
             f"{qrels_path.name})",
         )
-    unknown = sorted(d for d in qrels._doc_vocab.to_pylist() if d not in corpus)
+    unknown = sorted(d for d in qrels.doc_vocabulary.to_pylist() if d not in corpus)
     if unknown:
         raise FormatError(
             str(root / "corpus.jsonl"),
@@ -114,6 +111,23 @@ def load_beir(path: str | os.PathLike[str], *, split: str = "test") -> BeirColle
     judged_set = set(judged)  # built once: a query set can be large (MS MARCO: 500k)
     queries = {q: text for q, text in all_queries.items() if q in judged_set}
     return BeirCollection(root, corpus, queries, qrels, split)
+
+
+def read_corpus(path: str | os.PathLike[str]) -> dict[str, Document]:
+    """Read a corpus in BEIR JSON lines, ``{"_id": ..., "title": ..., "text": ...}`` per line,
+    into ``{doc_id: Document}`` in file order (title and text may be missing or null: empty).
+
+    Errors name the file, the line and what is wrong (not JSON, no ``_id``, an ``_id`` given
+    twice, a title or text that is not a string, no records at all), as :func:`load_beir`'s.
+    """
+    path = Path(path)
+    if not path.is_file():
+        problem = "is a directory, expected a file" if path.is_dir() else "no such file"
+        raise FormatError(str(path), problem)
+    return {
+        doc_id: Document(_text(record, "title"), _text(record, "text"))
+        for doc_id, record in _records(path)
+    }
 
 
 def _records(path: Path) -> list[tuple[str, dict[str, Any]]]:

@@ -19,14 +19,15 @@ from __future__ import annotations
 import os
 import queue
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
 
 from rankmeter.data import Run
-from rankmeter.data._columns import Origin, numpy_of
-from rankmeter.errors import FormatError
+from rankmeter.data.arrays import numpy_of
+from rankmeter.data.origin import Origin
+from rankmeter.errors import FormatError, PolicyError, RankmeterError
 from rankmeter.io._source import Source
 from rankmeter.io.trec import (
     NO_DATA,
@@ -46,6 +47,41 @@ PIECE_BYTES = 8 << 20
 BLOCK_SIZE = 2 << 20
 #: Parsed pieces waiting for the caller: bounds memory while parsing runs ahead.
 AHEAD = 1
+
+
+def run_files_to_stream(
+    runs: Any, *, many: bool, explicit: bool
+) -> list[tuple[str | None, Any]] | None:
+    """``(name, path)`` of the run files to stream (name None: the file's own), or None when
+    they are to be read whole.
+
+    ``runs`` is one run (``many`` False), or a list or ``{name: run}`` of them. Unasked
+    (``explicit`` False), runs stream when every one is a TREC run file that can be read
+    again (a regular file, not stdin): a FIFO or ``/dev/fd/N`` can be read only once, so the
+    in-memory reader could not take over where streaming gives up. With ``explicit``
+    (``stream=True``) every run must be a path, and anything else is a PolicyError.
+    """
+    if not many:
+        named: list[tuple[str | None, Any]] = [(None, runs)]
+    elif isinstance(runs, Mapping):
+        named = [(str(k), v) for k, v in runs.items()]
+    else:
+        named = [(None, v) for v in runs]
+    if not named or not all(
+        isinstance(p, (str, os.PathLike)) and os.fspath(p) != "-" for _, p in named
+    ):
+        if explicit:
+            raise PolicyError("stream=True reads run files: give paths, not runs or tables")
+        return None
+    if explicit:
+        return named
+    try:
+        sources = [Source(p) for _, p in named]
+        if all(s.rereadable and s.detect_format(None) == "trec" for s in sources):
+            return named
+    except RankmeterError:
+        pass
+    return None
 
 
 def iter_run_chunks(

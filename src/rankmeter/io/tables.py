@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import csv as _csv_module
 import json
-import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from rankmeter.data import Qrels, Run
-from rankmeter.data._columns import Origin
+from rankmeter.data.origin import Origin
 from rankmeter.errors import FormatError
 from rankmeter.io._source import Source
 
@@ -70,7 +69,8 @@ def arrow_from_pandas(frame: Any) -> Any:
 
     try:
         return pa.Table.from_pandas(frame, preserve_index=False)
-    except (pa.ArrowInvalid, pa.ArrowTypeError, ValueError) as exc:  # ValueError: repeated names
+    # ValueError: repeated names; OverflowError: an integer beyond 64 bits in an object column.
+    except (pa.ArrowInvalid, pa.ArrowTypeError, ValueError, OverflowError) as exc:
         raise FormatError("<pandas DataFrame>", f"cannot convert to columns: {exc}") from None
 
 
@@ -326,56 +326,18 @@ def _looks_like_id(key: str) -> bool:
     return k in QUERY_COLUMNS or k in DOC_COLUMNS or k in NAME_COLUMNS
 
 
-# -- accepting anything ---------------------------------------------------------------------------
-def _is_pathlike(value: Any) -> bool:
-    return isinstance(value, (str, os.PathLike))
-
-
-def coerce_qrels(value: Any) -> Qrels:
-    if isinstance(value, Qrels):
-        return value
-    if _is_pathlike(value):
-        from rankmeter.io import read_qrels
-
-        return read_qrels(value)
-    if isinstance(value, Mapping):
-        return Qrels.from_dict(value)
+# -- data frames ---------------------------------------------------------------------------------
+def frame_table(value: Any) -> tuple[Any, Origin] | None:
+    """An Arrow table and its origin for a pandas or polars DataFrame or an Arrow table (by the
+    object's module: neither pandas nor polars is imported); None for anything else."""
     kind = _frame_kind(value)
     if kind == "pandas":
-        return Qrels.from_pandas(value)
+        return arrow_from_pandas(value), Origin("<pandas DataFrame>")
     if kind == "polars":
-        return Qrels.from_polars(value)
+        return value.to_arrow(), Origin("<polars DataFrame>")
     if kind == "arrow":
-        return Qrels.from_arrow(value)
-    raise FormatError(
-        "<qrels>",
-        f"cannot use a {type(value).__name__} as qrels; give a path, a dict "
-        "{query: {doc: grade}}, a pandas/polars DataFrame, an Arrow table or a Qrels",
-    )
-
-
-def coerce_run(value: Any, *, name: str | None = None, ties: str = "trec_eval") -> Run:
-    if isinstance(value, Run):
-        run = value.with_ties(ties)
-        return run if name is None else run.renamed(name)
-    if _is_pathlike(value):
-        from rankmeter.io import read_run
-
-        return read_run(value, name=name, ties=ties)
-    if isinstance(value, Mapping):
-        return Run.from_dict(value, name=name or "run", ties=ties)
-    kind = _frame_kind(value)
-    if kind == "pandas":
-        return Run.from_pandas(value, name=name or "run", ties=ties)
-    if kind == "polars":
-        return Run.from_polars(value, name=name or "run", ties=ties)
-    if kind == "arrow":
-        return Run.from_arrow(value, name=name or "run", ties=ties)
-    raise FormatError(
-        "<run>",
-        f"cannot use a {type(value).__name__} as a run; give a path, a dict "
-        "{query: {doc: score}}, a pandas/polars DataFrame, an Arrow table or a Run",
-    )
+        return value, Origin("<arrow table>")
+    return None
 
 
 def _frame_kind(value: Any) -> str | None:

@@ -25,7 +25,7 @@ from itertools import islice
 from typing import Any
 
 from rankmeter.data import Qrels, Run
-from rankmeter.data._columns import Origin
+from rankmeter.data.origin import Origin
 from rankmeter.errors import FormatError
 from rankmeter.io._source import Source, split_lines
 
@@ -84,6 +84,22 @@ def read_trec_run(source: Source, *, name: str | None, ties: str) -> Run:
         ties=ties,
         origin=origin,
     )
+
+
+def trec_run_lines(run: Run) -> Iterator[str]:
+    """The run's lines in TREC format (``qid Q0 docid rank score tag``), queries in natural
+    order, each result at its rank under the run's tie policy; the score as Python's repr
+    writes it (it reads back to the same float), spaces in the name as underscores."""
+    table = run.to_arrow()
+    tag = run.name.replace(" ", "_") or "run"
+    for q, d, r, s in zip(
+        table.column("query_id").to_pylist(),
+        table.column("doc_id").to_pylist(),
+        table.column("rank").to_pylist(),
+        table.column("score").to_pylist(),
+        strict=True,
+    ):
+        yield f"{q} Q0 {d} {r} {s!r} {tag}\n"
 
 
 def run_tag(line: bytes | None) -> str | None:

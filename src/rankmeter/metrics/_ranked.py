@@ -14,15 +14,8 @@ import numpy as np
 import numpy.typing as npt
 
 from rankmeter.data import Qrels, Run
-from rankmeter.data._columns import (
-    FloatArray,
-    IntArray,
-    ObjArray,
-    gather_ranges,
-    offsets_from_sorted,
-    readonly,
-    row_groups,
-)
+from rankmeter.data.arrays import FloatArray, IntArray, ObjArray, readonly
+from rankmeter.data.csr import gather_ranges, offsets_from_sorted, row_groups
 
 BoolArray = npt.NDArray[np.bool_]
 
@@ -206,7 +199,7 @@ def join(
     # Queries: those in both (trec_eval default) or every judged query (trec_eval -c).
     qrels_index = qrels.query_rows()
     run_to_qrels = np.fromiter(
-        (qrels_index.get(q, -1) for q in run._query_ids), dtype=np.int64, count=run.n_queries
+        (qrels_index.get(q, -1) for q in run.segment_ids), dtype=np.int64, count=run.n_queries
     )
     present = run_to_qrels >= 0
     qrels_to_run = np.full(qrels.n_queries, -1, dtype=np.int64)
@@ -217,26 +210,22 @@ def join(
         selected = np.flatnonzero(qrels_to_run >= 0)
     run_q = qrels_to_run[selected]
     has = run_q >= 0
-    starts = np.where(has, run._offsets[np.maximum(run_q, 0)], 0)
-    lengths = np.where(has, run._offsets[np.maximum(run_q, 0) + 1] - starts, 0)
+    run_offsets = run.offsets
+    starts = np.where(has, run_offsets[np.maximum(run_q, 0)], 0)
+    lengths = np.where(has, run_offsets[np.maximum(run_q, 0) + 1] - starts, 0)
     # Documents: each result's doc id -> its code in the qrels (-1: never judged), by hash.
     # Only results whose doc is judged for some query are looked up by (query, doc).
-    in_run_order = np.array_equal(starts, run._offsets[:-1]) and np.array_equal(
-        lengths, np.diff(run._offsets)
+    in_run_order = np.array_equal(starts, run_offsets[:-1]) and np.array_equal(
+        lengths, np.diff(run_offsets)
     )
-    hashes = run.doc_hashes()
-    if in_run_order:
-        doc_code = qrels.doc_lookup().codes(run._docs, hashes, run._input_rows)
-    else:
-        rows = gather_ranges(starts, lengths)
-        doc_code = qrels.doc_lookup().codes(run._docs, hashes[rows], run._input_rows[rows])
+    positions = None if in_run_order else gather_ranges(starts, lengths)
+    doc_code = run.doc_codes(qrels.doc_lookup(), positions)
     candidates = np.flatnonzero(doc_code >= 0)
     ends = np.cumsum(lengths)
     entry_query = selected[np.searchsorted(ends, candidates, side="right")]
-    keys = entry_query * max(len(qrels._doc_vocab), 1) + doc_code[candidates].astype(np.int64)
-    at = np.minimum(np.searchsorted(qrels._keys, keys), max(len(qrels._keys) - 1, 0))
-    found = qrels._keys[at] == keys
-    grade = qrels._grades[at[found]]
+    at = qrels.judgment_rows(entry_query, doc_code[candidates])
+    found = at >= 0
+    grade = qrels.grades[at[found]]
     hit = candidates[found][grade >= 0]
     n_entries = int(lengths.sum())
     grades = np.zeros(n_entries, dtype=np.float64)
@@ -265,17 +254,18 @@ def _ranked(
     rel: float,
 ) -> Ranked:
     # Judgments of the selected queries, grades descending (the ideal ordering).
-    j_starts = qrels._offsets[selected]
-    j_lengths = qrels._offsets[selected + 1] - j_starts
+    j_offsets_all = qrels.offsets
+    j_starts = j_offsets_all[selected]
+    j_lengths = j_offsets_all[selected + 1] - j_starts
     j_rows = gather_ranges(j_starts, j_lengths)
     j_groups = np.repeat(np.arange(len(selected), dtype=np.int64), j_lengths)
-    j_grades = qrels._grades[j_rows]
+    j_grades = qrels.grades[j_rows]
     keep = j_grades >= 0
     j_groups, j_grades = j_groups[keep], j_grades[keep]
     order = np.lexsort((-j_grades, j_groups))
     j_offsets = offsets_from_sorted(j_groups, len(selected))
     ranked = Ranked(
-        np.asarray(qrels._query_ids[selected], dtype=object),
+        np.asarray(qrels.segment_ids[selected], dtype=object),
         offsets,
         grades,
         judged,

@@ -14,7 +14,7 @@ from rankmeter.errors import MetricError
 if TYPE_CHECKING:
     import numpy.typing as npt
 
-    from rankmeter.data._columns import FloatArray
+    from rankmeter.data.arrays import FloatArray
     from rankmeter.metrics._ranked import Ranked
 
     #: One value per rank of a query: a list or a NumPy array.

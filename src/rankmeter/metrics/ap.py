@@ -9,7 +9,7 @@ import numpy as np
 from rankmeter.metrics._spec import REL, Breakdown, Metric, MetricSpec, approx, num, plural, ratio
 
 if TYPE_CHECKING:
-    from rankmeter.data._columns import FloatArray
+    from rankmeter.data.arrays import FloatArray
     from rankmeter.metrics._ranked import Ranked
 
 

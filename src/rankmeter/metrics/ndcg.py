@@ -16,7 +16,7 @@ from rankmeter.errors import RankmeterError
 from rankmeter.metrics._spec import Breakdown, Metric, MetricSpec, Param, approx, num, ratio
 
 if TYPE_CHECKING:
-    from rankmeter.data._columns import FloatArray, IntArray
+    from rankmeter.data.arrays import FloatArray, IntArray
     from rankmeter.metrics._ranked import Ranked
 
 GAIN = Param(

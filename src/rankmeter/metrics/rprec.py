@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from rankmeter.metrics._spec import REL, Breakdown, Metric, MetricSpec, approx, num, ratio
 
 if TYPE_CHECKING:
-    from rankmeter.data._columns import FloatArray
+    from rankmeter.data.arrays import FloatArray
     from rankmeter.metrics._ranked import Ranked
 
 

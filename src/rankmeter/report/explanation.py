@@ -87,7 +87,7 @@ def _listed(explanations: Explanation | Sequence[Explanation]) -> list[Explanati
 
 
 def _cell(column: str, value: Any) -> str:
-    from rankmeter.metrics._spec import num
+    from rankmeter.metrics import num
 
     if column == "grade":
         if value is None:

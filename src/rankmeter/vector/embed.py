@@ -723,20 +723,17 @@ def collection_from_files(
 
     Returns a :class:`rankmeter.io.beir.BeirCollection` holding the judged queries.
     """
-    from rankmeter.data import Qrels
+    from rankmeter.io import as_qrels, read_corpus
     from rankmeter.io.annotations import read_queries
-    from rankmeter.io.beir import BeirCollection, Document, _records, _text
+    from rankmeter.io.beir import BeirCollection
 
-    loaded = Qrels.load(qrels)
+    loaded = as_qrels(qrels)
     corpus_path = Path(corpus)
     queries_path = Path(queries)
     for label, path in (("corpus", corpus_path), ("queries", queries_path)):
         if not path.is_file():
             raise FormatError(str(path), f"no such file (the {label})")
-    docs = {
-        doc_id: Document(_text(record, "title"), _text(record, "text"))
-        for doc_id, record in _records(corpus_path)
-    }
+    docs = read_corpus(corpus_path)
     texts = read_queries(queries_path)
     judged = set(loaded.query_ids)
     missing = [q for q in loaded.query_ids if q not in texts]
@@ -934,7 +931,7 @@ def evaluate_model(
 
     parse_metrics([measures] if isinstance(measures, str) else list(measures))  # fail early
     if run_out is not None:
-        from rankmeter.io._atomic import check_target
+        from rankmeter.io import check_target
 
         check_target(run_out)  # a read-only or impossible target fails now, not after embedding
     loaded = _load_collection(collection, split)

@@ -26,8 +26,9 @@ import numpy.typing as npt
 
 from rankmeter._validate import choice, integer, real
 from rankmeter.data import Run
-from rankmeter.data._columns import row_groups
+from rankmeter.data.csr import row_groups
 from rankmeter.errors import PolicyError, RankmeterError
+from rankmeter.io import as_run
 
 __all__ = ["FUSION_METHODS", "fuse", "parse_weights"]
 
@@ -80,7 +81,7 @@ def fuse(
     id descending), so the result never depends on the order of the input rows.
     """
     normalise = _method(method, normalisation)
-    loaded = [Run.load(r) for r in runs]
+    loaded = [as_run(r) for r in runs]
     if len(loaded) < 2:
         raise PolicyError(f"fusion needs two runs or more; got {len(loaded)}")
     w = _weights(weights, len(loaded))
@@ -150,8 +151,9 @@ def _check_depth(depth: Any) -> int:
 
 def _ranks(run: Run) -> tuple[IntArray, IntArray]:
     """Query code (in the run's query table) and 1-based rank of every result, in rank order."""
-    groups = row_groups(run._offsets)
-    ranks: IntArray = np.arange(len(groups), dtype=np.int64) - run._offsets[groups] + 1
+    offsets = run.offsets
+    groups = row_groups(offsets)
+    ranks: IntArray = np.arange(len(groups), dtype=np.int64) - offsets[groups] + 1
     return groups, ranks
 
 
@@ -163,7 +165,7 @@ def _contributions(
     groups, ranks = _ranks(run)
     keep = np.flatnonzero(ranks <= depth)
     groups, ranks = groups[keep], ranks[keep]
-    scores = run._scores[keep]
+    scores = run.scores[keep]
     if normalise is None:
         values: FloatArray = weight / (k + ranks.astype(np.float64))
     else:
@@ -174,7 +176,7 @@ def _contributions(
             )
         with np.errstate(over="ignore"):  # an infinite product is refused when summed
             values = weight * _normalised(scores, groups, normalise)
-    return [str(q) for q in run._query_ids], groups, run.doc_ids(keep), values
+    return [str(q) for q in run.segment_ids], groups, run.doc_ids(keep), values
 
 
 def _normalised(scores: FloatArray, groups: IntArray, how: str) -> FloatArray:
@@ -211,7 +213,7 @@ def _sum_by_pair(
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from rankmeter.data._columns import arrow_ints, numpy_of
+    from rankmeter.data.arrays import arrow_ints, numpy_of
 
     # Queries are few: each run's query table is mapped onto one shared table, then every
     # result carries a shared query code and a doc code, and (query, doc) is one integer.
@@ -255,44 +257,3 @@ def _sum_by_pair(
         name=name,
         origin="<fused run>",
     )
-
-
-def head(run: Run, depth: int) -> Run:
-    """The run's top ``depth`` results per query, in its rank order (itself if none is
-    deeper)."""
-    _check_depth(depth)
-    groups, ranks = _ranks(run)
-    if int(ranks.max(initial=0)) <= depth:
-        return run
-    keep = np.flatnonzero(ranks <= depth)
-    import pyarrow as pa
-
-    from rankmeter.data._columns import arrow_ints
-
-    query_ids = pa.array([str(q) for q in run._query_ids], type=pa.string())
-    return Run.from_columns(
-        query_ids.take(arrow_ints(groups[keep])),
-        run.doc_ids(keep),
-        run._scores[keep],
-        name=run.name,
-        ties=run.ties,
-        origin=run.source,
-    )
-
-
-def trec_run_text(run: Run) -> str:
-    """The run in TREC format (``qid Q0 docid rank score tag``), as ``write_trec_run`` writes
-    it."""
-    table = run.to_arrow()
-    tag = run.name.replace(" ", "_") or "run"
-    lines = [
-        f"{q} Q0 {d} {r} {s!r} {tag}\n"
-        for q, d, r, s in zip(
-            table.column("query_id").to_pylist(),
-            table.column("doc_id").to_pylist(),
-            table.column("rank").to_pylist(),
-            table.column("score").to_pylist(),
-            strict=True,
-        )
-    ]
-    return "".join(lines)

@@ -35,8 +35,8 @@ import numpy as np
 from rankmeter._validate import integer
 from rankmeter.data import Qrels, Run
 from rankmeter.errors import PolicyError, RankmeterError
+from rankmeter.io import as_qrels, as_run
 from rankmeter.results import EvalResult
-from rankmeter.vector.fusion import head
 
 __all__ = ["TwoStage", "cross_encoder", "two_stage"]
 
@@ -126,8 +126,8 @@ def two_stage(
     Parameters
     ----------
     qrels : Qrels, path, dict ``{query: {doc: grade}}``, DataFrame or Arrow table
-    retriever_run : the first stage's run (anything ``Run.load`` takes); its top ``pool``
-        results per query are the candidates
+    retriever_run : the first stage's run (anything :func:`rankmeter.io.as_run` takes); its
+        top ``pool`` results per query are the candidates
     reranker : either a reranked run (Run, path, dict ...), restricted here to the pool; or a
         function scoring a batch of ``(query_text, doc_text)`` pairs, ``reranker(pairs) ->
         floats``; or an object with a ``predict(pairs)`` method, such as a
@@ -161,13 +161,13 @@ def two_stage(
     # R@pool comes first; asked for under another name (recall.100), it keeps that name.
     pool_recall = parse_metric(f"R@{int(pool)}")
     measures = parse_metrics([next((m for m in asked if m == pool_recall), pool_recall), *asked])
-    loaded_qrels = Qrels.load(qrels)
-    retriever = Run.load(retriever_run)
-    judged, candidates = _judged_queries(loaded_qrels, head(retriever, int(pool)))
+    loaded_qrels = as_qrels(qrels)
+    retriever = as_run(retriever_run)
+    judged, candidates = _judged_queries(loaded_qrels, retriever.head(pool))
     scorer = _scorer(reranker)
     outside = unscored = 0
     if scorer is None:
-        reranked, outside, unscored = _restrict(Run.load(reranker), candidates)
+        reranked, outside, unscored = _restrict(as_run(reranker), candidates)
     else:
         reranked = _rerank(candidates, scorer, queries, docs, batch_size)
     ceiling = _ideal(candidates, loaded_qrels)
@@ -371,7 +371,7 @@ def _ideal(candidates: Run, qrels: Qrels) -> Run:
     """The pool sorted by grade: the best order any reranker could give it."""
     import pyarrow.compute as pc
 
-    from rankmeter.data._columns import numpy_of
+    from rankmeter.data.arrays import numpy_of
 
     table = candidates.to_arrow()
     judgments = qrels.to_arrow()

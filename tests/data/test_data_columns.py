@@ -1,4 +1,5 @@
-"""The column helpers under Qrels and Run: hashing, grouping, repeat detection, hash lookup.
+"""The column helpers under Qrels and Run (rankmeter.data.hashing, .csr, .ids): hashing,
+grouping, repeat detection, hash lookup.
 
 These are the fast paths of loading and joining; each is checked against a plain-Python
 reference on random inputs, including the awkward cases (NUL bytes, ids longer than a word,
@@ -15,17 +16,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rankmeter.data import _columns
-from rankmeter.data._columns import (
-    HashLookup,
-    Origin,
-    intern_first_seen,
-    intern_grouped,
-    natural_key,
-    natural_order,
-    segments_repeat,
-    string_hashes,
-)
+from rankmeter.data import hashing
+from rankmeter.data.csr import segments_repeat
+from rankmeter.data.hashing import HashLookup, string_hashes
+from rankmeter.data.ids import intern_first_seen, intern_grouped, natural_key, natural_order
+from rankmeter.data.origin import Origin
 
 ids = st.text(alphabet=st.sampled_from("ab\x00é7"), min_size=0, max_size=40)
 
@@ -129,7 +124,7 @@ def test_hash_lookup_confirms_matches_by_text(monkeypatch: pytest.MonkeyPatch) -
     def constant(strings: object, *, chunk: int = 0) -> np.ndarray:
         return np.zeros(len(strings), dtype=np.uint64)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(_columns, "string_hashes", constant)
+    monkeypatch.setattr(hashing, "string_hashes", constant)
     lookup = HashLookup(pa.array(["d1"]))
     strings = pa.array(["d2", "d1", "d3"])
     rows = np.arange(3, dtype=np.int64)

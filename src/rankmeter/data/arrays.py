@@ -1,0 +1,112 @@
+"""Arrow <-> NumPy helpers: array types, Arrow columns read as NumPy without pandas, read-only
+arrays.
+
+Pure NumPy/Arrow: nothing here knows about qrels or runs. Other packages (metrics, io, vector,
+comparison) use these helpers too, so they are public.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = [
+    "FloatArray",
+    "IntArray",
+    "ObjArray",
+    "arrow_ints",
+    "null_rows",
+    "numpy_of",
+    "readonly",
+    "release_arrow_memory",
+]
+
+#: One-dimensional NumPy arrays of the three kinds the columns use.
+IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float64]
+ObjArray = npt.NDArray[np.object_]
+
+
+def arrow_ints(values: npt.NDArray[Any]) -> Any:
+    """An Arrow int64 array over a NumPy array, without ``pa.array`` (which imports pandas)."""
+    import pyarrow as pa
+
+    data = np.ascontiguousarray(values, dtype=np.int64)
+    return pa.Array.from_buffers(pa.int64(), len(data), [None, pa.py_buffer(data)])
+
+
+_NUMPY_TYPES = {
+    "int8": np.int8,
+    "int16": np.int16,
+    "int32": np.int32,
+    "int64": np.int64,
+    "uint8": np.uint8,
+    "uint16": np.uint16,
+    "uint32": np.uint32,
+    "uint64": np.uint64,
+    "float": np.float32,
+    "double": np.float64,
+}
+
+
+def numpy_of(array: Any, *, fill: float | None = None) -> npt.NDArray[Any]:
+    """A NumPy copy of a numeric or boolean Arrow array.
+
+    Arrow's own ``to_numpy`` imports pandas when it is installed (150 ms), so the buffers are
+    read directly. Nulls are replaced by ``fill``; without ``fill`` the array must have none.
+    """
+    import pyarrow as pa
+
+    if isinstance(array, pa.ChunkedArray):
+        if array.num_chunks == 1:
+            array = array.chunk(0)
+        elif array.null_count or pa.types.is_boolean(array.type) or array.num_chunks == 0:
+            array = array.combine_chunks()
+        else:  # one copy, straight from each chunk's buffer
+            return np.concatenate([_values_of(chunk) for chunk in array.chunks])
+    if not array.null_count and not pa.types.is_boolean(array.type):
+        return _values_of(array).copy()
+    n, offset = len(array), array.offset
+    validity, data = array.buffers()[:2]
+    if pa.types.is_boolean(array.type):
+        bits = np.unpackbits(np.frombuffer(data, dtype=np.uint8), bitorder="little")
+        values: npt.NDArray[Any] = bits[offset : offset + n].astype(bool)
+    else:
+        dtype = _NUMPY_TYPES[str(array.type)]
+        values = np.frombuffer(data, dtype=dtype)[offset : offset + n].copy()
+    if array.null_count:
+        if fill is None:
+            raise ValueError("array has nulls")
+        valid_bits = np.unpackbits(np.frombuffer(validity, dtype=np.uint8), bitorder="little")
+        valid = valid_bits[offset : offset + n].astype(bool)
+        values = np.where(valid, values, fill)
+    return values
+
+
+def _values_of(array: Any) -> npt.NDArray[Any]:
+    """A read-only NumPy view of a numeric Arrow array's values (no nulls)."""
+    dtype = _NUMPY_TYPES[str(array.type)]
+    data = array.buffers()[1]
+    if len(array) == 0 or data is None:
+        return np.empty(0, dtype=dtype)
+    return np.frombuffer(data, dtype=dtype)[array.offset : array.offset + len(array)]
+
+
+def null_rows(array: Any) -> npt.NDArray[np.int64]:
+    """Row numbers of the nulls of an Arrow array."""
+    return np.flatnonzero(numpy_of(array.is_null()))
+
+
+def release_arrow_memory() -> None:
+    """Hand memory that Arrow's allocator keeps after frees back to the system: large reads
+    otherwise leave hundreds of MB of retained pages behind."""
+    import pyarrow as pa
+
+    pa.default_memory_pool().release_unused()
+
+
+def readonly(array: npt.NDArray[Any]) -> npt.NDArray[Any]:
+    array.flags.writeable = False
+    return array

@@ -1,0 +1,127 @@
+"""Query and doc ids: their natural order, and interning them into integer codes.
+
+Ids are validated (:mod:`rankmeter.data._inputs`) on the way in: strings or integers, no nulls,
+no empty ids, valid Unicode.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from rankmeter.data._inputs import string_column
+from rankmeter.data.arrays import IntArray, ObjArray, arrow_ints, numpy_of
+from rankmeter.data.origin import Origin
+
+__all__ = [
+    "intern",
+    "intern_docs",
+    "intern_first_seen",
+    "intern_grouped",
+    "natural_key",
+    "natural_order",
+]
+
+
+def natural_key(qid: str) -> tuple[int, int, str]:
+    """Sort key for ids: integer-looking ids numerically first, then the rest in byte order.
+
+    The key depends on the id alone (not on the other ids), so any subset of ids keeps the
+    same relative order in every table.
+    """
+    if qid.isascii() and qid.isdigit():
+        return (0, int(qid), qid)
+    return (1, 0, qid)
+
+
+def natural_order(ids: Any) -> IntArray:
+    """The permutation that sorts distinct ids by :func:`natural_key`: vectorised for an Arrow
+    string array, in Python for anything else."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if not isinstance(ids, pa.Array):
+        keys = [natural_key(str(q)) for q in ids]
+        return np.asarray(sorted(range(len(keys)), key=keys.__getitem__), dtype=np.int64)
+    strings = ids
+    n = len(strings)
+    if n < 2:
+        return np.arange(n, dtype=np.int64)
+    digits = pc.match_substring_regex(strings, "^[0-9]+$")
+    numeric = numpy_of(digits)
+    if numeric.any() and int(pc.max(pc.binary_length(strings.filter(digits))).as_py()) > 18:
+        return natural_order(strings.to_pylist())  # beyond int64: Python's integers
+    by_text = numpy_of(pc.sort_indices(strings)).astype(np.int64)
+    text_rank = np.empty(n, dtype=np.int64)
+    text_rank[by_text] = np.arange(n, dtype=np.int64)
+    number = np.zeros(n, dtype=np.int64)
+    at = np.flatnonzero(numeric)
+    if len(at):
+        number[at] = numpy_of(pc.cast(strings.take(arrow_ints(at)), pa.int64()))
+    return np.lexsort((text_rank, number, ~numeric)).astype(np.int64)
+
+
+def intern(values: Any, origin: Origin, what: str) -> tuple[IntArray, ObjArray]:
+    """Encode ids as int codes into a vocabulary sorted in natural order.
+
+    Returns ``(codes, vocabulary)`` with ``vocabulary[codes] == values``.
+    """
+    codes, first_seen = _dictionary_encode(values, origin, what)
+    order = natural_order(first_seen)
+    remap = np.empty(len(first_seen), dtype=np.int64)
+    remap[order] = np.arange(len(first_seen), dtype=np.int64)
+    vocabulary = np.asarray(first_seen.take(arrow_ints(order)).to_pylist(), dtype=object)
+    return remap[codes], vocabulary
+
+
+def intern_first_seen(values: Any, origin: Origin, what: str) -> tuple[IntArray, ObjArray]:
+    """Encode ids as int codes numbered in order of first appearance."""
+    codes, first_seen = _dictionary_encode(values, origin, what)
+    return codes, np.asarray(first_seen.to_pylist(), dtype=object)
+
+
+def _dictionary_encode(values: Any, origin: Origin, what: str) -> tuple[IntArray, Any]:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    encoded = pc.dictionary_encode(string_column(values, origin, what))
+    if isinstance(encoded, pa.ChunkedArray):
+        encoded = encoded.combine_chunks()
+    return numpy_of(encoded.indices).astype(np.int64), encoded.dictionary
+
+
+def intern_grouped(values: Any, origin: Origin, what: str) -> tuple[IntArray, ObjArray]:
+    """Like :func:`intern_first_seen`, faster for ids that come in runs of equal values (a
+    TREC run's query column): ids are compared with their neighbours, and only when some id
+    comes back after another one does it fall back to hashing every row."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    strings = string_column(values, origin, what)
+    n = len(strings)
+    if n < 2:
+        return intern_first_seen(strings, origin, what)
+    changes = numpy_of(pc.not_equal(strings[1:], strings[:-1]))
+    starts = np.concatenate(([0], np.flatnonzero(changes) + 1)).astype(np.int64)
+    del changes
+    firsts = strings.take(arrow_ints(starts))
+    if isinstance(firsts, pa.ChunkedArray):
+        firsts = firsts.combine_chunks()
+    ids = firsts.to_pylist()
+    if len(set(ids)) != len(ids):
+        return intern_first_seen(strings, origin, what)
+    lengths = np.diff(np.append(starts, n))
+    codes = np.repeat(np.arange(len(ids), dtype=np.int64), lengths)
+    return codes, np.asarray(ids, dtype=object)
+
+
+def intern_docs(values: Any, origin: Origin) -> tuple[IntArray, Any]:
+    """Encode document ids as int codes; the vocabulary stays an Arrow string array (compact)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    encoded = pc.dictionary_encode(string_column(values, origin, "doc id"))
+    if isinstance(encoded, pa.ChunkedArray):
+        encoded = encoded.combine_chunks()
+    return numpy_of(encoded.indices).astype(np.int64), encoded.dictionary
