@@ -237,3 +237,35 @@ def test_streaming_a_gzip_file_never_holds_it_whole(
     # Python's share of the memory (the pieces; Arrow's buffers are not traced): a few pieces.
     assert _peak_python_bytes(read) < 12 << 20
     assert rows[0] == 800_000
+
+
+CORPUS = b'{"_id": "d1", "title": "wings", "text": "flutter"}\n{"_id": "d2", "text": "heat"}\n'
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_a_corpus_from_a_pipe(tmp_path: Path, kind: str) -> None:
+    # read_corpus refused anything but a regular file ("no such file"), so embed-eval could not
+    # take --corpus <(zcat corpus.jsonl.gz); gzip was not read at all.
+    from rankmeter.io import read_corpus
+
+    with KINDS[kind](tmp_path, CORPUS) as path:
+        corpus = within_limit(lambda: read_corpus(path))
+    assert {k: (d.title, d.text) for k, d in corpus.items()} == {
+        "d1": ("wings", "flutter"),
+        "d2": ("", "heat"),
+    }
+
+
+@pytest.mark.parametrize("kind", ["fifo", "/dev/fd pipe"])
+def test_a_collection_from_pipes(tmp_path: Path, kind: str) -> None:
+    from rankmeter.vector.embed import collection_from_files
+
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("q1 0 d1 1\n")
+    with (
+        KINDS[kind](tmp_path, CORPUS, "corpus.fifo") as corpus,
+        KINDS["fifo"](tmp_path, b"q1\tflutter of wings\n", "queries.fifo") as queries,
+    ):
+        loaded = within_limit(lambda: collection_from_files(qrels, queries, corpus))
+    assert dict(loaded.queries) == {"q1": "flutter of wings"}
+    assert set(loaded.corpus) == {"d1", "d2"}

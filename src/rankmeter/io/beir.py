@@ -120,47 +120,46 @@ def read_corpus(path: str | os.PathLike[str]) -> dict[str, Document]:
     Errors name the file, the line and what is wrong (not JSON, no ``_id``, an ``_id`` given
     twice, a title or text that is not a string, no records at all), as :func:`load_beir`'s.
     """
-    path = Path(path)
-    if not path.is_file():
-        problem = "is a directory, expected a file" if path.is_dir() else "no such file"
-        raise FormatError(str(path), problem)
     return {
         doc_id: Document(_text(record, "title"), _text(record, "text"))
         for doc_id, record in _records(path)
     }
 
 
-def _records(path: Path) -> list[tuple[str, dict[str, Any]]]:
+def _records(path: str | os.PathLike[str]) -> list[tuple[str, dict[str, Any]]]:
+    """The JSON-lines records of ``path``, read once as a stream: a file, a FIFO, ``/dev/fd/N``
+    (a process substitution), ``-``, any of them gzip-compressed."""
+    from rankmeter.io._source import Source, split_lines
+
+    source = Source(path)
+    name = source.name
     out: list[tuple[str, dict[str, Any]]] = []
     seen: set[str] = set()
-    with open(path, "rb") as handle:
-        for number, raw in enumerate(handle, start=1):
-            if not raw.strip():
-                continue
-            text = raw.decode("utf-8", errors="replace").rstrip("\r\n")
-            try:
-                record = json.loads(raw)
-            except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-                reason = exc.msg if isinstance(exc, json.JSONDecodeError) else "not UTF-8"
-                raise FormatError(
-                    str(path), f"not valid JSON ({reason})", line=number, text=text
-                ) from None
-            if not isinstance(record, dict) or "_id" not in record:
-                raise FormatError(
-                    str(path), 'each line must be an object with an "_id"', line=number, text=text
-                )
-            problem = _record_problem(record)
-            if problem is not None:
-                raise FormatError(str(path), problem, line=number, text=text)
-            key = str(record["_id"])
-            if not key:
-                raise FormatError(str(path), "empty _id", line=number, text=text)
-            if key in seen:
-                raise FormatError(str(path), f"_id {key!r} appears twice", line=number, text=text)
-            seen.add(key)
-            out.append((key, record))
+    for number, raw in enumerate(split_lines(source.blocks()), start=1):
+        if not raw.strip():
+            continue
+        text = raw.decode("utf-8", errors="replace").rstrip("\r\n")
+        try:
+            record = json.loads(raw)
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            reason = exc.msg if isinstance(exc, json.JSONDecodeError) else "not UTF-8"
+            raise FormatError(name, f"not valid JSON ({reason})", line=number, text=text) from None
+        if not isinstance(record, dict) or "_id" not in record:
+            raise FormatError(
+                name, 'each line must be an object with an "_id"', line=number, text=text
+            )
+        problem = _record_problem(record)
+        if problem is not None:
+            raise FormatError(name, problem, line=number, text=text)
+        key = str(record["_id"])
+        if not key:
+            raise FormatError(name, "empty _id", line=number, text=text)
+        if key in seen:
+            raise FormatError(name, f"_id {key!r} appears twice", line=number, text=text)
+        seen.add(key)
+        out.append((key, record))
     if not out:
-        raise FormatError(str(path), "empty: no records")
+        raise FormatError(name, "empty: no records")
     return out
 
 

@@ -731,8 +731,12 @@ def collection_from_files(
     corpus_path = Path(corpus)
     queries_path = Path(queries)
     for label, path in (("corpus", corpus_path), ("queries", queries_path)):
-        if not path.is_file():
+        # Any readable input, a FIFO or a process substitution (/dev/fd/N) too: io reads each
+        # once, as a stream.
+        if not path.exists():
             raise FormatError(str(path), f"no such file (the {label})")
+        if path.is_dir():
+            raise FormatError(str(path), f"is a directory, expected a file (the {label})")
     docs = read_corpus(corpus_path)
     texts = read_queries(queries_path)
     judged = set(loaded.query_ids)
