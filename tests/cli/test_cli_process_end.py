@@ -271,16 +271,26 @@ PYTHON_START = re.compile(
 )
 
 
+# The site module runs the `.pth` files of site-packages at start-up (setuptools'
+# _distutils_hack, editable installs): code there is still Python's start-up.
+SITE = re.compile(r'  File "(<frozen site>|[^"]*/lib/python3\.\d+/site\.py)"')
+RANKMETER_CODE = re.compile(r'  File "[^"]*/rankmeter/(?!(__init__|errors)\.py")')
+
+
 def _during_python_start(err: str) -> bool:
     """Python's own report of an interrupt before any of rankmeter's command code ran: a
     KeyboardInterrupt traceback (possibly after "Could not import runpy module" or a fatal
-    "Failed to import the site module") whose every frame is Python's start-up."""
+    "Failed to import the site module") whose every frame is Python's start-up: the
+    interpreter's own modules, or whatever the site module runs from `.pth` files."""
     frames = [line for line in err.splitlines() if line.startswith('  File "')]
-    return (
-        "Traceback (most recent call last):\n" in err
-        and err.endswith("KeyboardInterrupt\n")
-        and all(PYTHON_START.match(frame) for frame in frames)
-    )
+    in_site = False
+    for frame in frames:
+        in_site = in_site or bool(SITE.match(frame))
+        if RANKMETER_CODE.match(frame):
+            return False
+        if not (PYTHON_START.match(frame) or in_site):
+            return False
+    return "Traceback (most recent call last):\n" in err and err.endswith("KeyboardInterrupt\n")
 
 
 @pytest.mark.parametrize("entry", [ENTRY, SCRIPT], ids=["python -m", "script"])
