@@ -424,3 +424,27 @@ def test_an_integer_beyond_64_bits_in_a_dataframe_is_named() -> None:
     frame["query_id"] = pd.Series([[2**63]], dtype=object)
     with pytest.raises(FormatError, match=r"^<pandas DataFrame>: cannot convert to columns: "):
         as_run(frame)
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "expected"),
+    [
+        (
+            "queries.tsv",
+            b'query_id\ttext\nq01\t"senior" engineer wanted\n',
+            "senior engineer wanted",
+        ),
+        ("queries.csv", b'query_id,text\nq01,"senior" engineer wanted\n', "senior engineer wanted"),
+        ("queries.tsv", b'query_id\ttext\nq01\twhat does "mmr" mean\n', 'what does "mmr" mean'),
+    ],
+)
+def test_text_after_a_closing_quote_is_read_as_every_csv_reader_reads_it(
+    tmp_path: Path, name: str, content: bytes, expected: str
+) -> None:
+    # Only a quote that never closes is refused (it would swallow the lines after it); a value
+    # that goes on after its closing quote was read this way before issue 9 and still is.
+    from rankmeter.io.annotations import read_queries
+
+    path = tmp_path / name
+    path.write_bytes(content)
+    assert read_queries(path) == {"q01": expected}
