@@ -51,7 +51,8 @@ def test_integer_refusals_name_the_value_and_the_range(
     ("value", "kwargs", "message"),
     [
         (float("nan"), {}, "x=nan must be a finite number"),
-        (float("inf"), {"low": 0}, "x=inf must be a number >= 0"),
+        (float("inf"), {"low": 0}, "x=inf must be a finite number >= 0"),
+        (float("-inf"), {"low": 0, "high": 1}, "x=-inf must be a finite number from 0 to 1"),
         (False, {}, "x=False must be a finite number"),
         (0, {"low": 0, "open_low": True}, "x=0 must be a number > 0"),
         (1, {"low": 0, "high": 1, "open_high": True}, "x=1 must be a number >= 0 and < 1"),

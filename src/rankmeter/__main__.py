@@ -26,7 +26,10 @@ def _interrupted_while_starting(signum: int, frame: object) -> None:
 
 def main() -> None:
     """Run the ``rankmeter`` command line (``sys.argv``); exit with its status."""
-    _signal.signal(_signal.SIGINT, _interrupted_while_starting)
+    # An ignored SIGINT stays ignored: a shell starts background jobs (`cmd &` in a script)
+    # and `trap '' INT` users with it ignored, so that Ctrl-C meant for others spares them.
+    if _signal.getsignal(_signal.SIGINT) != _signal.SIG_IGN:
+        _signal.signal(_signal.SIGINT, _interrupted_while_starting)
     from rankmeter.cli import main as run_command
 
     run_command()

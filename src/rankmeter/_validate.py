@@ -106,8 +106,9 @@ def real(
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise _fail(name, value, expected, what, error)
     number = float(value)
-    if not math.isfinite(number):
-        raise _fail(name, value, expected, what, error)
+    if not math.isfinite(number):  # "inf must be a number >= 0" would contradict itself
+        finite = expected.replace("a number", "a finite number", 1)
+        raise _fail(name, value, finite, what, error)
     if low is not None and (number < low or (open_low and number == low)):
         raise _fail(name, value, expected, what, error)
     if high is not None and (number > high or (open_high and number == high)):

@@ -587,10 +587,16 @@ def _is_number(text: str) -> bool:
 def _build(case: _Case, metric: Metric) -> Explanation:
     import numpy as np
 
-    from rankmeter.metrics import Breakdown, approx
+    from rankmeter.metrics import Breakdown, GainOverflow, approx
 
     ranked = case.ranked
-    value = float(metric.compute(ranked)[0])
+    try:
+        value = float(metric.compute(ranked)[0])
+    except GainOverflow as overflow:
+        if case.query is not None:
+            raise
+        # Grades typed by hand are an argument, not data: a usage error about them.
+        raise overflow.elsewhere("the grades given", PolicyError) from None
     spec = metric.spec
     breakdown = (
         spec.explain(ranked, metric, value)

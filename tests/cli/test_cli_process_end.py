@@ -322,6 +322,36 @@ def test_ctrl_c_at_any_moment_is_one_line(
     assert out.read_text() == "old\n" or out.read_text().startswith("{")
 
 
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_signal_the_caller_ignores_stays_ignored(
+    big: dict[str, Path], tmp_path: Path, sig: int
+) -> None:
+    # A shell runs a script's background jobs (`cmd &`) with SIGINT ignored, and `trap '' INT`
+    # ignores it on purpose: Ctrl-C meant for the foreground must not end them.
+    out = tmp_path / "report.json"
+    command = [
+        *ENTRY, "compare", big["qrels"], big["a"], big["b"], "--resamples", "20000",
+        "-f", "json", "-o", out,
+    ]  # fmt: skip
+    process = subprocess.Popen(
+        list(map(os.fspath, command)),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        preexec_fn=lambda: signal.signal(sig, signal.SIG_IGN),
+    )
+    try:
+        for _ in range(5):  # through the start, the imports and the work
+            time.sleep(0.1)
+            if process.poll() is None:
+                process.send_signal(sig)
+        _, err = process.communicate(timeout=120)
+    finally:
+        process.kill()
+    assert (process.returncode, err.decode()) == (0, "")
+    assert out.read_text().startswith("{")
+
+
 def test_sigterm_cleans_up_and_ends_with_one_line(big: dict[str, Path], tmp_path: Path) -> None:
     out = tmp_path / "report.json"
     command = [

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 import pytest
 
 import rankmeter
-from rankmeter.errors import RankmeterError
+from rankmeter.errors import PolicyError, RankmeterError
 
 
 @pytest.fixture(autouse=True)
@@ -86,8 +86,10 @@ def test_explain_and_compare_refuse_the_same_way() -> None:
     qrels = {"1": {"a": 1, "b": 1100}, "2": {"c": 2}}
     with pytest.raises(RankmeterError, match=r"grade 1100 of query '1' has the gain 2\^1100"):
         rankmeter.explain(qrels, RUN, "1", "nDCG(gain=exp)@10")
-    with pytest.raises(RankmeterError, match=r"grade 1100 of query 'grades' has the gain 2\^"):
-        rankmeter.explain_grades([1100, 0], "nDCG(gain=exp)@10")  # a ranking given by hand
+    # A ranking given by hand is an argument: a usage error, naming the grades given (the
+    # internal placeholder id 'grades' used to leak into the message).
+    with pytest.raises(PolicyError, match=r"grade 1100 of the grades given has the gain 2\^"):
+        rankmeter.explain_grades([1100, 0], "nDCG(gain=exp)@10")
     with pytest.raises(RankmeterError, match=r"grade 1100 of query '1' has the gain 2\^1100"):
         rankmeter.compare(qrels, {"A": RUN, "B": RUN}, ["nDCG(gain=exp)@10"], resamples=10)
 

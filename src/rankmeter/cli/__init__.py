@@ -161,7 +161,9 @@ def _signals_end_the_command() -> Iterator[None]:
     previous = {
         s: signal.signal(s, _stop)
         for s in (signal.SIGINT, signal.SIGTERM)
-        if signal.getsignal(s) is not None  # None: set outside Python, it could not be restored
+        # None: set outside Python, it could not be restored; SIG_IGN: the caller wants this
+        # signal ignored (a background job of a script, `trap '' INT`), and so it stays.
+        if signal.getsignal(s) not in (None, signal.SIG_IGN)
     }
     try:
         yield

@@ -60,7 +60,7 @@ PerQueryOption = Annotated[
     typer.Option(
         "--per-query",
         "-q",
-        help="Also give every query's values (trec_eval -q; compare: in its JSON).",
+        help="Also give every query's values (as trec_eval -q).",
     ),
 ]
 RelOption = Annotated[

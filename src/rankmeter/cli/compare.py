@@ -120,7 +120,7 @@ def compare(
 ) -> None:
     """Compare runs with a baseline: differences, intervals, paired tests, failures, segments.
 
-    Default metrics: nDCG@10 P@10 R@100 RR AP.
+    Default metrics: nDCG@10 P@10 R@100 RR AP. -q adds every query's values to the JSON.
     """
     from rankmeter.comparison import compare as run_comparison
     from rankmeter.errors import PolicyError

@@ -12,12 +12,14 @@ from rankmeter.metrics._parse import metric_names, parse_metric, parse_metrics
 from rankmeter.metrics._registry import DEFAULT_METRICS, SPECS
 from rankmeter.metrics._spec import Breakdown, Metric, MetricSpec, Param, approx, num, ranks
 from rankmeter.metrics.goals import GOALS, GoalMetric, metrics_for_goal
+from rankmeter.metrics.ndcg import GainOverflow
 
 __all__ = [
     "DEFAULT_METRICS",
     "GOALS",
     "SPECS",
     "Breakdown",
+    "GainOverflow",
     "GoalMetric",
     "Metric",
     "MetricSpec",

@@ -59,20 +59,36 @@ def _finite(
         return sums
     query = int(bad[0])
     top = float(grades[groups == query].max())
-    if metric.get("gain") == "exp":
-        fix = "use gain=linear (trec_eval's gain) or smaller grades"
-    else:
-        fix = "use smaller grades (gain=linear: each gain is its grade)"
-    if not np.isfinite(gain(np.array([top]), metric.get("gain"))[0]):
-        raise RankmeterError(
-            f"{metric}: grade {num(top)} of query {str(ranked.query_ids[query])!r} has the gain "
-            f"2^{num(top)} - 1, beyond the largest float (about 1.8e308; gain=exp takes grades "
-            f"up to {MAX_EXP_GRADE}); {fix}"
-        )
-    raise RankmeterError(
-        f"{metric}: the gains of query {str(ranked.query_ids[query])!r} (grades up to "
-        f"{num(top)}) add up beyond the largest float (about 1.8e308); {fix}"
-    )
+    single = not np.isfinite(gain(np.array([top]), metric.get("gain"))[0])
+    raise GainOverflow(metric, top, f"query {str(ranked.query_ids[query])!r}", single=single)
+
+
+class GainOverflow(RankmeterError):
+    """A DCG beyond float64: one gain (a grade of 1024 or more with gain=exp), or the sum of a
+    query's gains. ``where`` names the ranking (``"query 'q1'"``, ``"the grades given"``)."""
+
+    def __init__(self, metric: Metric, grade: float, where: str, *, single: bool) -> None:
+        self.metric, self.grade, self.where, self.single = metric, grade, where, single
+        if metric.get("gain") == "exp":
+            fix = "use gain=linear (trec_eval's gain) or smaller grades"
+        else:
+            fix = "use smaller grades (gain=linear: each gain is its grade)"
+        if single:
+            message = (
+                f"{metric}: grade {num(grade)} of {where} has the gain 2^{num(grade)} - 1, "
+                "beyond the largest float (about 1.8e308; gain=exp takes grades up to "
+                f"{MAX_EXP_GRADE}); {fix}"
+            )
+        else:
+            message = (
+                f"{metric}: the gains of {where} (grades up to {num(grade)}) add up beyond the "
+                f"largest float (about 1.8e308); {fix}"
+            )
+        super().__init__(message)
+
+    def elsewhere(self, where: str, error: type[RankmeterError]) -> RankmeterError:
+        """The same error about another ranking, as another class of error."""
+        return error(str(GainOverflow(self.metric, self.grade, where, single=self.single)))
 
 
 def discount(positions: FloatArray) -> FloatArray:

@@ -54,7 +54,7 @@ def _mark(d: Difference) -> str:
 def headline(comparison: Comparison) -> str:
     return (
         f"{len(comparison.systems) - 1} system(s) against baseline {comparison.baseline!r} on "
-        f"{comparison.n_queries} queries: {comparison.settings.describe()}."
+        f"{_queries(comparison.n_queries)}: {comparison.settings.describe()}."
     )
 
 
@@ -216,7 +216,7 @@ def render_table(comparison: Comparison) -> Any:
         )
 
     level = f"{comparison.settings.level:.0%}"
-    means = table(f"Means over {comparison.n_queries} queries [{level} CI]")
+    means = table(f"Means over {_queries(comparison.n_queries)} [{level} CI]")
     means.add_column("metric", text=True, no_wrap=True)
     for system in comparison.systems:
         label = system + (" (baseline)" if system == comparison.baseline else "")
@@ -286,7 +286,7 @@ def render_markdown(comparison: Comparison) -> str:
         "",
         markdown_text(headline(comparison)),
         "",
-        f"## Means over {comparison.n_queries} queries [{level} CI]",
+        f"## Means over {_queries(comparison.n_queries)} [{level} CI]",
         "",
         *_md_table(["metric", *systems], means_rows(comparison), left=1),
         "",
@@ -350,9 +350,8 @@ def render_latex(comparison: Comparison) -> str:
         lines.append(name + " & " + " & ".join(cells) + " \\\\")
     test = paired_test_label(s.test, resamples=s.resamples, seed=s.seed, article=True)
     # Every piece of text is escaped: the level's percent sign would start a comment.
-    queries = "query" if comparison.n_queries == 1 else "queries"
     caption = (
-        f"Mean over {comparison.n_queries} {queries}. For each system: difference from the "
+        f"Mean over {_queries(comparison.n_queries)}. For each system: difference from the "
         f"baseline {latex_text(comparison.baseline)} and its "
         f"{latex_text(interval_phrase(s.interval, s.level))}. "
         f"$^{{*}}$: significant at $\\alpha={s.alpha:g}$ by {latex_text(test)} with "
@@ -367,3 +366,7 @@ def render_latex(comparison: Comparison) -> str:
         lines += ["\\par\\smallskip", f"{{\\footnotesize {notes}\\par}}"]
     lines += [f"\\caption{{{caption}}}", "\\end{table}"]
     return "\n".join(lines) + "\n"
+
+
+def _queries(n: int) -> str:
+    return f"{n} query" if n == 1 else f"{n} queries"
