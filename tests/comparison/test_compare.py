@@ -60,7 +60,7 @@ def test_baseline_choice(data: tuple[dict, dict]) -> None:
         ),
         (
             {"alpha": float("nan")},
-            "alpha=nan must be a number strictly between 0 and 1 (the significance level)",
+            "alpha=nan must be a finite number strictly between 0 and 1 (the significance level)",
         ),
         ({"level": 95}, "level=95 must be a number strictly between 0 and 1 (e.g. 0.95 for 95%)"),
         (

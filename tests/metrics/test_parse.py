@@ -303,7 +303,7 @@ def rbp(monkeypatch: pytest.MonkeyPatch) -> MetricSpec:
         ("RBP(p=1)", r"^'RBP\(p=1\)': p=1 must be a number strictly between 0 and 1$"),
         ("RBP(p=0)@5", r"^'RBP\(p=0\)@5': p=0 must be a number strictly between 0 and 1$"),
         ("RBP(p=-0.5)", r"p=-0.5 must be a number strictly between 0 and 1$"),
-        ("RBP(p=nan)", r"p=nan must be a number strictly between 0 and 1$"),
+        ("RBP(p=nan)", r"p=nan must be a finite number strictly between 0 and 1$"),
         ("RBP(p=high)", r"p='high' must be a number strictly between 0 and 1$"),
     ],
 )

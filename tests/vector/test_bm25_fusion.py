@@ -167,7 +167,7 @@ def test_fusion_accepts_run_files_and_dicts(tmp_path: Path) -> None:
             lambda: fuse(runs(), "rrf", k=-1),
             r"^k=-1 must be a number >= 0 \(RRF's rank constant\)$",
         ),
-        (lambda: fuse(runs(), "rrf", k=math.nan), "k=nan must be a number >= 0"),
+        (lambda: fuse(runs(), "rrf", k=math.nan), "k=nan must be a finite number >= 0"),
         (
             lambda: fuse(runs(), "rrf", depth=0),
             r"^depth=0 must be an integer >= 1 \(results read from each run per query\)$",
