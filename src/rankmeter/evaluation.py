@@ -162,7 +162,9 @@ def _evaluate_stream(
 
     for chunk in iter_run_chunks(path, name=name, ties=policies.ties):
         run_name, source = chunk.name, chunk.source
-        ranked = join(qrels, chunk, rel=policies.rel, judged_only=policies.judged_only)
+        ranked = join(
+            qrels, chunk, rel=policies.rel, judged_only=policies.judged_only, compact=True
+        )
         if ranked.n_queries:
             collect(ranked)
     seen = np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64)
@@ -226,6 +228,7 @@ def _evaluate_one(
         rel=policies.rel,
         include_missing=policies.include_missing,
         judged_only=policies.judged_only,
+        compact=True,
     )
     if ranked.n_queries == 0:
         raise _no_common_queries(run.name, run.source, run.query_ids, qrels)

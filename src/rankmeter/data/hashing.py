@@ -139,13 +139,29 @@ class HashLookup:
     def codes(self, strings: Any, hashes: npt.NDArray[np.uint64], rows: IntArray) -> IntArray:
         """Position in the vocabulary of the strings ``strings[rows]`` (hashed as ``hashes``),
         -1 for strings not in it."""
+        where, codes = self.find(strings, hashes, rows)
+        out = np.full(len(hashes), -1, dtype=np.int64)
+        out[where] = codes
+        return out
+
+    def find(
+        self, strings: Any, hashes: npt.NDArray[np.uint64], rows: IntArray
+    ) -> tuple[IntArray, IntArray]:
+        """The strings ``strings[rows]`` (hashed as ``hashes``) that are in the vocabulary:
+        their indices into ``hashes`` (ascending) and their positions in the vocabulary.
+
+        Only the strings whose hash is found are read, so the cost follows the number of
+        strings (three passes over their hashes) and the number found, not their text."""
         import pyarrow as pa
         import pyarrow.compute as pc
 
         if self._table is None or len(self._sorted) == 0:
             texts = strings.take(arrow_ints(rows))
-            return numpy_of(pc.index_in(texts, value_set=self.vocab), fill=-1).astype(np.int64)
-        slot = self._table[(hashes >> self._shift).astype(np.intp)]
+            all_codes = numpy_of(pc.index_in(texts, value_set=self.vocab), fill=-1)
+            where = np.flatnonzero(all_codes >= 0)
+            return where, all_codes[where].astype(np.int64)
+        # The slot numbers are below 2**24, so the shifted hashes index as they are (a view).
+        slot = self._table[(hashes >> self._shift).view(np.intp)]
         maybe = np.flatnonzero(slot)
         codes = slot[maybe].astype(np.int64) - 1
         shared = np.flatnonzero(codes < 0)
@@ -155,12 +171,10 @@ class HashLookup:
             codes[shared] = self._order[at]
         found = self._hashes[codes] == hashes[maybe]
         maybe, codes = maybe[found], codes[found]
-        out = np.full(len(hashes), -1, dtype=np.int64)
         if len(maybe) == 0:
-            return out
+            return maybe, codes
         texts = strings.take(arrow_ints(rows[maybe]))
         if isinstance(texts, pa.ChunkedArray):
             texts = texts.combine_chunks()
         same = numpy_of(pc.equal(texts, self.vocab.take(arrow_ints(codes))))
-        out[maybe[same]] = codes[same]
-        return out
+        return maybe[same], codes[same]

@@ -355,6 +355,12 @@ class Run:
             self._doc_hashes = readonly(string_hashes(self._docs)[self._input_rows])
         return self._doc_hashes
 
+    def find_docs(self, lookup: HashLookup) -> tuple[IntArray, IntArray]:
+        """The results whose doc id is in ``lookup``'s vocabulary: their positions (ascending)
+        and where each doc id is in the vocabulary. Only the doc ids whose hash matched are
+        read, so the cost follows the number of results and of the matches."""
+        return lookup.find(self._docs, self.doc_hashes(), self._input_rows)
+
     def doc_codes(self, lookup: HashLookup, positions: IntArray | None = None) -> IntArray:
         """Where each result's doc id is in ``lookup``'s vocabulary (-1: not there), for the
         results at ``positions`` (every result, in position order, when None).
