@@ -81,6 +81,27 @@ def test_segments_repeat_matches_a_set_per_segment(
     assert segments_repeat(offsets, keys) == _reference_repeat(offsets, keys)
 
 
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from([0, 1, 2, 3, 5, 8]), min_size=0, max_size=80),
+    st.integers(1, 4),
+    st.integers(1, 40),
+    st.integers(0, 2**32 - 1),
+)
+def test_segments_repeat_with_many_equal_lengths_and_colliding_upper_halves(
+    lengths: list[int], uppers: int, lowers: int, seed: int
+) -> None:
+    """Many segments of one length (sorted as a matrix, in place or gathered), and keys whose
+    upper 32 bits often agree while the keys differ (checked again on all 64 bits)."""
+    rng = np.random.default_rng(seed)
+    offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    n = int(offsets[-1])
+    upper = rng.integers(0, uppers, size=n).astype(np.uint64) << np.uint64(32)
+    keys = upper | rng.integers(0, lowers, size=n).astype(np.uint64)
+    assert segments_repeat(offsets, keys) == _reference_repeat(offsets, keys)
+
+
 def test_segments_repeat_on_equal_lengths_and_the_largest_value() -> None:
     top = np.iinfo(np.uint64).max
     offsets = np.array([0, 3, 6], dtype=np.int64)

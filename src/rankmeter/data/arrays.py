@@ -19,6 +19,7 @@ __all__ = [
     "arrow_ints",
     "null_rows",
     "numpy_of",
+    "one_chunk",
     "readonly",
     "release_arrow_memory",
 ]
@@ -35,6 +36,21 @@ def arrow_ints(values: npt.NDArray[Any]) -> Any:
 
     data = np.ascontiguousarray(values, dtype=np.int64)
     return pa.Array.from_buffers(pa.int64(), len(data), [None, pa.py_buffer(data)])
+
+
+def one_chunk(array: Any) -> Any:
+    """An Arrow Array: a ChunkedArray's chunks joined (one sequential copy), an Array as is.
+
+    Taking rows from a ChunkedArray costs about as much as joining all of it, whatever the
+    number of rows taken, so a column that rows are taken from again and again is joined once.
+    """
+    import pyarrow as pa
+
+    if not isinstance(array, pa.ChunkedArray):
+        return array
+    if array.num_chunks == 1:
+        return array.chunk(0)
+    return array.combine_chunks()
 
 
 _NUMPY_TYPES = {

@@ -26,9 +26,10 @@ def string_hashes(strings: Any, *, chunk: int = 1 << 16) -> npt.NDArray[np.uint6
 
     Equal strings hash equal; callers confirm equal hashes by comparing the strings. Each
     string is read as little-endian 64-bit words (the last one masked to the string's length),
-    folded together with its length and mixed (SplitMix64's finaliser), so ids of up to eight
-    bytes take one vectorised pass over the array and longer ids one more per eight bytes.
-    Works a chunk of strings at a time (bounded memory).
+    folded together with its length and mixed (a multiply after folding the upper half into
+    the lower: a bijection, so mixing adds no collisions), so ids of up to eight bytes take
+    one vectorised pass over the array and longer ids one more per eight bytes. Works a chunk
+    of strings at a time (bounded memory, and each chunk's arrays stay in cache).
     """
     import pyarrow as pa
 
@@ -40,7 +41,7 @@ def string_hashes(strings: Any, *, chunk: int = 1 << 16) -> npt.NDArray[np.uint6
     wide = pa.types.is_large_string(strings.type) or pa.types.is_large_binary(strings.type)
     buffers = strings.buffers()
     all_offsets = np.frombuffer(buffers[1], dtype=np.int64 if wide else np.int32)
-    data = buffers[2]
+    data = _Words(buffers[2])
     for begin in range(0, n, chunk):
         stop = min(begin + chunk, n)
         offsets = all_offsets[strings.offset + begin : strings.offset + stop + 1]
@@ -48,61 +49,85 @@ def string_hashes(strings: Any, *, chunk: int = 1 << 16) -> npt.NDArray[np.uint6
     return hashes
 
 
-def _hash_words(offsets: IntArray, data: Any) -> npt.NDArray[np.uint64]:
+class _Words:
+    """The 64-bit little-endian word at any byte position of a buffer: every 8-byte window as
+    one unaligned word (a strided view, no copy); the few windows that would run past the end
+    are read from a zero-padded copy of the last bytes."""
+
+    __slots__ = ("base", "size", "tail", "windows")
+
+    def __init__(self, data: Any) -> None:
+        self.size = 0 if data is None else data.size
+        last = self.size - 8
+        self.windows = np.ndarray(
+            (max(last + 1, 0),), dtype="<u8", buffer=data if last >= 0 else b"", strides=(1,)
+        )
+        self.base = max(last, 0)
+        tail = np.zeros(16, dtype=np.uint8)
+        if self.size:
+            count = self.size - self.base
+            tail[:count] = np.frombuffer(data, dtype=np.uint8, count=count, offset=self.base)
+        self.tail = np.ndarray((9,), dtype="<u8", buffer=tail, strides=(1,))
+
+    def at(self, positions: IntArray) -> npt.NDArray[np.uint64]:
+        """The words starting at these byte positions (ascending)."""
+        inside = int(np.searchsorted(positions, self.base, side="right"))
+        if self.size < 8:
+            inside = 0
+        if inside == len(positions):
+            # Fancy indexing reads the strided view in place (np.take would copy all of it).
+            return self.windows[positions]  # type: ignore[no-any-return]
+        word = np.empty(len(positions), dtype=np.uint64)
+        word[:inside] = self.windows[positions[:inside]]
+        word[inside:] = self.tail[positions[inside:] - self.base]
+        return word
+
+
+def _hash_words(offsets: IntArray, data: _Words) -> npt.NDArray[np.uint64]:
     starts = offsets[:-1]
     lengths = np.diff(offsets)
     with np.errstate(over="ignore"):
         state = lengths.astype(np.uint64) * _STEP
-        size = 0 if data is None else data.size
         longest = int(lengths.max()) if len(lengths) else 0
-        if size == 0 or longest == 0:
+        if data.size == 0 or longest == 0:
             return _mix(state)
-        uniform = int(lengths.min()) == longest
-        # Every 8-byte window of the data buffer as one unaligned word (a strided view, no
-        # copy); the few windows that would run past the end are read from a padded copy.
-        last = size - 8
-        words = np.ndarray((max(last + 1, 0),), dtype="<u8", buffer=data, strides=(1,))
-        base = max(last, 0)
-        tail = np.zeros(16, dtype=np.uint8)
-        tail[: size - base] = np.frombuffer(data, dtype=np.uint8, count=size - base, offset=base)
-        tail_words = np.ndarray((9,), dtype="<u8", buffer=tail, strides=(1,))
+        shortest = int(lengths.min())
         rows: IntArray | None = None  # None: every string; then those longer than 8 * step
         step = 0
         while True:
             at = starts if rows is None else starts[rows]
-            left = lengths if rows is None else lengths[rows]
-            if step:
-                at = at + 8 * step
-                left = left - 8 * step
-            # Positions ascend, so the windows past the end are a suffix.
-            inside = int(np.searchsorted(at, last, side="right"))
-            word = np.empty(len(at), dtype=np.uint64)
-            word[:inside] = words[at[:inside]]
-            word[inside:] = tail_words[at[inside:] - base]
-            if uniform and longest - 8 * step >= 8:
-                pass  # every remaining string fills the whole word
-            elif uniform:
+            word = data.at(at + 8 * step if step else at)
+            if shortest - 8 * step >= 8:
+                pass  # every string fills this whole word
+            elif shortest == longest:
                 word &= _MASKS[longest - 8 * step]
             else:
-                word &= _MASKS[np.minimum(left, 8)]
+                left = lengths if rows is None else lengths[rows]
+                if step:
+                    left = left - 8 * step
+                if longest - 8 * step > 8:
+                    left = np.minimum(left, 8)
+                word &= _MASKS.take(left)
             if rows is None:
                 state ^= word
                 state *= _STEP
             else:
                 state[rows] = (state[rows] ^ word) * _STEP
-            if longest <= 8 * (step + 1):
-                break
-            rows = np.flatnonzero(lengths > 8 * (step + 1))
             step += 1
+            if longest <= 8 * step:
+                break
+            if shortest <= 8 * step:
+                rows = np.flatnonzero(lengths > 8 * step)
         return _mix(state)
 
 
 def _mix(state: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint64]:
-    """Spread every bit of the state over the whole word (a bijection: no new collisions)."""
+    """Spread the state's bits over the upper half, which the callers read (the lookup table
+    and the duplicate check): fold the upper half into the lower, then multiply by an odd
+    constant. Both steps are bijections, so mixing adds no collisions."""
     with np.errstate(over="ignore"):
         state ^= state >> np.uint64(32)
         state *= _MIX_1
-        state ^= state >> np.uint64(29)
     return state
 
 
