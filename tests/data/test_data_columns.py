@@ -207,3 +207,43 @@ def test_natural_order_sorts_like_natural_key(ids: list[str]) -> None:
     for given_as in (pa.array(ids, type=pa.string()), np.asarray(ids, dtype=object)):
         order = natural_order(given_as)
         assert [ids[i] for i in order] == expect
+
+
+@pytest.mark.parametrize("kind", [pa.string(), pa.large_string()])
+def test_an_empty_id_is_named_by_its_row_in_any_chunk_and_slice(kind: pa.DataType) -> None:
+    from rankmeter.data._inputs import string_column
+    from rankmeter.errors import FormatError
+
+    origin = Origin("<test>")
+    whole = pa.array(["a", "b", "c", "", "d", ""], type=kind)
+    for values, row in (
+        (whole, 3),
+        (whole.slice(4), 1),  # a slice: its own offsets start inside the buffer
+        (pa.chunked_array([whole.slice(0, 2), whole.slice(2)], type=kind), 3),
+        (pa.chunked_array([whole.slice(0, 3), whole.slice(4)], type=kind), 4),
+    ):
+        with pytest.raises(FormatError, match=rf"^<test>: row {row + 1}: empty doc id$"):
+            string_column(values, Origin("<test>", describe=lambda r: f"row {r + 1}"), "doc id")
+    assert string_column(whole.slice(0, 3), origin, "doc id").to_pylist() == ["a", "b", "c"]
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(st.integers(0, 6), min_size=1, max_size=6),
+    st.lists(st.integers(0, 1000), max_size=30),
+)
+def test_take_rows_from_chunks_equals_a_take_from_the_whole(
+    sizes: list[int], picks: list[int]
+) -> None:
+    from rankmeter.data.arrays import take_rows
+
+    values = [f"id{i}" for i in range(sum(sizes))]
+    parts, at = [], 0
+    for size in sizes:
+        parts.append(pa.array(values[at : at + size], type=pa.string()))
+        at += size
+    chunked = pa.chunked_array(parts, type=pa.string())
+    rows = np.array([p % len(values) for p in picks] if values else [], dtype=np.int64)
+    expected = [values[r] for r in rows.tolist()]
+    assert take_rows(chunked, rows).to_pylist() == expected
+    assert take_rows(pa.array(values, type=pa.string()), rows).to_pylist() == expected

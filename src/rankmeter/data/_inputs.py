@@ -42,12 +42,30 @@ def string_column(values: Any, origin: Origin, what: str) -> Any:
             )
     if values.null_count:
         raise origin.error(int(null_rows(values)[0]), f"missing {what}")
-    # Comparing with a Python scalar would make Arrow import pandas (slow), so take the minimum.
-    lengths = pc.binary_length(values)
-    if len(values) and pc.min(lengths).as_py() == 0:
-        row = int(np.flatnonzero(numpy_of(lengths) == 0)[0])
+    row = _first_empty(values)
+    if row is not None:
         raise origin.error(row, f"empty {what}")
     return values
+
+
+def _first_empty(strings: Any) -> int | None:
+    """The row of the first empty string (an Arrow string array or chunked array without
+    nulls), read from the offsets: a string is empty where its offset does not advance."""
+    import pyarrow as pa
+
+    chunks = strings.chunks if isinstance(strings, pa.ChunkedArray) else [strings]
+    before = 0
+    for chunk in chunks:
+        n = len(chunk)
+        if n:
+            wide = pa.types.is_large_string(chunk.type)
+            offsets = np.frombuffer(chunk.buffers()[1], dtype=np.int64 if wide else np.int32)
+            own = offsets[chunk.offset : chunk.offset + n + 1]
+            empty = own[1:] == own[:-1]
+            if empty.any():
+                return before + int(np.argmax(empty))
+        before += n
+    return None
 
 
 def _to_arrow_strings(values: Any, origin: Origin, what: str) -> Any:

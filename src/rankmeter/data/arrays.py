@@ -22,6 +22,7 @@ __all__ = [
     "one_chunk",
     "readonly",
     "release_arrow_memory",
+    "take_rows",
 ]
 
 #: One-dimensional NumPy arrays of the three kinds the columns use.
@@ -51,6 +52,32 @@ def one_chunk(array: Any) -> Any:
     if array.num_chunks == 1:
         return array.chunk(0)
     return array.combine_chunks()
+
+
+def take_rows(array: Any, rows: npt.NDArray[Any]) -> Any:
+    """``array[rows]`` as one Arrow Array, for an Array or a ChunkedArray; from a ChunkedArray,
+    chunk by chunk, without joining its chunks (few rows from a long column cost little)."""
+    import pyarrow as pa
+
+    if not isinstance(array, pa.ChunkedArray):
+        return array.take(arrow_ints(rows))
+    if array.num_chunks == 1:
+        return array.chunk(0).take(arrow_ints(rows))
+    order = np.argsort(rows, kind="stable")
+    ordered = np.asarray(rows)[order]
+    bounds = np.zeros(array.num_chunks + 1, dtype=np.int64)
+    np.cumsum([len(c) for c in array.chunks], out=bounds[1:])
+    which = np.searchsorted(bounds, ordered, side="right") - 1
+    parts = [
+        array.chunk(c).take(arrow_ints(ordered[which == c] - bounds[c]))
+        for c in np.unique(which).tolist()
+    ]
+    taken = pa.concat_arrays(parts) if parts else pa.array([], type=array.type)
+    if np.all(order[1:] > order[:-1]):
+        return taken
+    inverse = np.empty(len(order), dtype=np.int64)
+    inverse[order] = np.arange(len(order), dtype=np.int64)
+    return taken.take(arrow_ints(inverse))
 
 
 _NUMPY_TYPES = {

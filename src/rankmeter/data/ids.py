@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from rankmeter.data._inputs import string_column
-from rankmeter.data.arrays import IntArray, ObjArray, arrow_ints, numpy_of, one_chunk
+from rankmeter.data.arrays import IntArray, ObjArray, arrow_ints, numpy_of, take_rows
 from rankmeter.data.origin import Origin
 
 __all__ = [
@@ -97,14 +97,14 @@ def intern_grouped(values: Any, origin: Origin, what: str) -> tuple[IntArray, Ob
     comes back after another one does it fall back to hashing every row."""
     import pyarrow.compute as pc
 
-    strings = one_chunk(string_column(values, origin, what))
+    strings = string_column(values, origin, what)
     n = len(strings)
     if n < 2:
         return intern_first_seen(strings, origin, what)
     changes = numpy_of(pc.not_equal(strings[1:], strings[:-1]))
     starts = np.concatenate(([0], np.flatnonzero(changes) + 1)).astype(np.int64)
     del changes
-    ids = strings.take(arrow_ints(starts)).to_pylist()
+    ids = take_rows(strings, starts).to_pylist()
     if len(set(ids)) != len(ids):
         return intern_first_seen(strings, origin, what)
     lengths = np.diff(np.append(starts, n))

@@ -33,6 +33,12 @@ __all__ = ["TIE_POLICIES", "Run", "check_ties", "unique_names"]
 #: The rank column of a TREC run is never used, as in trec_eval.
 TIE_POLICIES = ("trec_eval", "input")
 
+#: Runs built from this many rows or more hand the memory Arrow freed back to the system (a
+#: whole file read at once leaves hundreds of MB behind). Smaller ones, such as the chunks of
+#: a streamed run, leave it to be reused: memory handed back is faulted in again, page by
+#: page, when it is next taken.
+RELEASE_ROWS = 1 << 21
+
 
 def check_ties(ties: Any) -> str:
     """``ties`` if it is one of :data:`TIE_POLICIES`, else a PolicyError naming them."""
@@ -158,7 +164,8 @@ class Run:
         docs = one_chunk(string_column(doc_ids, origin, "doc id"))
         values = as_float_column(scores, origin, "score", allow_inf=True)
         del scores
-        release_arrow_memory()
+        if len(values) >= RELEASE_ROWS:
+            release_arrow_memory()
         if not (len(q_codes) == len(docs) == len(values)):
             raise origin.error(None, "query, doc and score columns have different lengths")
         if len(values) == 0:

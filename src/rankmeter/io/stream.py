@@ -109,7 +109,6 @@ def iter_run_chunks(
 
 def _chunks(source: Source, name: str | None, ties: str, chunk_rows: int) -> Iterator[Run]:
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     seen: set[str] = set()
     pending: list[Any] = []
@@ -130,12 +129,9 @@ def _chunks(source: Source, name: str | None, ties: str, chunk_rows: int) -> Ite
         if pending_rows < chunk_rows:
             continue
         table = pa.concat_tables(pending)
-        queries = table.column("qid")
-        same_as_last = numpy_of(pc.equal(queries, queries[len(queries) - 1]))
-        others = np.flatnonzero(~same_as_last)
-        if len(others) == 0:
+        cut = _last_query_start(table.column("qid"))
+        if cut == 0:
             continue  # one query so far: keep reading until it ends
-        cut = int(others[-1]) + 1
         done, rows = rows.split(cut)
         yield _chunk(table.slice(0, cut), done, source.name, run_name, ties, seen)
         yielded = True
@@ -146,6 +142,25 @@ def _chunks(source: Source, name: str | None, ties: str, chunk_rows: int) -> Ite
         yield _chunk(table, rows, source.name, run_name or "run", ties, seen)
     elif not yielded:
         raise FormatError(source.name, NO_DATA if text else "file is empty")
+
+
+def _last_query_start(queries: Any) -> int:
+    """Where the rows of the last query begin: after the last row of another query (0: every
+    row is the last query's). Looked for from the end, in windows that grow eightfold: the
+    last query's rows are usually a few hundred."""
+    import pyarrow.compute as pc
+
+    n = len(queries)
+    last = queries[n - 1]
+    width = 1024
+    while True:
+        begin = max(n - width, 0)
+        others = np.flatnonzero(~numpy_of(pc.equal(queries.slice(begin), last)))
+        if len(others):
+            return begin + int(others[-1]) + 1
+        if begin == 0:
+            return 0
+        width *= 8
 
 
 def _tables(source: Source) -> Iterator[Any]:
@@ -210,9 +225,28 @@ def _parse_pieces(source: Source) -> Iterator[tuple[Any, Piece]]:
 
 
 def _chunk(table: Any, rows: Rows, source: str, name: str, ties: str, seen: set[str]) -> Run:
-    import pyarrow.compute as pc
+    try:
+        run = Run.from_columns(
+            table.column("qid"),
+            table.column("docid"),
+            table.column("score"),
+            name=name,
+            ties=ties,
+            origin=Origin(source, rows.locate),
+        )
+    except FormatError:
+        # A query that comes back is the first thing to say, as the user must sort the file.
+        import pyarrow.compute as pc
 
-    queries = pc.unique(table.column("qid")).to_pylist()
+        _check_grouped(pc.unique(table.column("qid")).to_pylist(), table, rows, source, seen)
+        raise
+    # The chunk's queries are the Run's segments: no second pass over the query column.
+    _check_grouped([str(q) for q in run.segment_ids], table, rows, source, seen)
+    return run
+
+
+def _check_grouped(queries: list[str], table: Any, rows: Rows, source: str, seen: set[str]) -> None:
+    """Remember the chunk's queries; a query that an earlier chunk had is an error."""
     again = seen.intersection(queries)
     if again:
         query = min(again)
@@ -226,14 +260,6 @@ def _chunk(table: Any, rows: Rows, source: str, name: str, ties: str, seen: set[
             text=text,
         )
     seen.update(queries)
-    return Run.from_columns(
-        table.column("qid"),
-        table.column("docid"),
-        table.column("score"),
-        name=name,
-        ties=ties,
-        origin=Origin(source, rows.locate),
-    )
 
 
 def _first_row_of(table: Any, query: str) -> int:
