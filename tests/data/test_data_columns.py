@@ -247,3 +247,52 @@ def test_take_rows_from_chunks_equals_a_take_from_the_whole(
     expected = [values[r] for r in rows.tolist()]
     assert take_rows(chunked, rows).to_pylist() == expected
     assert take_rows(pa.array(values, type=pa.string()), rows).to_pylist() == expected
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.tuples(st.sampled_from("abc"), ids.filter(bool)), max_size=30, unique=True),
+    st.lists(st.tuples(st.sampled_from("abcd"), ids.filter(bool)), min_size=1, max_size=40),
+)
+def test_pair_lookup_finds_exactly_the_judged_pairs(
+    judged: list[tuple[str, str]], results: list[tuple[str, str]]
+) -> None:
+    """A run's results whose (query, doc) pair is judged, and their judgment rows; a doc judged
+    only for another query is not found."""
+    from rankmeter.data import Qrels, Run
+
+    results = list(dict.fromkeys(results))  # a doc once per query
+    if not judged:
+        judged = [("z", "never")]
+    qrels = Qrels.from_columns([q for q, _ in judged], [d for _, d in judged], [1] * len(judged))
+    run = Run.from_columns([q for q, _ in results], [d for _, d in results], np.zeros(len(results)))
+    rows = qrels.query_rows()
+    groups = np.array([rows.get(str(q), -1) for q in run.segment_ids], dtype=np.int64)
+    positions, at = run.find_pairs(qrels.pair_lookup(), groups)
+    found = {
+        (str(run.segment_ids[np.searchsorted(run.offsets, p, side="right") - 1]), d)
+        for p, d in zip(positions.tolist(), run.doc_ids(positions).to_pylist(), strict=True)
+    }
+    assert found == set(judged) & set(results)
+    assert np.all(np.diff(positions) > 0)
+    judged_docs = qrels.doc_ids(at).to_pylist()
+    assert judged_docs == run.doc_ids(positions).to_pylist()
+    assert [str(qrels.segment_ids[g]) for g in np.searchsorted(qrels.offsets, at, "right") - 1] == [
+        str(run.segment_ids[s]) for s in np.searchsorted(run.offsets, positions, "right") - 1
+    ]
+
+
+@pytest.mark.parametrize("n_keys", [100, 20_000])  # a table alone; a table behind a bitmap
+def test_key_table_finds_exactly_its_keys(n_keys: int) -> None:
+    from rankmeter.data.hashing import KeyTable
+
+    rng = np.random.default_rng(n_keys)
+    keys = np.unique(rng.integers(0, 2**63, size=n_keys, dtype=np.int64).astype(np.uint64) * 2)
+    # Probes: keys, keys' neighbours (same slot, other key) and random values.
+    probes = np.concatenate((keys[::3], keys[::5] + np.uint64(1), rng.permutation(keys)[:50]))
+    probes = np.concatenate((probes, rng.integers(0, 2**63, size=5000).astype(np.uint64)))
+    table = KeyTable(keys)
+    where, index = table.find(probes)
+    position = {int(k): i for i, k in enumerate(keys.tolist())}
+    expected = [(i, position[int(p)]) for i, p in enumerate(probes.tolist()) if int(p) in position]
+    assert list(zip(where.tolist(), index.tolist(), strict=True)) == expected

@@ -217,3 +217,27 @@ def test_a_query_longer_than_many_chunks_streams_whole(tmp_path: Path, tiny_chun
     streamed = evaluate(qrels, run, METRICS, stream=True)
     assert streamed.to_dict(per_query=True) == whole.to_dict(per_query=True)
     assert streamed.per_query.to_dict()["77"]["NumRet"] == 5000
+
+
+def test_a_run_is_read_as_soon_as_its_chunks_are_asked_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Reading starts when the iterator is made (evaluate reads the qrels meanwhile), and
+    closing an iterator never read from stops its threads."""
+    import threading
+
+    _, run = _write(tmp_path)
+    started = threading.Event()
+    original = stream._parse_pieces
+
+    def parse(source: object) -> object:
+        started.set()
+        return original(source)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(stream, "_parse_pieces", parse)
+    before = threading.active_count()
+    chunks = stream.iter_run_chunks(run)
+    assert started.wait(5), "the run was not read before its first chunk was asked for"
+    chunks.close()  # type: ignore[attr-defined]
+    assert threading.active_count() == before
+    assert sum(len(c) for c in stream.iter_run_chunks(run)) == len(run.read_text().splitlines())

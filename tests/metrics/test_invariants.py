@@ -428,3 +428,22 @@ def test_compact_join_gives_every_metric_the_same_numbers(
             assert np.array_equal(
                 metric.compute_at(compact, CUTOFFS), metric.compute_at(full, CUTOFFS)
             ), metric
+
+
+def test_join_when_every_doc_id_hashes_alike(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Equal hashes (here all of them) must never pair a result with another doc's judgment:
+    the judged pairs are then found another way, and every metric is as before."""
+    from rankmeter.data import hashing
+    from rankmeter.data import run as run_module
+
+    qrels = {"1": {"d1": 2, "d2": 0, "d3": 1}, "2": {"d1": 1, "x": 3}}
+    run = {"1": {"d3": 3.0, "d9": 2.0, "d1": 1.0, "x": 0.5}, "2": {"d2": 1.0, "x": 0.0}}
+    expected = evaluate(qrels, run).to_dict(per_query=True)
+
+    def constant(strings: Any, *, chunk: int = 0) -> np.ndarray:
+        return np.zeros(len(strings), dtype=np.uint64)
+
+    monkeypatch.setattr(hashing, "string_hashes", constant)
+    monkeypatch.setattr(run_module, "string_hashes", constant)
+    assert not Qrels.from_dict(qrels).pair_lookup().exact
+    assert evaluate(qrels, run).to_dict(per_query=True) == expected

@@ -11,7 +11,14 @@ from typing import Any
 
 import numpy as np
 
-from rankmeter.data.arrays import _NUMPY_TYPES, FloatArray, null_rows, numpy_of
+from rankmeter.data.arrays import (
+    _NUMPY_TYPES,
+    FloatArray,
+    compute,
+    compute_options,
+    null_rows,
+    numpy_of,
+)
 from rankmeter.data.origin import Origin
 
 __all__ = ["as_float_column", "string_column"]
@@ -21,7 +28,6 @@ def string_column(values: Any, origin: Origin, what: str) -> Any:
     """A validated Arrow string column (an Array or a ChunkedArray, as given; chunks are not
     copied into one): no nulls, no empty strings; integers become their decimal text."""
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     # A chunked string column (what Arrow's readers give) is validated chunk-wise, without a
     # copy into one chunk: callers that need one chunk combine it themselves.
@@ -35,7 +41,9 @@ def string_column(values: Any, origin: Origin, what: str) -> Any:
         values = values.dictionary_decode()
     if not (pa.types.is_string(values.type) or pa.types.is_large_string(values.type)):
         if pa.types.is_integer(values.type):
-            values = pc.cast(values, pa.string())
+            values = compute(
+                "cast", values, options=compute_options("CastOptions", target_type=pa.string())
+            )
         else:
             raise origin.error(
                 None, f"{what} column must hold strings or integers, not {values.type}"

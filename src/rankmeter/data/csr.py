@@ -87,7 +87,9 @@ def _segments_with_repeats(
     if len(rare):
         classes = np.ceil(np.log2(lengths[rare])).astype(np.int64)
         top = np.iinfo(keys.dtype).max
-        for c in np.unique(classes).tolist():
+        # The distinct classes (np.unique would load numpy.ma: 8 ms at every start).
+        ordered = np.sort(classes)
+        for c in ordered[np.concatenate(([True], ordered[1:] != ordered[:-1]))].tolist():
             segs = rare[classes == c]
             seg_lengths = lengths[segs]
             width = int(seg_lengths.max())

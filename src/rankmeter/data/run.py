@@ -15,13 +15,16 @@ from rankmeter.data.arrays import (
     IntArray,
     ObjArray,
     arrow_ints,
+    compute,
+    compute_options,
     numpy_of,
     one_chunk,
     readonly,
     release_arrow_memory,
+    take,
 )
 from rankmeter.data.csr import gather_ranges, offsets_from_sorted, row_groups, segments_repeat
-from rankmeter.data.hashing import HashLookup, string_hashes
+from rankmeter.data.hashing import HashLookup, PairLookup, group_keys, string_hashes
 from rankmeter.data.ids import intern_grouped, natural_order
 from rankmeter.data.origin import Origin
 
@@ -377,6 +380,23 @@ class Run:
         read, so the cost follows the number of results and of the matches."""
         return lookup.find(self._docs, self.doc_hashes(), self._input_rows)
 
+    def find_pairs(self, lookup: PairLookup, groups: IntArray) -> tuple[IntArray, IntArray]:
+        """The results whose (group of their query, doc id) pair is in ``lookup``: their
+        positions (ascending) and the lookup's rows (for the qrels' :meth:`Qrels.pair_lookup`,
+        the judgment rows). ``groups[i]`` is the group of segment ``i`` (-1: none; its results
+        are never found).
+
+        One pass over the results' hashes makes their pair keys; only the results whose key
+        matched are looked at further (group and doc id compared themselves)."""
+        offsets = self._offsets
+        with np.errstate(over="ignore"):
+            keys = self.doc_hashes() + np.repeat(group_keys(groups), np.diff(offsets))
+
+        def groups_of(positions: IntArray) -> IntArray:
+            return groups[np.searchsorted(offsets, positions, side="right") - 1]
+
+        return lookup.find(keys, groups_of, self._docs, self._input_rows)
+
     def doc_codes(self, lookup: HashLookup, positions: IntArray | None = None) -> IntArray:
         """Where each result's doc id is in ``lookup``'s vocabulary (-1: not there), for the
         results at ``positions`` (every result, in position order, when None).
@@ -491,9 +511,7 @@ def _rank_order(
     large = sizes > 2
     positions = gather_ranges(firsts[large], sizes[large])
     # The doc ids looked at, in one take (a take from a chunked column is dear per call).
-    texts = one_chunk(
-        docs.take(arrow_ints(input_rows(np.concatenate((pairs, pairs + 1, positions)))))
-    )
+    texts = one_chunk(take(docs, input_rows(np.concatenate((pairs, pairs + 1, positions)))))
     moved_at: list[IntArray] = []
     moved_from: list[IntArray] = []
     if len(pairs):
@@ -527,21 +545,17 @@ def _grouped_by_score(q_codes: IntArray, scores: FloatArray) -> bool:
 def _smaller(first: Any, second: Any) -> npt.NDArray[np.bool_]:
     """For each pair of doc ids (two Arrow string arrays), whether the first sorts before the
     second in byte order."""
-    import pyarrow.compute as pc
-
-    return numpy_of(pc.less(first, second))
+    return numpy_of(compute("less", first, second))
 
 
 def _doc_order_within(doc_ids: Any, blocks: IntArray) -> IntArray:
     """The order that sorts doc ids (an Arrow string array) by block (ascending), then by doc
     id descending in byte order."""
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     table = pa.table({"block": arrow_ints(blocks), "doc": doc_ids})
-    return numpy_of(
-        pc.sort_indices(table, sort_keys=[("block", "ascending"), ("doc", "descending")])
-    ).astype(np.int64)
+    keys = compute_options("SortOptions", sort_keys=[("block", "ascending"), ("doc", "descending")])
+    return numpy_of(compute("sort_indices", table, options=keys)).astype(np.int64)
 
 
 def _ascending(values: IntArray) -> bool:
@@ -586,7 +600,7 @@ def _check_unique_pairs(
     candidates = shared[np.isin(subset, repeated)]
     seen: dict[tuple[int, str], int] = {}
     duplicates = []
-    texts = docs.take(arrow_ints(rows[candidates])).to_pylist()
+    texts = take(docs, rows[candidates]).to_pylist()
     for at, doc in zip(candidates.tolist(), texts, strict=True):
         key = (int(q_codes[at]), doc)
         if key in seen:

@@ -238,15 +238,21 @@ def join(
     # Documents: the results whose doc id is judged for some query (found by hash), each with
     # its query (an index into `selected`) and its rank; then those judged for their own query.
     if compact:
-        # Looked up in the run's own order: only the matches are then placed.
-        found, doc_code = run.find_docs(qrels.doc_lookup())
+        # The (query, doc) pairs that are judged, looked up in the run's own order: only the
+        # judged results are then placed.
+        pairs = qrels.pair_lookup()
+        if pairs.exact:
+            found, at = run.find_pairs(pairs, run_to_qrels)
+        else:  # two judgments' keys are equal (never seen): the doc ids first, then the pairs
+            found, doc_code = run.find_docs(qrels.doc_lookup())
         segment = np.searchsorted(run_offsets, found, side="right") - 1
         run_to_selected = np.full(run.n_queries, -1, dtype=np.int64)
         run_to_selected[run_q[has]] = np.flatnonzero(has)
         group = run_to_selected[segment]
         rank = found - run_offsets[segment]
         kept = group >= 0
-        group, rank, doc_code = group[kept], rank[kept], doc_code[kept]
+        group, rank = group[kept], rank[kept]
+        at = at[kept] if pairs.exact else qrels.judgment_rows(selected[group], doc_code[kept])
     else:
         in_run_order = np.array_equal(starts, run_offsets[:-1]) and np.array_equal(
             lengths, np.diff(run_offsets)
@@ -258,7 +264,7 @@ def join(
         group = np.searchsorted(ends, candidates, side="right")
         rank = candidates - (ends - lengths)[group]
         doc_code = all_codes[candidates]
-    at = qrels.judgment_rows(selected[group], doc_code)
+        at = qrels.judgment_rows(selected[group], doc_code)
     found_here = at >= 0
     grade = qrels.grades[at[found_here]]
     judged_here = grade >= 0  # a negative grade: pooled, not judged (trec_eval)
