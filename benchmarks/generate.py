@@ -147,7 +147,9 @@ class Workload:
         except (OSError, ValueError):
             return False
         files = [self.qrels, *self.run_files]
-        return found == self.manifest() and all(f.exists() for f in files)
+        # Through JSON, as the manifest was written (tuples read back as lists).
+        expected = json.loads(json.dumps(self.manifest()))
+        return found == expected and all(f.exists() for f in files)
 
 
 def workload(

@@ -173,7 +173,7 @@ def run_steps(stages: Stages, columns: dict[str, Any]) -> None:
     order, tied_at, tied_from = stages.time(
         "run",
         "run: rank order and ties (_rank_order)",
-        lambda: r._rank_order(q_codes, docs, values, rows, "trec_eval"),
+        lambda: r._rank_order(q_codes, docs, values, rows, "trec_eval", rows_ascending=True),
     )
 
     def apply() -> Any:

@@ -113,13 +113,22 @@ def evaluate(
     if stream is not None:
         boolean("stream", stream)
     measures = resolve_metrics(metrics)
-    loaded_qrels = as_qrels(qrels)
     many = _is_collection(runs)
     paths = run_files_to_stream(runs, many=many, explicit=bool(stream))
     if paths is not None and stream is not False:
+        # The first run is read (on threads of its own) while the qrels are read here.
+        first = _start_stream(paths[0], policies)
+        try:
+            loaded_qrels = as_qrels(qrels)
+        except BaseException:
+            _close(first)
+            raise
         try:
             streamed = [
-                _evaluate_stream(loaded_qrels, p, measures, policies, name=n) for n, p in paths
+                _evaluate_stream(
+                    loaded_qrels, p, measures, policies, name=n, chunks=first if i == 0 else None
+                )
+                for i, (n, p) in enumerate(paths)
             ]
             if not many:
                 return streamed[0]
@@ -129,12 +138,34 @@ def evaluate(
                 raise
             # Automatic streaming gave up (a run not grouped by query, bad data): the
             # in-memory path copes with the former and words errors as the readers do.
+        finally:
+            _close(first)
+    else:
+        loaded_qrels = as_qrels(qrels)
     if many:
         loaded = load_runs(runs, ties=ties)
         return EvalResults(
             tuple(_evaluate_one(loaded_qrels, r, measures, policies) for r in loaded)
         )
     return _evaluate_one(loaded_qrels, as_run(runs, ties=ties), measures, policies)
+
+
+def _start_stream(named: tuple[str | None, Any], policies: Policies) -> Any:
+    """The chunks of a run file, being read already; or the error that opening it raised, to
+    be raised when the chunks are asked for (after the qrels' own errors, as before)."""
+    from rankmeter.io.stream import iter_run_chunks
+
+    name, path = named
+    try:
+        return iter_run_chunks(path, name=name, ties=policies.ties)
+    except RankmeterError as exc:
+        return exc
+
+
+def _close(chunks: Any) -> None:
+    close = getattr(chunks, "close", None)
+    if close is not None:
+        close()
 
 
 def _evaluate_stream(
@@ -144,11 +175,34 @@ def _evaluate_stream(
     policies: Policies,
     *,
     name: str | None = None,
+    chunks: Any = None,
 ) -> EvalResult:
-    """Evaluate a run file chunk by chunk (whole queries per chunk) and merge per query."""
-    import numpy as np
-
+    """Evaluate a run file chunk by chunk (whole queries per chunk) and merge per query;
+    ``chunks``: its chunks, if reading them has begun (see :func:`_start_stream`)."""
     from rankmeter.io.stream import iter_run_chunks
+
+    if isinstance(chunks, RankmeterError):
+        raise chunks
+    if chunks is None:
+        chunks = iter_run_chunks(path, name=name, ties=policies.ties)
+        try:
+            return _evaluate_chunks(qrels, chunks, measures, policies, name=name, path=path)
+        finally:
+            _close(chunks)
+    return _evaluate_chunks(qrels, chunks, measures, policies, name=name, path=path)
+
+
+def _evaluate_chunks(
+    qrels: Qrels,
+    chunks: Any,
+    measures: tuple[Metric, ...],
+    policies: Policies,
+    *,
+    name: str | None,
+    path: Any,
+) -> EvalResult:
+    """:func:`_evaluate_stream` on the chunks of the run file ``path``."""
+    import numpy as np
 
     rows: list[Any] = []
     values: dict[str, list[Any]] = {m.label: [] for m in measures}
@@ -160,9 +214,11 @@ def _evaluate_stream(
         for m in measures:
             values[m.label].append(m.compute(ranked))
 
-    for chunk in iter_run_chunks(path, name=name, ties=policies.ties):
+    for chunk in chunks:
         run_name, source = chunk.name, chunk.source
-        ranked = join(qrels, chunk, rel=policies.rel, judged_only=policies.judged_only)
+        ranked = join(
+            qrels, chunk, rel=policies.rel, judged_only=policies.judged_only, compact=True
+        )
         if ranked.n_queries:
             collect(ranked)
     seen = np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64)
@@ -226,6 +282,7 @@ def _evaluate_one(
         rel=policies.rel,
         include_missing=policies.include_missing,
         judged_only=policies.judged_only,
+        compact=True,
     )
     if ranked.n_queries == 0:
         raise _no_common_queries(run.name, run.source, run.query_ids, qrels)

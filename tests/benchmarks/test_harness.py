@@ -115,9 +115,18 @@ def test_timing_tables_parse_and_hold_every_tool(report: tuple[str, Path, list[s
     for tool in tools:
         assert summary[0][tool].endswith(("s", "×)")), summary[0]
 
-    goals = tables["Targets (issue 3)"]
-    assert [row["workload"] for row in goals] == ["smoke"]
-    assert goals[0]["CLI ÷ floor (≤ 1.5×)"].endswith("×")
+    goals = tables["Targets (issue 10)"]
+    assert [row["workload"] for row in goals] == ["smoke"] * 3
+    assert [row["target"] for row in goals] == [
+        "wall ÷ floor ≤ 1.25×",
+        "pytrec_eval ÷ wall ≥ 6×",
+        "wall ÷ pytrec_eval ≤ 1×",
+    ]
+    assert goals[0]["CLI"].endswith("×") and goals[0]["API"].endswith("×")
+    if "pytrec_eval" in tools:
+        assert all(row["CLI"].endswith("×") for row in goals)
+    # smoke is no workload of the issue's: its ratios are shown, not judged
+    assert {row["met: CLI / API"] for row in goals} == {"(no target for this shape)"}
     assert "2-query CLI run from a cold start" in text
 
     detail = tables["smoke: 20 queries × 50 results"]
@@ -207,3 +216,45 @@ def test_profile_writes_its_section_and_keeps_the_rest(report: tuple[str, Path, 
     assert any(n.startswith("join") for n in names)
     assert sum(n.startswith("kernel ") for n in names) == len(MEAN_METRICS)
     assert "Inside Run.from_columns" in section and "Top 20 functions by own time" in section
+
+
+def test_targets_judge_issue_10s_workloads() -> None:
+    sys.path.insert(0, str(BENCH))
+    try:
+        import generate
+        import run
+    finally:
+        sys.path.remove(str(BENCH))
+
+    def timing(wall: float) -> run.Timing:
+        return run.Timing([run.Measurement(wall, wall, 1 << 20, 0, output={})])
+
+    def shape(name: str, walls: dict[str, float]) -> run.ShapeResult:
+        w = generate.workload(name, data_dir=Path("unused"))
+        return run.ShapeResult(w, {t: timing(s) for t, s in walls.items()}, {})
+
+    walls = {"rankmeter": 1.04, "rankmeter-api": 0.9, "pytrec_eval": 6.3, "floor": 0.8}
+    deep = {"rankmeter": 0.4, "rankmeter-api": 0.3, "pytrec_eval": 0.32, "floor": 0.15}
+    text = "\n".join(run.targets([shape("msmarco", walls), shape("deep", deep)], None))
+    rows = _tables(text)["Targets (issue 10)"]
+    got = [(r["workload"], r["target"], r["CLI"], r["API"], r["met: CLI / API"]) for r in rows]
+    assert got == [
+        ("msmarco", "wall ÷ floor ≤ 1.25×", "1.30×", "1.12×", "no / yes"),
+        ("msmarco", "pytrec_eval ÷ wall ≥ 6×", "6.06×", "7.00×", "yes / yes"),
+        ("deep", "wall ÷ pytrec_eval ≤ 1×", "1.25×", "0.94×", "no / yes"),
+    ]
+
+
+def test_generated_files_are_reused(tmp_path: Path) -> None:
+    """A workload whose manifest matches is not written again (its shape's tuples read back
+    from JSON as lists)."""
+    sys.path.insert(0, str(BENCH))
+    try:
+        import generate
+    finally:
+        sys.path.remove(str(BENCH))
+    w = generate.generate(generate.workload("smoke", data_dir=tmp_path))
+    assert w.is_current()
+    written = w.run.stat().st_mtime_ns
+    generate.generate(generate.workload("smoke", data_dir=tmp_path))
+    assert w.run.stat().st_mtime_ns == written

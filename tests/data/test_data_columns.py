@@ -81,6 +81,27 @@ def test_segments_repeat_matches_a_set_per_segment(
     assert segments_repeat(offsets, keys) == _reference_repeat(offsets, keys)
 
 
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from([0, 1, 2, 3, 5, 8]), min_size=0, max_size=80),
+    st.integers(1, 4),
+    st.integers(1, 40),
+    st.integers(0, 2**32 - 1),
+)
+def test_segments_repeat_with_many_equal_lengths_and_colliding_upper_halves(
+    lengths: list[int], uppers: int, lowers: int, seed: int
+) -> None:
+    """Many segments of one length (sorted as a matrix, in place or gathered), and keys whose
+    upper 32 bits often agree while the keys differ (checked again on all 64 bits)."""
+    rng = np.random.default_rng(seed)
+    offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    n = int(offsets[-1])
+    upper = rng.integers(0, uppers, size=n).astype(np.uint64) << np.uint64(32)
+    keys = upper | rng.integers(0, lowers, size=n).astype(np.uint64)
+    assert segments_repeat(offsets, keys) == _reference_repeat(offsets, keys)
+
+
 def test_segments_repeat_on_equal_lengths_and_the_largest_value() -> None:
     top = np.iinfo(np.uint64).max
     offsets = np.array([0, 3, 6], dtype=np.int64)
@@ -186,3 +207,92 @@ def test_natural_order_sorts_like_natural_key(ids: list[str]) -> None:
     for given_as in (pa.array(ids, type=pa.string()), np.asarray(ids, dtype=object)):
         order = natural_order(given_as)
         assert [ids[i] for i in order] == expect
+
+
+@pytest.mark.parametrize("kind", [pa.string(), pa.large_string()])
+def test_an_empty_id_is_named_by_its_row_in_any_chunk_and_slice(kind: pa.DataType) -> None:
+    from rankmeter.data._inputs import string_column
+    from rankmeter.errors import FormatError
+
+    origin = Origin("<test>")
+    whole = pa.array(["a", "b", "c", "", "d", ""], type=kind)
+    for values, row in (
+        (whole, 3),
+        (whole.slice(4), 1),  # a slice: its own offsets start inside the buffer
+        (pa.chunked_array([whole.slice(0, 2), whole.slice(2)], type=kind), 3),
+        (pa.chunked_array([whole.slice(0, 3), whole.slice(4)], type=kind), 4),
+    ):
+        with pytest.raises(FormatError, match=rf"^<test>: row {row + 1}: empty doc id$"):
+            string_column(values, Origin("<test>", describe=lambda r: f"row {r + 1}"), "doc id")
+    assert string_column(whole.slice(0, 3), origin, "doc id").to_pylist() == ["a", "b", "c"]
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(st.integers(0, 6), min_size=1, max_size=6),
+    st.lists(st.integers(0, 1000), max_size=30),
+)
+def test_take_rows_from_chunks_equals_a_take_from_the_whole(
+    sizes: list[int], picks: list[int]
+) -> None:
+    from rankmeter.data.arrays import take_rows
+
+    values = [f"id{i}" for i in range(sum(sizes))]
+    parts, at = [], 0
+    for size in sizes:
+        parts.append(pa.array(values[at : at + size], type=pa.string()))
+        at += size
+    chunked = pa.chunked_array(parts, type=pa.string())
+    rows = np.array([p % len(values) for p in picks] if values else [], dtype=np.int64)
+    expected = [values[r] for r in rows.tolist()]
+    assert take_rows(chunked, rows).to_pylist() == expected
+    assert take_rows(pa.array(values, type=pa.string()), rows).to_pylist() == expected
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.tuples(st.sampled_from("abc"), ids.filter(bool)), max_size=30, unique=True),
+    st.lists(st.tuples(st.sampled_from("abcd"), ids.filter(bool)), min_size=1, max_size=40),
+)
+def test_pair_lookup_finds_exactly_the_judged_pairs(
+    judged: list[tuple[str, str]], results: list[tuple[str, str]]
+) -> None:
+    """A run's results whose (query, doc) pair is judged, and their judgment rows; a doc judged
+    only for another query is not found."""
+    from rankmeter.data import Qrels, Run
+
+    results = list(dict.fromkeys(results))  # a doc once per query
+    if not judged:
+        judged = [("z", "never")]
+    qrels = Qrels.from_columns([q for q, _ in judged], [d for _, d in judged], [1] * len(judged))
+    run = Run.from_columns([q for q, _ in results], [d for _, d in results], np.zeros(len(results)))
+    rows = qrels.query_rows()
+    groups = np.array([rows.get(str(q), -1) for q in run.segment_ids], dtype=np.int64)
+    positions, at = run.find_pairs(qrels.pair_lookup(), groups)
+    found = {
+        (str(run.segment_ids[np.searchsorted(run.offsets, p, side="right") - 1]), d)
+        for p, d in zip(positions.tolist(), run.doc_ids(positions).to_pylist(), strict=True)
+    }
+    assert found == set(judged) & set(results)
+    assert np.all(np.diff(positions) > 0)
+    judged_docs = qrels.doc_ids(at).to_pylist()
+    assert judged_docs == run.doc_ids(positions).to_pylist()
+    assert [str(qrels.segment_ids[g]) for g in np.searchsorted(qrels.offsets, at, "right") - 1] == [
+        str(run.segment_ids[s]) for s in np.searchsorted(run.offsets, positions, "right") - 1
+    ]
+
+
+@pytest.mark.parametrize("n_keys", [100, 20_000])  # a table alone; a table behind a bitmap
+def test_key_table_finds_exactly_its_keys(n_keys: int) -> None:
+    from rankmeter.data.hashing import KeyTable
+
+    rng = np.random.default_rng(n_keys)
+    keys = np.unique(rng.integers(0, 2**63, size=n_keys, dtype=np.int64).astype(np.uint64) * 2)
+    # Probes: keys, keys' neighbours (same slot, other key) and random values.
+    probes = np.concatenate((keys[::3], keys[::5] + np.uint64(1), rng.permutation(keys)[:50]))
+    probes = np.concatenate((probes, rng.integers(0, 2**63, size=5000).astype(np.uint64)))
+    table = KeyTable(keys)
+    where, index = table.find(probes)
+    position = {int(k): i for i, k in enumerate(keys.tolist())}
+    expected = [(i, position[int(p)]) for i, p in enumerate(probes.tolist()) if int(p) in position]
+    assert list(zip(where.tolist(), index.tolist(), strict=True)) == expected

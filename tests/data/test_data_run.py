@@ -1,9 +1,13 @@
-"""Run construction at sizes where the duplicate check takes its bucketed path."""
+"""Run construction: rank order (the tie order), and the duplicate check at sizes where it takes
+its bucketed path."""
 
 from __future__ import annotations
 
 import numpy as np
+import pyarrow as pa
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rankmeter import Run
 from rankmeter.errors import FormatError
@@ -40,3 +44,44 @@ def test_same_doc_in_different_queries_is_fine() -> None:
     docs = [f"d{i}" for i in range(1000)] * 3
     run = Run.from_columns(queries, docs, np.arange(3000.0))
     assert run.n_queries == 3
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["1", "2", "10", "q"]),
+            st.sampled_from(["d1", "d10", "d2", "D", "é", "a\x00", "a", "doc-long-id-9", "z" * 9]),
+            st.sampled_from([0.0, -0.0, 0.5, 1.0, 2.5]),
+        ),
+        min_size=1,
+        max_size=40,
+        unique_by=lambda row: (row[0], row[1]),
+    ),
+    st.booleans(),
+    st.integers(1, 5),
+)
+def test_ranks_follow_trec_eval_order_in_tied_pairs_and_blocks(
+    rows: list[tuple[str, str, float]], grouped: bool, chunks: int
+) -> None:
+    """Score descending, then doc id descending in byte order (tied pairs are swapped, longer
+    tied blocks sorted), whatever the input order and however the columns are chunked."""
+    if grouped:  # grouped by query, scores descending: the order most TREC runs come in
+        rows = sorted(rows, key=lambda r: (r[0], -r[2]))
+    size = -(-len(rows) // chunks)
+    parts = [rows[i : i + size] for i in range(0, len(rows), size)]
+
+    def column(at: int, kind: pa.DataType) -> pa.ChunkedArray:
+        return pa.chunked_array([pa.array([r[at] for r in p], type=kind) for p in parts], kind)
+
+    run = Run.from_columns(column(0, pa.string()), column(1, pa.string()), column(2, pa.float64()))
+    for query in {r[0] for r in rows}:
+        mine = [r for r in rows if r[0] == query]
+        # Python's sort is stable: doc ids descending (UTF-8 bytes), then scores descending.
+        expected = sorted(mine, key=lambda r: r[1].encode(), reverse=True)
+        expected.sort(key=lambda r: -r[2])
+        assert run.ranking(query) == [r[1] for r in expected]
+        # The input policy keeps the given order among equal scores; back again is the same.
+        by_input = run.with_ties("input")
+        assert by_input.ranking(query) == [r[1] for r in sorted(mine, key=lambda r: -r[2])]
+        assert by_input.with_ties("trec_eval").ranking(query) == run.ranking(query)

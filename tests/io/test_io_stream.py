@@ -153,3 +153,91 @@ def test_named_run_files_stream_under_their_names(tmp_path: Path) -> None:
     results = evaluate(qrels, {"bm25": run, "run": run}, ["P@5"], stream=True)
     assert list(results) == ["bm25", "run"]
     assert results["bm25"].metrics == evaluate(qrels, run, ["P@5"], stream=False).metrics
+
+
+@pytest.mark.parametrize("bad", ["score", "duplicate"])
+@pytest.mark.parametrize("gzipped", [False, True])
+def test_late_bad_line_is_numbered_across_mixed_line_breaks(
+    tmp_path: Path, tiny_chunks: None, bad: str, gzipped: bool
+) -> None:
+    """A plain file's pieces are counted only when an error needs a line number (a gzip
+    file's as they are read): after a byte order mark, \\r\\n, lone \\r, blank lines, comments
+    and tabs in earlier pieces, both name the same line."""
+    qrels, run = _write(tmp_path)
+    lines = run.read_bytes().splitlines()
+    at = len(lines) - 5
+    if bad == "score":
+        lines[at] = b"3 Q0 d1 1 high sys"
+        message = r"score must be a number, not 'high': '3 Q0 d1 1 high sys'"
+    else:
+        lines[at] = lines[at - 1].replace(b" Q0 ", b" Q0 ", 1)
+        message = "duplicate result for query"
+    breaks = [b"\r\n", b"\r", b"\n", b"\n\n", b"\n# a comment\n"]
+    data = bytearray(b"\xef\xbb\xbf")
+    number = 1
+    for i, line in enumerate(lines):
+        if i == 40:
+            line = line.replace(b" ", b"\t")  # a piece with tabs: read again by the exact path
+        data += line
+        if i == at:
+            wanted = number
+        cut = breaks[i % len(breaks)]
+        data += cut
+        number += cut.count(b"\n") + cut.count(b"\r") - cut.count(b"\r\n")
+    path = tmp_path / ("run.txt.gz" if gzipped else "run.txt")
+    path.write_bytes(gzip.compress(bytes(data)) if gzipped else bytes(data))
+    with pytest.raises(FormatError, match=rf"run\.txt(\.gz)?:{wanted}: {message}"):
+        evaluate(qrels, path, METRICS, stream=True)
+
+
+def test_a_query_that_comes_back_is_said_before_a_duplicate_in_its_chunk(
+    tmp_path: Path, tiny_chunks: None
+) -> None:
+    """The last chunk repeats an earlier query and also holds a duplicate result: the run not
+    being grouped is what the user must fix first, so that is the error."""
+    qrels, run = _write(tmp_path)
+    lines = run.read_text().splitlines()
+    lines += ["1 Q0 d59 99 0.1 sys", "1 Q0 d59 100 0.1 sys"]  # query 1 again, doc twice
+    run.write_text("\n".join(lines) + "\n")
+    with pytest.raises(FormatError, match=r"the run is not grouped by query: query '1'"):
+        evaluate(qrels, run, METRICS, stream=True)
+
+
+def test_a_query_longer_than_many_chunks_streams_whole(tmp_path: Path, tiny_chunks: None) -> None:
+    """The end of a chunk is found from the end of what was read: a query of 5,000 results
+    (chunks of 50 rows) is kept whole, and gives the in-memory numbers."""
+    qrels, run = _write(tmp_path)
+    long_query = [f"77 Q0 d{i} {i + 1} {5000 - i} sys" for i in range(5000)]
+    lines = run.read_text().splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("10 "))  # between queries
+    run.write_text("\n".join(lines[:at] + long_query + lines[at:]) + "\n")
+    with open(qrels, "a") as out:
+        out.write("77 0 d4999 1\n77 0 d10 2\n")
+    whole = evaluate(qrels, run, METRICS, stream=False)
+    streamed = evaluate(qrels, run, METRICS, stream=True)
+    assert streamed.to_dict(per_query=True) == whole.to_dict(per_query=True)
+    assert streamed.per_query.to_dict()["77"]["NumRet"] == 5000
+
+
+def test_a_run_is_read_as_soon_as_its_chunks_are_asked_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Reading starts when the iterator is made (evaluate reads the qrels meanwhile), and
+    closing an iterator never read from stops its threads."""
+    import threading
+
+    _, run = _write(tmp_path)
+    started = threading.Event()
+    original = stream._parse_pieces
+
+    def parse(source: object) -> object:
+        started.set()
+        return original(source)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(stream, "_parse_pieces", parse)
+    before = threading.active_count()
+    chunks = stream.iter_run_chunks(run)
+    assert started.wait(5), "the run was not read before its first chunk was asked for"
+    chunks.close()  # type: ignore[attr-defined]
+    assert threading.active_count() == before
+    assert sum(len(c) for c in stream.iter_run_chunks(run)) == len(run.read_text().splitlines())

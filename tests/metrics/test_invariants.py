@@ -399,3 +399,51 @@ def test_results_are_frozen() -> None:
     assert result.per_query.to_dict()["q"]["AP"] == 1.0
     with pytest.raises(dataclasses.FrozenInstanceError):
         result.measures[0].spec.name = "X"  # type: ignore[misc]
+
+
+@SETTINGS
+@given(data=collections(), policy=policies)
+def test_compact_join_gives_every_metric_the_same_numbers(
+    data: tuple[Qrel, RunDict], policy: dict
+) -> None:
+    """evaluate joins compactly (judged results only, with their ranks and each query's
+    number of results): every metric, at every cutoff, must give bit for bit the numbers of
+    the full join (every result), and so must every curve of compute_at."""
+    from rankmeter.metrics import join
+
+    qrels, run = data
+    loaded_qrels, loaded_run = Qrels.from_dict(qrels), Run.from_dict(run)
+    full = join(loaded_qrels, loaded_run, **policy)
+    compact = join(loaded_qrels, loaded_run, compact=True, **policy)
+    # With judged_only (-J) the full join already holds only the judged results, ranked
+    # among themselves: the compact join is that same join.
+    assert compact.compact is not policy["judged_only"] and not full.compact
+    assert compact.n_queries == full.n_queries
+    assert np.array_equal(compact.num_ret, full.num_ret)
+    assert np.array_equal(compact.qrels_rows, full.qrels_rows)
+    assert len(compact.positions) == int(full.judged.sum())
+    for metric in ALL:
+        assert np.array_equal(metric.compute(compact), metric.compute(full)), metric
+        if metric.spec.cutoff != "none":
+            assert np.array_equal(
+                metric.compute_at(compact, CUTOFFS), metric.compute_at(full, CUTOFFS)
+            ), metric
+
+
+def test_join_when_every_doc_id_hashes_alike(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Equal hashes (here all of them) must never pair a result with another doc's judgment:
+    the judged pairs are then found another way, and every metric is as before."""
+    from rankmeter.data import hashing
+    from rankmeter.data import run as run_module
+
+    qrels = {"1": {"d1": 2, "d2": 0, "d3": 1}, "2": {"d1": 1, "x": 3}}
+    run = {"1": {"d3": 3.0, "d9": 2.0, "d1": 1.0, "x": 0.5}, "2": {"d2": 1.0, "x": 0.0}}
+    expected = evaluate(qrels, run).to_dict(per_query=True)
+
+    def constant(strings: Any, *, chunk: int = 0) -> np.ndarray:
+        return np.zeros(len(strings), dtype=np.uint64)
+
+    monkeypatch.setattr(hashing, "string_hashes", constant)
+    monkeypatch.setattr(run_module, "string_hashes", constant)
+    assert not Qrels.from_dict(qrels).pair_lookup().exact
+    assert evaluate(qrels, run).to_dict(per_query=True) == expected

@@ -1,17 +1,21 @@
-"""The command-line interface: a thin Typer app over the library."""
+"""The command-line interface: a thin Typer app over the library.
+
+Typer is imported when a command line needs it: a plain ``rankmeter evaluate`` is read without
+it (:mod:`rankmeter.cli._fast`), and ``rankmeter.cli.app`` (the Typer app) is built on first use.
+"""
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import signal
 import sys
 import threading
 from collections.abc import Iterator, Sequence
+from typing import Any
 
-import typer
-
-from rankmeter.cli._common import (
+from rankmeter.cli._output import (
     ClosedOutput,
     DiscardedOutput,
     GuardedOutput,
@@ -22,32 +26,34 @@ from rankmeter.cli._common import (
 from rankmeter.errors import MetricError, PolicyError, RankmeterError
 from rankmeter.report import visible
 
-app = typer.Typer(
-    name="rankmeter",
-    help="Is your search any good, and did the change make it better?",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    context_settings={"help_option_names": ["-h", "--help"]},
-)
+#: Set (to anything) to read every command line with Typer: no fast start (for tests).
+NO_FAST_START = "RANKMETER_NO_FAST_START"
 
-from rankmeter.cli import ann as _ann  # noqa: E402
-from rankmeter.cli import compare as _compare  # noqa: E402
-from rankmeter.cli import demo as _demo  # noqa: E402
-from rankmeter.cli import embed as _embed  # noqa: E402
-from rankmeter.cli import evaluate as _evaluate  # noqa: E402
-from rankmeter.cli import explain as _explain  # noqa: E402
-from rankmeter.cli import metrics as _metrics  # noqa: E402
-from rankmeter.cli import retrieval as _retrieval  # noqa: E402
 
-_evaluate.register(app)
-_explain.register(app)
-_compare.register(app)
-_demo.register(app)
-_metrics.register(app)
-_ann.register(app)
-_retrieval.register(app)
-_embed.register(app)
+def __getattr__(name: str) -> Any:
+    if name == "app":
+        return _app()
+    raise AttributeError(f"module 'rankmeter.cli' has no attribute {name!r}")
+
+
+@functools.cache
+def _app() -> Any:
+    """The Typer app with every command (imports Typer and the commands' modules)."""
+    import typer
+
+    from rankmeter.cli import ann, compare, demo, embed, evaluate, explain, metrics, retrieval
+
+    app = typer.Typer(
+        name="rankmeter",
+        help="Is your search any good, and did the change make it better?",
+        no_args_is_help=True,
+        add_completion=False,
+        pretty_exceptions_enable=False,
+        context_settings={"help_option_names": ["-h", "--help"]},
+    )
+    for module in (evaluate, explain, compare, demo, metrics, ann, retrieval, embed):
+        module.register(app)
+    return app
 
 
 def _one_line(text: str) -> str:
@@ -81,13 +87,24 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 
 def _run(argv: Sequence[str] | None) -> int:
-    command = typer.main.get_command(app)
+    from rankmeter.cli import _fast
+
+    fast = None
+    if not os.environ.get(NO_FAST_START):
+        fast = _fast.evaluate_args(list(sys.argv[1:] if argv is None else argv))
     try:
-        code = command.main(
-            args=list(argv) if argv is not None else None,
-            prog_name="rankmeter",
-            standalone_mode=False,
-        )
+        if fast is not None:
+            _fast.evaluate(fast)
+            code = 0
+        else:
+            import typer
+
+            command = typer.main.get_command(_app())
+            code = command.main(
+                args=list(argv) if argv is not None else None,
+                prog_name="rankmeter",
+                standalone_mode=False,
+            )
         sys.stdout.flush()  # anything still buffered must fail here, not at exit
     except (MetricError, PolicyError) as exc:
         return _error(str(exc), 2)

@@ -1,21 +1,38 @@
 """Helpers shared by commands: the options they share (declared once each, so that names,
-short forms and help never drift apart), writing output atomically, consoles."""
+short forms and help never drift apart); writing output and consoles are in
+:mod:`rankmeter.cli._output` (no Typer there), re-exported here."""
 
 from __future__ import annotations
 
-import contextlib
-import errno
-import io
-import os
-import sys
 from enum import Enum
 from typing import Annotated, Any
 
 import typer
 from typer.core import TyperCommand
 
-from rankmeter.errors import MetricError, RankmeterError
+from rankmeter.cli._output import (
+    ClosedOutput,
+    DiscardedOutput,
+    GuardedOutput,
+    OutputError,
+    emit,
+    plug_closed_descriptors,
+    render_rich,
+    silence_stdout,
+)
+from rankmeter.errors import MetricError
 from rankmeter.metrics.goals import GOAL_NAMES
+
+__all__ = [
+    "ClosedOutput",
+    "DiscardedOutput",
+    "GuardedOutput",
+    "OutputError",
+    "emit",
+    "plug_closed_descriptors",
+    "render_rich",
+    "silence_stdout",
+]
 
 
 class Ties(str, Enum):
@@ -147,123 +164,3 @@ class GoalCommand(TyperCommand):
                     f"--goal needs a value; choose one of {', '.join(GOAL_NAMES)}"
                 ) from None
             raise
-
-
-class OutputError(RankmeterError):
-    """Standard output cannot take the output: it is closed, the disk is full, an I/O error."""
-
-
-class ClosedOutput(io.TextIOBase):
-    """Stands for a standard output the command was started without (``>&-``)."""
-
-    def writable(self) -> bool:
-        return True
-
-    def write(self, text: str) -> int:
-        raise OSError(errno.EBADF, "it is closed")
-
-
-class DiscardedOutput(io.TextIOBase):
-    """Stands for a standard error the command was started without (``2>&-``): diagnostics
-    and the progress bar go nowhere (the exit status still tells), and never to stdout, where
-    ``print(file=None)`` would send them."""
-
-    def writable(self) -> bool:
-        return True
-
-    def write(self, text: str) -> int:
-        return len(text)
-
-    def isatty(self) -> bool:
-        return False
-
-
-def plug_closed_descriptors() -> None:
-    """Open the null device on each of descriptors 0, 1 and 2 that the process started
-    without: otherwise the next file opened (an input, the output's temporary file) would get
-    that number, and whatever a library writes to "stderr" would land in it. Python's
-    ``sys.stdin``/``sys.stdout``/``sys.stderr`` stay None: reading or writing them is still
-    the error (or silence) the command chooses. Read-only, so a write there fails (EBADF)."""
-    for descriptor in (0, 1, 2):
-        try:
-            os.fstat(descriptor)
-        except OSError:
-            with contextlib.suppress(OSError):
-                plug = os.open(os.devnull, os.O_RDONLY)
-                if plug != descriptor:  # a lower one was free too: plugged in its own turn
-                    os.dup2(plug, descriptor)
-                    os.close(plug)
-
-
-class GuardedOutput:
-    """Standard output whose write errors are :class:`OutputError` (one line), whoever writes:
-    our emit, Rich, or Click printing the help. A closed reader (EPIPE) stays
-    BrokenPipeError, which ends the command quietly. Everything else is the stream's own."""
-
-    def __init__(self, stream: Any) -> None:
-        self.stream = stream
-
-    def write(self, text: str) -> int:
-        try:
-            return int(self.stream.write(text))
-        except BrokenPipeError:
-            raise
-        except OSError as exc:
-            raise OutputError(f"cannot write to standard output: {exc.strerror or exc}") from None
-
-    def writelines(self, lines: Any) -> None:
-        for line in lines:
-            self.write(line)
-
-    def flush(self) -> None:
-        try:
-            self.stream.flush()
-        except BrokenPipeError:
-            raise
-        except OSError as exc:
-            raise OutputError(f"cannot write to standard output: {exc.strerror or exc}") from None
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.stream, name)
-
-
-def silence_stdout() -> None:
-    """After a failed write, send what is still buffered for stdout to /dev/null, so that
-    Python's final flush at exit adds no "Exception ignored" message to the one error line."""
-    with contextlib.suppress(Exception):
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
-
-
-def emit(text: str, output: str | None) -> None:
-    """Write text to stdout, or to a file (atomically: see :mod:`rankmeter.io._atomic`)."""
-    if output is None or output == "-":
-        try:
-            sys.stdout.write(text)
-        except UnicodeEncodeError:
-            # A terminal or pipe set to ASCII (PYTHONIOENCODING, LANG=C on old systems) cannot
-            # take non-ASCII ids; data is UTF-8 then, as in every file rankmeter writes.
-            sys.stdout.flush()
-            sys.stdout.buffer.write(text.encode("utf-8"))
-        sys.stdout.flush()
-        return
-    from rankmeter.io import atomic_write
-
-    with atomic_write(output) as handle:
-        handle.write(text)
-
-
-def render_rich(renderable: Any, output: str | None) -> None:
-    """Print a rich renderable to stdout (or to a file, as plain text)."""
-    from rich.console import Console
-
-    if output is None or output == "-":
-        try:
-            Console(soft_wrap=False).print(renderable)
-            return
-        except UnicodeEncodeError:  # stdout cannot take the text: plain UTF-8 text, as emit does
-            output = None
-    console = Console(record=True, width=160, file=io.StringIO())
-    console.print(renderable)
-    emit(console.export_text(), output)

@@ -78,6 +78,7 @@ def join_compared(qrels: Qrels, run: Run, policies: Policies, rows: IntArray) ->
         rel=policies.rel,
         include_missing=True,
         judged_only=policies.judged_only,
+        compact=True,
     )
     if len(full.query_ids) == len(rows):
         return full
@@ -104,6 +105,8 @@ def restrict(ranked: Ranked, keep: IntArray) -> Ranked:
         j_offsets,
         ranked.judgment_grades[j_rows],
         ranked.rel,
+        positions=ranked.positions[rows] if ranked.compact else None,
+        num_ret=ranked.num_ret[keep] if ranked.compact else None,
     )
     out.qrels_rows = ranked.qrels_rows[keep]
     return out

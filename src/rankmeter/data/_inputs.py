@@ -11,7 +11,14 @@ from typing import Any
 
 import numpy as np
 
-from rankmeter.data.arrays import _NUMPY_TYPES, FloatArray, null_rows, numpy_of
+from rankmeter.data.arrays import (
+    _NUMPY_TYPES,
+    FloatArray,
+    compute,
+    compute_options,
+    null_rows,
+    numpy_of,
+)
 from rankmeter.data.origin import Origin
 
 __all__ = ["as_float_column", "string_column"]
@@ -21,7 +28,6 @@ def string_column(values: Any, origin: Origin, what: str) -> Any:
     """A validated Arrow string column (an Array or a ChunkedArray, as given; chunks are not
     copied into one): no nulls, no empty strings; integers become their decimal text."""
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     # A chunked string column (what Arrow's readers give) is validated chunk-wise, without a
     # copy into one chunk: callers that need one chunk combine it themselves.
@@ -35,19 +41,39 @@ def string_column(values: Any, origin: Origin, what: str) -> Any:
         values = values.dictionary_decode()
     if not (pa.types.is_string(values.type) or pa.types.is_large_string(values.type)):
         if pa.types.is_integer(values.type):
-            values = pc.cast(values, pa.string())
+            values = compute(
+                "cast", values, options=compute_options("CastOptions", target_type=pa.string())
+            )
         else:
             raise origin.error(
                 None, f"{what} column must hold strings or integers, not {values.type}"
             )
     if values.null_count:
         raise origin.error(int(null_rows(values)[0]), f"missing {what}")
-    # Comparing with a Python scalar would make Arrow import pandas (slow), so take the minimum.
-    lengths = pc.binary_length(values)
-    if len(values) and pc.min(lengths).as_py() == 0:
-        row = int(np.flatnonzero(numpy_of(lengths) == 0)[0])
+    row = _first_empty(values)
+    if row is not None:
         raise origin.error(row, f"empty {what}")
     return values
+
+
+def _first_empty(strings: Any) -> int | None:
+    """The row of the first empty string (an Arrow string array or chunked array without
+    nulls), read from the offsets: a string is empty where its offset does not advance."""
+    import pyarrow as pa
+
+    chunks = strings.chunks if isinstance(strings, pa.ChunkedArray) else [strings]
+    before = 0
+    for chunk in chunks:
+        n = len(chunk)
+        if n:
+            wide = pa.types.is_large_string(chunk.type)
+            offsets = np.frombuffer(chunk.buffers()[1], dtype=np.int64 if wide else np.int32)
+            own = offsets[chunk.offset : chunk.offset + n + 1]
+            empty = own[1:] == own[:-1]
+            if empty.any():
+                return before + int(np.argmax(empty))
+        before += n
+    return None
 
 
 def _to_arrow_strings(values: Any, origin: Origin, what: str) -> Any:

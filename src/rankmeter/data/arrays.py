@@ -17,10 +17,15 @@ __all__ = [
     "IntArray",
     "ObjArray",
     "arrow_ints",
+    "compute",
+    "compute_options",
     "null_rows",
     "numpy_of",
+    "one_chunk",
     "readonly",
     "release_arrow_memory",
+    "take",
+    "take_rows",
 ]
 
 #: One-dimensional NumPy arrays of the three kinds the columns use.
@@ -35,6 +40,85 @@ def arrow_ints(values: npt.NDArray[Any]) -> Any:
 
     data = np.ascontiguousarray(values, dtype=np.int64)
     return pa.Array.from_buffers(pa.int64(), len(data), [None, pa.py_buffer(data)])
+
+
+def compute(name: str, *args: Any, options: Any = None) -> Any:
+    """Arrow's compute function ``name`` on ``args`` (Arrow arrays, chunked arrays, tables or
+    scalars), with ``options`` (see :func:`compute_options`).
+
+    Called through ``pyarrow._compute``, which runs every compute function and loads in a few
+    milliseconds, not through ``pyarrow.compute``, whose import builds a Python wrapper for
+    each of its hundreds of functions (about 30 ms at every start of a command). The methods
+    of Arrow arrays that compute (``take``, ``filter``, ``cast``, ...) import it too, so the
+    paths that run at every evaluation call this instead.
+    """
+    return _call_function()(name, list(args), options)
+
+
+def compute_options(kind: str, **values: Any) -> Any:
+    """An options object of Arrow's compute functions, such as ``SortOptions``."""
+    return getattr(_compute_module(), kind)(**values)
+
+
+def take(array: Any, rows: npt.NDArray[Any]) -> Any:
+    """``array[rows]`` (an Arrow Array or ChunkedArray; see :func:`take_rows` for a few rows
+    of a long chunked one)."""
+    return compute("take", array, arrow_ints(rows))
+
+
+def _compute_module() -> Any:
+    try:
+        import pyarrow._compute as module  # pyarrow's own: pyarrow.compute re-exports it
+    except ImportError:  # pragma: no cover - a pyarrow laid out otherwise
+        import pyarrow.compute as module
+    return module
+
+
+def _call_function() -> Any:
+    return _compute_module().call_function
+
+
+def one_chunk(array: Any) -> Any:
+    """An Arrow Array: a ChunkedArray's chunks joined (one sequential copy), an Array as is.
+
+    Taking rows from a ChunkedArray costs about as much as joining all of it, whatever the
+    number of rows taken, so a column that rows are taken from again and again is joined once.
+    """
+    import pyarrow as pa
+
+    if not isinstance(array, pa.ChunkedArray):
+        return array
+    if array.num_chunks == 1:
+        return array.chunk(0)
+    return array.combine_chunks()
+
+
+def take_rows(array: Any, rows: npt.NDArray[Any]) -> Any:
+    """``array[rows]`` as one Arrow Array, for an Array or a ChunkedArray; from a ChunkedArray,
+    chunk by chunk, without joining its chunks (few rows from a long column cost little)."""
+    import pyarrow as pa
+
+    if not isinstance(array, pa.ChunkedArray):
+        return take(array, rows)
+    if array.num_chunks == 1:
+        return take(array.chunk(0), rows)
+    order = np.argsort(rows, kind="stable")
+    ordered = np.asarray(rows)[order]
+    bounds = np.zeros(array.num_chunks + 1, dtype=np.int64)
+    np.cumsum([len(c) for c in array.chunks], out=bounds[1:])
+    which = np.searchsorted(bounds, ordered, side="right") - 1  # ascending, as `ordered`
+    cuts = np.searchsorted(which, np.arange(array.num_chunks + 1)).tolist()
+    parts = [
+        take(array.chunk(c), ordered[cuts[c] : cuts[c + 1]] - bounds[c])
+        for c in range(array.num_chunks)
+        if cuts[c + 1] > cuts[c]
+    ]
+    taken = pa.concat_arrays(parts) if parts else pa.array([], type=array.type)
+    if np.all(order[1:] > order[:-1]):
+        return taken
+    inverse = np.empty(len(order), dtype=np.int64)
+    inverse[order] = np.arange(len(order), dtype=np.int64)
+    return take(taken, inverse)
 
 
 _NUMPY_TYPES = {

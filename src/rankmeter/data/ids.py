@@ -11,7 +11,15 @@ from typing import Any
 import numpy as np
 
 from rankmeter.data._inputs import string_column
-from rankmeter.data.arrays import IntArray, ObjArray, arrow_ints, numpy_of
+from rankmeter.data.arrays import (
+    IntArray,
+    ObjArray,
+    compute,
+    compute_options,
+    numpy_of,
+    take,
+    take_rows,
+)
 from rankmeter.data.origin import Origin
 
 __all__ = [
@@ -39,7 +47,6 @@ def natural_order(ids: Any) -> IntArray:
     """The permutation that sorts distinct ids by :func:`natural_key`: vectorised for an Arrow
     string array, in Python for anything else."""
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     if not isinstance(ids, pa.Array):
         keys = [natural_key(str(q)) for q in ids]
@@ -48,17 +55,21 @@ def natural_order(ids: Any) -> IntArray:
     n = len(strings)
     if n < 2:
         return np.arange(n, dtype=np.int64)
-    digits = pc.match_substring_regex(strings, "^[0-9]+$")
+    pattern = compute_options("MatchSubstringOptions", pattern="^[0-9]+$")
+    digits = compute("match_substring_regex", strings, options=pattern)
     numeric = numpy_of(digits)
-    if numeric.any() and int(pc.max(pc.binary_length(strings.filter(digits))).as_py()) > 18:
-        return natural_order(strings.to_pylist())  # beyond int64: Python's integers
-    by_text = numpy_of(pc.sort_indices(strings)).astype(np.int64)
+    if numeric.any():
+        longest = compute("max", compute("binary_length", compute("filter", strings, digits)))
+        if int(longest.as_py()) > 18:
+            return natural_order(strings.to_pylist())  # beyond int64: Python's integers
+    by_text = numpy_of(compute("array_sort_indices", strings)).astype(np.int64)
     text_rank = np.empty(n, dtype=np.int64)
     text_rank[by_text] = np.arange(n, dtype=np.int64)
     number = np.zeros(n, dtype=np.int64)
     at = np.flatnonzero(numeric)
     if len(at):
-        number[at] = numpy_of(pc.cast(strings.take(arrow_ints(at)), pa.int64()))
+        as_int = compute_options("CastOptions", target_type=pa.int64())
+        number[at] = numpy_of(compute("cast", take(strings, at), options=as_int))
     return np.lexsort((text_rank, number, ~numeric)).astype(np.int64)
 
 
@@ -71,7 +82,7 @@ def intern(values: Any, origin: Origin, what: str) -> tuple[IntArray, ObjArray]:
     order = natural_order(first_seen)
     remap = np.empty(len(first_seen), dtype=np.int64)
     remap[order] = np.arange(len(first_seen), dtype=np.int64)
-    vocabulary = np.asarray(first_seen.take(arrow_ints(order)).to_pylist(), dtype=object)
+    vocabulary = np.asarray(take(first_seen, order).to_pylist(), dtype=object)
     return remap[codes], vocabulary
 
 
@@ -83,9 +94,8 @@ def intern_first_seen(values: Any, origin: Origin, what: str) -> tuple[IntArray,
 
 def _dictionary_encode(values: Any, origin: Origin, what: str) -> tuple[IntArray, Any]:
     import pyarrow as pa
-    import pyarrow.compute as pc
 
-    encoded = pc.dictionary_encode(string_column(values, origin, what))
+    encoded = compute("dictionary_encode", string_column(values, origin, what))
     if isinstance(encoded, pa.ChunkedArray):
         encoded = encoded.combine_chunks()
     return numpy_of(encoded.indices).astype(np.int64), encoded.dictionary
@@ -95,20 +105,14 @@ def intern_grouped(values: Any, origin: Origin, what: str) -> tuple[IntArray, Ob
     """Like :func:`intern_first_seen`, faster for ids that come in runs of equal values (a
     TREC run's query column): ids are compared with their neighbours, and only when some id
     comes back after another one does it fall back to hashing every row."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
     strings = string_column(values, origin, what)
     n = len(strings)
     if n < 2:
         return intern_first_seen(strings, origin, what)
-    changes = numpy_of(pc.not_equal(strings[1:], strings[:-1]))
+    changes = numpy_of(compute("not_equal", strings[1:], strings[:-1]))
     starts = np.concatenate(([0], np.flatnonzero(changes) + 1)).astype(np.int64)
     del changes
-    firsts = strings.take(arrow_ints(starts))
-    if isinstance(firsts, pa.ChunkedArray):
-        firsts = firsts.combine_chunks()
-    ids = firsts.to_pylist()
+    ids = take_rows(strings, starts).to_pylist()
     if len(set(ids)) != len(ids):
         return intern_first_seen(strings, origin, what)
     lengths = np.diff(np.append(starts, n))
@@ -119,9 +123,8 @@ def intern_grouped(values: Any, origin: Origin, what: str) -> tuple[IntArray, Ob
 def intern_docs(values: Any, origin: Origin) -> tuple[IntArray, Any]:
     """Encode document ids as int codes; the vocabulary stays an Arrow string array (compact)."""
     import pyarrow as pa
-    import pyarrow.compute as pc
 
-    encoded = pc.dictionary_encode(string_column(values, origin, "doc id"))
+    encoded = compute("dictionary_encode", string_column(values, origin, "doc id"))
     if isinstance(encoded, pa.ChunkedArray):
         encoded = encoded.combine_chunks()
     return numpy_of(encoded.indices).astype(np.int64), encoded.dictionary

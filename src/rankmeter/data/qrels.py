@@ -10,7 +10,7 @@ import numpy as np
 from rankmeter.data._inputs import as_float_column
 from rankmeter.data.arrays import FloatArray, IntArray, ObjArray, arrow_ints, readonly
 from rankmeter.data.csr import offsets_from_sorted, row_groups
-from rankmeter.data.hashing import HashLookup
+from rankmeter.data.hashing import HashLookup, PairLookup
 from rankmeter.data.ids import intern, intern_docs
 from rankmeter.data.origin import Origin
 
@@ -49,6 +49,7 @@ class Qrels:
         "_grades",
         "_keys",
         "_offsets",
+        "_pair_lookup",
         "_query_ids",
         "_query_rows",
         "source",
@@ -75,6 +76,7 @@ class Qrels:
         self.source = source
         self._query_rows: dict[str, int] | None = None
         self._doc_lookup: HashLookup | None = None
+        self._pair_lookup: PairLookup | None = None
 
     # -- construction -------------------------------------------------------------------------
     @classmethod
@@ -146,6 +148,17 @@ class Qrels:
         if self._doc_lookup is None:
             self._doc_lookup = HashLookup(self._doc_vocab)
         return self._doc_lookup
+
+    def pair_lookup(self) -> PairLookup:
+        """Finds (query, doc) pairs among the judgments: groups are segments (rows of
+        :attr:`query_ids`), a found pair's row is its judgment row (built once, reused by
+        every join)."""
+        if self._pair_lookup is None:
+            hashes = self.doc_lookup().hashes[self._doc_codes]
+            self._pair_lookup = PairLookup(
+                row_groups(self._offsets), hashes, self._doc_vocab, self._doc_codes
+            )
+        return self._pair_lookup
 
     @property
     def segment_ids(self) -> ObjArray:

@@ -15,12 +15,16 @@ from rankmeter.data.arrays import (
     IntArray,
     ObjArray,
     arrow_ints,
+    compute,
+    compute_options,
     numpy_of,
+    one_chunk,
     readonly,
     release_arrow_memory,
+    take,
 )
 from rankmeter.data.csr import gather_ranges, offsets_from_sorted, row_groups, segments_repeat
-from rankmeter.data.hashing import HashLookup, string_hashes
+from rankmeter.data.hashing import HashLookup, PairLookup, group_keys, string_hashes
 from rankmeter.data.ids import intern_grouped, natural_order
 from rankmeter.data.origin import Origin
 
@@ -31,6 +35,12 @@ __all__ = ["TIE_POLICIES", "Run", "check_ties", "unique_names"]
 #: ``"input"``: score descending, then the order in which they were given.
 #: The rank column of a TREC run is never used, as in trec_eval.
 TIE_POLICIES = ("trec_eval", "input")
+
+#: Runs built from this many rows or more hand the memory Arrow freed back to the system (a
+#: whole file read at once leaves hundreds of MB behind). Smaller ones, such as the chunks of
+#: a streamed run, leave it to be reused: memory handed back is faulted in again, page by
+#: page, when it is next taken.
+RELEASE_ROWS = 1 << 21
 
 
 def check_ties(ties: Any) -> str:
@@ -153,17 +163,21 @@ class Run:
             origin = Origin(origin)
         q_codes, q_vocab = intern_grouped(query_ids, origin, "query id")
         del query_ids
-        docs = string_column(doc_ids, origin, "doc id")
+        # One chunk: rows are taken from the doc ids at every tie, join and lookup.
+        docs = one_chunk(string_column(doc_ids, origin, "doc id"))
         values = as_float_column(scores, origin, "score", allow_inf=True)
         del scores
-        release_arrow_memory()
+        if len(values) >= RELEASE_ROWS:
+            release_arrow_memory()
         if not (len(q_codes) == len(docs) == len(values)):
             raise origin.error(None, "query, doc and score columns have different lengths")
         if len(values) == 0:
             raise origin.error(None, "no results: a run must hold at least one line")
         rows = np.arange(len(values), dtype=np.int64)
         hashes = string_hashes(docs)
-        order, tied_at, tied_from = _rank_order(q_codes, docs, values, rows, ties)
+        order, tied_at, tied_from = _rank_order(
+            q_codes, docs, values, rows, ties, rows_ascending=True
+        )
         # Doc ids stay in input order (moving millions of strings is the dearest step of all);
         # the rows column says where each ranked result's doc id is.
         if order is not None:
@@ -213,7 +227,12 @@ class Run:
             return self
         groups = row_groups(self._offsets)
         order, tied_at, tied_from = _rank_order(
-            groups, self._docs, self._scores, self._input_rows, ties
+            groups,
+            self._docs,
+            self._scores,
+            self._input_rows,
+            ties,
+            rows_ascending=_ascending(self._input_rows),
         )
         if order is None:
             order = np.arange(len(self), dtype=np.int64)
@@ -355,6 +374,29 @@ class Run:
             self._doc_hashes = readonly(string_hashes(self._docs)[self._input_rows])
         return self._doc_hashes
 
+    def find_docs(self, lookup: HashLookup) -> tuple[IntArray, IntArray]:
+        """The results whose doc id is in ``lookup``'s vocabulary: their positions (ascending)
+        and where each doc id is in the vocabulary. Only the doc ids whose hash matched are
+        read, so the cost follows the number of results and of the matches."""
+        return lookup.find(self._docs, self.doc_hashes(), self._input_rows)
+
+    def find_pairs(self, lookup: PairLookup, groups: IntArray) -> tuple[IntArray, IntArray]:
+        """The results whose (group of their query, doc id) pair is in ``lookup``: their
+        positions (ascending) and the lookup's rows (for the qrels' :meth:`Qrels.pair_lookup`,
+        the judgment rows). ``groups[i]`` is the group of segment ``i`` (-1: none; its results
+        are never found).
+
+        One pass over the results' hashes makes their pair keys; only the results whose key
+        matched are looked at further (group and doc id compared themselves)."""
+        offsets = self._offsets
+        with np.errstate(over="ignore"):
+            keys = self.doc_hashes() + np.repeat(group_keys(groups), np.diff(offsets))
+
+        def groups_of(positions: IntArray) -> IntArray:
+            return groups[np.searchsorted(offsets, positions, side="right") - 1]
+
+        return lookup.find(keys, groups_of, self._docs, self._input_rows)
+
     def doc_codes(self, lookup: HashLookup, positions: IntArray | None = None) -> IntArray:
         """Where each result's doc id is in ``lookup``'s vocabulary (-1: not there), for the
         results at ``positions`` (every result, in position order, when None).
@@ -427,6 +469,8 @@ def _rank_order(
     scores: FloatArray,
     rows: IntArray,
     ties: str,
+    *,
+    rows_ascending: bool,
 ) -> tuple[IntArray | None, IntArray | None, IntArray | None]:
     """How to put rows in rank order: grouped by query code, each query's rows by score
     descending, equal scores by the tie policy.
@@ -435,49 +479,83 @@ def _rank_order(
     are already grouped and sorted by score, as in most TREC runs, so nothing is copied), then
     move tied rows: ``x[tied_at] = x[tied_from]`` (None: nothing to move).
     ``rows[i]`` is the input row of row ``i`` (its position in ``docs``) and orders equal
-    scores under the "input" policy."""
-    in_order = (q_codes[1:] > q_codes[:-1]) | (
-        (q_codes[1:] == q_codes[:-1]) & (scores[1:] <= scores[:-1])
-    )
+    scores under the "input" policy; ``rows_ascending`` says that they already are in it."""
     order: IntArray | None = None
-    if not (in_order.all() and _ascending(rows)):
+    if not (rows_ascending and _grouped_by_score(q_codes, scores)):
         # np.lexsort sorts by the last key first; negating the scores sorts them descending.
         # Rows as the first key give the "input" policy's order among equal scores.
         order = np.lexsort((rows, -scores, q_codes))
-    del in_order
     if ties == "input":
         return order, None, None
     # Equal scores (-0.0 == 0.0 included, as in trec_eval's comparison) are the only place the
-    # doc ids matter, so only the tied rows are sorted by doc id, descending in byte order.
-    if order is None:
-        tied = (q_codes[1:] == q_codes[:-1]) & (scores[1:] == scores[:-1])
-    else:
-        q, s = q_codes[order], scores[order]
-        tied = (q[1:] == q[:-1]) & (s[1:] == s[:-1])
-        del q, s
-    if not tied.any():
+    # doc ids matter, so only the tied rows are put in doc id order, descending in byte order.
+    q = q_codes if order is None else q_codes[order]
+    s = scores if order is None else scores[order]
+    links = np.flatnonzero(s[1:] == s[:-1])  # position i ties with i + 1 ...
+    links = links[q[links + 1] == q[links]]  # ... within one query
+    del q, s
+    if len(links) == 0:
         return order, None, None
-    import pyarrow as pa
-    import pyarrow.compute as pc
 
-    involved = np.zeros(len(scores), dtype=bool)
-    involved[1:] |= tied
-    involved[:-1] |= tied
-    positions = np.flatnonzero(involved)
-    del involved
-    new_block = np.ones(len(positions), dtype=bool)
-    new_block[1:] = ~tied[positions[1:] - 1]
-    del tied
-    blocks = np.cumsum(new_block)
-    subset = positions if order is None else order[positions]
-    table = pa.table({"block": arrow_ints(blocks), "doc": docs.take(arrow_ints(rows[subset]))})
-    within = numpy_of(
-        pc.sort_indices(table, sort_keys=[("block", "ascending"), ("doc", "descending")])
-    ).astype(np.int64)
-    moved = np.flatnonzero(within != np.arange(len(within)))
-    if len(moved) == 0:
+    def input_rows(positions: IntArray) -> IntArray:
+        """The input row (a position in ``docs``) of the row that ends at these positions."""
+        return rows[positions] if order is None else rows[order[positions]]
+
+    # A block of tied positions is a run of consecutive links; most blocks are two results,
+    # which are swapped when the first doc id is the smaller one.
+    starts_block = np.ones(len(links), dtype=bool)
+    starts_block[1:] = links[1:] != links[:-1] + 1
+    firsts = links[starts_block]
+    sizes = np.diff(np.append(np.flatnonzero(starts_block), len(links))) + 1
+    pairs = firsts[sizes == 2]
+    large = sizes > 2
+    positions = gather_ranges(firsts[large], sizes[large])
+    # The doc ids looked at, in one take (a take from a chunked column is dear per call).
+    texts = one_chunk(take(docs, input_rows(np.concatenate((pairs, pairs + 1, positions)))))
+    moved_at: list[IntArray] = []
+    moved_from: list[IntArray] = []
+    if len(pairs):
+        swap = _smaller(texts.slice(0, len(pairs)), texts.slice(len(pairs), len(pairs)))
+        upper = pairs[swap]
+        moved_at += [upper, upper + 1]
+        moved_from += [upper + 1, upper]
+    if len(positions):
+        blocks = np.repeat(np.arange(int(large.sum()), dtype=np.int64), sizes[large])
+        within = _doc_order_within(texts.slice(2 * len(pairs)), blocks)
+        moved = np.flatnonzero(within != np.arange(len(within)))
+        moved_at.append(positions[moved])
+        moved_from.append(positions[within[moved]])
+    if not sum(len(m) for m in moved_at):
         return order, None, None
-    return order, positions[moved], positions[within[moved]]
+    return order, np.concatenate(moved_at), np.concatenate(moved_from)
+
+
+def _grouped_by_score(q_codes: IntArray, scores: FloatArray) -> bool:
+    """Whether the rows are grouped by query code (ascending) and, within a query, sorted by
+    score descending. One pass over the scores; the few places where a score rises are then
+    looked at (the first row of each query, mostly)."""
+    if len(scores) < 2:
+        return True
+    if not bool(np.all(q_codes[1:] >= q_codes[:-1])):
+        return False
+    rises = np.flatnonzero(scores[1:] > scores[:-1])
+    return bool(np.all(q_codes[rises + 1] != q_codes[rises]))
+
+
+def _smaller(first: Any, second: Any) -> npt.NDArray[np.bool_]:
+    """For each pair of doc ids (two Arrow string arrays), whether the first sorts before the
+    second in byte order."""
+    return numpy_of(compute("less", first, second))
+
+
+def _doc_order_within(doc_ids: Any, blocks: IntArray) -> IntArray:
+    """The order that sorts doc ids (an Arrow string array) by block (ascending), then by doc
+    id descending in byte order."""
+    import pyarrow as pa
+
+    table = pa.table({"block": arrow_ints(blocks), "doc": doc_ids})
+    keys = compute_options("SortOptions", sort_keys=[("block", "ascending"), ("doc", "descending")])
+    return numpy_of(compute("sort_indices", table, options=keys)).astype(np.int64)
 
 
 def _ascending(values: IntArray) -> bool:
@@ -522,7 +600,7 @@ def _check_unique_pairs(
     candidates = shared[np.isin(subset, repeated)]
     seen: dict[tuple[int, str], int] = {}
     duplicates = []
-    texts = docs.take(arrow_ints(rows[candidates])).to_pylist()
+    texts = take(docs, rows[candidates]).to_pylist()
     for at, doc in zip(candidates.tolist(), texts, strict=True):
         key = (int(q_codes[at]), doc)
         if key in seen:

@@ -168,6 +168,13 @@ class Source:
         with stream:
             yield from stream.blocks(size)
 
+    def read_range(self, start: int, stop: int) -> bytes:
+        """Bytes ``start:stop`` of a regular file as stored (not decoded): how a piece of a
+        plain file is read again to report an error."""
+        with self._open() as handle:
+            handle.seek(start)
+            return handle.read(stop - start)
+
     def arrow_path(self) -> str | None:
         """The path, where Arrow's space-delimited reader can read the file by path as
         trec_eval splits it: a plain (not gzip) regular file without tabs, ``#``, vertical tabs

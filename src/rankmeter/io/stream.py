@@ -16,6 +16,7 @@ kept until the rows parsed from them have been checked.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import queue
 import threading
@@ -25,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from rankmeter.data import Run
-from rankmeter.data.arrays import numpy_of
+from rankmeter.data.arrays import compute, numpy_of
 from rankmeter.data.origin import Origin
 from rankmeter.errors import FormatError, PolicyError, RankmeterError
 from rankmeter.io._source import Source
@@ -108,8 +109,18 @@ def iter_run_chunks(
 
 
 def _chunks(source: Source, name: str | None, ties: str, chunk_rows: int) -> Iterator[Run]:
+    tables = _tables(source)
+    try:
+        yield from _cut(tables, source, name, ties, chunk_rows)
+    finally:
+        tables.close()
+
+
+def _cut(
+    tables: Iterator[Any], source: Source, name: str | None, ties: str, chunk_rows: int
+) -> Iterator[Run]:
+    """Runs of whole queries from the parsed pieces (see :func:`_chunks`)."""
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     seen: set[str] = set()
     pending: list[Any] = []
@@ -118,7 +129,7 @@ def _chunks(source: Source, name: str | None, ties: str, chunk_rows: int) -> Ite
     run_name = name
     yielded = False
     text = False  # whether anything but blanks was read
-    for table, piece in _tables(source):
+    for table, piece in tables:
         text = text or piece.has_text
         if not table.num_rows:
             continue
@@ -130,12 +141,9 @@ def _chunks(source: Source, name: str | None, ties: str, chunk_rows: int) -> Ite
         if pending_rows < chunk_rows:
             continue
         table = pa.concat_tables(pending)
-        queries = table.column("qid")
-        same_as_last = numpy_of(pc.equal(queries, queries[len(queries) - 1]))
-        others = np.flatnonzero(~same_as_last)
-        if len(others) == 0:
+        cut = _last_query_start(table.column("qid"))
+        if cut == 0:
             continue  # one query so far: keep reading until it ends
-        cut = int(others[-1]) + 1
         done, rows = rows.split(cut)
         yield _chunk(table.slice(0, cut), done, source.name, run_name, ties, seen)
         yielded = True
@@ -148,50 +156,97 @@ def _chunks(source: Source, name: str | None, ties: str, chunk_rows: int) -> Ite
         raise FormatError(source.name, NO_DATA if text else "file is empty")
 
 
-def _tables(source: Source) -> Iterator[Any]:
+def _last_query_start(queries: Any) -> int:
+    """Where the rows of the last query begin: after the last row of another query (0: every
+    row is the last query's). Looked for from the end, in windows that grow eightfold: the
+    last query's rows are usually a few hundred."""
+    n = len(queries)
+    last = queries[n - 1]
+    width = 1024
+    while True:
+        begin = max(n - width, 0)
+        others = np.flatnonzero(~numpy_of(compute("equal", queries.slice(begin), last)))
+        if len(others):
+            return begin + int(others[-1]) + 1
+        if begin == 0:
+            return 0
+        width *= 8
+
+
+def _tables(source: Source) -> _Ahead:
     """Parsed pieces of the file in order, parsed by a background thread one piece ahead."""
     return _ahead(lambda: _parse_pieces(source), "rankmeter-parse")
 
 
-def _ahead(produce: Callable[[], Iterable[Any]], name: str) -> Iterator[Any]:
-    """The items of ``produce()``, made by a background thread that runs AHEAD items ahead of
-    the caller; its exceptions are raised in the caller's thread. Closing the iterator early
-    stops the thread."""
-    done = object()
-    made: queue.Queue[Any] = queue.Queue(maxsize=AHEAD)
-    stop = threading.Event()
+def _ahead(produce: Callable[[], Iterable[Any]], name: str) -> _Ahead:
+    """The items of ``produce()``, made by a background thread, started at once, that runs
+    AHEAD items ahead of the caller; its exceptions are raised in the caller's thread. Closing
+    the iterator (or dropping it) stops the thread."""
+    return _Ahead(produce, name)
 
-    def offer(item: Any) -> bool:
-        while not stop.is_set():
+
+class _Ahead(Iterator[Any]):
+    """See :func:`_ahead`. The thread starts when the iterator is made, not at its first item,
+    so that a run is being read while the caller still prepares (reads the qrels)."""
+
+    def __init__(self, produce: Callable[[], Iterable[Any]], name: str) -> None:
+        self._done = object()
+        self._made: queue.Queue[Any] = queue.Queue(maxsize=AHEAD)
+        self._stop = threading.Event()
+        self._finished = False
+        self._worker = threading.Thread(target=self._work, args=(produce,), name=name, daemon=True)
+        self._worker.start()
+
+    def _offer(self, item: Any) -> bool:
+        while not self._stop.is_set():
             try:
-                made.put(item, timeout=0.1)
+                self._made.put(item, timeout=0.1)
                 return True
             except queue.Full:
                 continue
         return False
 
-    def work() -> None:
+    def _work(self, produce: Callable[[], Iterable[Any]]) -> None:
+        items = None
         try:
-            for item in produce():
-                if not offer(item):
+            items = iter(produce())
+            for item in items:
+                if not self._offer(item):
                     return
-            offer(done)
+            self._offer(self._done)
         except BaseException as exc:  # handed to the caller's thread, raised there
-            offer(_Failure(exc))
+            self._offer(_Failure(exc))
+        finally:
+            close = getattr(items, "close", None)
+            if close is not None:
+                close()  # stops what the producer started (its own reading thread)
 
-    worker = threading.Thread(target=work, name=name, daemon=True)
-    worker.start()
-    try:
-        while True:
-            item = made.get()
-            if item is done:
-                return
-            if isinstance(item, _Failure):
-                raise item.error
-            yield item
-    finally:
-        stop.set()
-        worker.join()
+    def __next__(self) -> Any:
+        if self._finished:
+            raise StopIteration
+        item = self._made.get()
+        if item is self._done:
+            self.close()
+            raise StopIteration
+        if isinstance(item, _Failure):
+            self.close()
+            raise item.error
+        return item
+
+    def close(self) -> None:
+        """Stop the thread (it ends its current item first) and wait for it."""
+        if self._finished and not self._worker.is_alive():
+            return
+        self._finished = True
+        self._stop.set()
+        while self._worker.is_alive():
+            with contextlib.suppress(queue.Empty):  # a full queue holds the thread: empty it
+                self._made.get_nowait()
+            self._worker.join(timeout=0.05)
+
+    def __del__(self) -> None:
+        with contextlib.suppress(Exception):
+            self.close()
 
 
 class _Failure:
@@ -210,9 +265,28 @@ def _parse_pieces(source: Source) -> Iterator[tuple[Any, Piece]]:
 
 
 def _chunk(table: Any, rows: Rows, source: str, name: str, ties: str, seen: set[str]) -> Run:
-    import pyarrow.compute as pc
+    try:
+        run = Run.from_columns(
+            table.column("qid"),
+            table.column("docid"),
+            table.column("score"),
+            name=name,
+            ties=ties,
+            origin=Origin(source, rows.locate),
+        )
+    except FormatError:
+        # A query that comes back is the first thing to say, as the user must sort the file.
+        import pyarrow.compute as pc
 
-    queries = pc.unique(table.column("qid")).to_pylist()
+        _check_grouped(pc.unique(table.column("qid")).to_pylist(), table, rows, source, seen)
+        raise
+    # The chunk's queries are the Run's segments: no second pass over the query column.
+    _check_grouped([str(q) for q in run.segment_ids], table, rows, source, seen)
+    return run
+
+
+def _check_grouped(queries: list[str], table: Any, rows: Rows, source: str, seen: set[str]) -> None:
+    """Remember the chunk's queries; a query that an earlier chunk had is an error."""
     again = seen.intersection(queries)
     if again:
         query = min(again)
@@ -226,14 +300,6 @@ def _chunk(table: Any, rows: Rows, source: str, name: str, ties: str, seen: set[
             text=text,
         )
     seen.update(queries)
-    return Run.from_columns(
-        table.column("qid"),
-        table.column("docid"),
-        table.column("score"),
-        name=name,
-        ties=ties,
-        origin=Origin(source, rows.locate),
-    )
 
 
 def _first_row_of(table: Any, query: str) -> int:

@@ -18,6 +18,8 @@ and reports the first bad line.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -27,7 +29,7 @@ from typing import Any
 from rankmeter.data import Qrels, Run
 from rankmeter.data.origin import Origin
 from rankmeter.errors import FormatError
-from rankmeter.io._source import Source, split_lines
+from rankmeter.io._source import _BOM, Source, split_lines
 
 _NUMBER = re.compile(
     rb"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf|infinity|nan)", re.IGNORECASE
@@ -307,33 +309,69 @@ PIECE_BYTES = 8 << 20
 BLOCK_SIZE = 2 << 20
 
 
-@dataclass
 class Piece:
-    """Whole lines of an input, the number of the first one, and how to see them again."""
+    """Whole lines of an input, the number of the first one, and how to see them again.
 
-    data: bytes
-    first_line: int
-    layout: _Layout
-    source: Source
-    #: The line number of each parsed row, when the exact reader parsed the piece.
-    row_lines: list[int] | None = None
-    n_lines: int = 0
-    #: Whether it holds anything but blanks (looked at only when it has no rows).
-    has_text: bool = True
+    A piece of a plain regular file is a window of a memory map of it (:class:`_Window`):
+    Arrow parses it in place, and its lines are counted only when an error needs a line
+    number (:class:`_LineCount`). Any other input's piece holds its bytes, counted as read.
+    """
 
-    def __post_init__(self) -> None:
-        self.n_lines = line_count(self.data)
+    def __init__(
+        self,
+        data: bytes,
+        first_line: int | None,
+        layout: _Layout,
+        source: Source,
+        *,
+        window: _Window | None = None,
+        count: _LineCount | None = None,
+    ) -> None:
+        self.data = data
+        self.layout = layout
+        self.source = source
+        self.window = window
+        #: The line number of each parsed row, when the exact reader parsed the piece.
+        self.row_lines: list[int] | None = None
+        #: Whether it holds anything but blanks (looked at only when it has no rows).
+        self.has_text = True
+        self._first_line = first_line
+        self._count = count
+        self._n_lines: int | None = None if window is not None else line_count(data)
+
+    @property
+    def first_line(self) -> int:
+        """The number of the piece's first line (1-based)."""
+        if self._first_line is None:
+            assert self._count is not None and self.window is not None
+            self._first_line = self._count.first_line(self.window.start)
+        return self._first_line
+
+    @property
+    def n_lines(self) -> int:
+        """How many lines the piece holds."""
+        if self._n_lines is None:
+            self._n_lines = line_count(self.raw())
+        return self._n_lines
+
+    def raw(self) -> bytes:
+        """The piece's bytes: held, or read again from the file."""
+        if self.data or self.window is None:
+            return self.data
+        return self.source.read_range(self.window.start, self.window.stop)
 
     def forget(self) -> None:
         """Drop the bytes where the input can give its lines again (a regular file, or one
         held in memory): they are read again only to report an error. An input read once
         (a FIFO) keeps them while its rows may still need them."""
+        if self.window is not None:
+            self.window.close()
         if self.source.rereadable or self.source.held:
             self.data = b""
 
     def lines(self) -> Iterator[bytes]:
-        if self.data or not self.n_lines:
-            return split_lines(iter((self.data,)))
+        if self.data or self.window is not None or not self.n_lines:
+            return split_lines(iter((self.raw(),)))
         return islice(self.source._lines(), self.first_line - 1, self.first_line - 1 + self.n_lines)
 
     def locate(self, row: int) -> tuple[int, str]:
@@ -354,11 +392,94 @@ class Piece:
         return number, ""
 
     def tag(self) -> str | None:
-        """The run tag of the piece's first data line."""
-        for line in self.lines():
+        """The run tag of the piece's first data line (of a file's piece, only its start is
+        read again, as far as that line)."""
+        if self.data or self.window is None:
+            lines: Iterable[bytes] = self.lines()
+        else:
+            lines = self._first_lines()
+        for line in lines:
             if is_row(line, RUN_LAYOUT):
                 return run_tag(line)
         return None
+
+    def _first_lines(self) -> Iterator[bytes]:
+        """The lines of a file's piece, read again from its start in growing steps."""
+        assert self.window is not None
+        start, stop = self.window.start, self.window.stop
+        done = 0  # bytes whose lines were given
+        size = 1 << 16
+        while done < stop - start:
+            head = self.source.read_range(start, min(start + size, stop))
+            whole = len(head) if start + len(head) >= stop else head.rfind(b"\n") + 1
+            if whole > done:
+                yield from split_lines(iter((head[done:whole],)))
+                done = whole
+            size *= 8
+
+
+class _Window:
+    """Bytes ``start:stop`` of a file, memory-mapped: searched and parsed in place (no copy),
+    unmapped once parsed, so that a file streamed this way holds no more than a piece in
+    memory."""
+
+    __slots__ = ("_map", "_skip", "start", "stop")
+
+    def __init__(self, fileno: int, start: int, stop: int) -> None:
+        import mmap
+
+        aligned = start - start % mmap.ALLOCATIONGRANULARITY
+        self._map: Any = mmap.mmap(fileno, stop - aligned, offset=aligned, access=mmap.ACCESS_READ)
+        self._skip = start - aligned
+        self.start, self.stop = start, stop
+
+    def find(self, byte: bytes, start: int = 0) -> int:
+        """Where ``byte`` first is at or after ``start`` (piece offsets), or -1."""
+        at = int(self._map.find(byte, self._skip + start))
+        return at - self._skip if at >= 0 else -1
+
+    def rfind(self, byte: bytes, stop: int) -> int:
+        """Where ``byte`` last is before ``stop`` (piece offsets), or -1."""
+        at = int(self._map.rfind(byte, self._skip, self._skip + stop))
+        return at - self._skip if at >= 0 else -1
+
+    def arrow(self) -> Any:
+        """The bytes as an Arrow buffer over the map (no copy)."""
+        import pyarrow as pa
+
+        return pa.py_buffer(self._map).slice(self._skip, self.stop - self.start)
+
+    def bytes(self) -> bytes:
+        return bytes(self._map[self._skip : self._skip + self.stop - self.start])
+
+    def close(self) -> None:
+        """Unmap, unless something still reads the map (then it is unmapped when that is
+        gone: never while in use)."""
+        with contextlib.suppress(BufferError):
+            self._map.close()
+
+
+class _LineCount:
+    """The line numbers of consecutive pieces of a file, counted only when asked (to report an
+    error), each piece once: the pieces before the one asked about are read again and counted
+    in order."""
+
+    def __init__(self, source: Source, start: int) -> None:
+        self.source = source
+        self.counted_to = start  # the byte where counting stopped
+        self.lines = 0  # the lines before it
+        self.ends: list[int] = []  # where each piece not yet counted ends
+
+    def add(self, stop: int) -> None:
+        self.ends.append(stop)
+
+    def first_line(self, start: int) -> int:
+        """The number of the line that begins at byte ``start`` (a piece's start)."""
+        while self.counted_to < start and self.ends:
+            stop = self.ends.pop(0)
+            self.lines += line_count(self.source.read_range(self.counted_to, stop))
+            self.counted_to = stop
+        return self.lines + 1
 
 
 @dataclass
@@ -394,7 +515,11 @@ class Rows:
 
 def pieces(source: Source, layout: _Layout, size: int) -> Iterator[Piece]:
     """The input (decoded, read once as a stream) in pieces of whole lines of about ``size``
-    bytes each, numbered."""
+    bytes each, numbered. A plain regular file is memory-mapped a piece at a time
+    (:func:`mapped_pieces`)."""
+    if source.rereadable and not source.held and not source.compressed:
+        yield from mapped_pieces(source, layout, size)
+        return
     carry = b""
     line = 1
     for block in source.blocks(size):
@@ -413,6 +538,38 @@ def pieces(source: Source, layout: _Layout, size: int) -> Iterator[Piece]:
         yield Piece(carry, line, layout, source)
 
 
+def mapped_pieces(source: Source, layout: _Layout, size: int) -> Iterator[Piece]:
+    """A plain regular file in pieces of whole lines of about ``size`` bytes, each a window
+    of a memory map (:class:`_Window`): nothing is copied or counted on the way."""
+    with open(source.path, "rb") as handle:
+        end = os.fstat(handle.fileno()).st_size
+        start = len(_BOM) if handle.read(len(_BOM)) == _BOM else 0
+        count = _LineCount(source, start)
+        first = True
+        while start < end:
+            width = size
+            while True:
+                stop = min(start + width, end)
+                window = _Window(handle.fileno(), start, stop)
+                if stop == end:
+                    cut = stop - start
+                    break
+                # Cut after the last line break, but not after a final \r: its \n may follow.
+                cut = max(window.rfind(b"\n", stop - start), window.rfind(b"\r", stop - start - 1))
+                cut += 1
+                if cut > 0:
+                    break
+                window.close()  # no whole line yet: a wider window
+                width *= 2
+            if cut < stop - start:
+                window.close()
+                window = _Window(handle.fileno(), start, start + cut)
+            count.add(start + cut)
+            yield Piece(b"", 1 if first else None, layout, source, window=window, count=count)
+            first = False
+            start += cut
+
+
 def parse_piece(piece: Piece, name: str, options: dict[str, Any]) -> Any:
     """The piece's rows as an Arrow table: by Arrow where it can, else by the exact reader
     (which names the first bad line)."""
@@ -420,6 +577,18 @@ def parse_piece(piece: Piece, name: str, options: dict[str, Any]) -> Any:
     import pyarrow.csv as csv
 
     layout = piece.layout
+    window = piece.window
+    if window is not None and piece.data == b"":
+        if all(window.find(byte) < 0 for byte in (b"\x0b", b"\x0c", b"\t", b"#")):
+            try:
+                table = csv.read_csv(pa.BufferReader(window.arrow()), **options)
+            except (pa.ArrowException, UnicodeDecodeError):
+                pass
+            else:
+                if not table.num_rows:
+                    piece.has_text = re.search(rb"\S", window.bytes()) is not None
+                return table
+        piece.data = window.bytes()  # the rarer paths below read the bytes themselves
     data = piece.data
     if b"\x0b" not in data and b"\x0c" not in data:  # else only the exact reader splits lines
         if b"\t" in data:

@@ -23,6 +23,13 @@ BoolArray = npt.NDArray[np.bool_]
 class Ranked:
     """Retrieved documents joined with their judgments, per query, in rank order.
 
+    The entries are every retrieved document, or, in a *compact* join (what evaluate uses),
+    only the judged ones, each with its rank, and each query's number of results in
+    :attr:`num_ret`. Every metric kernel gives the same numbers from both: an unjudged
+    document is never relevant, gains nothing and is not judged, so leaving it out removes only
+    terms that are 0 (a test runs every registered metric on both). Explanations, which show
+    every result, read a full join.
+
     Attributes
     ----------
     query_ids : array of str
@@ -39,6 +46,8 @@ class Ranked:
         All non-negative judgments of each query, sorted by grade descending.
     rel : float
         The evaluation's relevance level (metrics may override it).
+    compact : bool
+        Whether the entries are the judged documents only.
     """
 
     def __init__(
@@ -50,13 +59,21 @@ class Ranked:
         judgment_offsets: IntArray,
         judgment_grades: FloatArray,
         rel: float,
+        *,
+        positions: IntArray | None = None,
+        num_ret: IntArray | None = None,
     ) -> None:
+        """``positions`` and ``num_ret`` are given for a compact join (the ranks of its
+        entries, and each query's number of results); without them the entries are every
+        result of each query, ranked in their order."""
         self.query_ids = readonly(query_ids)
         self.offsets = readonly(offsets)
         self.groups = readonly(row_groups(offsets))
-        self.positions = readonly(
-            np.arange(len(self.groups), dtype=np.int64) - offsets[self.groups]
-        )
+        self.compact = positions is not None
+        if positions is None:
+            positions = np.arange(len(self.groups), dtype=np.int64) - offsets[self.groups]
+        self.positions = readonly(positions)
+        self._num_ret = readonly(np.diff(offsets) if num_ret is None else num_ret)
         self.grades = readonly(grades)
         self.judged = readonly(judged)
         self.judgment_offsets = readonly(judgment_offsets)
@@ -73,7 +90,8 @@ class Ranked:
 
     @property
     def num_ret(self) -> IntArray:
-        return np.diff(self.offsets)
+        """The number of results of each query (retrieved documents, judged or not)."""
+        return self._num_ret
 
     def relevant(self, rel: float) -> BoolArray:
         """Entries judged relevant at level ``rel``."""
@@ -180,11 +198,15 @@ def join(
     include_missing: bool = False,
     judged_only: bool = False,
     only: IntArray | None = None,
+    compact: bool = False,
 ) -> Ranked:
     """Join a run with qrels under the given policies (see :func:`rankmeter.evaluate`).
 
     ``run=None`` evaluates judged queries as empty rankings; ``only`` restricts the evaluated
     queries to these qrels rows (used by streaming evaluation for queries no chunk had).
+    ``compact`` keeps only the judged results, with their ranks (see :class:`Ranked`): every
+    metric gives the same numbers, and the join costs a pass over the run's doc id hashes plus
+    work on the judged results alone, so evaluate joins this way.
     """
     if run is None:
         selected = np.arange(qrels.n_queries, dtype=np.int64) if only is None else only
@@ -213,28 +235,62 @@ def join(
     run_offsets = run.offsets
     starts = np.where(has, run_offsets[np.maximum(run_q, 0)], 0)
     lengths = np.where(has, run_offsets[np.maximum(run_q, 0) + 1] - starts, 0)
-    # Documents: each result's doc id -> its code in the qrels (-1: never judged), by hash.
-    # Only results whose doc is judged for some query are looked up by (query, doc).
-    in_run_order = np.array_equal(starts, run_offsets[:-1]) and np.array_equal(
-        lengths, np.diff(run_offsets)
-    )
-    positions = None if in_run_order else gather_ranges(starts, lengths)
-    doc_code = run.doc_codes(qrels.doc_lookup(), positions)
-    candidates = np.flatnonzero(doc_code >= 0)
-    ends = np.cumsum(lengths)
-    entry_query = selected[np.searchsorted(ends, candidates, side="right")]
-    at = qrels.judgment_rows(entry_query, doc_code[candidates])
-    found = at >= 0
-    grade = qrels.grades[at[found]]
-    hit = candidates[found][grade >= 0]
-    n_entries = int(lengths.sum())
-    grades = np.zeros(n_entries, dtype=np.float64)
-    grades[hit] = grade[grade >= 0]
-    judged = np.zeros(n_entries, dtype=bool)
-    judged[hit] = True
+    # Documents: the results whose doc id is judged for some query (found by hash), each with
+    # its query (an index into `selected`) and its rank; then those judged for their own query.
+    if compact:
+        # The (query, doc) pairs that are judged, looked up in the run's own order: only the
+        # judged results are then placed.
+        pairs = qrels.pair_lookup()
+        if pairs.exact:
+            found, at = run.find_pairs(pairs, run_to_qrels)
+        else:  # two judgments' keys are equal (never seen): the doc ids first, then the pairs
+            found, doc_code = run.find_docs(qrels.doc_lookup())
+        segment = np.searchsorted(run_offsets, found, side="right") - 1
+        run_to_selected = np.full(run.n_queries, -1, dtype=np.int64)
+        run_to_selected[run_q[has]] = np.flatnonzero(has)
+        group = run_to_selected[segment]
+        rank = found - run_offsets[segment]
+        kept = group >= 0
+        group, rank = group[kept], rank[kept]
+        at = at[kept] if pairs.exact else qrels.judgment_rows(selected[group], doc_code[kept])
+    else:
+        in_run_order = np.array_equal(starts, run_offsets[:-1]) and np.array_equal(
+            lengths, np.diff(run_offsets)
+        )
+        positions = None if in_run_order else gather_ranges(starts, lengths)
+        all_codes = run.doc_codes(qrels.doc_lookup(), positions)
+        candidates = np.flatnonzero(all_codes >= 0)
+        ends = np.cumsum(lengths)
+        group = np.searchsorted(ends, candidates, side="right")
+        rank = candidates - (ends - lengths)[group]
+        doc_code = all_codes[candidates]
+        at = qrels.judgment_rows(selected[group], doc_code)
+    found_here = at >= 0
+    grade = qrels.grades[at[found_here]]
+    judged_here = grade >= 0  # a negative grade: pooled, not judged (trec_eval)
+    group = group[found_here][judged_here]
+    rank = rank[found_here][judged_here]
+    grade = grade[judged_here]
 
+    if compact:
+        order = np.lexsort((rank, group))
+        group, rank, grade = group[order], rank[order], grade[order]
+        offsets = offsets_from_sorted(group, len(selected))
+        judged = np.ones(len(grade), dtype=bool)
+        if judged_only:
+            # trec_eval -J: the unjudged documents are gone, so ranks count the judged only.
+            return _ranked(qrels, selected, grade, judged, offsets, rel)
+        return _ranked(
+            qrels, selected, grade, judged, offsets, rel, positions=rank, num_ret=lengths
+        )
     offsets = np.zeros(len(selected) + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
+    hit = offsets[group] + rank
+    n_entries = int(offsets[-1])
+    grades = np.zeros(n_entries, dtype=np.float64)
+    grades[hit] = grade
+    judged = np.zeros(n_entries, dtype=bool)
+    judged[hit] = True
     if judged_only:
         # trec_eval -J: unjudged documents are removed before anything is computed.
         groups = row_groups(offsets)[judged]
@@ -252,6 +308,9 @@ def _ranked(
     judged: BoolArray,
     offsets: IntArray,
     rel: float,
+    *,
+    positions: IntArray | None = None,
+    num_ret: IntArray | None = None,
 ) -> Ranked:
     # Judgments of the selected queries, grades descending (the ideal ordering).
     j_offsets_all = qrels.offsets
@@ -272,6 +331,8 @@ def _ranked(
         j_offsets,
         j_grades[order],
         float(rel),
+        positions=positions,
+        num_ret=num_ret,
     )
     ranked.qrels_rows = readonly(np.asarray(selected, dtype=np.int64))
     return ranked
