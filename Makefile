@@ -46,7 +46,7 @@ PROFILE_ARGS ?=
 bench: $(VENV)/.bench
 	$(BIN)/python benchmarks/run.py $(BENCH_ARGS)
 	$(BIN)/python benchmarks/compare_bench.py $(COMPARE_ARGS)
-	$(BIN)/python benchmarks/profile.py $(PROFILE_ARGS)
+	$(BIN)/python benchmarks/stage_profile.py $(PROFILE_ARGS)
 
 
 clean:

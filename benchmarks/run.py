@@ -21,7 +21,7 @@ Also: a 2-query evaluation from a cold start, 10 runs against the same qrels in 
 and on small tie-free and tied variants with per-query detail, to show why they differ).
 
 Results: Markdown on stdout and in benchmarks/RESULTS.md (replaced atomically; the section that
-profile.py writes is kept). Progress goes to stderr.
+stage_profile.py writes is kept). Progress goes to stderr.
 
     python benchmarks/run.py --shapes msmarco --scale 0.01 --repeat 1
 """

@@ -202,7 +202,7 @@ def test_generator_is_deterministic_and_controls_ties(tmp_path: Path) -> None:
 def test_profile_writes_its_section_and_keeps_the_rest(report: tuple[str, Path, list[str]]) -> None:
     text, out, _ = report
     data = out.parent / "data"
-    command = [sys.executable, str(BENCH / "profile.py"), "--shape", "smoke", "--repeat", "1"]
+    command = [sys.executable, str(BENCH / "stage_profile.py"), "--shape", "smoke", "--repeat", "1"]
     command += ["--data-dir", str(data), "--out", str(out)]
     done = subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=out.parent)
     assert done.returncode == 0, done.stderr
@@ -211,7 +211,7 @@ def test_profile_writes_its_section_and_keeps_the_rest(report: tuple[str, Path, 
     section = merged[len(text) :]
     assert section.strip().startswith("<!-- profile:start -->")
     assert section.strip().endswith("<!-- profile:end -->")
-    stages = _tables(section)["Where the time goes (profile.py)"]
+    stages = _tables(section)["Where the time goes (stage_profile.py)"]
     names = [row["stage"] for row in stages]
     assert any(n.startswith("join") for n in names)
     assert sum(n.startswith("kernel ") for n in names) == len(MEAN_METRICS)
@@ -258,3 +258,11 @@ def test_generated_files_are_reused(tmp_path: Path) -> None:
     written = w.run.stat().st_mtime_ns
     generate.generate(generate.workload("smoke", data_dir=tmp_path))
     assert w.run.stat().st_mtime_ns == written
+
+
+def test_no_benchmark_script_shadows_the_standard_library() -> None:
+    """The scripts run with benchmarks/ first on sys.path (and the tests above import them so):
+    a script named like a standard module (profile.py did) replaces it for everything after,
+    and cProfile, which torch and transformers import, then fails to import."""
+    shadowing = sorted(p.stem for p in BENCH.glob("*.py") if p.stem in sys.stdlib_module_names)
+    assert shadowing == []

@@ -14,7 +14,7 @@ then the import cost of a fresh process, and a cProfile of ``evaluate(read_qrels
 The report goes to stdout and into the profile section of benchmarks/RESULTS.md (replaced
 atomically; run.py keeps that section when it rewrites the rest).
 
-    python benchmarks/profile.py --shape msmarco --scale 0.1
+    python benchmarks/stage_profile.py --shape msmarco --scale 0.1
 """
 
 from __future__ import annotations
@@ -401,7 +401,7 @@ def render(
     )
     out = [
         PROFILE_START,
-        "## Where the time goes (profile.py)",
+        "## Where the time goes (stage_profile.py)",
         "",
         f"Produced by `{command}` on {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC; "
         f"rankmeter {args.source_state}.",
@@ -525,7 +525,7 @@ def main(argv: list[str] | None = None) -> int:
     metrics = list(METRICS)
     profile = Profile(lambda: rankmeter.evaluate(read_qrels(w.qrels), read_run(w.run), metrics))
     default = Profile(lambda: rankmeter.evaluate(str(w.qrels), str(w.run), metrics))
-    command = shlex.join(["python", "benchmarks/profile.py", *argv])
+    command = shlex.join(["python", "benchmarks/stage_profile.py", *argv])
     section = render(args, command, w, stages, imports, cli, profile, default, streamed)
     sys.stdout.write(section)
     write_section(args.out, section, PROFILE_START, PROFILE_END)
