@@ -54,6 +54,12 @@ RUNS: dict[str, tuple[bytes, dict[str, dict[str, float]], str]] = {
         "tag",
     ),
     "comments, crlf": (b"# c\r\n1 Q0 a 1 2.0 tag\r\n# d\r\n1 Q0 b 2 1.0 tag\r\n", TWO, "tag"),
+    # trec_eval skips blanks before a line and between fields, and text after the tag.
+    "runs of blanks between fields, before and after": (
+        b"  1  Q0 a 1   2.0 tag \n1 Q0  b  2 1.0  tag  \n",
+        TWO,
+        "tag",
+    ),
     "# inside ids": (
         b"1 Q0 CR#93E-1860 1 2.0 t#1\n1 Q0 b# 2 1.0 t#1\n",
         {"1": {"CR#93E-1860": 2.0, "b#": 1.0}},
@@ -183,6 +189,21 @@ STILL_REFUSED = [
         b"1 Q0 a 1 # t\n",
         r":1: score must be a number, not '#': '1 Q0 a 1 # t'",
     ),
+    # Arrow splits at each single space: a blank too many makes an empty field, and a line
+    # one field short then has the layout's number of columns. trec_eval calls it malformed.
+    (
+        "run line without a tag but with a trailing blank",
+        "run",
+        b"1 Q0 a 1 2.0 t\n1 Q0 b 2 1.0 \n",
+        r":2: expected 6 columns .* found 5: '1 Q0 b 2 1.0 '",
+    ),
+    ("run line without Q0, a double blank", "run", b"1  a 1 2.0 t\n", r":1: expected 6 .* found 5"),
+    ("run line without a rank", "run", b"1 Q0 a  2.0 t\n", r":1: expected 6 .* found 5"),
+    ("run line short, leading blank", "run", b" 1 Q0 a 1 2.0\n", r":1: expected 6 .* found 5"),
+    ("run line short, a tab at the end", "run", b"1 Q0 a 1 2.0\t\n", r":1: expected 6 .* fo"),
+    ("qrels line without iter", "qrels", b"1 0 a 1\n1  b 1\n", r":2: expected 4 .* found 3"),
+    ("qrels line short, leading blank", "qrels", b" 0 a 1\n", r":1: expected 4 .* found 3"),
+    ("qrels line short, trailing blank", "qrels", b"1 0 a \n", r":1: expected 4 .* found 3"),
     ("only comments", "run", b"# nothing\n\n  # here\n", r": no data lines, only comments$"),
     ("only qrels comments", "qrels", b"#1 0 a 1\n", r": no data lines, only comments$"),
     ("only blanks", "run", b"\n \t\n", r": file is empty$"),
@@ -237,3 +258,26 @@ def test_the_run_is_named_after_its_first_tag_however_long_the_line(
     scores, name = READERS[reader](path)
     assert name == "longtag"
     assert scores == {"1": {LONG: 2.0, "b": 1.0}}
+
+
+# -- where Arrow's single-space split would hide a missing field (loose_blanks) ---------------
+def test_loose_blanks_are_found_anywhere_even_across_blocks(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import rankmeter.io._source as source
+
+    monkeypatch.setattr(source, "_SCAN", 7)  # blocks of 7 bytes: pairs fall across them
+    line = b"1 Q0 d 1 2.0 t\n"
+    tidy = line * 5
+    assert not source.loose_blanks(tidy)
+    assert not source.loose_blanks(tidy.replace(b"\n", b"\r\n"))  # CR LF is not a blank pair
+    assert not source.loose_blanks(source._BOM + tidy)
+    assert not source.loose_blanks(b"") and not source.loose_blanks(source._BOM)
+    for at in range(len(tidy)):
+        if tidy[at : at + 1] == b" ":
+            doubled = tidy[:at] + b" " + tidy[at:]
+            assert source.loose_blanks(doubled), at
+    for loose in (b" " + tidy, source._BOM + b" " + tidy, tidy + b" ", tidy[:-1] + b" \n"):
+        assert source.loose_blanks(loose), loose
+    assert source.loose_blanks(tidy + b" 1 Q0 d 1 2.0 t\n")  # a blank after a line break
+    assert source.loose_blanks(tidy.replace(b"\n", b" \r\n", 1))

@@ -29,7 +29,7 @@ from typing import Any
 from rankmeter.data import Qrels, Run
 from rankmeter.data.origin import Origin
 from rankmeter.errors import FormatError
-from rankmeter.io._source import _BOM, Source, split_lines
+from rankmeter.io._source import _BOM, Source, loose_blanks, split_lines
 
 _NUMBER = re.compile(
     rb"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf|infinity|nan)", re.IGNORECASE
@@ -579,7 +579,9 @@ def parse_piece(piece: Piece, name: str, options: dict[str, Any]) -> Any:
     layout = piece.layout
     window = piece.window
     if window is not None and piece.data == b"":
-        if all(window.find(byte) < 0 for byte in (b"\x0b", b"\x0c", b"\t", b"#")):
+        if all(window.find(byte) < 0 for byte in (b"\x0b", b"\x0c", b"\t", b"#")) and not (
+            loose_blanks(window.arrow())
+        ):
             try:
                 table = csv.read_csv(pa.BufferReader(window.arrow()), **options)
             except (pa.ArrowException, UnicodeDecodeError):
@@ -595,6 +597,7 @@ def parse_piece(piece: Piece, name: str, options: dict[str, Any]) -> Any:
             data = data.replace(b"\t", b" ")
         if b"#" in data:
             data = blank_comments(data, layout)
+    if b"\x0b" not in data and b"\x0c" not in data and not loose_blanks(data):
         try:
             table = csv.read_csv(pa.BufferReader(data), **options)
         except (pa.ArrowException, UnicodeDecodeError):
