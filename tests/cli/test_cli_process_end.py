@@ -246,12 +246,21 @@ def test_running_out_of_memory_is_one_line(
 
 
 # -- signals -------------------------------------------------------------------------------------
+def _as_at_a_terminal() -> None:
+    """SIGINT and SIGTERM as a command typed at a terminal gets them: the tests may run in a
+    background job, which a shell starts with SIGINT ignored (and an ignored signal stays
+    ignored, see test_a_signal_the_caller_ignores_stays_ignored)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
 def _interrupt(command: list[str | os.PathLike[str]], delay: float, sig: int) -> tuple[int, str]:
     process = subprocess.Popen(
         list(map(os.fspath, command)),
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
+        preexec_fn=_as_at_a_terminal,
     )
     time.sleep(delay)
     process.send_signal(sig)
@@ -398,6 +407,7 @@ def test_a_signal_during_the_write_leaves_the_old_file(
         [sys.executable, "-c", SIGNAL_DURING_WRITE.format(name=name),
          "evaluate", files["qrels"], files["a"], "-f", "json", "-o", out],
         stdin=subprocess.DEVNULL, capture_output=True, timeout=120, check=False,
+        preexec_fn=_as_at_a_terminal,
     )  # fmt: skip
     assert (done.returncode, done.stderr.decode()) == (code, line)
     assert [p.name for p in out_dir.iterdir()] == ["result.json"]
