@@ -38,15 +38,18 @@ unit: $(VENV)/.dev
 
 test: lint typecheck unit
 
-# Whole-process timings of rankmeter and its peers, then where rankmeter's time goes; both write
-# benchmarks/RESULTS.md. Quick look:
-#   make bench BENCH_ARGS='--scale 0.01 --repeat 1' PROFILE_ARGS='--scale 0.01'
+# Whole-process timings of rankmeter and its peers, then where rankmeter's time goes and its
+# hashing against Arrow's hash kernels; each writes its part of benchmarks/RESULTS.md. Quick look:
+#   make bench BENCH_ARGS='--scale 0.01 --repeat 1' PROFILE_ARGS='--scale 0.01' \
+#       HASH_ARGS='--scale 0.01 --repeat 1'
 BENCH_ARGS ?=
 PROFILE_ARGS ?=
+HASH_ARGS ?=
 bench: $(VENV)/.bench
 	$(BIN)/python benchmarks/run.py $(BENCH_ARGS)
 	$(BIN)/python benchmarks/compare_bench.py $(COMPARE_ARGS)
 	$(BIN)/python benchmarks/stage_profile.py $(PROFILE_ARGS)
+	$(BIN)/python benchmarks/hash_bench.py $(HASH_ARGS)
 
 
 clean:

@@ -81,8 +81,14 @@ PROFILE_START = "<!-- profile:start -->"
 PROFILE_END = "<!-- profile:end -->"
 COMPARE_START = "<!-- compare:start -->"
 COMPARE_END = "<!-- compare:end -->"
+HASH_START = "<!-- hash:start -->"
+HASH_END = "<!-- hash:end -->"
 #: Sections other scripts write into RESULTS.md; run.py keeps them when it rewrites the rest.
-KEPT_SECTIONS = ((COMPARE_START, COMPARE_END), (PROFILE_START, PROFILE_END))
+KEPT_SECTIONS = (
+    (COMPARE_START, COMPARE_END),
+    (PROFILE_START, PROFILE_END),
+    (HASH_START, HASH_END),
+)
 
 
 def log(message: str) -> None:
@@ -1069,7 +1075,7 @@ def agreement_section(agreements: list[Agreement]) -> list[str]:
 
 def write_results(path: Path, text: str) -> None:
     """Replace ``path`` atomically, keeping the sections that other scripts write (the compare
-    benchmark, the profile)."""
+    benchmark, the profile, the hash kernels)."""
     kept = []
     with contextlib.suppress(OSError):
         old = path.read_text()

@@ -218,6 +218,59 @@ def test_profile_writes_its_section_and_keeps_the_rest(report: tuple[str, Path, 
     assert "Inside Run.from_columns" in section and "Top 20 functions by own time" in section
 
 
+def test_hash_bench_writes_its_section_and_keeps_the_rest(
+    report: tuple[str, Path, list[str]], tmp_path: Path
+) -> None:
+    """hash_bench.py times each job rankmeter's way and Arrow's, after checking that they
+    agree, and writes its own section: in place of the old one on a second run, and kept when
+    run.py rewrites the rest."""
+    text, results, _ = report
+    out = tmp_path / "RESULTS.md"
+    out.write_text(text)
+    command = [sys.executable, str(BENCH / "hash_bench.py"), "--shape", "smoke", "--repeat", "1"]
+    command += ["--data-dir", str(results.parent / "data"), "--out", str(out)]
+    for _ in range(2):
+        done = subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+    merged = out.read_text()
+    assert merged.startswith(text)  # the harness's tables are kept
+    section = merged[len(text) :]
+    assert section.count("<!-- hash:start -->") == 1
+    assert section.strip().startswith("<!-- hash:start -->")
+    assert section.strip().endswith("<!-- hash:end -->")
+    rows = _tables(section)["NumPy hashing vs Arrow's hash kernels (hash_bench.py)"]
+    jobs = {row["job"] for row in rows}
+    assert jobs == {
+        "1. doc ids to keys",
+        "2. group query ids",
+        "3. join run pairs to judged pairs",
+        "4. duplicate check",
+    }
+    ways = [row["Arrow way"] for row in rows]
+    assert "`pc.dictionary_encode`" in ways and "`pc.run_end_encode` (+ `np.repeat`)" in ways
+    assert any(w.startswith("`pc.index_in` on a joined key") for w in ways)
+    assert sum(w.startswith("Acero hash join") for w in ways) == 4
+    assert any(w.startswith("`Table.group_by([qid, docid])`") for w in ways)
+    assert all(row["agree"] == "yes" for row in rows)
+    for row in rows:
+        for column in ("rankmeter wall / CPU (s)", "Arrow wall / CPU (s)"):
+            wall, cpu = row[column].split(" / ")
+            _number(wall), _number(cpu)
+        assert row["Arrow ÷ rankmeter (wall)"].endswith("×")
+    conclusions = [line for line in section.splitlines() if line.startswith("- ")]
+    assert len(conclusions) == 5 and all(" is faster: " in c for c in conclusions[:4])
+
+    sys.path.insert(0, str(BENCH))
+    try:
+        import run
+    finally:
+        sys.path.remove(str(BENCH))
+    run.write_results(out, "# rewritten\n")
+    kept = out.read_text()
+    assert kept.startswith("# rewritten\n")
+    assert kept.count("<!-- hash:start -->") == 1 and section.strip() in kept
+
+
 def test_targets_judge_issue_10s_workloads() -> None:
     sys.path.insert(0, str(BENCH))
     try:
