@@ -426,6 +426,33 @@ def conclusion(job: Job) -> str:
     )
 
 
+#: What each way must import in a fresh process, beyond NumPy and pyarrow's CSV reader (which
+#: every way needs): timed as whole processes, since a CLI run pays it every time.
+IMPORTS = {
+    "pyarrow.compute": "import numpy, pyarrow, pyarrow.csv, pyarrow.compute",
+    "pyarrow.acero (Table.join, group_by)": (
+        "import numpy, pyarrow, pyarrow.csv, pyarrow.acero\n"
+        "t = pyarrow.table({'k': ['a']}); t.join(t, 'k')"
+    ),
+}
+BASE_IMPORT = "import numpy, pyarrow, pyarrow.csv"
+
+
+def import_costs(repeat: int) -> dict[str, float]:
+    """Seconds each import adds to a fresh process (median of ``repeat``, alternating)."""
+    import subprocess
+    import time
+
+    walls: dict[str, list[float]] = {name: [] for name in ("base", *IMPORTS)}
+    for _ in range(max(repeat, 3)):
+        for name, code in (("base", BASE_IMPORT), *IMPORTS.items()):
+            start = time.perf_counter()
+            subprocess.run([sys.executable, "-c", code], check=True)
+            walls[name].append(time.perf_counter() - start)
+    base = statistics.median(walls.pop("base"))
+    return {name: statistics.median(values) - base for name, values in walls.items()}
+
+
 def render(
     args: argparse.Namespace,
     command: str,
@@ -502,6 +529,12 @@ def render(
         f"duplicate check with the faster of the two joins, {fmt_seconds(mixed)} s "
         f"({fmt_ratio(mixed / ours_total)}; the Arrow join's matches would still have to be "
         "put in rank order, which is not timed here).",
+        *(
+            f"- Importing {name} adds {fmt_seconds(cost)} s to a fresh process "
+            f"(median of {max(args.repeat, 3)}, against one that imports NumPy and pyarrow.csv); "
+            "a CLI run pays it every time."
+            for name, cost in args.import_costs.items()
+        ),
         "",
         HASH_END,
     ]
@@ -568,6 +601,8 @@ def main(argv: list[str] | None = None) -> int:
             f"the duplicate check said {jobs[-1].expected} on the run and {checked.expected} "
             "with a duplicate put in: expected False, then True"
         )
+    log("import costs")
+    args.import_costs = import_costs(args.repeat)
     command = shlex.join(["python", "benchmarks/hash_bench.py", *argv])
     section = render(args, command, w, x, jobs, checked)
     sys.stdout.write(section)

@@ -258,7 +258,8 @@ def test_hash_bench_writes_its_section_and_keeps_the_rest(
             _number(wall), _number(cpu)
         assert row["Arrow ÷ rankmeter (wall)"].endswith("×")
     conclusions = [line for line in section.splitlines() if line.startswith("- ")]
-    assert len(conclusions) == 5 and all(" is faster: " in c for c in conclusions[:4])
+    assert len(conclusions) == 5 + 2 and all(" is faster: " in c for c in conclusions[:4])
+    assert all(re.search(r"^- Importing pyarrow\.\w+.* adds -?\d", c) for c in conclusions[5:])
 
     sys.path.insert(0, str(BENCH))
     try:
