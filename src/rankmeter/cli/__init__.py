@@ -41,7 +41,17 @@ def _app() -> Any:
     """The Typer app with every command (imports Typer and the commands' modules)."""
     import typer
 
-    from rankmeter.cli import ann, compare, demo, embed, evaluate, explain, metrics, retrieval
+    from rankmeter.cli import (
+        agree,
+        ann,
+        compare,
+        demo,
+        embed,
+        evaluate,
+        explain,
+        metrics,
+        retrieval,
+    )
 
     app = typer.Typer(
         name="rankmeter",
@@ -51,7 +61,7 @@ def _app() -> Any:
         pretty_exceptions_enable=False,
         context_settings={"help_option_names": ["-h", "--help"]},
     )
-    for module in (evaluate, explain, compare, demo, metrics, ann, retrieval, embed):
+    for module in (evaluate, explain, compare, demo, metrics, ann, retrieval, embed, agree):
         module.register(app)
     return app
 

@@ -43,21 +43,27 @@ def _headline(result: Agreement) -> str:
 
 def _summary_rows(result: Agreement) -> Iterator[tuple[str, str, str, str]]:
     """(statistic, value, interval, over what)."""
-    yield "raw agreement", _num(result.raw), "", "pairs of labels on one item"
+    yield "raw agreement", _num(result.raw), "", "pairs of labels given to one item"
     yield (
         "Fleiss' kappa",
         _num(result.fleiss_kappa),
         "",
         f"{result.fleiss_items} items with {result.fleiss_raters} labels each",
     )
-    share = f"{result.confidence:.0%}"
     for alpha in result.alpha:
         yield (
             f"Krippendorff's alpha ({alpha.level})",
             _num(alpha.value),
             f"[{_num(alpha.low)}, {_num(alpha.high)}]",
-            f"{share} bootstrap over items, {result.resamples} resamples, seed {result.seed}",
+            f"{result.n_compared} items labelled twice or more",
         )
+
+
+def _interval_sentence(result: Agreement) -> str:
+    return (
+        f"alpha's interval: {result.confidence:.0%} percentile bootstrap, items resampled "
+        f"{result.resamples} times (seed {result.seed})"
+    )
 
 
 def _pair_cells(pair: PairAgreement) -> list[str]:
@@ -93,6 +99,7 @@ def render_table(result: Agreement) -> Any:
     for row in _summary_rows(result):
         summary.add_row(*row)
     parts.append(summary)
+    parts.append(Text(_interval_sentence(result), style="dim"))
 
     pairs = FittedTable(title="pairs of raters", title_justify="left")
     pairs.add_column("rater A", text=True, style="bold")
@@ -120,9 +127,11 @@ def render_table(result: Agreement) -> Any:
     for pair in result.pairs:
         if not pair.n_shared:
             continue
-        title = shown(f"confusion: {pair.rater_a} (rows) × {pair.rater_b} (columns)")
-        title.stylize("table.title")
-        matrix = FittedTable(title=title, title_justify="left")
+        # A line of its own, not the table's title: a title wraps at the table's narrow width.
+        parts.append(
+            shown(f"confusion: {pair.rater_a} (rows) × {pair.rater_b} (columns)", "table.title")
+        )
+        matrix = FittedTable()
         matrix.add_column("", style="bold")
         for category in result.categories:
             matrix.add_column(_label(category), justify="right")
@@ -156,7 +165,7 @@ def render_markdown(result: Agreement) -> str:
         _summary_rows(result),
         [None, "right", "right", None],
     )
-    lines += ["", "Pairs of raters:", ""]
+    lines += ["", markdown_text(_interval_sentence(result)) + ".", "", "Pairs of raters:", ""]
     lines += markdown_table(
         ["rater A", "rater B", *_PAIR_HEADER],
         ([p.rater_a, p.rater_b, *_pair_cells(p)] for p in result.pairs),
