@@ -41,6 +41,7 @@ def _app() -> Any:
     """The Typer app with every command (imports Typer and the commands' modules)."""
     import typer
 
+    from rankmeter.cli import agree as agree_command
     from rankmeter.cli import ann, compare, demo, embed, evaluate, explain, metrics, retrieval
 
     app = typer.Typer(
@@ -51,7 +52,7 @@ def _app() -> Any:
         pretty_exceptions_enable=False,
         context_settings={"help_option_names": ["-h", "--help"]},
     )
-    for module in (evaluate, explain, compare, demo, metrics, ann, retrieval, embed):
+    for module in (evaluate, explain, compare, demo, metrics, ann, retrieval, embed, agree_command):
         module.register(app)
     return app
 

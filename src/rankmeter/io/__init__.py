@@ -30,6 +30,7 @@ from rankmeter.data.run import check_ties, unique_names
 from rankmeter.errors import FormatError, PolicyError
 from rankmeter.io._source import FORMATS, Source
 from rankmeter.io.beir import read_corpus
+from rankmeter.io.labels import as_labels, read_labels
 from rankmeter.io.tables import (
     default_run_name,
     frame_table,
@@ -41,12 +42,14 @@ from rankmeter.io.trec import read_trec_qrels, read_trec_run, trec_run_lines
 
 __all__ = [
     "FORMATS",
+    "as_labels",
     "as_qrels",
     "as_run",
     "atomic_write",
     "check_target",
     "load_runs",
     "read_corpus",
+    "read_labels",
     "read_qrels",
     "read_run",
     "same_target",

@@ -18,6 +18,7 @@ DOC_COLUMNS = ("doc_id", "docid", "corpus-id", "docno", "doc", "document_id", "p
 GRADE_COLUMNS = ("relevance", "rel", "grade", "label", "judgment", "score")
 SCORE_COLUMNS = ("score", "sim", "similarity")
 NAME_COLUMNS = ("run", "name", "tag", "system")
+RATER_COLUMNS = ("rater", "annotator", "assessor", "judge", "labeler", "labeller", "worker", "user")
 
 
 def _find(columns: Sequence[str], aliases: Sequence[str]) -> str | None:
@@ -326,7 +327,7 @@ def _json_floats(values: list[Any], key: str, origin: Origin) -> Any:
 
 def _looks_like_id(key: str) -> bool:
     k = key.strip().lower()
-    return k in QUERY_COLUMNS or k in DOC_COLUMNS or k in NAME_COLUMNS
+    return k in QUERY_COLUMNS or k in DOC_COLUMNS or k in NAME_COLUMNS or k in RATER_COLUMNS
 
 
 # -- data frames ---------------------------------------------------------------------------------

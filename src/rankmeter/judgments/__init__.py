@@ -6,3 +6,11 @@ function needs them, never on ``import rankmeter.judgments``.
 """
 
 from __future__ import annotations
+
+# Imported, not looked up lazily: the function has its module's name, and importing a submodule
+# binds the package attribute to the module; after this line the name stays the function
+# (agreement.py imports only NumPy and rankmeter.data at its top; statsmodels and krippendorff
+# when it runs).
+from rankmeter.judgments.agreement import agreement
+
+__all__ = ["agreement"]

@@ -1,0 +1,106 @@
+"""`rankmeter agree LABELS [LABELS ...]`: agreement between raters.
+
+One file is a long table (query_id, doc_id, rater, label); several files are qrels, one per
+rater, each rater named after its file (``--raters`` names them otherwise).
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from rankmeter.cli._common import OutputOption, emit, render_rich
+
+
+class AgreeFormat(str, Enum):
+    table = "table"
+    json = "json"
+    markdown = "markdown"
+
+
+def _rater_name(path: str) -> str:
+    """The file's name without its extensions: ``judged/alice.qrels.gz`` is ``alice``."""
+    name = Path(path).name
+    return name.split(".")[0] or name
+
+
+def agree(
+    labels: Annotated[
+        list[str],
+        typer.Argument(
+            help="One long table (CSV/TSV with a header, JSONL, Parquet: query_id, doc_id, "
+            "rater, label), or several qrels files, one per rater.",
+        ),
+    ],
+    scale: Annotated[
+        str | None,
+        typer.Option(help="The grades raters may give, e.g. 0-3: a label off it is an error."),
+    ] = None,
+    raters: Annotated[
+        str | None,
+        typer.Option(
+            help="With several qrels files: the raters' names, in order, comma separated "
+            "(default: each file's name)."
+        ),
+    ] = None,
+    output_format: Annotated[
+        AgreeFormat, typer.Option("--format", "-f", help="Output format.")
+    ] = AgreeFormat.table,
+    top: Annotated[int, typer.Option(help="How many of the most disputed items to list.")] = 10,
+    seed: Annotated[int, typer.Option(help="Seed of the bootstrap interval of alpha.")] = 0,
+    resamples: Annotated[
+        int, typer.Option(help="Bootstrap resamples (of items) for alpha's interval.")
+    ] = 1000,
+    output: OutputOption = None,
+) -> None:
+    """Agreement between raters: raw agreement, Cohen's and weighted kappa per pair, Fleiss'
+    kappa, Krippendorff's alpha with a bootstrap interval, confusion matrices, leniency and
+    the most disputed items."""
+    from rankmeter.errors import PolicyError
+    from rankmeter.judgments import agreement
+    from rankmeter.report import terminal_safe
+    from rankmeter.report.agreement import render_json, render_markdown, render_table
+
+    given: str | dict[str, str]
+    if len(labels) == 1:
+        if raters is not None:
+            raise PolicyError(
+                "--raters names the raters of several qrels files; a long table names them in "
+                "its rater column"
+            )
+        given = labels[0]
+    else:
+        if labels.count("-") > 1:
+            raise PolicyError("only one input can be read from stdin ('-')")
+        names = (
+            [_rater_name(p) for p in labels]
+            if raters is None
+            else [n.strip() for n in raters.split(",")]
+        )
+        if len(names) != len(labels):
+            raise PolicyError(
+                f"--raters gives {len(names)} names for {len(labels)} qrels files: give one "
+                "name per file, in order"
+            )
+        if not all(names):
+            raise PolicyError(f"--raters {raters!r} has an empty name")
+        if len(set(names)) != len(names):
+            twice = next(n for n in names if names.count(n) > 1)
+            raise PolicyError(
+                f"two qrels files are rater {twice!r}: name the raters with --raters a,b,..."
+            )
+        given = dict(zip(names, labels, strict=True))
+    result = agreement(given, scale=scale, top=top, seed=seed, resamples=resamples)
+    if output_format is AgreeFormat.json:
+        emit(terminal_safe(render_json(result), output), output)
+    elif output_format is AgreeFormat.markdown:
+        emit(render_markdown(result), output)
+    else:
+        render_rich(render_table(result), output)
+
+
+def register(app: typer.Typer) -> None:
+    app.command(no_args_is_help=True)(agree)
