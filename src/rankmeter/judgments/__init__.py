@@ -6,3 +6,10 @@ function needs them, never on ``import rankmeter.judgments``.
 """
 
 from __future__ import annotations
+
+# Imported, not looked up lazily: the function has its module's name, and importing a submodule
+# binds the package attribute to the module; after this line the name stays the function
+# (pool.py imports NumPy and rankmeter.io at its top, evaluate when it runs).
+from rankmeter.judgments.pool import pool
+
+__all__ = ["pool"]
