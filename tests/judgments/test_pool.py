@@ -104,6 +104,7 @@ def test_to_dict_holds_the_summary_and_the_items() -> None:
     summary = result.to_dict(items=False)
     assert summary["depth"] == 2 and summary["metric"] == "Judged@2"
     assert summary["n_items"] == 5 and summary["n_queries"] == 2 and not summary["sampled"]
+    assert summary["n_candidates"] == 5 and summary["n_judged"] == 1  # a; e's grade is -1
     assert summary["items_per_query"] == {"min": 2, "median": 2.5, "max": 3}
     assert summary["judged"]["A"] == {"queries": 2, "now": 0.25, "after": 1.0}
     assert "items" not in summary

@@ -41,7 +41,7 @@ def _app() -> Any:
     """The Typer app with every command (imports Typer and the commands' modules)."""
     import typer
 
-    from rankmeter.cli import ann, compare, demo, embed, evaluate, explain, metrics, retrieval
+    from rankmeter.cli import ann, compare, demo, embed, evaluate, explain, metrics, pool, retrieval
 
     app = typer.Typer(
         name="rankmeter",
@@ -51,7 +51,7 @@ def _app() -> Any:
         pretty_exceptions_enable=False,
         context_settings={"help_option_names": ["-h", "--help"]},
     )
-    for module in (evaluate, explain, compare, demo, metrics, ann, retrieval, embed):
+    for module in (evaluate, explain, compare, demo, metrics, ann, retrieval, embed, pool):
         module.register(app)
     return app
 

@@ -100,6 +100,8 @@ class Pool:
         Run name -> its Judged@depth now and after.
     n_candidates : int
         Items in the pool before sampling (the number of unjudged pairs in the top depth).
+    n_judged : int
+        The (query, doc) pairs in the runs' top depth that were judged already (left out).
     sampled_queries : tuple of str
         The queries whose pool was larger than ``max_per_query`` and was sampled.
     max_per_query : int or None
@@ -113,6 +115,7 @@ class Pool:
     queries: tuple[str, ...]
     judged: Mapping[str, JudgedCoverage]
     n_candidates: int
+    n_judged: int
     sampled_queries: tuple[str, ...]
     max_per_query: int | None
     seed: int
@@ -160,6 +163,7 @@ class Pool:
             "runs": list(self.runs),
             "n_queries": len(self.queries),
             "n_candidates": self.n_candidates,
+            "n_judged": self.n_judged,
             "n_items": len(self.items),
             "items_per_query": {
                 "min": min(counts, default=0),
@@ -252,7 +256,7 @@ def pool(
     pooled_queries = _pooled_queries(loaded, judgments, queries)
     heads = [run.subset(pooled_queries).head(depth) for run in loaded]
     judged_pairs = set() if judgments is None else _judged_pairs(judgments, set(pooled_queries))
-    candidates = _candidates(heads, judged_pairs)
+    candidates, n_judged = _candidates(heads, judged_pairs)
     items: list[PoolItem] = []
     sampled: list[str] = []
     for query in pooled_queries:
@@ -270,6 +274,7 @@ def pool(
         queries=tuple(pooled_queries),
         judged=coverage,
         n_candidates=sum(len(found) for found in candidates.values()),
+        n_judged=n_judged,
         sampled_queries=tuple(sampled),
         max_per_query=max_per_query,
         seed=seed,
@@ -304,9 +309,13 @@ def _judged_pairs(judgments: Qrels, wanted: set[str]) -> set[tuple[str, str]]:
     return {(q, d) for q, d, judged in rows if judged and q in wanted}
 
 
-def _candidates(heads: list[Run], judged_pairs: set[tuple[str, str]]) -> dict[str, list[PoolItem]]:
-    """Query -> its unjudged pairs in the runs' heads, by best rank then doc id."""
+def _candidates(
+    heads: list[Run], judged_pairs: set[tuple[str, str]]
+) -> tuple[dict[str, list[PoolItem]], int]:
+    """Query -> its unjudged pairs in the runs' heads, by best rank then doc id; and how many
+    distinct pairs in the heads are judged."""
     ranks: dict[tuple[str, str], dict[str, int]] = {}
+    judged_seen: set[tuple[str, str]] = set()
     for head in heads:
         table = head.to_arrow()
         for query, doc, rank in zip(
@@ -315,7 +324,9 @@ def _candidates(heads: list[Run], judged_pairs: set[tuple[str, str]]) -> dict[st
             table.column("rank").to_pylist(),
             strict=True,
         ):
-            if (query, doc) not in judged_pairs:
+            if (query, doc) in judged_pairs:
+                judged_seen.add((query, doc))
+            else:
                 ranks.setdefault((query, doc), {})[head.name] = rank
     out: dict[str, list[PoolItem]] = {}
     for (query, doc), by_run in ranks.items():
@@ -323,7 +334,7 @@ def _candidates(heads: list[Run], judged_pairs: set[tuple[str, str]]) -> dict[st
         out.setdefault(query, []).append(PoolItem(query, doc, by_run, best, 1.0))
     for found in out.values():
         found.sort(key=lambda item: (item.best_rank, item.doc_id))
-    return out
+    return out, len(judged_seen)
 
 
 def _allocation(sizes: list[int], budget: int) -> list[int]:
