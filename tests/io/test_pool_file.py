@@ -9,13 +9,15 @@ from pathlib import Path
 import pytest
 
 from rankmeter.errors import FormatError
-from rankmeter.io import read_pool, write_pool
-from rankmeter.io.pool import PoolItem, pool_text
+from rankmeter.io import read_pool
+from rankmeter.io.pool import PoolItem
+from rankmeter.report.pool import pool_text, write_pool
 
 ITEMS = (
     PoolItem("1", "d7", {"bm25": 1, "dense": 3}, 1, 1.0),
     PoolItem("1", "d2", {"dense": 2}, 2, 1.0),
     PoolItem("10", 'dé\u00e9 "x"', {"bm25": 12}, 12, 0.25),
+    PoolItem("10", "d\x7f\u2028\u202e\x1b", {"bm25 \x1b[31m": 3}, 3, 0.5),
 )
 GOOD = {
     "query_id": "1",
@@ -35,8 +37,10 @@ def test_items_round_trip_through_the_file(tmp_path: Path) -> None:
     path = tmp_path / "pool.jsonl"
     write_pool(ITEMS, path)
     assert read_pool(path) == ITEMS
-    lines = path.read_text(encoding="utf-8").splitlines()
-    assert len(lines) == 3
+    lines = path.read_text(encoding="utf-8").split("\n")[:-1]
+    assert len(lines) == 4
+    # Strict JSON lines: ids byte-exact where JSON allows, the controls escaped (one per line).
+    assert "dé" in lines[2] and "\\u007f\\u2028\\u202e\\u001b" in lines[3]
     assert json.loads(lines[0]) == {
         "query_id": "1",
         "doc_id": "d7",

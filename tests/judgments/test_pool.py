@@ -10,8 +10,9 @@ import pytest
 
 from rankmeter import Qrels, Run, evaluate
 from rankmeter.errors import PolicyError
-from rankmeter.io import read_pool, write_pool, write_trec_run
+from rankmeter.io import read_pool, write_trec_run
 from rankmeter.judgments import pool
+from rankmeter.report.pool import write_pool
 
 # Ties as trec_eval breaks them: equal scores by doc id descending (byte order). In q1, run
 # A's b and c tie at 2.0, so c is 2nd and b 3rd: at depth 2, c is pooled and b is not.

@@ -70,8 +70,6 @@ def pool(
     import sys
 
     from rankmeter.errors import PolicyError
-    from rankmeter.io import write_pool
-    from rankmeter.io.pool import pool_text
     from rankmeter.judgments import pool as make_pool
     from rankmeter.report import pool as report
     from rankmeter.report import terminal_safe
@@ -88,14 +86,14 @@ def pool(
         ties=ties.value,
     )
     if output != "-":
-        write_pool(result, output)
+        report.write_pool(result, output)
         if output_format is PoolFormat.json:
             emit(report.render_json(result), None)
         else:
             render_rich(report.render_table(result), None)
         return
     # The pool is the data on stdout; the summary is a diagnostic beside it.
-    emit(terminal_safe(pool_text(result), None), None)
+    emit(terminal_safe(report.pool_text(result), None), None)
     if output_format is PoolFormat.json:
         sys.stderr.write(report.render_json(result))
     else:

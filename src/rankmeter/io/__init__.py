@@ -30,7 +30,7 @@ from rankmeter.data.run import check_ties, unique_names
 from rankmeter.errors import FormatError, PolicyError
 from rankmeter.io._source import FORMATS, Source
 from rankmeter.io.beir import read_corpus
-from rankmeter.io.pool import read_pool, write_pool
+from rankmeter.io.pool import read_pool
 from rankmeter.io.tables import (
     default_run_name,
     frame_table,
@@ -53,7 +53,6 @@ __all__ = [
     "read_run",
     "same_target",
     "trec_run_text",
-    "write_pool",
     "write_trec_run",
 ]
 

@@ -1,6 +1,7 @@
 """The pool file: the (query, document) pairs that need judging, one JSON object per line.
 
-Written by ``rankmeter pool`` (:func:`rankmeter.judgments.pool`), read back by every command
+Written by ``rankmeter pool`` (:func:`rankmeter.judgments.pool`; the text is made in
+:mod:`rankmeter.report.pool`, as every JSON rankmeter writes), read back here by every command
 that works on a pool. Each line is one item, with five fields, all required::
 
     {"query_id": "1", "doc_id": "d7", "runs": {"bm25": 1, "dense": 3}, "best_rank": 1,
@@ -23,7 +24,7 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
@@ -32,7 +33,7 @@ from rankmeter.errors import FormatError
 from rankmeter.io._source import Source
 from rankmeter.io.tables import json_type
 
-__all__ = ["FIELDS", "PoolItem", "pool_text", "read_pool", "write_pool"]
+__all__ = ["FIELDS", "PoolItem", "read_pool"]
 
 #: The fields of a pool line, in the order they are written.
 FIELDS = ("query_id", "doc_id", "runs", "best_rank", "inclusion_probability")
@@ -80,27 +81,6 @@ class PoolItem:
         }
 
 
-def pool_text(items: Iterable[PoolItem]) -> str:
-    """The pool file's text: one compact JSON object per item and line, ids byte-exact
-    (UTF-8, not ``\\u`` escapes), as :func:`write_pool` writes it.
-
-    >>> print(pool_text([PoolItem("q1", "d7", {"bm25": 1}, 1, 1.0)]), end="")
-    {"query_id": "q1", "doc_id": "d7", "runs": {"bm25": 1}, "best_rank": 1, "inclusion_probability": 1.0}
-    """
-    return "".join(
-        json.dumps(item.to_dict(), ensure_ascii=False, allow_nan=False) + "\n" for item in items
-    )
-
-
-def write_pool(items: Iterable[PoolItem], path: str | os.PathLike[str]) -> None:
-    """Write a pool file (see :func:`pool_text`), atomically."""
-    from rankmeter.io import atomic_write
-
-    text = pool_text(items)
-    with atomic_write(path) as handle:
-        handle.write(text)
-
-
 def read_pool(path: str | os.PathLike[str]) -> tuple[PoolItem, ...]:
     """Read a pool file: its items, in file order.
 
@@ -112,7 +92,10 @@ def read_pool(path: str | os.PathLike[str]) -> tuple[PoolItem, ...]:
     --------
     >>> import tempfile, pathlib
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "pool.jsonl"
-    >>> write_pool([PoolItem("q1", "d7", {"bm25": 1, "dense": 3}, 1, 1.0)], path)
+    >>> _ = path.write_text(
+    ...     '{"query_id": "q1", "doc_id": "d7", "runs": {"bm25": 1, "dense": 3}, '
+    ...     '"best_rank": 1, "inclusion_probability": 1.0}\\n'
+    ... )
     >>> read_pool(path)[0].runs
     mappingproxy({'bm25': 1, 'dense': 3})
     """

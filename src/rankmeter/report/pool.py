@@ -1,19 +1,45 @@
-"""Render a pool (:func:`rankmeter.judgments.pool`): per run, Judged@k now and once the pool is
-judged, in a terminal table; the counts (items, per query, sampling) under it; or the same
-summary as JSON. The items themselves are the pool file's business (:mod:`rankmeter.io.pool`)."""
+"""Render a pool (:func:`rankmeter.judgments.pool`): the pool file (its items as JSON lines,
+read back by :func:`rankmeter.io.read_pool`); and the summary: per run, Judged@k now and once
+the pool is judged, in a terminal table with the counts (items, per query, sampling) under it,
+or as JSON."""
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from rankmeter.report._json import json_text
+from rankmeter.report._json import json_line, json_text
 from rankmeter.report._rich import FittedTable, shown
 from rankmeter.report._text import decimal
 
 if TYPE_CHECKING:
+    from rankmeter.io.pool import PoolItem
     from rankmeter.judgments.pool import Pool
 
-__all__ = ["render_json", "render_table", "summary_lines"]
+__all__ = ["pool_text", "render_json", "render_table", "summary_lines", "write_pool"]
+
+
+def pool_text(items: Iterable[PoolItem]) -> str:
+    """The pool file's text: one compact JSON object per item and line (strict JSON; ids
+    byte-exact in UTF-8 but for the controls JSON leaves raw, escaped as ``\\uXXXX``), in the
+    order given. The fields are :data:`rankmeter.io.pool.FIELDS`.
+
+    >>> from rankmeter.io.pool import PoolItem
+    >>> print(pool_text([PoolItem("q1", "d7", {"bm25": 1}, 1, 1.0)]), end="")
+    {"query_id": "q1", "doc_id": "d7", "runs": {"bm25": 1}, "best_rank": 1, "inclusion_probability": 1.0}
+    """
+    return "".join(json_line(item.to_dict()) for item in items)
+
+
+def write_pool(items: Iterable[PoolItem], path: str | os.PathLike[str]) -> None:
+    """Write a pool file (see :func:`pool_text`) atomically: the file is replaced whole, or
+    not at all."""
+    from rankmeter.io import atomic_write
+
+    text = pool_text(items)
+    with atomic_write(path) as handle:
+        handle.write(text)
 
 
 def render_json(result: Pool) -> str:
