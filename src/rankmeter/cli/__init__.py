@@ -42,7 +42,17 @@ def _app() -> Any:
     import typer
 
     from rankmeter.cli import agree as agree_command
-    from rankmeter.cli import ann, compare, demo, embed, evaluate, explain, metrics, retrieval
+    from rankmeter.cli import (
+        ann,
+        compare,
+        demo,
+        embed,
+        evaluate,
+        explain,
+        metrics,
+        pool,
+        retrieval,
+    )
 
     app = typer.Typer(
         name="rankmeter",
@@ -52,7 +62,18 @@ def _app() -> Any:
         pretty_exceptions_enable=False,
         context_settings={"help_option_names": ["-h", "--help"]},
     )
-    for module in (evaluate, explain, compare, demo, metrics, ann, retrieval, embed, agree_command):
+    for module in (
+        evaluate,
+        explain,
+        compare,
+        demo,
+        metrics,
+        ann,
+        retrieval,
+        embed,
+        pool,
+        agree_command,
+    ):
         module.register(app)
     return app
 

@@ -31,6 +31,7 @@ from rankmeter.errors import FormatError, PolicyError
 from rankmeter.io._source import FORMATS, Source
 from rankmeter.io.beir import read_corpus
 from rankmeter.io.labels import as_labels, read_labels
+from rankmeter.io.pool import read_pool
 from rankmeter.io.tables import (
     default_run_name,
     frame_table,
@@ -50,6 +51,7 @@ __all__ = [
     "load_runs",
     "read_corpus",
     "read_labels",
+    "read_pool",
     "read_qrels",
     "read_run",
     "same_target",

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 # Imported, not looked up lazily: the function has its module's name, and importing a submodule
 # binds the package attribute to the module; after this line the name stays the function
-# (agreement.py imports only NumPy and rankmeter.data at its top; statsmodels and krippendorff
-# when it runs).
+# (agreement.py imports only NumPy and rankmeter.data at its top, statsmodels and krippendorff
+# when it runs; pool.py imports NumPy and rankmeter.io at its top, evaluate when it runs).
 from rankmeter.judgments.agreement import agreement
+from rankmeter.judgments.pool import pool
 
-__all__ = ["agreement"]
+__all__ = ["agreement", "pool"]

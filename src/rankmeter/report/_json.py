@@ -18,7 +18,7 @@ import numpy as np
 
 from rankmeter._escape import json_safe
 
-__all__ = ["finite_or_null", "json_text"]
+__all__ = ["finite_or_null", "json_line", "json_text"]
 
 
 def finite_or_null(value: Any) -> Any:
@@ -52,4 +52,16 @@ def json_text(payload: Any, *, ensure_ascii: bool = False) -> str:
     """
     text = json.dumps(finite_or_null(payload), indent=2, ensure_ascii=ensure_ascii, allow_nan=False)
     # The control characters JSON leaves raw (DEL, C1, separators, bidi) as \uXXXX escapes.
+    return json_safe(text) + "\n"
+
+
+def json_line(payload: Any) -> str:
+    """``payload`` as one line of compact strict JSON (a JSON-lines record) and a newline;
+    non-ASCII text as it is (UTF-8), the characters JSON leaves raw escaped as in
+    :func:`json_text`.
+
+    >>> print(json_line({"doc_id": "dé", "p": float("nan")}), end="")
+    {"doc_id": "dé", "p": null}
+    """
+    text = json.dumps(finite_or_null(payload), ensure_ascii=False, allow_nan=False)
     return json_safe(text) + "\n"
