@@ -50,7 +50,15 @@ def test_shared_options_have_one_declaration() -> None:
         }
         assert len(declared) == 1, (flag, declared)
     users = sorted(name for name, flags in found.items() if "--metric" in flags)
-    assert users == ["bm25", "compare", "embed-eval", "evaluate", "explain", "two-stage"]
+    assert users == [
+        "audit-labels",
+        "bm25",
+        "compare",
+        "embed-eval",
+        "evaluate",
+        "explain",
+        "two-stage",
+    ]
 
 
 def test_explain_names_its_query_with_the_long_option_only(

@@ -53,6 +53,8 @@ def _app() -> Any:
         pool,
         retrieval,
     )
+    from rankmeter.cli import audit as audit_command
+    from rankmeter.cli import label as label_command
 
     app = typer.Typer(
         name="rankmeter",
@@ -73,6 +75,8 @@ def _app() -> Any:
         embed,
         pool,
         agree_command,
+        label_command,
+        audit_command,
     ):
         module.register(app)
     return app

@@ -39,7 +39,7 @@ from rankmeter.io.tables import (
     read_table,
     run_from_table,
 )
-from rankmeter.io.trec import read_trec_qrels, read_trec_run, trec_run_lines
+from rankmeter.io.trec import read_trec_qrels, read_trec_run, trec_qrels_lines, trec_run_lines
 
 __all__ = [
     "FORMATS",
@@ -55,7 +55,9 @@ __all__ = [
     "read_qrels",
     "read_run",
     "same_target",
+    "trec_qrels_text",
     "trec_run_text",
+    "write_trec_qrels",
     "write_trec_run",
 ]
 
@@ -180,6 +182,27 @@ def write_trec_run(run: Run, path: str | os.PathLike[str]) -> None:
     renamed into place)."""
     with atomic_write(path) as handle:
         handle.writelines(trec_run_lines(run))
+
+
+def trec_qrels_text(qrels: Qrels) -> str:
+    """The qrels in TREC format, one ``qid 0 docid grade`` line per judgment, as
+    :func:`write_trec_qrels` writes them (an id with whitespace is an error: TREC cannot hold
+    it).
+
+    >>> print(trec_qrels_text(as_qrels({"q1": {"d2": 3, "d1": 0}, "q2": {"d1": 1}})), end="")
+    q1 0 d2 3
+    q1 0 d1 0
+    q2 0 d1 1
+    """
+    return "".join(trec_qrels_lines(qrels))
+
+
+def write_trec_qrels(qrels: Qrels, path: str | os.PathLike[str]) -> None:
+    """Write qrels in TREC format (see :func:`trec_qrels_text`), atomically; every line is
+    made before the file is touched, so a bad id leaves the target as it was."""
+    text = trec_qrels_text(qrels)
+    with atomic_write(path) as handle:
+        handle.write(text)
 
 
 def atomic_write(path: str | os.PathLike[str]) -> AbstractContextManager[TextIO]:

@@ -28,7 +28,7 @@ from typing import Any
 
 from rankmeter.data import Qrels, Run
 from rankmeter.data.origin import Origin
-from rankmeter.errors import FormatError
+from rankmeter.errors import FormatError, PolicyError
 from rankmeter.io._source import _BOM, Source, loose_blanks, split_lines
 
 _NUMBER = re.compile(
@@ -102,6 +102,20 @@ def trec_run_lines(run: Run) -> Iterator[str]:
         strict=True,
     ):
         yield f"{q} Q0 {d} {r} {s!r} {tag}\n"
+
+
+def trec_qrels_lines(qrels: Qrels) -> Iterator[str]:
+    """The qrels' lines in TREC format (``qid 0 docid grade``), queries in natural order, each
+    query's documents as the Qrels hold them; a whole grade without a decimal point. An id
+    with whitespace cannot be written (TREC splits fields on it): an error naming it."""
+    for q, d, g in qrels:
+        for name, value in (("query", q), ("doc", d)):
+            if not value or any(c.isspace() for c in value):
+                raise PolicyError(
+                    f"{name} id {value!r} cannot be written as TREC qrels: ids must be non-empty "
+                    "and hold no whitespace"
+                )
+        yield f"{q} 0 {d} {int(g) if float(g).is_integer() else g!r}\n"
 
 
 def run_tag(line: bytes | None) -> str | None:
