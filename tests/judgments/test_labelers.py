@@ -191,3 +191,11 @@ def test_trec_qrels_round_trip_and_ids_trec_cannot_hold(tmp_path: Path) -> None:
     with pytest.raises(PolicyError, match=r"query id 'q 1' cannot be written as TREC qrels"):
         write_trec_qrels(spaced, path)
     assert path.read_text() == "kept\n"
+
+
+def test_progress_is_called_before_each_item_and_source_names_the_pool() -> None:
+    seen: list[str] = []
+    label_pool(POOL, QUERIES, CORPUS, overlap, progress=seen.append)
+    assert seen == ["labelling query q1", "labelling query q1", "labelling query q2"]
+    with pytest.raises(FormatError, match=r"^pool\.jsonl: labeler .* gave query 'q1'"):
+        label_pool(POOL, QUERIES, CORPUS, lambda q, d: 9, source="pool.jsonl")

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from rankmeter.cli._common import check_output, emit
+from rankmeter.cli._common import QuietOption, check_output, emit
 
 # -o as every command declares it (checked before any work), but required: the qrels are the
 # command's product.
@@ -38,20 +38,33 @@ def label(
     ],
     output: LabelOutputOption,
     scale: Annotated[str, typer.Option(help="The grades the labeler may give.")] = "0-3",
+    quiet: QuietOption = False,
 ) -> None:
     """Label a pool with a model: every (query, doc) item graded by the labeler, the grades
     written as TREC qrels (check them against human labels with rankmeter audit-labels)."""
     import sys
 
+    from rankmeter.cli._progress import Steps
     from rankmeter.errors import PolicyError
-    from rankmeter.io import trec_qrels_text
+    from rankmeter.io import read_pool, trec_qrels_text
     from rankmeter.judgments import label_pool, load_labeler
     from rankmeter.report import terminal_safe
 
     if [pool, queries, corpus].count("-") > 1:
         raise PolicyError("only one input can be read from stdin ('-')")
     function = load_labeler(labeler)
-    qrels = label_pool(pool, queries, corpus, function, scale=scale)
+    items = read_pool(pool)
+    # One step per item: a model may take seconds each, and the bar says how far it is.
+    with Steps(total=len(items), enabled=False if quiet else None) as steps:
+        qrels = label_pool(
+            items,
+            queries,
+            corpus,
+            function,
+            scale=scale,
+            progress=steps.start,
+            source="<stdin>" if pool == "-" else pool,
+        )
     text = trec_qrels_text(qrels)
     emit(terminal_safe(text, output), output)
     print(

@@ -61,6 +61,8 @@ def label_pool(
     labeler: Callable[[str, str], Any],
     *,
     scale: Any = "0-3",
+    progress: Callable[[str], None] | None = None,
+    source: str | None = None,
 ) -> Any:
     """Grade every item of a pool with ``labeler``; the grades as qrels.
 
@@ -78,6 +80,12 @@ def label_pool(
     labeler : callable ``(query_text, doc_text) -> grade``
     scale : str or (int, int)
         The grades the labeler may give, ``"0-3"``.
+    progress : callable, optional
+        Called with a short description before each item is graded (``rankmeter label``
+        draws its progress bar with it): a labeler may take seconds an item.
+    source : str, optional
+        How errors name the pool when its items are given rather than its path (the file
+        they were read from); default the path, or ``<pool>``.
 
     Returns
     -------
@@ -115,7 +123,10 @@ def label_pool(
             f"{type(labeler).__name__}"
         )
     items: Sequence[Any] = read_pool(pool) if isinstance(pool, (str, os.PathLike)) else tuple(pool)
-    pool_name = os.fspath(pool) if isinstance(pool, (str, os.PathLike)) else "<pool>"
+    if source is not None:
+        pool_name = source
+    else:
+        pool_name = os.fspath(pool) if isinstance(pool, (str, os.PathLike)) else "<pool>"
     query_texts, queries_name = _load_texts(queries, "queries")
     documents, corpus_name = _load_texts(corpus, "corpus")
     # Every text is looked up before the labeler is asked anything: a slow labeler must not
@@ -137,6 +148,8 @@ def label_pool(
     grades: list[int] = []
     name = getattr(labeler, "__qualname__", None) or type(labeler).__name__
     for item in items:
+        if progress is not None:
+            progress(f"labelling query {item.query_id}")
         try:
             grade = labeler(str(query_texts[item.query_id]), _text(documents[item.doc_id]))
         except RankmeterError:
