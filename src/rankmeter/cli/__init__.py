@@ -49,6 +49,7 @@ def _app() -> Any:
         embed,
         evaluate,
         explain,
+        judge,
         metrics,
         pool,
         retrieval,
@@ -73,6 +74,7 @@ def _app() -> Any:
         embed,
         pool,
         agree_command,
+        judge,
     ):
         module.register(app)
     return app
