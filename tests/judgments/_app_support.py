@@ -86,15 +86,20 @@ class Server:
         selector = selectors.DefaultSelector()
         selector.register(self.process.stdout, selectors.EVENT_READ)
         deadline = time.monotonic() + timeout
+        pending = b""  # read from the descriptor itself: a buffered readline would hide lines
         while len(self.urls) < n_raters:
+            if b"\n" in pending:
+                line, pending = pending.split(b"\n", 1)
+                name, url = line.decode().split()
+                self.urls[name] = url
+                continue
             left = deadline - time.monotonic()
             if left <= 0 or not selector.select(left):
                 self._fail(f"no rater links within {timeout} s")
-            line = self.process.stdout.readline().decode()
-            if not line:
+            chunk = os.read(self.process.stdout.fileno(), 65536)
+            if not chunk:
                 self._fail("the server ended")
-            name, url = line.split()
-            self.urls[name] = url
+            pending += chunk
         selector.close()
 
     def _fail(self, what: str) -> None:

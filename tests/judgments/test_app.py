@@ -207,3 +207,23 @@ def test_export_resolves_the_labels(client: Any, store: Store) -> None:
             assert (majority[key], mean[key]) == (0, 2)
         else:
             assert majority[key] == mean[key] == given[0]
+
+
+def test_a_rater_never_sees_another_raters_label_of_a_shared_item(
+    client: Any, store: Store
+) -> None:
+    def positions(rater: str) -> dict[str, int]:
+        total = next(p.assigned for p in store.progress() if p.rater == rater)
+        return {
+            shown_doc(client.get(f"{link(store, rater)}/{n}").text): n for n in range(1, total + 1)
+        }
+
+    alice, bob = positions("alice"), positions("bob")
+    shared = sorted(set(alice) & set(bob))
+    assert shared  # overlap 0.5: some items are judged twice
+    for doc in shared:
+        assert client.post(f"{link(store, 'bob')}/{bob[doc]}", data={"grade": "3"}).status_code
+    for doc in shared:
+        page = client.get(f"{link(store, 'alice')}/{alice[doc]}").text
+        assert "Not judged yet." in page and "current" not in page
+    assert client.get(link(store, "alice")).text.count("0 of ") == 1
