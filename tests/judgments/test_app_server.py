@@ -12,8 +12,8 @@ import threading
 from pathlib import Path
 
 import pytest
-
 from _app_support import Server
+
 from rankmeter.io.pool import PoolItem
 from rankmeter.judgments.app.store import Store
 from rankmeter.report.pool import write_pool
