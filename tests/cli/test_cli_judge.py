@@ -13,7 +13,7 @@ from rankmeter.io.pool import PoolItem
 from rankmeter.judgments.app.store import Item, Store
 from rankmeter.report.pool import write_pool
 
-from ._cli_support import CLI
+from ._cli_support import CLI, run_process
 
 DOCS = {"q1": ["a", "b", "c"], "q2": ["a", "d"]}
 
@@ -159,3 +159,27 @@ def test_export_checks_its_outputs_first(cli: CLI, judged: Path, tmp_path: Path)
         "judge", "export", "--db", str(judged), "-o", str(same), "--labels", str(same)
     ).assert_one_error_line(2)
     assert "are the same file" in message
+
+
+def test_serve_an_empty_rater_name(cli: CLI, inputs: dict[str, Path]) -> None:
+    args = serve_args(inputs)
+    args[args.index("ann,bob")] = "ann,,bob"
+    assert cli(*args).assert_one_error_line(2) == "--raters 'ann,,bob' has an empty name"
+
+
+def test_serve_an_empty_pool(cli: CLI, inputs: dict[str, Path]) -> None:
+    inputs["pool"].write_text("")
+    message = cli(*serve_args(inputs)).assert_one_error_line(1)
+    assert message == f"{inputs['pool']}: file is empty"
+
+
+def test_serve_on_a_port_in_use(inputs: dict[str, Path]) -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        result = run_process([*serve_args(inputs), "--port", str(port)])
+    message = result.assert_one_error_line(2)
+    assert message.startswith(f"cannot listen on 127.0.0.1:{port}: ")

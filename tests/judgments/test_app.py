@@ -227,3 +227,12 @@ def test_a_rater_never_sees_another_raters_label_of_a_shared_item(
         page = client.get(f"{link(store, 'alice')}/{alice[doc]}").text
         assert "Not judged yet." in page and "current" not in page
     assert client.get(link(store, "alice")).text.count("0 of ") == 1
+
+
+def test_the_seconds_spent_come_from_the_page(client: Any, store: Store) -> None:
+    import time
+
+    client.post(f"{link(store, 'alice')}/1", data={"grade": "1", "shown_at": str(time.time() - 30)})
+    client.post(f"{link(store, 'alice')}/2", data={"grade": "1", "shown_at": "garbage"})
+    spent = sorted(lab.seconds for lab in store.labels())
+    assert spent[0] == 0.0 and 29 < spent[1] < 60

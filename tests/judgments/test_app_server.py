@@ -2,12 +2,14 @@
 load: concurrent raters lose no label and duplicate none; a server killed with SIGKILL in the
 middle of the load and started again has every label it acknowledged.
 
-Bounded: 20 raters x 10 submissions (each sent twice), every request with a timeout.
+Bounded: 20 raters x 10 submissions (each sent twice), every request with a timeout;
+``RANKMETER_JUDGE_LOAD=200`` gives each rater 200 items (the issue's load, about two minutes).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import threading
 from pathlib import Path
 
@@ -21,7 +23,7 @@ from rankmeter.report.pool import write_pool
 httpx = pytest.importorskip("httpx", reason="the load test talks HTTP through httpx")
 
 N_RATERS = 20
-PER_RATER = 10
+PER_RATER = int(os.environ.get("RANKMETER_JUDGE_LOAD", "10"))
 RATERS = [f"r{i:02d}" for i in range(N_RATERS)]
 
 

@@ -10,7 +10,8 @@ import pytest
 from _app_support import items, make_store
 
 from rankmeter.errors import FormatError, PolicyError
-from rankmeter.judgments.app.store import Store, assign
+from rankmeter.judgments.app.export import resolve
+from rankmeter.judgments.app.store import Label, Store, assign
 
 
 def test_wal_mode_and_full_sync(tmp_path: Path) -> None:
@@ -102,8 +103,30 @@ def test_a_missing_database(tmp_path: Path) -> None:
         ({"raters": ("solo",), "overlap": 0.2}, r"overlap needs two raters or more"),
         ({"raters": ("a", "a")}, r"rater 'a' is named twice"),
         ({"raters": ()}, r"no raters"),
+        ({"items": []}, r"the pool is empty: there is nothing to judge"),
     ],
 )
 def test_bad_options(tmp_path: Path, options: dict[str, object], message: str) -> None:
     with pytest.raises(PolicyError, match=message):
+        if "items" in options:
+            Store.create(tmp_path / "j.sqlite", [], ["ann"])
         make_store(tmp_path / "j.sqlite", **options)  # type: ignore[arg-type]
+
+
+def test_qrels_cannot_hold_ids_with_whitespace() -> None:
+    labels = [Label("q 1", "d1", "ann", 2, 0.0, 1.0)]
+    with pytest.raises(PolicyError, match=r"query 'q 1', doc 'd1' holds whitespace, which TREC"):
+        resolve(labels)
+
+
+def test_resolve_names_its_choices() -> None:
+    with pytest.raises(PolicyError, match=r"resolve='median' must be one of 'majority', 'mean'"):
+        resolve([], "median")
+
+
+def test_seconds_spent_are_kept_and_capped(tmp_path: Path) -> None:
+    store = make_store(tmp_path / "j.sqlite")
+    store.record("alice", 1, 1, seconds=12.5)
+    store.record("alice", 2, 1, seconds=-3)
+    store.record("bob", 1, 1, seconds=1e9)
+    assert sorted(lab.seconds for lab in store.labels()) == [0.0, 12.5, 3600.0]
