@@ -3,7 +3,7 @@ load: concurrent raters lose no label and duplicate none; a server killed with S
 middle of the load and started again has every label it acknowledged.
 
 Bounded: 20 raters x 10 submissions (each sent twice), every request with a timeout;
-``RANKMETER_JUDGE_LOAD=200`` gives each rater 200 items (the issue's load, about two minutes).
+``RANKMETER_JUDGE_LOAD=200`` gives each rater 200 items (the issue's load: 8,000 posts, about 25 s on two cores).
 """
 
 from __future__ import annotations

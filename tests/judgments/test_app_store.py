@@ -130,3 +130,11 @@ def test_seconds_spent_are_kept_and_capped(tmp_path: Path) -> None:
     store.record("alice", 2, 1, seconds=-3)
     store.record("bob", 1, 1, seconds=1e9)
     assert sorted(lab.seconds for lab in store.labels()) == [0.0, 12.5, 3600.0]
+
+
+def test_a_scale_below_zero(tmp_path: Path) -> None:
+    store = make_store(tmp_path / "j.sqlite", scale=(-2, 2))
+    assert store.scale == (-2, 2)
+    assert store.record("alice", 1, -2)
+    with pytest.raises(PolicyError, match=r"grade=3 must be on the scale -2-2"):
+        store.record("alice", 1, 3)

@@ -312,11 +312,13 @@ class Store:
 
     @property
     def scale(self) -> tuple[int, int]:
-        low, high = self._meta("scale").split("-", 1) if "-" in self._meta("scale") else (0, 3)
+        """The grades raters may give, ``(low, high)``."""
+        low, _, high = self._meta("scale").rpartition("-")  # "0-3"; "-2-2" for negative lows
         return int(low), int(high)
 
     @property
     def guidelines(self) -> str:
+        """The guidelines raters read (Markdown, shown as text)."""
         return self._meta("guidelines")
 
     def set_guidelines(self, text: str) -> None:
