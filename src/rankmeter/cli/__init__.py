@@ -49,6 +49,7 @@ def _app() -> Any:
         embed,
         evaluate,
         explain,
+        judge,
         metrics,
         pool,
         retrieval,
@@ -77,6 +78,7 @@ def _app() -> Any:
         agree_command,
         label_command,
         audit_command,
+        judge,
     ):
         module.register(app)
     return app

@@ -1,0 +1,228 @@
+"""The rating app: raters judge a pool in their browser, one document at a time.
+
+:func:`create_app` builds the ASGI application (Starlette) over a judgments database
+(:mod:`rankmeter.judgments.app.store`). Each rater has a secret link, ``/r/TOKEN``: it shows the
+guidelines, the rater's progress, the query and the next document without a label, and buttons
+for the grades of the scale and "can't judge" (digits and ``x`` on the keyboard; ``b`` or
+Backspace goes back). A grade is posted, stored, and answered with a redirect to the next
+item (POST/redirect/GET), so reloading a page never posts twice. ``/r/TOKEN/N`` shows the
+rater's N-th item with its label, which a new post replaces.
+
+A token reaches its own rater's items and labels only: the item a form posts to is looked up
+among that rater's assignments, and an unknown token or position is a 404 page.
+
+The pages themselves are made by the caller's :class:`Pages` (the report layer renders:
+:func:`rankmeter.report.judging.pages`), so that this package decides what a rater sees and the
+report layer how it looks; Starlette is imported when an app is built.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+from rankmeter.judgments.app.store import Assignment, Store
+
+if TYPE_CHECKING:
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import Response
+
+__all__ = ["DoneView", "ItemView", "Pages", "Store", "create_app"]
+
+#: The key that marks "can't judge" in a form and on the keyboard.
+CANT_JUDGE = "x"
+
+#: Sent with every response: nothing but this server's own stylesheet and script, no framing,
+#: and no Referer (the rater's token is in the URL).
+SECURITY_HEADERS = {
+    "Content-Security-Policy": (
+        "default-src 'none'; style-src 'self'; script-src 'self'; img-src data:; "
+        "form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+    ),
+    "Referrer-Policy": "no-referrer",
+    "X-Content-Type-Options": "nosniff",
+    "Cache-Control": "no-store",
+}
+
+
+@dataclass(frozen=True)
+class ItemView:
+    """What a rater's page shows: one of the rater's items and their label of it."""
+
+    rater: str
+    base: str  # the rater's link, "/r/TOKEN"
+    assignment: Assignment
+    judged: int  # items the rater has labelled
+    grades: tuple[int, ...]
+    cant_judge_key: str
+    guidelines: str
+    shown_at: float  # when the page was made (the form sends it back: seconds spent)
+
+    @property
+    def position(self) -> int:
+        return self.assignment.position
+
+    @property
+    def total(self) -> int:
+        return self.assignment.total
+
+    @property
+    def back(self) -> str | None:
+        return f"{self.base}/{self.position - 1}" if self.position > 1 else None
+
+    @property
+    def action(self) -> str:
+        return f"{self.base}/{self.position}"
+
+
+@dataclass(frozen=True)
+class DoneView:
+    """The page a rater sees once every item has a label."""
+
+    rater: str
+    base: str
+    total: int
+    judged: int
+    guidelines: str
+
+    @property
+    def back(self) -> str | None:
+        return f"{self.base}/{self.total}" if self.total else None
+
+
+class Pages(Protocol):
+    """What renders the app's pages (``rankmeter.report.judging.pages()``)."""
+
+    def item(self, view: ItemView) -> str: ...
+
+    def done(self, view: DoneView) -> str: ...
+
+    def error(self, status: int, message: str) -> str: ...
+
+    def stylesheet(self) -> str: ...
+
+    def script(self) -> str: ...
+
+
+def create_app(db_path: str | os.PathLike[str], *, pages: Pages) -> Starlette:
+    """The rating app over the judgments database at ``db_path`` (made by
+    :meth:`Store.create`), its pages rendered by ``pages``.
+
+    Raises
+    ------
+    FormatError
+        ``db_path`` is not a rankmeter judgments database.
+    """
+    from starlette.applications import Starlette
+    from starlette.concurrency import run_in_threadpool
+    from starlette.exceptions import HTTPException
+    from starlette.responses import HTMLResponse, RedirectResponse, Response
+    from starlette.routing import Route
+
+    store = Store(db_path)
+    low, high = store.scale
+    grades = tuple(range(low, high + 1))
+    stylesheet = pages.stylesheet()
+    script = pages.script()
+
+    def html(text: str, status: int = 200) -> Response:
+        return HTMLResponse(text, status_code=status, headers=SECURITY_HEADERS)
+
+    def not_found() -> HTTPException:
+        return HTTPException(404, "no such page: check the link you were given")
+
+    def rater_of(request: Request) -> tuple[str, str]:
+        token = str(request.path_params["token"])
+        rater = store.rater_of(token)
+        if rater is None:
+            raise not_found()
+        return rater, f"/r/{token}"
+
+    def done_judging(rater: str) -> int:
+        return next(p.judged for p in store.progress() if p.rater == rater)
+
+    def item_page(rater: str, base: str, found: Assignment) -> Response:
+        view = ItemView(
+            rater,
+            base,
+            found,
+            done_judging(rater),
+            grades,
+            CANT_JUDGE,
+            store.guidelines,
+            time.time(),
+        )
+        return html(pages.item(view))
+
+    def next_page(request: Request) -> Response:
+        rater, base = rater_of(request)
+        position = store.next_unjudged(rater)
+        if position is None:
+            total = next(p.assigned for p in store.progress() if p.rater == rater)
+            view = DoneView(rater, base, total, done_judging(rater), store.guidelines)
+            return html(pages.done(view))
+        found = store.assignment(rater, position)
+        assert found is not None  # the position came from the rater's own assignments
+        return item_page(rater, base, found)
+
+    def position_of(request: Request) -> int:
+        return int(request.path_params["position"])
+
+    def shown_page(request: Request) -> Response:
+        rater, base = rater_of(request)
+        found = store.assignment(rater, position_of(request))
+        if found is None:
+            raise not_found()
+        return item_page(rater, base, found)
+
+    def save(request: Request, form: dict[str, str]) -> Response:
+        rater, base = rater_of(request)
+        given = form.get("grade", "")
+        grade: int | None
+        if given == CANT_JUDGE:
+            grade = None
+        elif given.lstrip("-").isdigit() and int(given) in grades:
+            grade = int(given)
+        else:
+            raise HTTPException(400, f"grade {given!r} is not on the scale {low}-{high}")
+        try:
+            seconds = time.time() - float(form.get("shown_at", ""))
+        except ValueError:
+            seconds = 0.0
+        if not store.record(rater, position_of(request), grade, seconds=seconds):
+            raise not_found()
+        return RedirectResponse(base, status_code=303, headers=SECURITY_HEADERS)
+
+    async def show_next(request: Request) -> Response:
+        return await run_in_threadpool(next_page, request)
+
+    async def show(request: Request) -> Response:
+        return await run_in_threadpool(shown_page, request)
+
+    async def grade(request: Request) -> Response:
+        async with request.form(max_files=0, max_fields=8) as form:
+            fields = {k: v for k, v in form.items() if isinstance(v, str)}
+        return await run_in_threadpool(save, request, fields)
+
+    async def css(request: Request) -> Response:
+        return Response(stylesheet, media_type="text/css", headers=SECURITY_HEADERS)
+
+    async def js(request: Request) -> Response:
+        return Response(script, media_type="text/javascript", headers=SECURITY_HEADERS)
+
+    async def error(request: Request, exc: Any) -> Response:
+        status = int(getattr(exc, "status_code", 500))
+        detail = str(getattr(exc, "detail", "")) or "error"
+        return html(pages.error(status, detail), status)
+
+    routes = [
+        Route("/static/judge.css", css),
+        Route("/static/judge.js", js),
+        Route("/r/{token}", show_next, methods=["GET"]),
+        Route("/r/{token}/{position:int}", show, methods=["GET"]),
+        Route("/r/{token}/{position:int}", grade, methods=["POST"]),
+    ]
+    return Starlette(routes=routes, exception_handlers={HTTPException: error})

@@ -1,0 +1,144 @@
+"""Render the rating app (rankmeter.judgments.app): its pages, the raters' progress, and the
+labels it exports (TREC qrels, the long CSV table ``rankmeter agree`` reads).
+
+The pages come from one template (``templates/judge.html.j2``) with autoescape and the one
+HTML escaper: queries, documents and guidelines are untrusted text, shown as text. The
+guidelines (Markdown) are shown line by line as written, not rendered: a guidelines file
+cannot put markup on a rater's page.
+"""
+
+from __future__ import annotations
+
+import csv
+import functools
+import importlib.resources
+import io
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from rankmeter.judgments.app import DoneView, ItemView
+from rankmeter.judgments.app.export import Resolved
+from rankmeter.judgments.app.store import Label, Progress
+from rankmeter.report._html import render
+from rankmeter.report._rich import FittedTable, shown
+
+__all__ = ["RaterPages", "labels_csv", "pages", "qrels_text", "render_status"]
+
+
+def _lines(text: str) -> list[str]:
+    return text.replace("\r\n", "\n").split("\n") if text else []
+
+
+def _static(name: str) -> str:
+    files = importlib.resources.files("rankmeter.report").joinpath("templates", name)
+    return files.read_text(encoding="utf-8")
+
+
+class RaterPages:
+    """The pages of the rating app (:class:`rankmeter.judgments.app.Pages`)."""
+
+    def item(self, view: ItemView) -> str:
+        found = view.assignment
+        current = found.grade
+        labelled = "can't judge" if found.cant_judge else "" if current is None else str(current)
+        next_url = view.base if found.judged else None
+        return render(
+            "judge.html.j2",
+            title=f"{view.rater}: {view.position} of {view.total}",
+            rater=view.rater,
+            judged=view.judged,
+            total=view.total,
+            guidelines=_lines(view.guidelines),
+            guidelines_open=view.judged == 0,
+            item=found.item,
+            doc_lines=_lines(found.item.doc_text),
+            position=view.position,
+            action=view.action,
+            shown_at=f"{view.shown_at:.3f}",
+            grades=view.grades,
+            current=current,
+            cant_judge=found.cant_judge,
+            cant_judge_key=view.cant_judge_key,
+            labelled=labelled,
+            back=view.back,
+            next_url=next_url,
+            message="",
+            status="",
+        )
+
+    def done(self, view: DoneView) -> str:
+        return render(
+            "judge.html.j2",
+            title=f"{view.rater}: done",
+            rater=view.rater,
+            judged=view.judged,
+            total=view.total,
+            guidelines=_lines(view.guidelines),
+            guidelines_open=False,
+            item=None,
+            back=view.back,
+            next_url=None,
+            message="",
+            status="",
+        )
+
+    def error(self, status: int, message: str) -> str:
+        return render(
+            "judge.html.j2",
+            title=str(status),
+            rater="",
+            guidelines=[],
+            item=None,
+            back=None,
+            next_url=None,
+            message=message,
+            status=status,
+        )
+
+    def stylesheet(self) -> str:
+        return _static("judge.css")
+
+    def script(self) -> str:
+        return _static("judge.js")
+
+
+@functools.cache
+def pages() -> RaterPages:
+    """The pages :func:`rankmeter.judgments.app.create_app` serves."""
+    return RaterPages()
+
+
+def render_status(progress: Sequence[Progress]) -> Any:
+    """A rich table: per rater, the labels given of the items assigned."""
+    table = FittedTable(title="judging progress", title_justify="left")
+    table.add_column("rater", text=True, style="bold")
+    for header in ("judged", "assigned", "done", "can't judge", "minutes"):
+        table.add_column(header, justify="right")
+    for p in progress:
+        share = p.judged / p.assigned if p.assigned else 0.0
+        table.add_row(
+            shown(p.rater),
+            str(p.judged),
+            str(p.assigned),
+            f"{share:.0%}",
+            str(p.cant_judge),
+            f"{p.seconds / 60:.1f}",
+        )
+    return table
+
+
+def qrels_text(resolved: Iterable[Resolved]) -> str:
+    """TREC qrels, ``query_id 0 doc_id grade`` a line, in the order given."""
+    return "".join(f"{r.query_id} 0 {r.doc_id} {r.grade}\n" for r in resolved)
+
+
+def labels_csv(labels: Iterable[Label]) -> str:
+    """The long table ``query_id,doc_id,rater,label`` (CSV with a header; "can't judge" left
+    out), as ``rankmeter agree`` reads it."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(("query_id", "doc_id", "rater", "label"))
+    for label in labels:
+        if label.grade is not None:
+            writer.writerow((label.query_id, label.doc_id, label.rater, label.grade))
+    return out.getvalue()

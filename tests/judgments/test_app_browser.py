@@ -1,0 +1,129 @@
+"""The rating app end to end: `rankmeter judge serve` in a subprocess on 127.0.0.1, a rater in
+headless Chromium (Playwright) grading with the keyboard, going back and changing a grade;
+then `rankmeter judge export` gives the qrels those keys made.
+
+Needs Debian's ``chromium`` and Playwright for Python (the ``dev`` extra), as the HTML report's
+browser tests; without them these tests skip, saying which is absent.
+``RANKMETER_UPDATE_SCREENSHOT=1`` rewrites docs/images/judge-rater.png.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _app_support import Server, write_inputs
+
+CHROMIUM = Path("/usr/bin/chromium")
+ROOT = Path(__file__).resolve().parents[2]
+SCREENSHOT = ROOT / "docs" / "images" / "judge-rater.png"
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+try:
+    from playwright.sync_api import sync_playwright
+except ImportError:  # pragma: no cover - depends on the install
+    sync_playwright = None
+
+pytestmark = [
+    pytest.mark.skipif(
+        sync_playwright is None,
+        reason="Playwright for Python is not installed (pip install -e '.[dev]')",
+    ),
+    pytest.mark.skipif(
+        not CHROMIUM.exists(),
+        reason=f"{CHROMIUM} is absent (apt-get install chromium chromium-driver)",
+    ),
+]
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    assert sync_playwright is not None
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        yield launched
+        launched.close()
+
+
+def export(db: Path, out: Path) -> str:
+    done = subprocess.run(
+        [sys.executable, "-c", "from rankmeter.cli import main; main()", "judge", "export",
+         "--db", str(db), "-o", str(out)],
+        capture_output=True, timeout=60, check=False, text=True,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return out.read_text()
+
+
+def test_a_rater_grades_with_the_keyboard_goes_back_and_changes_a_grade(
+    browser: Any, tmp_path: Path
+) -> None:
+    inputs = write_inputs(tmp_path)
+    guide = tmp_path / "guide.md"
+    guide.write_text(
+        "# How to grade\n\n3: the document answers the query.\n2: it helps.\n"
+        "1: on the topic, no answer.\n0: off the topic.\n"
+    )
+    db = tmp_path / "judgments.sqlite"
+    args = [str(inputs["pool"]), "--queries", str(inputs["queries"]), "--corpus",
+            str(inputs["corpus"]), "--db", str(db), "--raters", "alice", "--guidelines",
+            str(guide)]  # fmt: skip
+    requests: list[str] = []
+    errors: list[str] = []
+    with Server(args, n_raters=1) as server:
+        url = server.urls["alice"]
+        assert url.startswith("http://127.0.0.1:")
+        origin = url.split("/r/")[0]
+        context = browser.new_context(viewport={"width": 1000, "height": 760})
+        page = context.new_page()
+        page.set_default_timeout(15_000)
+        page.on("request", lambda request: requests.append(request.url))
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.on("dialog", lambda dialog: errors.append(f"dialog: {dialog.message}"))
+        try:
+            page.goto(url, wait_until="load")
+            assert page.locator("#progress").inner_text() == "0 of 6 judged"
+            assert page.locator("#guidelines").get_attribute("open") is not None
+            # the first document is a <script> payload: shown as text, not run
+            assert page.locator("#doc-text").inner_text() == "<script>alert(1)</script>"
+            if os.environ.get("RANKMETER_UPDATE_SCREENSHOT"):
+                SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
+                page.screenshot(path=str(SCREENSHOT), full_page=True)
+            shown = []
+            for key in ("3", "1", "2"):
+                shown.append(page.locator("#doc-text").inner_text())
+                with page.expect_navigation():
+                    page.keyboard.press(key)
+            assert page.locator("#progress").inner_text() == "3 of 6 judged"
+            assert page.locator("#doc-text").inner_text() == "The text of d4.\n\nIts second line."
+            with page.expect_navigation():
+                page.keyboard.press("b")  # back to the third item, graded 2
+            assert page.locator("#doc-text").inner_text() == shown[2]
+            assert page.locator("button.grade.current").inner_text() == "2"
+            with page.expect_navigation():
+                page.keyboard.press("0")  # changed: 2 -> 0
+            assert page.locator("#progress").inner_text() == "3 of 6 judged"
+            with page.expect_navigation():
+                page.keyboard.press("x")  # the fourth item: can't judge
+            assert page.locator("#progress").inner_text() == "4 of 6 judged"
+        finally:
+            context.close()
+    assert errors == []
+    assert all(r.startswith(origin) for r in requests), requests
+    qrels = export(db, tmp_path / "qrels.txt")
+    # the keys gave d-script 3, d-img 1, d-area 2 then 0, d4 "can't judge" (left out)
+    assert qrels == "q1 0 d-area 0\nq1 0 d-img 1\nq1 0 d-script 3\n"

@@ -1,0 +1,140 @@
+"""The rating app's SQLite store: WAL mode, durable labels, one row per (item, rater), the
+split of items between raters, and files that are not a judgments database refused."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+from _app_support import items, make_store
+
+from rankmeter.errors import FormatError, PolicyError
+from rankmeter.judgments.app.export import resolve
+from rankmeter.judgments.app.store import Label, Store, assign
+
+
+def test_wal_mode_and_full_sync(tmp_path: Path) -> None:
+    store = make_store(tmp_path / "j.sqlite")
+    assert store.journal_mode() == "wal"
+    with sqlite3.connect(store.path) as db:  # WAL is a property of the file itself
+        assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_every_item_is_assigned_and_the_overlap_is_shared(tmp_path: Path) -> None:
+    store = make_store(tmp_path / "j.sqlite", raters=("a", "b", "c"), overlap=0.5, seed=1)
+    progress = store.progress()
+    n = len(items())
+    assert sum(p.assigned for p in progress) == n + round(0.5 * n)
+    assert max(p.assigned for p in progress) - min(p.assigned for p in progress) <= 2
+
+
+def test_assign_is_seeded() -> None:
+    raters = ["a", "b", "c"]
+    assert assign(50, raters, overlap=0.2, seed=4) == assign(50, raters, overlap=0.2, seed=4)
+    assert assign(50, raters, overlap=0.2, seed=4) != assign(50, raters, overlap=0.2, seed=5)
+    pairs = assign(50, raters, overlap=0.2, seed=4)
+    assert len(pairs) == 60 and len(set(pairs)) == 60
+    assert {i for _, i in pairs} == set(range(50))
+
+
+def test_a_label_is_one_row_per_item_and_rater(tmp_path: Path) -> None:
+    store = make_store(tmp_path / "j.sqlite")
+    assert store.record("alice", 1, 2, seconds=4.5)
+    assert store.record("alice", 1, 2, seconds=4.5)
+    assert store.record("alice", 1, None)
+    (label,) = store.labels()
+    assert (label.rater, label.grade) == ("alice", None)
+    assert store.progress()[0].cant_judge == 1
+    assert not store.record("alice", 999, 1)  # not alice's item
+    with pytest.raises(PolicyError, match=r"grade=4 must be on the scale 0-3"):
+        store.record("alice", 1, 4)
+
+
+def test_reopening_keeps_labels_and_tokens(tmp_path: Path) -> None:
+    path = tmp_path / "j.sqlite"
+    first = make_store(path)
+    first.record("bob", 1, 3)
+    again = make_store(path)
+    assert again.raters() == first.raters()
+    assert [(lab.rater, lab.grade) for lab in again.labels()] == [("bob", 3)]
+
+
+def test_reopening_with_other_raters_or_pool_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "j.sqlite"
+    make_store(path)
+    with pytest.raises(PolicyError, match=r"was made for the raters alice, bob: give the same"):
+        make_store(path, raters=("alice", "carol"))
+    with pytest.raises(PolicyError, match=r"holds the labels of another pool \(6 items\)"):
+        Store.create(path, items()[:2], ["alice", "bob"])
+    with pytest.raises(PolicyError, match=r"was made with --scale 0-3: give that scale"):
+        make_store(path, scale=(1, 5))
+
+
+def test_another_sqlite_database_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "other.sqlite"
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE things (x)")
+    with pytest.raises(FormatError, match=r"other\.sqlite: not a rankmeter judgments database"):
+        Store(path)
+    with pytest.raises(FormatError, match=r"not a rankmeter judgments database"):
+        make_store(path)
+    with sqlite3.connect(path) as db:  # untouched
+        assert db.execute("SELECT name FROM sqlite_master").fetchall() == [("things",)]
+
+
+def test_a_file_that_is_not_sqlite_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "notes.txt"
+    path.write_text("these are my notes, not a database\n" * 20)
+    with pytest.raises(FormatError, match=r"notes\.txt: not a rankmeter judgments database"):
+        Store(path)
+    assert path.read_text().startswith("these are my notes")
+
+
+def test_a_missing_database(tmp_path: Path) -> None:
+    with pytest.raises(FormatError, match=r"no such database: `rankmeter judge serve --db`"):
+        Store(tmp_path / "absent.sqlite")
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"overlap": 1.5}, r"overlap=1\.5 must be a share between 0 and 1"),
+        ({"raters": ("solo",), "overlap": 0.2}, r"overlap needs two raters or more"),
+        ({"raters": ("a", "a")}, r"rater 'a' is named twice"),
+        ({"raters": ()}, r"no raters"),
+        ({"items": []}, r"the pool is empty: there is nothing to judge"),
+    ],
+)
+def test_bad_options(tmp_path: Path, options: dict[str, object], message: str) -> None:
+    with pytest.raises(PolicyError, match=message):
+        if "items" in options:
+            Store.create(tmp_path / "j.sqlite", [], ["ann"])
+        make_store(tmp_path / "j.sqlite", **options)  # type: ignore[arg-type]
+
+
+def test_qrels_cannot_hold_ids_with_whitespace() -> None:
+    labels = [Label("q 1", "d1", "ann", 2, 0.0, 1.0)]
+    with pytest.raises(PolicyError, match=r"query 'q 1', doc 'd1' holds whitespace, which TREC"):
+        resolve(labels)
+
+
+def test_resolve_names_its_choices() -> None:
+    with pytest.raises(PolicyError, match=r"resolve='median' must be one of 'majority', 'mean'"):
+        resolve([], "median")
+
+
+def test_seconds_spent_are_kept_and_capped(tmp_path: Path) -> None:
+    store = make_store(tmp_path / "j.sqlite")
+    store.record("alice", 1, 1, seconds=12.5)
+    store.record("alice", 2, 1, seconds=-3)
+    store.record("bob", 1, 1, seconds=1e9)
+    assert sorted(lab.seconds for lab in store.labels()) == [0.0, 12.5, 3600.0]
+
+
+def test_a_scale_below_zero(tmp_path: Path) -> None:
+    store = make_store(tmp_path / "j.sqlite", scale=(-2, 2))
+    assert store.scale == (-2, 2)
+    assert store.record("alice", 1, -2)
+    with pytest.raises(PolicyError, match=r"grade=3 must be on the scale -2-2"):
+        store.record("alice", 1, 3)
