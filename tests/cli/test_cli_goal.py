@@ -156,9 +156,8 @@ def test_evaluate_goal_keeps_data_formats_data_only(
         "evaluate", files["qrels"], files["a"], "--goal", "coverage", "-f", fmt, *NO_JUDGED_WARNING
     )
     names = [m.metric for m in GOALS["coverage"].metrics]
-    plain = cli(
-        "evaluate", files["qrels"], files["a"], *(a for n in names for a in ("-m", n)), "-f", fmt
-    )
+    metrics = (a for n in names for a in ("-m", n))
+    plain = cli("evaluate", files["qrels"], files["a"], *metrics, "-f", fmt, *NO_JUDGED_WARNING)
     assert with_goal.code == 0 and with_goal.err == ""
     assert with_goal.out == plain.out
     assert "Goal" not in with_goal.out
