@@ -75,3 +75,43 @@ def test_results_evaluated_one_by_one_are_named_as_evaluate_names_them() -> None
     )
     assert list(one_by_one) == list(together) == ["run#1", "run#2"]
     assert [r.metrics["AP"] for r in one_by_one.results] == [1.0, 0.0]
+
+
+def test_judged_cutoff_is_the_largest_cutoff_asked_or_10() -> None:
+    from rankmeter.metrics import parse_metrics
+    from rankmeter.results import judged_cutoff
+
+    assert judged_cutoff(parse_metrics(["nDCG@10", "R@100", "AP"])) == 100
+    assert judged_cutoff(parse_metrics(["P@5"])) == 5
+    assert judged_cutoff(parse_metrics(["AP", "RR", "Rprec"])) == 10
+
+
+def test_judged_warnings_of_several_runs() -> None:
+    import pytest
+
+    import rankmeter
+    from rankmeter.errors import PolicyError
+
+    qrels = {"q": {"a": 1}}
+    results = rankmeter.evaluate(qrels, {"x": {"q": {"a": 2.0, "z": 1.0}}, "y": {"q": {"a": 1.0}}})
+    assert results["x"].judged == 0.5 and results["y"].judged == 1.0
+    assert [w.run for w in results.judged_warnings()] == ["x"]
+    assert results.judged_warnings(0.5) == () and results.judged_warnings(0) == ()
+    warning = results["x"].judged_warning(0.6)
+    assert warning is not None and warning.to_dict() == {
+        "run": "x",
+        "k": 100,
+        "judged": 0.5,
+        "threshold": 0.6,
+    }
+    with pytest.raises(PolicyError, match=r"judged_below=-1 must be a number from 0 to 1"):
+        results.judged_warnings(-1)
+
+
+def test_judged_counts_only_the_queries_a_run_answered() -> None:
+    import rankmeter
+
+    qrels = {"q1": {"a": 1}, "q2": {"b": 1}}
+    run = {"q1": {"a": 1.0}}
+    missing = rankmeter.evaluate(qrels, run, ["P@1"], include_missing=True)
+    assert missing.n_queries == 2 and missing.judged == 1.0

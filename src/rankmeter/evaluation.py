@@ -15,7 +15,14 @@ from rankmeter.data import Qrels, Run
 from rankmeter.errors import RankmeterError
 from rankmeter.io import as_qrels, as_run, load_runs
 from rankmeter.metrics import DEFAULT_METRICS, Metric, join, parse_metrics
-from rankmeter.results import EvalResult, EvalResults, PerQuery, Policies
+from rankmeter.results import (
+    EvalResult,
+    EvalResults,
+    PerQuery,
+    Policies,
+    judged_cutoff,
+    judged_mean,
+)
 
 __all__ = ["check_policies", "evaluate", "resolve_metrics"]
 
@@ -106,6 +113,12 @@ def evaluate(
 
     >>> list(result.metrics), result.metrics["RR"] == result.metrics["recip_rank"]
     (['MRR', 'P@1'], True)
+
+    Every result also carries the run's Judged@k (k: the largest cutoff asked for, here 1),
+    for the warning reports give when too much of the top k is unjudged:
+
+    >>> result.judged_k, round(result.judged, 4), result.judged_warning(0.9) is not None
+    (1, 0.3333, True)
     """
     from rankmeter.io.stream import run_files_to_stream
 
@@ -206,6 +219,7 @@ def _evaluate_chunks(
 
     rows: list[Any] = []
     values: dict[str, list[Any]] = {m.label: [] for m in measures}
+    coverage = _Coverage(measures)
     source = str(path)
     run_name = name or "run"
 
@@ -213,6 +227,7 @@ def _evaluate_chunks(
         rows.append(ranked.qrels_rows)
         for m in measures:
             values[m.label].append(m.compute(ranked))
+        coverage.add(ranked, values)
 
     for chunk in chunks:
         run_name, source = chunk.name, chunk.source
@@ -233,7 +248,35 @@ def _evaluate_chunks(
     merged = {k: np.concatenate(v)[order] for k, v in values.items()}
     means = {k: m.aggregate(merged[k]) for k, m in zip(merged, measures, strict=True)}
     query_ids = tuple(str(q) for q in qrels.segment_ids[all_rows[order]])
-    return EvalResult(run_name, means, PerQuery(query_ids, measures, merged), policies, measures)
+    per_query = PerQuery(query_ids, measures, merged)
+    return EvalResult(run_name, means, per_query, policies, measures, coverage.mean(), coverage.k)
+
+
+class _Coverage:
+    """The run's Judged@k (k: :func:`~rankmeter.results.judged_cutoff` of the metrics), from
+    the same joins as the metrics: reused when it was asked for, else one more kernel."""
+
+    def __init__(self, measures: tuple[Metric, ...]) -> None:
+        from rankmeter.metrics import parse_metric
+
+        self.k = judged_cutoff(measures)
+        self.metric = parse_metric(f"Judged@{self.k}")
+        self.asked = next((m.label for m in measures if m == self.metric), None)
+        self.values: list[Any] = []
+        self.num_ret: list[Any] = []
+
+    def add(self, ranked: Any, values: Mapping[str, Any]) -> None:
+        """The values of one join (``values``: the metrics' so far; the last is this join's)."""
+        if self.asked is not None:
+            self.values.append(values[self.asked][-1])
+        else:
+            self.values.append(self.metric.compute(ranked))
+        self.num_ret.append(ranked.num_ret)
+
+    def mean(self) -> float:
+        import numpy as np
+
+        return judged_mean(np.concatenate(self.values), np.concatenate(self.num_ret))
 
 
 def resolve_metrics(metrics: MetricsLike) -> tuple[Metric, ...]:
@@ -289,7 +332,9 @@ def _evaluate_one(
     values = {m.label: m.compute(ranked) for m in measures}
     means = {name: m.aggregate(values[name]) for name, m in zip(values, measures, strict=True)}
     per_query = PerQuery(tuple(str(q) for q in ranked.query_ids), measures, values)
-    return EvalResult(run.name, means, per_query, policies, measures)
+    coverage = _Coverage(measures)
+    coverage.add(ranked, {k: [v] for k, v in values.items()})
+    return EvalResult(run.name, means, per_query, policies, measures, coverage.mean(), coverage.k)
 
 
 def _no_common_queries(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from numbers import Integral
@@ -14,7 +15,24 @@ import numpy.typing as npt
 from rankmeter.data.run import unique_names
 from rankmeter.metrics import Metric
 
-__all__ = ["ByMetric", "EvalResult", "EvalResults", "PerQuery", "Policies", "unique_names"]
+__all__ = [
+    "JUDGED_BELOW",
+    "ByMetric",
+    "EvalResult",
+    "EvalResults",
+    "JudgedWarning",
+    "PerQuery",
+    "Policies",
+    "check_judged_below",
+    "judged_cutoff",
+    "unique_names",
+]
+
+#: Reports warn about a run whose Judged@k is below this (``--judged-below``; 0: never).
+JUDGED_BELOW = 0.9
+#: The k of Judged@k when no metric asked for has a cutoff (AP, RR, R-Prec look at the whole
+#: ranking, whose depth says nothing about how far anyone judged).
+JUDGED_DEFAULT_K = 10
 
 V = TypeVar("V")
 FloatArray = npt.NDArray[np.float64]
@@ -206,6 +224,74 @@ def metric_key(
     raise KeyError(f"{metric!r} was not {done}; {done} metrics: {', '.join(labels)}")
 
 
+def judged_cutoff(measures: Sequence[Metric]) -> int:
+    """The k of the Judged@k that results carry: the largest cutoff among the metrics asked
+    for (nDCG@10 and R@100 -> 100: every rank a metric looks at should be judged), or 10 when
+    none has one.
+
+    >>> from rankmeter.metrics import parse_metrics
+    >>> judged_cutoff(parse_metrics(["nDCG@10", "R@100", "AP"])), judged_cutoff(parse_metrics(["AP"]))
+    (100, 10)
+    """
+    cutoffs = [m.cutoff for m in measures if m.cutoff is not None]
+    return max(cutoffs, default=JUDGED_DEFAULT_K)
+
+
+def check_judged_below(value: Any) -> float:
+    """The threshold of the Judged@k warning, checked: a number from 0 (never warn) to 1."""
+    from rankmeter._validate import real
+
+    return real(
+        "judged_below",
+        value,
+        low=0,
+        high=1,
+        what="reports warn about a run whose Judged@k is below it; 0: never",
+    )
+
+
+@dataclass(frozen=True)
+class JudgedWarning:
+    """A run whose top k is judged less than a threshold: its numbers count the unjudged
+    documents as not relevant.
+
+    Attributes
+    ----------
+    run : str
+        The run's name.
+    k : int
+        The k of Judged@k (see :func:`judged_cutoff`).
+    judged : float
+        The run's mean Judged@k.
+    threshold : float
+        The threshold it is below.
+    """
+
+    run: str
+    k: int
+    judged: float
+    threshold: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"run": self.run, "k": self.k, "judged": self.judged, "threshold": self.threshold}
+
+
+def judged_warning(run: str, k: int, judged: float, threshold: float) -> JudgedWarning | None:
+    """The warning for a run with mean Judged@k ``judged``, if it is below ``threshold``
+    (checked; NaN, a run that answered no query, never warns)."""
+    threshold = check_judged_below(threshold)
+    if judged < threshold:
+        return JudgedWarning(run, k, float(judged), threshold)
+    return None
+
+
+def judged_mean(judged: FloatArray, num_ret: Any) -> float:
+    """The mean Judged@k over the queries a run answered: a query it returned nothing for has
+    no top k to judge (under trec_eval -c, or in a comparison, it scores 0 on every metric)."""
+    answered = np.asarray(num_ret) > 0
+    return float(np.mean(judged[answered])) if answered.any() else math.nan
+
+
 @dataclass(frozen=True)
 class EvalResult:
     """The evaluation of one run.
@@ -224,6 +310,13 @@ class EvalResult:
         The policies used.
     measures : tuple of Metric
         The metrics, parsed, in the order they were asked for.
+    judged : float
+        The run's mean Judged@k (the ``Judged`` metric at ``judged_k``) over the queries it
+        answered, computed with the same qrels and policies whether or not it was asked for:
+        how much of what the metrics looked at has a judgment. NaN when not computed.
+    judged_k : int
+        Its k: the largest cutoff of the metrics asked for, 10 when none has one
+        (:func:`judged_cutoff`).
     """
 
     run: str
@@ -231,6 +324,8 @@ class EvalResult:
     per_query: PerQuery
     policies: Policies
     measures: tuple[Metric, ...]
+    judged: float = math.nan
+    judged_k: int = JUDGED_DEFAULT_K
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "metrics", ByMetric(self.measures, self.metrics))
@@ -241,6 +336,10 @@ class EvalResult:
 
     def __getitem__(self, metric: str | Metric) -> float:
         return self.metrics[metric_key(metric, self.measures)]
+
+    def judged_warning(self, threshold: float = JUDGED_BELOW) -> JudgedWarning | None:
+        """A :class:`JudgedWarning` if the run's Judged@k is below ``threshold`` (0: never)."""
+        return judged_warning(self.run, self.judged_k, self.judged, threshold)
 
     def to_dict(self, *, per_query: bool = False) -> dict[str, Any]:
         """``{"metrics": {...}}``, plus ``"per_query": {qid: {...}}`` when asked."""
@@ -297,6 +396,12 @@ class EvalResults(Mapping[str, EvalResult]):
     @property
     def policies(self) -> Policies:
         return self.results[0].policies
+
+    def judged_warnings(self, threshold: float = JUDGED_BELOW) -> tuple[JudgedWarning, ...]:
+        """The runs whose Judged@k is below ``threshold`` (0: none), in run order."""
+        threshold = check_judged_below(threshold)
+        found = (r.judged_warning(threshold) for r in self.results)
+        return tuple(w for w in found if w is not None)
 
     @property
     def measures(self) -> tuple[Metric, ...]:

@@ -21,6 +21,11 @@ RUN_B = (
     "2\tQ0\tx\t1\t0.7\tdense\r\n007\tQ0\tb\t1\t0.5\tdense\r\n"
 )
 
+# The sample runs put unjudged documents in their top k, so evaluate warns about them (issue 11,
+# item 5: a "warnings" list in JSON, a line on stderr for tsv and trec). Tests about something
+# else turn the warning off; tests/cli/test_cli_judged_warning.py tests it.
+NO_JUDGED_WARNING = ("--judged-below", "0")
+
 
 @dataclass(frozen=True)
 class Result:

@@ -72,7 +72,7 @@ def test_bm25_json_is_the_evaluate_shape_and_the_run_is_written(
     # The same command on `rankmeter evaluate` gives the same JSON.
     again = cli(
         "evaluate", cranfield / "qrels.trec", out, "-m", "nDCG@10", "-m", "R@100",
-        "-m", "RR@10", "-f", "json",
+        "-m", "RR@10", "-f", "json", "--judged-below", "0",
     )  # fmt: skip
     assert json.loads(again.out) == payload
 

@@ -18,7 +18,7 @@ import rankmeter.io
 from rankmeter import evaluate
 from rankmeter.metrics import DEFAULT_METRICS, parse_metrics
 
-from ._cli_support import CLI, QRELS, RUN_A, run_process
+from ._cli_support import CLI, NO_JUDGED_WARNING, QRELS, RUN_A, run_process
 
 METRICS = ["nDCG@10", "P@2", "R@100", "RR", "AP", "NumRet", "nDCG(gain=exp)@3", "Bpref"]
 
@@ -32,7 +32,15 @@ def library(files: dict[str, Path], run: str = "a", **policies: Any) -> rankmete
 
 
 def test_json_for_one_run_is_exactly_the_metrics(cli: CLI, files: dict[str, Path]) -> None:
-    result = cli("evaluate", files["qrels"], files["a"], *metric_args(), "--format", "json")
+    result = cli(
+        "evaluate",
+        files["qrels"],
+        files["a"],
+        *metric_args(),
+        "--format",
+        "json",
+        *NO_JUDGED_WARNING,
+    )
     assert result.code == 0 and result.err == ""
     payload = json.loads(result.out)
     assert list(payload) == ["metrics"]
@@ -44,7 +52,16 @@ def test_json_for_one_run_is_exactly_the_metrics(cli: CLI, files: dict[str, Path
 
 
 def test_json_per_query(cli: CLI, files: dict[str, Path]) -> None:
-    result = cli("evaluate", files["qrels"], files["a"], *metric_args(), "-f", "json", "-q")
+    result = cli(
+        "evaluate",
+        files["qrels"],
+        files["a"],
+        *metric_args(),
+        "-f",
+        "json",
+        *NO_JUDGED_WARNING,
+        "-q",
+    )
     payload = json.loads(result.out)
     assert list(payload) == ["metrics", "per_query"]
     expected = library(files)
@@ -54,13 +71,31 @@ def test_json_per_query(cli: CLI, files: dict[str, Path]) -> None:
 
 
 def test_json_for_several_runs_is_a_list_with_run_names(cli: CLI, files: dict[str, Path]) -> None:
-    result = cli("evaluate", files["qrels"], files["a"], files["b"], *metric_args(), "-f", "json")
+    result = cli(
+        "evaluate",
+        files["qrels"],
+        files["a"],
+        files["b"],
+        *metric_args(),
+        "-f",
+        "json",
+        *NO_JUDGED_WARNING,
+    )
     payload = json.loads(result.out)
     assert [item["run"] for item in payload] == ["bm25", "dense"]
     assert all(list(item) == ["run", "metrics"] for item in payload)
     assert payload[1]["metrics"] == library(files, "b").to_dict()["metrics"]
     with_queries = json.loads(
-        cli("evaluate", files["qrels"], files["a"], files["b"], "-f", "json", "-q").out
+        cli(
+            "evaluate",
+            files["qrels"],
+            files["a"],
+            files["b"],
+            "-f",
+            "json",
+            *NO_JUDGED_WARNING,
+            "-q",
+        ).out
     )
     assert all(list(item) == ["run", "metrics", "per_query"] for item in with_queries)
 
@@ -145,7 +180,15 @@ def test_table(cli: CLI, files: dict[str, Path]) -> None:
 
 def _aggregate(cli: CLI, files: dict[str, Path], *options: str) -> dict[str, Any]:
     result = cli(
-        "evaluate", files["qrels"], files["a"], *metric_args(), "-f", "json", "-q", *options
+        "evaluate",
+        files["qrels"],
+        files["a"],
+        *metric_args(),
+        "-f",
+        "json",
+        *NO_JUDGED_WARNING,
+        "-q",
+        *options,
     )
     assert result.code == 0, result.err
     payload: dict[str, Any] = json.loads(result.out)
@@ -196,8 +239,18 @@ def test_output_file_gets_what_stdout_would(
     for fmt in ("json", "tsv", "trec", "table"):
         target = tmp_path / f"out.{fmt}"
         target.write_text("old contents")
-        shown = cli("evaluate", files["qrels"], files["a"], "-f", fmt, "-q")
-        written = cli("evaluate", files["qrels"], files["a"], "-f", fmt, "-q", "-o", target)
+        shown = cli("evaluate", files["qrels"], files["a"], "-f", fmt, *NO_JUDGED_WARNING, "-q")
+        written = cli(
+            "evaluate",
+            files["qrels"],
+            files["a"],
+            "-f",
+            fmt,
+            *NO_JUDGED_WARNING,
+            "-q",
+            "-o",
+            target,
+        )
         assert written.code == 0 and written.out == "" and written.err == ""
         if fmt != "table":  # the table is rendered for a terminal on stdout, plain text in a file
             assert target.read_text() == shown.out
@@ -209,12 +262,13 @@ def test_output_file_gets_what_stdout_would(
 def test_stdin_for_the_qrels_or_a_run(files: dict[str, Path]) -> None:
     expected = library(files).to_dict()
     by_qrels = run_process(
-        ["evaluate", "-", files["a"], *metric_args(), "-f", "json"], stdin=QRELS.encode()
+        ["evaluate", "-", files["a"], *metric_args(), "-f", "json", *NO_JUDGED_WARNING],
+        stdin=QRELS.encode(),
     )
     assert by_qrels.code == 0, by_qrels.err
     assert json.loads(by_qrels.out) == expected
     by_run = run_process(
-        ["evaluate", files["qrels"], "-", *metric_args(), "-f", "json"],
+        ["evaluate", files["qrels"], "-", *metric_args(), "-f", "json", *NO_JUDGED_WARNING],
         stdin=gzip.compress(RUN_A.replace("\n", "\r\n").encode()),
     )
     assert by_run.code == 0, by_run.err
@@ -223,18 +277,29 @@ def test_stdin_for_the_qrels_or_a_run(files: dict[str, Path]) -> None:
 
 
 def test_gzip_csv_and_forced_formats(cli: CLI, files: dict[str, Path], tmp_path: Path) -> None:
-    expected = json.loads(cli("evaluate", files["qrels"], files["a"], "-f", "json").out)
+    expected = json.loads(
+        cli("evaluate", files["qrels"], files["a"], "-f", "json", *NO_JUDGED_WARNING).out
+    )
     gz = tmp_path / "qrels.gz"
     gz.write_bytes(gzip.compress(QRELS.encode()))
     csv = tmp_path / "run.data"
     rows = [line.split() for line in RUN_A.splitlines()]
     csv.write_text("query_id,doc_id,score\n" + "".join(f"{r[0]},{r[2]},{r[4]}\n" for r in rows))
-    result = cli("evaluate", gz, csv, "--run-format", "csv", "-f", "json")
+    result = cli("evaluate", gz, csv, "--run-format", "csv", "-f", "json", *NO_JUDGED_WARNING)
     assert result.code == 0, result.err
     assert json.loads(result.out) == expected
     trec_named_csv = tmp_path / "qrels.csv"
     trec_named_csv.write_text(QRELS)
-    result = cli("evaluate", trec_named_csv, files["a"], "--qrels-format", "trec", "-f", "json")
+    result = cli(
+        "evaluate",
+        trec_named_csv,
+        files["a"],
+        "--qrels-format",
+        "trec",
+        "-f",
+        "json",
+        *NO_JUDGED_WARNING,
+    )
     assert json.loads(result.out) == expected
 
 

@@ -11,7 +11,7 @@ from rankmeter import evaluate
 from rankmeter.metrics import GOALS, parse_metrics
 from rankmeter.metrics.goals import GOAL_NAMES
 
-from ._cli_support import CLI
+from ._cli_support import CLI, NO_JUDGED_WARNING
 
 LISTED = "coverage, top-results, single-answer, candidate-pool"
 
@@ -107,7 +107,9 @@ def test_metrics_bad_goal(cli: CLI, given: str, expected: str) -> None:
 def test_evaluate_goal_computes_the_goals_metrics(
     cli: CLI, files: dict[str, Path], goal: str
 ) -> None:
-    result = cli("evaluate", files["qrels"], files["a"], "--goal", goal, "-f", "json")
+    result = cli(
+        "evaluate", files["qrels"], files["a"], "--goal", goal, "-f", "json", *NO_JUDGED_WARNING
+    )
     assert result.code == 0 and result.err == ""
     names = [m.metric for m in GOALS[goal].metrics]
     payload = json.loads(result.out)
@@ -150,11 +152,12 @@ def test_evaluate_goal_table_to_a_file_has_the_reasons(
 def test_evaluate_goal_keeps_data_formats_data_only(
     cli: CLI, files: dict[str, Path], fmt: str
 ) -> None:
-    with_goal = cli("evaluate", files["qrels"], files["a"], "--goal", "coverage", "-f", fmt)
-    names = [m.metric for m in GOALS["coverage"].metrics]
-    plain = cli(
-        "evaluate", files["qrels"], files["a"], *(a for n in names for a in ("-m", n)), "-f", fmt
+    with_goal = cli(
+        "evaluate", files["qrels"], files["a"], "--goal", "coverage", "-f", fmt, *NO_JUDGED_WARNING
     )
+    names = [m.metric for m in GOALS["coverage"].metrics]
+    metrics = (a for n in names for a in ("-m", n))
+    plain = cli("evaluate", files["qrels"], files["a"], *metrics, "-f", fmt, *NO_JUDGED_WARNING)
     assert with_goal.code == 0 and with_goal.err == ""
     assert with_goal.out == plain.out
     assert "Goal" not in with_goal.out

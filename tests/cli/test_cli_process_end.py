@@ -190,7 +190,7 @@ def test_a_closed_standard_input_is_one_line(files: dict[str, Path], where: str)
 def test_a_reader_that_goes_away_ends_quietly(big: dict[str, Path]) -> None:
     """`rankmeter evaluate ... | head -1`: exit 0, nothing on stderr."""
     process = subprocess.Popen(
-        [*ENTRY, "evaluate", big["qrels"], big["a"], big["b"], "-q", "-f", "tsv"],
+        [*ENTRY, "evaluate", big["qrels"], big["a"], big["b"], "-q", "-f", "tsv", "--quiet"],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

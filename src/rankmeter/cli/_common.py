@@ -139,10 +139,20 @@ OutputOption = Annotated[
 QrelsFormatOption = Annotated[
     InputFormat | None, typer.Option(help="Qrels format, when the file name does not tell.")
 ]
+JudgedBelowOption = Annotated[
+    float,
+    typer.Option(
+        "--judged-below",
+        help="Warn about a run whose Judged@k (k: the largest cutoff of the metrics, else 10) "
+        "is below this: its unjudged documents count as not relevant. 0: never warn.",
+    ),
+]
 QuietOption = Annotated[
     bool,
     typer.Option(
-        "--quiet", help="No progress bar (it appears on a terminal's stderr after 2 s of work)."
+        "--quiet",
+        help="No progress bar (it appears on a terminal's stderr after 2 s of work) and no "
+        "warning on stderr.",
     ),
 ]
 RunFormatOption = Annotated[

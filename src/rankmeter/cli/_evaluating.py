@@ -4,6 +4,7 @@ their parsers read."""
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from rankmeter.cli._output import emit, render_rich
@@ -30,6 +31,7 @@ def evaluate_files(
     output: str | None,
     stream: bool | None,
     quiet: bool,
+    judged_below: float = 0.9,
 ) -> None:
     """Evaluate run files against a qrels file and write the results (see ``rankmeter
     evaluate --help`` for what each value means)."""
@@ -39,11 +41,18 @@ def evaluate_files(
     from rankmeter.metrics import DEFAULT_METRICS, parse_metrics
     from rankmeter.metrics.goals import get_goal
     from rankmeter.report import terminal_safe
-    from rankmeter.report.evaluation import render_json, render_table, render_trec, render_tsv
-    from rankmeter.results import EvalResults
+    from rankmeter.report.evaluation import (
+        judged_warnings,
+        render_json,
+        render_table,
+        render_trec,
+        render_tsv,
+    )
+    from rankmeter.results import EvalResults, check_judged_below
 
     if [qrels, *runs].count("-") > 1:
         raise PolicyError("only one input can be read from stdin ('-')")
+    judged_below = check_judged_below(judged_below)
     chosen = get_goal(goal) if goal is not None else None
     goal_metrics = [m.metric for m in chosen.metrics] if chosen else []
     measures = parse_metrics([*(metric or []), *goal_metrics] or DEFAULT_METRICS)
@@ -77,13 +86,20 @@ def evaluate_files(
         results = EvalResults.named(evaluated, list(runs))
     listed = list(results.results)
     if output_format == "json":
-        emit(
-            terminal_safe(render_json(listed, per_query=per_query, single=len(runs) == 1), output),
-            output,
+        json = render_json(
+            listed, per_query=per_query, single=len(runs) == 1, judged_below=judged_below
         )
-    elif output_format == "tsv":
-        emit(terminal_safe(render_tsv(listed, per_query=per_query), output), output)
-    elif output_format == "trec":
-        emit(terminal_safe(render_trec(listed, per_query=per_query), output), output)
+        emit(terminal_safe(json, output), output)
+    elif output_format in ("tsv", "trec"):
+        render = render_tsv if output_format == "tsv" else render_trec
+        emit(terminal_safe(render(listed, per_query=per_query), output), output)
+        if not quiet:
+            # Data formats stay data: the warnings go to stderr, one line per run.
+            from rankmeter.report import visible
+            from rankmeter.report.judged import warning_lines
+
+            for line in warning_lines(judged_warnings(listed, judged_below)):
+                print(visible(line), file=sys.stderr)
     else:
-        render_rich(render_table(listed, per_query=per_query, goal=chosen), output)
+        table = render_table(listed, per_query=per_query, goal=chosen, judged_below=judged_below)
+        render_rich(table, output)

@@ -29,6 +29,7 @@ VALUED = {
     "--ties": "ties",
     "-o": "output",
     "--output": "output",
+    "--judged-below": "judged_below",
 }
 #: Flags: flag -> (the parameter it sets, the value).
 FLAGS = {
@@ -67,6 +68,7 @@ def evaluate_args(argv: list[str]) -> dict[str, Any] | None:
         "output": None,
         "stream": None,
         "quiet": False,
+        "judged_below": 0.9,
     }
     given: set[str] = set()
     positional: list[str] = []
@@ -106,6 +108,11 @@ def evaluate_args(argv: list[str]) -> dict[str, Any] | None:
                 return None
             number = float(text)
             values["rel"] = int(number) if number.is_integer() else number  # as its callback
+            continue
+        if name == "judged_below":
+            if not _NUMBER.fullmatch(text):
+                return None
+            values["judged_below"] = float(text)  # as Typer's float
             continue
         values[name] = text
     if len(positional) < 2:

@@ -10,6 +10,7 @@ import typer
 from rankmeter.cli._common import (
     GoalCommand,
     GoalOption,
+    JudgedBelowOption,
     JudgedOnlyOption,
     MetricOption,
     OutputOption,
@@ -116,11 +117,13 @@ def compare(
     ] = CompareFormat.table,
     per_query: PerQueryOption = False,
     output: OutputOption = None,
+    judged_below: JudgedBelowOption = 0.9,
     quiet: QuietOption = False,
 ) -> None:
     """Compare runs with a baseline: differences, intervals, paired tests, failures, segments.
 
-    Default metrics: nDCG@10 P@10 R@100 RR AP. -q adds every query's values to the JSON.
+    Default metrics: nDCG@10 P@10 R@100 RR AP. -q adds every query's values to the JSON. A
+    run whose Judged@k is below --judged-below gets a warning in every format.
     """
     from rankmeter.comparison import compare as run_comparison
     from rankmeter.errors import PolicyError
@@ -129,6 +132,7 @@ def compare(
     from rankmeter.metrics.goals import get_goal
     from rankmeter.report import comparison as report
     from rankmeter.report import terminal_safe
+    from rankmeter.results import check_judged_below
 
     if [qrels, *runs].count("-") > 1:
         raise PolicyError("only one input can be read from stdin ('-')")
@@ -136,6 +140,7 @@ def compare(
         raise PolicyError(
             f"compare needs two runs or more (a baseline and a system); got {len(runs)}"
         )
+    judged_below = check_judged_below(judged_below)
     chosen = get_goal(goal) if goal is not None else None
     goal_metrics = [m.metric for m in chosen.metrics] if chosen else []
     names = list(dict.fromkeys([*(metric or []), *goal_metrics])) or list(DEFAULT_METRICS)
@@ -170,18 +175,20 @@ def compare(
             judged_only=judged_only,
             ties=ties.value,
         )
+    below = judged_below
     if output_format is CompareFormat.json:
-        emit(terminal_safe(report.render_json(result, per_query=per_query), output), output)
+        text = report.render_json(result, per_query=per_query, judged_below=below)
+        emit(terminal_safe(text, output), output)
     elif output_format is CompareFormat.markdown:
-        emit(terminal_safe(report.render_markdown(result), output), output)
+        emit(terminal_safe(report.render_markdown(result, judged_below=below), output), output)
     elif output_format is CompareFormat.latex:
-        emit(terminal_safe(report.render_latex(result), output), output)
+        emit(terminal_safe(report.render_latex(result, judged_below=below), output), output)
     elif output_format is CompareFormat.html:
         from rankmeter.report.html import render_html
 
-        emit(terminal_safe(render_html(result), output), output)
+        emit(terminal_safe(render_html(result, judged_below=below), output), output)
     else:
-        render_rich(report.render_table(result), output)
+        render_rich(report.render_table(result, judged_below=below), output)
 
 
 def _name_runs(loaded: list[Run], paths: list[str]) -> dict[str, Run]:

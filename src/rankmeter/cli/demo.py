@@ -46,7 +46,9 @@ def demo(
     if report:
         from rankmeter.report.html import render_html
 
-        emit(render_html(comparison), report)
+        # The demo narrates unjudged profiles itself; the Judged@k warning is evaluate's and
+        # compare's (issue 11, item 5).
+        emit(render_html(comparison, judged_below=0), report)
 
     text = render_demo(collection, results, comparison, queries=queries, worst=worst, report=report)
     emit(text, None)

@@ -155,10 +155,16 @@ def embed_eval(
             backend=backend,
             progress=steps.start,
         )
+    # The Judged@k warning is evaluate's and compare's: this report stays as it was.
     if output_format is EmbedFormat.json:
-        emit(terminal_safe(render_json([result], per_query=per_query, single=True), output), output)
+        emit(
+            terminal_safe(
+                render_json([result], per_query=per_query, single=True, judged_below=0), output
+            ),
+            output,
+        )
     else:
-        render_rich(render_table([result], per_query=per_query), output)
+        render_rich(render_table([result], per_query=per_query, judged_below=0), output)
 
 
 def register(app: typer.Typer) -> None:

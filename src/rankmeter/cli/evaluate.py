@@ -10,6 +10,7 @@ import typer
 from rankmeter.cli._common import (
     GoalCommand,
     GoalOption,
+    JudgedBelowOption,
     JudgedOnlyOption,
     MetricOption,
     OutputOption,
@@ -67,12 +68,14 @@ def evaluate(
             "query, and read whole otherwise.",
         ),
     ] = None,
+    judged_below: JudgedBelowOption = 0.9,
     quiet: QuietOption = False,
 ) -> None:
     """Evaluate runs against qrels with trec_eval's semantics.
 
     Default metrics: nDCG@10 P@10 R@100 RR AP. With --goal, the table format ends with the
-    reasons for the goal's metrics.
+    reasons for the goal's metrics. A run whose Judged@k is below --judged-below gets a
+    warning: under the table, in the JSON ("warnings"), on stderr for tsv and trec.
     """
     evaluate_files(
         qrels,
@@ -89,6 +92,7 @@ def evaluate(
         run_format=run_format.value if run_format else None,
         output=output,
         stream=stream,
+        judged_below=judged_below,
         quiet=quiet,
     )
 

@@ -87,10 +87,16 @@ def bm25(
             write_trec_run(run, run_out)
         steps.start("evaluating")
         result = evaluate(loaded.qrels, run, measures)
+    # The Judged@k warning is evaluate's and compare's: this report stays as it was.
     if output_format is EvalFormat.json:
-        emit(terminal_safe(render_json([result], per_query=False, single=True), output), output)
+        emit(
+            terminal_safe(
+                render_json([result], per_query=False, single=True, judged_below=0), output
+            ),
+            output,
+        )
     else:
-        render_rich(render_table([result], per_query=False), output)
+        render_rich(render_table([result], per_query=False, judged_below=0), output)
 
 
 def fuse(

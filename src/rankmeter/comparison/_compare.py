@@ -152,6 +152,7 @@ def compare(
     notes += segment_coverage(segment_table, compared.ids, segments)
     scores = {m.label: {n: m.compute(ranked[n]) for n in order} for m in measures}
     metric_names = tuple(m.label for m in measures)
+    judged_k, judged = _judged(measures, scores, ranked)
 
     summary = summarise(order, metric_names, scores, settings)
     corrected = stats.correct(summary.tested.pvalue, correction, alpha=alpha)
@@ -192,4 +193,26 @@ def compare(
         notes=tuple(notes),
         queries={q: texts[q] for q in compared.ids if q in texts},
         explanations=explanations,
+        judged=judged,
+        judged_k=judged_k,
     )
+
+
+def _judged(
+    measures: tuple[Metric, ...],
+    scores: Mapping[str, Mapping[str, Any]],
+    ranked: Mapping[str, Any],
+) -> tuple[int, dict[str, float]]:
+    """Each system's mean Judged@k over the compared queries it answered, k the largest cutoff
+    asked for (10 without one): the values already computed when Judged@k was asked for."""
+    from rankmeter.metrics import parse_metric
+    from rankmeter.results import judged_cutoff, judged_mean
+
+    k = judged_cutoff(measures)
+    metric = parse_metric(f"Judged@{k}")
+    asked = next((m.label for m in measures if m == metric), None)
+    judged = {
+        n: judged_mean(scores[asked][n] if asked is not None else metric.compute(r), r.num_ret)
+        for n, r in ranked.items()
+    }
+    return k, judged

@@ -13,7 +13,16 @@ from typing import Any
 import numpy as np
 
 from rankmeter.data.arrays import FloatArray
-from rankmeter.results import ByMetric, Policies, metric_key
+from rankmeter.results import (
+    JUDGED_BELOW,
+    JUDGED_DEFAULT_K,
+    ByMetric,
+    JudgedWarning,
+    Policies,
+    check_judged_below,
+    judged_warning,
+    metric_key,
+)
 
 
 def _fields(record: Any) -> dict[str, Any]:
@@ -214,6 +223,10 @@ class Comparison:
     queries : the texts of the compared queries, where given
     explanations : ``{system: {query: Explanation}}`` of the first metric, rank by rank, for
         every listed worst query, for the system that lost and for the baseline
+    judged : ``{system: mean Judged@k}`` over the compared queries each system answered, with
+        the comparison's qrels and policies: how much of what the metrics looked at is judged
+        (empty for a comparison built without it)
+    judged_k : the k of ``judged``: the largest cutoff of the metrics, 10 when none has one
     """
 
     systems: tuple[str, ...]
@@ -230,8 +243,11 @@ class Comparison:
     notes: tuple[str, ...] = ()
     queries: Mapping[str, str] = field(default_factory=dict, repr=False)
     explanations: Mapping[str, Mapping[str, Any]] = field(default_factory=dict, repr=False)
+    judged: Mapping[str, float] = field(default_factory=dict)
+    judged_k: int = JUDGED_DEFAULT_K
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "judged", MappingProxyType(dict(self.judged)))
         object.__setattr__(
             self, "scores", ByMetric(self.metrics, _frozen_nested(self.scores), done="compared")
         )
@@ -267,6 +283,16 @@ class Comparison:
                 return d
         others = [s for s in self.systems if s != self.baseline]
         raise KeyError(f"no comparison for {system!r}; compared systems: {', '.join(others)}")
+
+    def judged_warnings(self, threshold: float = JUDGED_BELOW) -> tuple[JudgedWarning, ...]:
+        """The systems whose Judged@k is below ``threshold`` (0: none), in the systems' order."""
+        threshold = check_judged_below(threshold)
+        found = (
+            judged_warning(s, self.judged_k, self.judged[s], threshold)
+            for s in self.systems
+            if s in self.judged
+        )
+        return tuple(w for w in found if w is not None)
 
     def to_dict(self, *, per_query: bool = False) -> dict[str, Any]:
         """A JSON-ready dict: settings, means, differences, failures, segments, curves."""

@@ -15,13 +15,23 @@ from rankmeter.report._json import json_text
 from rankmeter.report._markdown import Align, markdown_table
 from rankmeter.report._rich import FittedTable, shown
 from rankmeter.report._text import decimal
+from rankmeter.report.judged import warning_lines, warnings_data
+from rankmeter.results import JUDGED_BELOW
 
 __all__ = ["render_json", "render_latex", "render_markdown", "render_table"]
 
 
-def render_json(comparison: Comparison, *, per_query: bool = False) -> str:
+def render_json(
+    comparison: Comparison, *, per_query: bool = False, judged_below: float = JUDGED_BELOW
+) -> str:
+    """The comparison's ``to_dict()``, with ``"warnings": [{"run", "k", "judged",
+    "threshold"}]`` when a system's Judged@k is below ``judged_below`` (only then)."""
+    payload = comparison.to_dict(per_query=per_query)
+    warnings = comparison.judged_warnings(judged_below)
+    if warnings:
+        payload["warnings"] = warnings_data(warnings)
     # NaN (statistics of fewer than two queries) and infinities become null.
-    return json_text(comparison.to_dict(per_query=per_query), ensure_ascii=True)
+    return json_text(payload, ensure_ascii=True)
 
 
 def num(value: float, digits: int = 4) -> str:
@@ -199,9 +209,10 @@ def difference_header(comparison: Comparison) -> list[str]:
     ]
 
 
-def render_table(comparison: Comparison) -> Any:
-    """A rich renderable for the terminal: means, differences, failures, segments. Every name,
-    id and text goes in as a ``Text`` with control characters visible (report._rich.shown)."""
+def render_table(comparison: Comparison, *, judged_below: float = JUDGED_BELOW) -> Any:
+    """A rich renderable for the terminal: means, differences, failures, segments; a warning
+    for each system whose Judged@k is below ``judged_below``. Every name, id and text goes in
+    as a ``Text`` with control characters visible (report._rich.shown)."""
     from rich import box
     from rich.console import Group
     from rich.text import Text
@@ -244,6 +255,8 @@ def render_table(comparison: Comparison) -> Any:
         differences,
         Text(legend(comparison), style="dim"),
     ]
+    warnings = warning_lines(comparison.judged_warnings(judged_below))
+    parts += [shown(line, style="yellow") for line in warnings]
     if comparison.notes:
         parts += [shown(f"note: {n}", style="yellow") for n in comparison.notes]
     parts.append(Text(""))
@@ -275,10 +288,11 @@ def _md_table(header: list[str], rows: list[list[str]], left: int = 2) -> list[s
     return markdown_table(header, rows, align)
 
 
-def render_markdown(comparison: Comparison) -> str:
+def render_markdown(comparison: Comparison, *, judged_below: float = JUDGED_BELOW) -> str:
     """Markdown that shows every name, id and text as exactly that text: escaped for Markdown
     and its raw HTML (rankmeter._escape.markdown_text); the failure lists in a code block whose
-    fence no line can close."""
+    fence no line can close. A system whose Judged@k is below ``judged_below`` gets a warning
+    beside the notes."""
     level = f"{comparison.settings.level:.0%}"
     systems = [s + (" (baseline)" if s == comparison.baseline else "") for s in comparison.systems]
     out = [
@@ -297,8 +311,10 @@ def render_markdown(comparison: Comparison) -> str:
         markdown_text(legend(comparison)),
         "",
     ]
+    warnings = warning_lines(comparison.judged_warnings(judged_below))
+    out += [f"> {markdown_text(line)}" for line in warnings]
     out += [f"> note: {markdown_text(n)}" for n in comparison.notes]
-    if comparison.notes:
+    if comparison.notes or warnings:
         out.append("")
     out += ["## Failures", "", *markdown_fence(failure_lines(comparison)), ""]
     if comparison.segments:
@@ -314,10 +330,11 @@ def render_markdown(comparison: Comparison) -> str:
     return "\n".join(out)
 
 
-def render_latex(comparison: Comparison) -> str:
+def render_latex(comparison: Comparison, *, judged_below: float = JUDGED_BELOW) -> str:
     """A booktabs table: rows = systems, columns = metrics; each cell the mean and, for a
     system, its difference from the baseline with the interval; significance marked and
-    explained in the caption."""
+    explained in the caption. Under it, in small type, the notes and a warning for each system
+    whose Judged@k is below ``judged_below``."""
     from rankmeter.stats import correction_phrase, interval_phrase, paired_test_label
 
     s = comparison.settings
@@ -359,10 +376,16 @@ def render_latex(comparison: Comparison) -> str:
         f"over the {len(comparison.differences)} comparisons."
     )
     lines += ["\\bottomrule", "\\end{tabular}"]
-    if comparison.notes:
+    warnings = warning_lines(comparison.judged_warnings(judged_below))
+    if comparison.notes or warnings:
         # What the other formats say under their tables (coverage of segments, queries left
         # out, a test not recommended), in small type under this one; escaped as all text.
-        notes = " ".join(f"Note: {latex_text(note.rstrip('.'))}." for note in comparison.notes)
+        said = [*(w.replace("warning: ", "", 1) for w in warnings), *comparison.notes]
+        heads = ["Warning"] * len(warnings) + ["Note"] * len(comparison.notes)
+        notes = " ".join(
+            f"{head}: {latex_text(note.rstrip('.'))}."
+            for head, note in zip(heads, said, strict=True)
+        )
         lines += ["\\par\\smallskip", f"{{\\footnotesize {notes}\\par}}"]
     lines += [f"\\caption{{{caption}}}", "\\end{table}"]
     return "\n".join(lines) + "\n"

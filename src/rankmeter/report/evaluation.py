@@ -13,24 +13,50 @@ from rankmeter.metrics import Metric
 from rankmeter.report._json import json_text
 from rankmeter.report._rich import FittedTable, shown
 from rankmeter.report._text import decimal
-from rankmeter.results import EvalResult
+from rankmeter.report.judged import warning_line
+from rankmeter.results import JUDGED_BELOW, EvalResult, JudgedWarning
 
 if TYPE_CHECKING:
     from rankmeter.metrics.goals import Goal
 
-__all__ = ["render_json", "render_table", "render_trec", "render_tsv"]
+__all__ = ["judged_warnings", "render_json", "render_table", "render_trec", "render_tsv"]
 
 
 def _value(metric: Metric, value: float) -> float | int:
     return round(value) if metric.spec.integer else float(value)
 
 
-def render_json(results: list[EvalResult], *, per_query: bool, single: bool) -> str:
-    """``{"metrics": {...}[, "per_query": {...}]}``; a list with ``"run"`` keys for several runs."""
-    if single:
-        payload: Any = results[0].to_dict(per_query=per_query)
-    else:
-        payload = [{"run": r.run, **r.to_dict(per_query=per_query)} for r in results]
+def judged_warnings(
+    results: list[EvalResult], judged_below: float = JUDGED_BELOW
+) -> list[JudgedWarning]:
+    """The runs whose Judged@k is below ``judged_below`` (checked; 0: none), in run order."""
+    from rankmeter.results import check_judged_below
+
+    threshold = check_judged_below(judged_below)
+    found = (r.judged_warning(threshold) for r in results)
+    return [w for w in found if w is not None]
+
+
+def render_json(
+    results: list[EvalResult],
+    *,
+    per_query: bool,
+    single: bool,
+    judged_below: float = JUDGED_BELOW,
+) -> str:
+    """``{"metrics": {...}[, "per_query": {...}]}``; a list with ``"run"`` keys for several runs.
+    A run whose Judged@k is below ``judged_below`` gets ``"warnings": [{"run", "k", "judged",
+    "threshold"}]`` in its object (only then: the output is otherwise unchanged)."""
+    warned = {w.run: w for w in judged_warnings(results, judged_below)}
+
+    def record(r: EvalResult, named: bool) -> dict[str, Any]:
+        out: dict[str, Any] = {"run": r.run} if named else {}
+        out.update(r.to_dict(per_query=per_query))
+        if r.run in warned:
+            out["warnings"] = [warned[r.run].to_dict()]
+        return out
+
+    payload: Any = record(results[0], False) if single else [record(r, True) for r in results]
     return json_text(payload)
 
 
@@ -81,9 +107,16 @@ def _fmt(metric: Metric, value: float) -> str:
     return f"{round(value)}" if metric.spec.integer else decimal(value)
 
 
-def render_table(results: list[EvalResult], *, per_query: bool, goal: Goal | None = None) -> Any:
-    """A rich renderable: one row per run (per-query tables first when asked); with ``goal``,
-    the goal and why each of its metrics fits, under the tables."""
+def render_table(
+    results: list[EvalResult],
+    *,
+    per_query: bool,
+    goal: Goal | None = None,
+    judged_below: float = JUDGED_BELOW,
+) -> Any:
+    """A rich renderable: one row per run (per-query tables first when asked); a warning under
+    the tables for each run whose Judged@k is below ``judged_below``; with ``goal``, the goal
+    and why each of its metrics fits, under the tables."""
     from rich.console import Group
     from rich.text import Text
 
@@ -119,6 +152,9 @@ def render_table(results: list[EvalResult], *, per_query: bool, goal: Goal | Non
     parts.append(summary)
     # The policies go under the tables as one line: a caption would wrap to the table's width.
     parts.append(Text(caption, style="dim"))
+    parts += [
+        shown(warning_line(w), style="yellow") for w in judged_warnings(results, judged_below)
+    ]
     if goal is not None:
         from rankmeter.metrics import parse_metric
         from rankmeter.report.metrics import goal_reasons

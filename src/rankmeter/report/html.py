@@ -27,7 +27,8 @@ from rankmeter.comparison import CURVE_FAMILIES, Comparison, Difference, Failure
 from rankmeter.report import _svg
 from rankmeter.report._html import PageIds, page_head, render, safe, template_ids
 from rankmeter.report.comparison import headline, interval, legend, num, percent, pvalue, signed
-from rankmeter.results import Policies
+from rankmeter.report.judged import warning_lines
+from rankmeter.results import JUDGED_BELOW, Policies
 
 __all__ = ["DASHES", "MAX_POINTS", "PALETTE", "page_head", "render_html"]
 
@@ -42,13 +43,15 @@ MAX_POINTS = 300
 TEMPLATE = "comparison.html.j2"
 
 
-def render_html(comparison: Comparison) -> str:
+def render_html(comparison: Comparison, *, judged_below: float = JUDGED_BELOW) -> str:
     """The comparison as one self-contained HTML page (UTF-8 text, no external resources).
 
     Parameters
     ----------
     comparison : the result of :func:`rankmeter.compare`; when it carries ``explanations``
         (``{system: {query: Explanation}}``) they are embedded and the worst queries link to them
+    judged_below : a system whose Judged@k is below it gets a warning among the notes (0:
+        never)
 
     Returns
     -------
@@ -86,7 +89,7 @@ def render_html(comparison: Comparison) -> str:
         nav=_nav(bool(explanations)),
         settings=_settings(comparison),
         summary=_summary(comparison),
-        notes=list(comparison.notes),
+        notes=[*warning_lines(comparison.judged_warnings(judged_below)), *comparison.notes],
         plots=_plots(comparison, styles, ids),
         segments=_segments(comparison),
         failures=_failures(comparison, anchors, ids),
