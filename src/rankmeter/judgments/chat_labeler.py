@@ -83,6 +83,10 @@ _THINKING = re.compile(r"<think>.*?</think>", re.IGNORECASE | re.DOTALL)
 _EXCERPT = 80
 _MAX_RETRY_AFTER = 60.0
 _RETRIED_STATUS = frozenset({429, 500, 502, 503, 504})
+# The request bodies and cache keys are wire data, not a report: judgments (layer 4) cannot use
+# report._json's writer, so this encoder keeps its guarantee itself (a NaN raises, never goes
+# out as a bare NaN). ASCII only, so a key's bytes never depend on an encoding.
+_STRICT_JSON = json.JSONEncoder(allow_nan=False)
 
 
 class EndpointError(RankmeterError):
@@ -325,7 +329,7 @@ class ChatLabeler:
             repr(self.temperature),
             f"{self.low}-{self.high}",
         ]
-        return hashlib.sha256(json.dumps(parts).encode("utf-8")).hexdigest()
+        return hashlib.sha256(_STRICT_JSON.encode(parts).encode("ascii")).hexdigest()
 
     def __call__(self, query_text: str, doc_text: str) -> int:
         """The grade of ``doc_text`` for ``query_text``: from the cache, else asked.
@@ -368,9 +372,9 @@ class ChatLabeler:
         import urllib.error
         import urllib.request
 
-        body = json.dumps(
+        body = _STRICT_JSON.encode(
             {"model": self.model, "messages": messages, "temperature": self.temperature}
-        ).encode("utf-8")
+        ).encode("ascii")
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
         if self._api_key:
             headers["Authorization"] = f"Bearer {self._api_key}"
