@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -16,3 +18,11 @@ def cranfield() -> Path:
     if not (CRANFIELD / "qrels.trec").is_file():
         pytest.skip(f"Cranfield collection not found at {CRANFIELD} (it lives in ../shared/data)")
     return CRANFIELD
+
+
+@pytest.fixture
+def chat_server() -> Iterator[Any]:
+    """A local OpenAI-compatible chat-completions server (tests/_chat_server.py)."""
+    from _chat_server import serve
+
+    yield from serve()

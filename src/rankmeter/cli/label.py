@@ -29,16 +29,50 @@ def label(
         typer.Option(help="Query texts: BEIR queries.jsonl, qid<TAB>text, or a table."),
     ],
     corpus: Annotated[str, typer.Option(help="The documents: BEIR corpus.jsonl.")],
+    output: LabelOutputOption,
     labeler: Annotated[
-        str,
+        str | None,
         typer.Option(
             help="module:function, a callable (query_text, doc_text) -> grade; the current "
             "directory is searched first."
         ),
-    ],
-    output: LabelOutputOption,
+    ] = None,
     scale: Annotated[str, typer.Option(help="The grades the labeler may give.")] = "0-3",
     quiet: QuietOption = False,
+    # A model behind an OpenAI-compatible chat endpoint, instead of --labeler.
+    endpoint: Annotated[
+        str | None,
+        typer.Option(
+            help="Instead of --labeler: an OpenAI-compatible server's URL (vLLM, llama.cpp, "
+            "Ollama), asked at /v1/chat/completions."
+        ),
+    ] = None,
+    model: Annotated[
+        str | None, typer.Option(help="With --endpoint: the model name the server serves.")
+    ] = None,
+    api_key_env: Annotated[
+        str | None,
+        typer.Option(
+            help="With --endpoint: the environment variable holding the API key (default "
+            "RANKMETER_API_KEY, then OPENAI_API_KEY)."
+        ),
+    ] = None,
+    cache: Annotated[
+        str | None,
+        typer.Option(
+            help="With --endpoint: an SQLite file of grades given; nothing is asked twice."
+        ),
+    ] = None,
+    workers: Annotated[int, typer.Option(help="With --endpoint: requests in flight at once.")] = 4,
+    show_prompt: Annotated[
+        bool,
+        typer.Option(
+            "--show-prompt",
+            help="Print the prompt sent to --endpoint models and exit.",
+            is_eager=True,
+            callback=_show_prompt,
+        ),
+    ] = False,
 ) -> None:
     """Label a pool with a model: every (query, doc) item graded by the labeler, the grades
     written as TREC qrels (check them against human labels with rankmeter audit-labels)."""
@@ -52,6 +86,15 @@ def label(
 
     if [pool, queries, corpus].count("-") > 1:
         raise PolicyError("only one input can be read from stdin ('-')")
+    if (labeler is None) == (endpoint is None):
+        raise PolicyError("give exactly one of --labeler module:function and --endpoint URL")
+    if endpoint is not None:
+        _label_with_endpoint(
+            pool, queries, corpus, output, endpoint, model, api_key_env, cache, workers,
+            scale, quiet,
+        )  # fmt: skip
+        return
+    assert labeler is not None
     function = load_labeler(labeler)
     items = read_pool(pool)
     # One step per item: a model may take seconds each, and the bar says how far it is.
@@ -69,6 +112,68 @@ def label(
     emit(terminal_safe(text, output), output)
     print(
         f"{len(qrels)} items of {qrels.n_queries} queries labelled by {labeler}",
+        file=sys.stderr if output == "-" else sys.stdout,
+    )
+
+
+def _show_prompt(value: bool) -> None:
+    """--show-prompt: the messages a --endpoint model is sent, placeholders unfilled."""
+    if value:
+        from rankmeter.judgments.chat_labeler import DEFAULT_PROMPT, DEFAULT_SYSTEM
+
+        print(f"[system]\n{DEFAULT_SYSTEM}\n\n[user]\n{DEFAULT_PROMPT}")
+        raise typer.Exit()
+
+
+def _label_with_endpoint(
+    pool: str,
+    queries: str,
+    corpus: str,
+    output: str,
+    endpoint: str,
+    model: str | None,
+    api_key_env: str | None,
+    cache: str | None,
+    workers: int,
+    scale: str,
+    quiet: bool,
+) -> None:
+    """--endpoint: label the pool with a ChatLabeler, several requests at a time."""
+    import os
+    import sys
+
+    from rankmeter.cli._progress import Steps
+    from rankmeter.errors import PolicyError
+    from rankmeter.io import read_pool, trec_qrels_text
+    from rankmeter.judgments import ChatLabeler
+    from rankmeter.report import terminal_safe, visible
+
+    if model is None:
+        raise PolicyError("--endpoint needs --model NAME, the model the server serves")
+    api_key = None
+    if api_key_env is not None:
+        api_key = os.environ.get(api_key_env)
+        if not api_key:
+            raise PolicyError(f"--api-key-env {api_key_env}: that environment variable is not set")
+    labeler = ChatLabeler(endpoint, model, api_key=api_key, scale=scale, cache=cache)
+    try:
+        items = read_pool(pool)
+        with Steps(total=len(items), enabled=False if quiet else None) as steps:
+            qrels = labeler.label_pool(
+                items,
+                queries,
+                corpus,
+                workers=workers,
+                progress=steps.start,
+                source="<stdin>" if pool == "-" else pool,
+            )
+    finally:
+        labeler.close()
+    emit(terminal_safe(trec_qrels_text(qrels), output), output)
+    print(
+        f"{len(qrels)} items of {qrels.n_queries} queries labelled by "
+        f"{visible(model)} at {visible(labeler.url)} ({labeler.requests} requests, "
+        f"{labeler.cached} from the cache)",
         file=sys.stderr if output == "-" else sys.stdout,
     )
 

@@ -1,0 +1,141 @@
+"""`rankmeter label --endpoint URL --model NAME` end to end (issue 11, item 4: a client for an
+OpenAI-compatible chat endpoint), against a local fake server (tests/_chat_server.py): a pool
+file and a tiny BEIR folder in, qrels out, then audit-labels on them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _chat_server import Canned, completion
+
+from rankmeter.io import read_qrels
+
+from ._cli_support import CLI
+
+POOL = [
+    {
+        "query_id": q,
+        "doc_id": d,
+        "runs": {"r": rank},
+        "best_rank": rank,
+        "inclusion_probability": 1.0,
+    }
+    for q, d, rank in [("q1", "d1", 1), ("q1", "d2", 2), ("q2", "d2", 1), ("q2", "d3", 2)]
+]
+
+
+@pytest.fixture
+def beir(tmp_path: Path) -> dict[str, Path]:
+    folder = tmp_path / "tiny"
+    (folder / "qrels").mkdir(parents=True)
+    (folder / "queries.jsonl").write_text(
+        json.dumps({"_id": "q1", "text": "wing flutter speed"}) + "\n"
+        + json.dumps({"_id": "q2", "text": "heat transfer tube"}) + "\n"
+    )  # fmt: skip
+    (folder / "corpus.jsonl").write_text(
+        json.dumps({"_id": "d1", "title": "Flutter", "text": "wing flutter at speed"}) + "\n"
+        + json.dumps({"_id": "d2", "title": "", "text": "heat transfer in a tube"}) + "\n"
+        + json.dumps({"_id": "d3", "title": "", "text": "boundary layers"}) + "\n"
+    )  # fmt: skip
+    (folder / "qrels" / "test.tsv").write_text(
+        "query-id\tcorpus-id\tscore\nq1\td1\t3\nq1\td2\t0\nq2\td2\t2\nq2\td3\t0\n"
+    )
+    pool = tmp_path / "pool.jsonl"
+    pool.write_text("".join(json.dumps(item) + "\n" for item in POOL))
+    return {
+        "pool": pool,
+        "queries": folder / "queries.jsonl",
+        "corpus": folder / "corpus.jsonl",
+        "human": folder / "qrels" / "test.tsv",
+    }
+
+
+def _args(beir: dict[str, Path], *more: Any) -> list[Any]:
+    return [
+        "label", "--pool", beir["pool"], "--queries", beir["queries"], "--corpus",
+        beir["corpus"], *more,
+    ]  # fmt: skip
+
+
+def test_label_with_an_endpoint_then_audit(
+    cli: CLI, beir: dict[str, Path], chat_server: Any, tmp_path: Path
+) -> None:
+    out, cache = tmp_path / "model.qrels", tmp_path / "grades.sqlite"
+    more = ("--endpoint", chat_server.url, "--model", "tiny", "--cache", cache, "-o", out)
+    done = cli(*_args(beir, *more))
+    assert done.code == 0, done.err
+    assert done.out == (
+        f"4 items of 2 queries labelled by tiny at {chat_server.url}/v1/chat/completions "
+        "(4 requests, 0 from the cache)\n"
+    )
+    # Title and text reach the model together (the labelers' rule): "Flutter wing flutter at speed".
+    assert read_qrels(out).to_dict() == {"q1": {"d1": 3, "d2": 0}, "q2": {"d2": 3, "d3": 0}}
+    assert {r["body"]["model"] for r in chat_server.requests} == {"tiny"}
+    again = cli(*_args(beir, *more))
+    assert again.code == 0 and "(0 requests, 4 from the cache)" in again.out
+    assert chat_server.calls == 4
+    audit = cli("audit-labels", "--human", beir["human"], "--model", out, "-f", "json")
+    assert audit.code == 0, audit.err
+    document = json.loads(audit.out)
+    assert document["shared_items"] == 4
+    assert document["agreement"]["raw_agreement"] == 0.75
+
+
+def test_the_api_key_from_the_named_variable(
+    cli: CLI, beir: dict[str, Path], chat_server: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MY_LLM_KEY", "k-123")
+    more = ("--endpoint", chat_server.url, "--model", "m", "--api-key-env", "MY_LLM_KEY")
+    done = cli(*_args(beir, *more, "--workers", "1", "-o", "-"))
+    assert done.code == 0, done.err
+    assert done.out.startswith("q1 0 d1 3\n")
+    assert {r["headers"]["Authorization"] for r in chat_server.requests} == {"Bearer k-123"}
+    missing = cli(*_args(beir, "--endpoint", chat_server.url, "--model", "m", "-o", "-",
+                         "--api-key-env", "NO_SUCH_VARIABLE_X"))  # fmt: skip
+    assert "--api-key-env NO_SUCH_VARIABLE_X: that environment variable is not set" in (
+        missing.assert_one_error_line(2)
+    )
+
+
+def test_show_prompt(cli: CLI) -> None:
+    done = cli("label", "--show-prompt")
+    assert done.code == 0, done.err
+    assert done.out.startswith("[system]\n") and "##final score: N" in done.out
+    assert "{query}" in done.out and "{document}" in done.out
+
+
+@pytest.mark.parametrize(
+    ("more", "message"),
+    [
+        ((), "give exactly one of --labeler module:function and --endpoint URL"),
+        (
+            ("--labeler", "operator:eq", "--endpoint", "http://127.0.0.1:9"),
+            "give exactly one of --labeler module:function and --endpoint URL",
+        ),
+        (("--endpoint", "http://127.0.0.1:9"), "--endpoint needs --model NAME"),
+        (("--endpoint", "127.0.0.1:9", "--model", "m"), "endpoint='127.0.0.1:9' must be an"),
+        (("--endpoint", "http://127.0.0.1:9", "--model", "m", "--workers", "0"), "workers=0"),
+    ],
+)
+def test_usage_errors_are_one_line(
+    cli: CLI, beir: dict[str, Path], tmp_path: Path, more: tuple[str, ...], message: str
+) -> None:
+    out = tmp_path / "model.qrels"
+    done = cli(*_args(beir, *more, "-o", out))
+    assert message in done.assert_one_error_line(2)
+    assert not out.exists()
+
+
+def test_an_endpoint_failing_is_one_line_and_writes_nothing(
+    cli: CLI, beir: dict[str, Path], chat_server: Any, tmp_path: Path
+) -> None:
+    chat_server.script = [Canned(200, completion("<b>relevant</b>\x1b[2J"))]
+    out = tmp_path / "model.qrels"
+    more = ("--endpoint", chat_server.url, "--model", "m", "--workers", "1", "-o", out)
+    error = cli(*_args(beir, *more)).assert_one_error_line(1)
+    assert error.startswith(f"{beir['pool']}: query 'q1', doc 'd1': model 'm' at ")
+    assert error.endswith("'<b>relevant</b>\\x1b[2J'")
+    assert not out.exists()

@@ -1,0 +1,237 @@
+"""ChatLabeler (issue 11, item 4: a client for an OpenAI-compatible chat endpoint), tested
+against a local fake server (tests/_chat_server.py): no real endpoint exists here."""
+
+from __future__ import annotations
+
+import socket
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _chat_server import Canned, completion
+
+from rankmeter.errors import FormatError, PolicyError
+from rankmeter.io.pool import PoolItem
+from rankmeter.judgments import ChatLabeler, label_pool
+from rankmeter.judgments.chat_labeler import DEFAULT_PROMPT, EndpointError, parse_grade
+
+POOL = (
+    PoolItem("q1", "d1", {"bm25": 1}, 1, 1.0),
+    PoolItem("q1", "d2", {"bm25": 2}, 2, 1.0),
+    PoolItem("q2", "d2", {"bm25": 1}, 1, 1.0),
+)
+QUERIES = {"q1": "wing flutter speed", "q2": "heat transfer"}
+CORPUS = {"d1": "flutter of a swept wing at speed", "d2": "heat transfer in a {query} tube"}
+
+
+def _labeler(server: Any, **options: Any) -> ChatLabeler:
+    options.setdefault("backoff", 0.01)
+    options.setdefault("timeout", 5.0)
+    return ChatLabeler(server.url, "tiny-model", **options)
+
+
+@pytest.mark.parametrize(
+    ("reply", "grade"),
+    [
+        ("Intent: ...\nM: 2, T: 1\n##final score: 2", 2),
+        ("##final score:3", 3),
+        ("## Final Score: **1**", 1),
+        ("final_score = 0.", 0),
+        ("Final score: 2.0", 2),
+        ("first ##final score: 1, on reflection\n##final score: 3\n", 3),
+        ("<think>final score: 0?</think>##final score: 2", 2),
+        ("2", 2),
+        ("  **3**  ", 3),
+    ],
+)
+def test_grades_are_read_from_replies(reply: str, grade: int) -> None:
+    assert parse_grade(reply, 0, 3) == grade
+
+
+@pytest.mark.parametrize(
+    "reply", ["relevant", "##final score: 4", "##final score: 1.5", "score -1", "", "2 or 3"]
+)
+def test_replies_without_a_grade_on_the_scale(reply: str) -> None:
+    assert parse_grade(reply, 0, 3) is None
+
+
+def test_the_request_is_a_chat_completion(chat_server: Any) -> None:
+    labeler = _labeler(chat_server, api_key="sekret")
+    assert labeler("wing flutter", "flutter of a wing") == 2
+    (request,) = chat_server.requests
+    assert request["path"] == "/v1/chat/completions"
+    assert request["headers"]["Authorization"] == "Bearer sekret"
+    assert request["headers"]["Content-Type"] == "application/json"
+    body = request["body"]
+    assert set(body) == {"model", "messages", "temperature"}
+    assert body["model"] == "tiny-model" and body["temperature"] == 0
+    system, user = body["messages"]
+    assert system["role"] == "system" and user["role"] == "user"
+    assert "<<<QUERY\nwing flutter\nQUERY>>>" in user["content"]
+    assert "<<<PASSAGE\nflutter of a wing\nPASSAGE>>>" in user["content"]
+    assert "##final score: N" in user["content"] and "from 0 to 3" in user["content"]
+
+
+@pytest.mark.parametrize("suffix", ["", "/", "/v1", "/v1/", "/v1/chat/completions"])
+def test_the_endpoint_with_or_without_v1(chat_server: Any, suffix: str) -> None:
+    labeler = ChatLabeler(chat_server.url + suffix, "m")
+    labeler("a", "a")
+    assert chat_server.requests[0]["path"] == "/v1/chat/completions"
+
+
+def test_the_key_comes_from_the_environment_or_is_left_out(
+    chat_server: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("RANKMETER_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    _labeler(chat_server)("a", "a")
+    monkeypatch.setenv("OPENAI_API_KEY", "from-openai")
+    _labeler(chat_server)("b", "b")
+    monkeypatch.setenv("RANKMETER_API_KEY", "from-rankmeter")
+    _labeler(chat_server)("c", "c")
+    sent = [r["headers"].get("Authorization") for r in chat_server.requests]
+    assert sent == [None, "Bearer from-openai", "Bearer from-rankmeter"]
+
+
+def test_texts_are_data_not_template(chat_server: Any) -> None:
+    """A document holding "{query}" or the markers is sent as it is, in its place."""
+    labeler = _labeler(chat_server)
+    labeler("q {document}", "d {query} {low}")
+    user = chat_server.requests[0]["body"]["messages"][1]["content"]
+    assert "<<<QUERY\nq {document}\nQUERY>>>" in user
+    assert "<<<PASSAGE\nd {query} {low}\nPASSAGE>>>" in user
+
+
+def test_a_reply_without_a_grade_is_one_line_naming_the_item(chat_server: Any) -> None:
+    chat_server.script = [Canned(200, completion("I think it is\x1b]0;pwned\x07 relevant\n"))]
+    with pytest.raises(
+        EndpointError,
+        match=r"^<pool>: query 'q1', doc 'd1': model 'tiny-model' at http://127\.0\.0\.1:\d+/v1/"
+        r"chat/completions: the reply gives no grade on the scale 0-3 \(the prompt asks for a "
+        r"last line '##final score: N'\): 'I think it is\\x1b\]0;pwned\\x07 relevant\\n'$",
+    ):
+        _labeler(chat_server).label_pool(POOL, QUERIES, CORPUS, workers=1)
+
+
+def test_a_reply_that_is_not_a_completion(chat_server: Any) -> None:
+    chat_server.script = [Canned(200, {"error": "no such model"})]
+    with pytest.raises(EndpointError, match=r"the reply is not a chat completion .*no such model"):
+        _labeler(chat_server)("a", "b")
+
+
+def test_retries_on_500_and_429_honouring_retry_after(chat_server: Any) -> None:
+    chat_server.script = [
+        Canned(500, {"error": "busy"}),
+        Canned(429, {"error": "slow down"}, {"Retry-After": "0.3"}),
+        Canned(503, "overloaded"),
+    ]
+    labeler = _labeler(chat_server, retries=3, backoff=0.01)
+    start = time.monotonic()
+    assert labeler("wing", "wing") == 1
+    elapsed = time.monotonic() - start
+    assert chat_server.calls == 4 and labeler.requests == 4
+    assert 0.3 <= elapsed < 3  # the 429's Retry-After was waited, not the 0.02 s backoff
+
+
+def test_gives_up_after_the_retries_with_one_line(chat_server: Any) -> None:
+    chat_server.script = [Canned(500, "boom\nline two")] * 3
+    with pytest.raises(
+        EndpointError, match=r"gave up after 3 tries: HTTP 500 Internal Server Error: 'boom\\nline"
+    ) as error:
+        _labeler(chat_server, retries=2)("a", "b")
+    assert "\n" not in str(error.value)
+    assert chat_server.calls == 3
+
+
+def test_a_client_error_is_not_retried(chat_server: Any) -> None:
+    chat_server.script = [Canned(404, {"error": "model 'tiny-model' not found"})]
+    with pytest.raises(EndpointError, match=r"HTTP 404 Not Found: .*model \\'tiny-model\\' not"):
+        _labeler(chat_server)("a", "b")
+    assert chat_server.calls == 1
+
+
+def test_connection_refused_is_one_line() -> None:
+    with socket.socket() as sock:  # a port nobody listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    labeler = ChatLabeler(f"http://127.0.0.1:{port}", "m", retries=1, backoff=0.01)
+    with pytest.raises(EndpointError, match=r"^model 'm' at .*: gave up after 2 tries: .*refused"):
+        labeler("a", "b")
+
+
+def test_a_silent_server_is_a_bounded_timeout(chat_server: Any) -> None:
+    chat_server.script = [Canned(200, completion("##final score: 1"), delay=10)] * 2
+    start = time.monotonic()
+    with pytest.raises(EndpointError, match=r"gave up after 2 tries: no answer within 0\.3 s"):
+        _labeler(chat_server, timeout=0.3, retries=1)("a", "b")
+    assert time.monotonic() - start < 3
+
+
+def test_the_cache_asks_nothing_twice_across_runs(chat_server: Any, tmp_path: Path) -> None:
+    cache = tmp_path / "grades.sqlite"
+    first = _labeler(chat_server, cache=cache)
+    qrels = first.label_pool(POOL, QUERIES, CORPUS)
+    first.close()
+    assert qrels.to_dict() == {"q1": {"d1": 3, "d2": 0}, "q2": {"d2": 2}}
+    assert chat_server.calls == 3
+    again = _labeler(chat_server, cache=cache)
+    assert again.label_pool(POOL, QUERIES, CORPUS).to_dict() == qrels.to_dict()
+    assert chat_server.calls == 3 and again.requests == 0 and again.cached == 3
+    # A different model, prompt or temperature is a different question.
+    _labeler(chat_server, cache=cache, prompt=DEFAULT_PROMPT + "\n").label_pool(
+        POOL, QUERIES, CORPUS
+    )
+    assert chat_server.calls == 6
+    ChatLabeler(chat_server.url, "other-model", cache=cache)("wing", "wing")
+    assert chat_server.calls == 7
+    _labeler(chat_server, cache=cache, temperature=0.5)("wing", "wing")
+    assert chat_server.calls == 8
+
+
+def test_a_pool_repeating_a_pair_asks_once(chat_server: Any) -> None:
+    labeler = _labeler(chat_server)
+    assert labeler("a b", "a b") == labeler("a b", "a b") == 2
+    assert chat_server.calls == 1
+
+
+def test_a_bad_cache_file_is_one_line(tmp_path: Path) -> None:
+    cache = tmp_path / "not.sqlite"
+    cache.write_bytes(b"this is not a database at all, just some text" * 100)
+    with pytest.raises(FormatError, match=r"not\.sqlite: cannot be used as the labels cache"):
+        ChatLabeler("http://127.0.0.1:9", "m", cache=cache)
+
+
+def test_label_pool_takes_it_as_a_labeler(chat_server: Any) -> None:
+    qrels = label_pool(POOL, QUERIES, CORPUS, _labeler(chat_server))
+    assert qrels.to_dict() == {"q1": {"d1": 3, "d2": 0}, "q2": {"d2": 2}}
+
+
+def test_missing_texts_stop_before_any_request(chat_server: Any) -> None:
+    with pytest.raises(FormatError, match=r"doc 'd2' \(query 'q1'\) of the pool <pool> is not"):
+        _labeler(chat_server).label_pool(POOL, QUERIES, {"d1": "x"})
+    assert chat_server.calls == 0
+
+
+def test_workers_ask_concurrently(chat_server: Any) -> None:
+    chat_server.script = [Canned(200, completion("##final score: 1"), delay=0.5)] * 3
+    start = time.monotonic()
+    _labeler(chat_server).label_pool(POOL, QUERIES, CORPUS, workers=3)
+    assert time.monotonic() - start < 1.4  # three 0.5 s answers at once, not in a row
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"endpoint": "localhost:8000"}, r"endpoint='localhost:8000' must be an http:// or https"),
+        ({"model": " "}, r"model=' ' must be the name of a model"),
+        ({"prompt": "no placeholders"}, r"prompt must hold \{query\}"),
+        ({"retries": -1}, r"retries=-1 must be an integer from 0 to 100"),
+        ({"timeout": 0}, r"timeout=0 must be a number > 0"),
+        ({"scale": "x"}, r"scale='x' must be LOW-HIGH"),
+    ],
+)
+def test_bad_parameters(options: dict[str, Any], message: str) -> None:
+    arguments: dict[str, Any] = {"endpoint": "http://127.0.0.1:9", "model": "m"} | options
+    with pytest.raises(PolicyError, match=message):
+        ChatLabeler(arguments.pop("endpoint"), arguments.pop("model"), **arguments)
