@@ -32,7 +32,44 @@ def main() -> None:
         _signal.signal(_signal.SIGINT, _interrupted_while_starting)
     from rankmeter.cli import main as run_command
 
-    run_command()
+    try:
+        run_command()
+    except SystemExit as done:
+        code = done.code
+    else:
+        code = 0
+    _end(code)
+
+
+def _end(code: object) -> None:
+    """End the process now, once the command has written and flushed what it had to say.
+
+    The command has finished: its output is flushed (or its failure reported), its temporary
+    files removed, its threads joined. What Python would still do at exit is tear down every
+    module, and in that teardown Arrow's C++ thread pool can meet one of its own workers
+    still alive and abort the process (``terminate called without an active exception``,
+    exit 134; apache/arrow#34314, #39862) after a command that succeeded. Ending here skips
+    that teardown.
+    """
+    import sys
+
+    if code is None:
+        status = 0
+    elif isinstance(code, int):
+        status = code
+    else:  # sys.exit("message"): Python prints it and exits with 1
+        try:  # noqa: SIM105 (contextlib is not needed for this)
+            print(code, file=sys.stderr)
+        except (OSError, ValueError, AttributeError):
+            pass
+        status = 1
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None:
+                stream.flush()
+        except (OSError, ValueError):  # closed or full: the command has said what it could
+            pass
+    os._exit(status & 0xFF if status >= 0 else 1)
 
 
 if __name__ == "__main__":

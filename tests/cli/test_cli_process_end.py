@@ -412,3 +412,34 @@ def test_a_signal_during_the_write_leaves_the_old_file(
     assert (done.returncode, done.stderr.decode()) == (code, line)
     assert [p.name for p in out_dir.iterdir()] == ["result.json"]
     assert out.read_text() == "old\n"
+
+
+# -- the end: no interpreter teardown after the command has finished --------------------------
+ENDS_WITHOUT_TEARDOWN = """
+import atexit, sys
+atexit.register(lambda: sys.stderr.write("teardown ran\\n"))
+sys.argv = ["rankmeter", *sys.argv[1:]]
+from rankmeter.__main__ import main
+main()
+"""
+
+
+@pytest.mark.parametrize(("extra", "code"), [([], 0), (["-m", "P@x"], 2)], ids=["ok", "usage"])
+def test_the_command_ends_without_python_s_teardown(
+    files: dict[str, Path], extra: list[str], code: int
+) -> None:
+    """Arrow's thread pool can abort the process in Python's module teardown after a command
+    that succeeded (`terminate called without an active exception`, exit 134, seen under
+    load): the entry point ends the process itself once the output is flushed, so atexit
+    handlers and the teardown do not run, and the status is the command's."""
+    done = subprocess.run(
+        [sys.executable, "-c", ENDS_WITHOUT_TEARDOWN, "evaluate", files["qrels"], files["a"],
+         "-f", "json", *extra],
+        stdin=subprocess.DEVNULL, capture_output=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == code, done.stderr
+    assert b"teardown ran" not in done.stderr
+    if code == 0:
+        assert done.stdout.rstrip().endswith(b"}") and done.stderr == b""
+    else:
+        assert done.stdout == b"" and done.stderr.count(b"\n") == 1
