@@ -33,12 +33,29 @@ def label(
         str,
         typer.Option(
             help="module:function, a callable (query_text, doc_text) -> grade; the current "
-            "directory is searched first."
+            "directory is searched first. minilm: the packaged MiniLM embedding model, "
+            "cosine cut into grades fitted on --calibrate."
         ),
     ],
     output: LabelOutputOption,
     scale: Annotated[str, typer.Option(help="The grades the labeler may give.")] = "0-3",
     quiet: QuietOption = False,
+    calibrate: Annotated[
+        str | None,
+        typer.Option(
+            "--calibrate",
+            help="Human qrels (--labeler minilm, required): the thresholds are fitted on the "
+            "pool items they judge.",
+        ),
+    ] = None,
+    calibrate_queries: Annotated[
+        str | None,
+        typer.Option(
+            "--calibrate-queries",
+            help="Fit on these queries' human labels only: a file of query ids (one a line) "
+            "or 'half' (every other query, the rest left to audit).",
+        ),
+    ] = None,
 ) -> None:
     """Label a pool with a model: every (query, doc) item graded by the labeler, the grades
     written as TREC qrels (check them against human labels with rankmeter audit-labels)."""
@@ -52,6 +69,11 @@ def label(
 
     if [pool, queries, corpus].count("-") > 1:
         raise PolicyError("only one input can be read from stdin ('-')")
+    if labeler == "minilm":
+        _label_minilm(pool, queries, corpus, output, scale, quiet, calibrate, calibrate_queries)
+        return
+    if calibrate is not None or calibrate_queries is not None:
+        raise PolicyError("--calibrate and --calibrate-queries go with --labeler minilm")
     function = load_labeler(labeler)
     items = read_pool(pool)
     # One step per item: a model may take seconds each, and the bar says how far it is.
@@ -71,6 +93,50 @@ def label(
         f"{len(qrels)} items of {qrels.n_queries} queries labelled by {labeler}",
         file=sys.stderr if output == "-" else sys.stdout,
     )
+
+
+def _label_minilm(
+    pool: str,
+    queries: str,
+    corpus: str,
+    output: str,
+    scale: str,
+    quiet: bool,
+    calibrate: str | None,
+    calibrate_queries: str | None,
+) -> None:
+    """--labeler minilm: fit the thresholds on the human-judged pool items, then label."""
+    import sys
+
+    from rankmeter.cli._progress import Steps
+    from rankmeter.errors import PolicyError
+    from rankmeter.io import read_pool, trec_qrels_text
+    from rankmeter.judgments import EmbeddingLabeler
+    from rankmeter.report import terminal_safe
+
+    if calibrate is None:
+        raise PolicyError(
+            "--labeler minilm needs --calibrate HUMAN_QRELS (its grade thresholds are fitted "
+            "on the pool items those human labels judge)"
+        )
+    items = read_pool(pool)
+    source = "<stdin>" if pool == "-" else pool
+    fitted = EmbeddingLabeler.calibrated(
+        calibrate, items, queries, corpus, scale=scale, queries_subset=calibrate_queries
+    )
+    with Steps(total=len(items), enabled=False if quiet else None) as steps:
+        qrels = fitted.label(items, queries, corpus, progress=steps.start, source=source)
+    emit(terminal_safe(trec_qrels_text(qrels), output), output)
+    low = fitted.scale[0]
+    cuts = ", ".join(f"{low + i + 1} from {c:.4f}" for i, c in enumerate(fitted.thresholds))
+    summary = sys.stderr if output == "-" else sys.stdout
+    print(
+        f"minilm thresholds fitted on {fitted.n_calibration} human-labelled items of "
+        f"{len(fitted.calibration_queries)} queries (quadratic weighted kappa "
+        f"{fitted.calibration_kappa:.3f}): cosine grade {cuts}",
+        file=summary,
+    )
+    print(f"{len(qrels)} items of {qrels.n_queries} queries labelled by minilm", file=summary)
 
 
 def register(app: typer.Typer) -> None:

@@ -11,17 +11,21 @@ from __future__ import annotations
 # binds the package attribute to the module; after this line the name stays the function
 # (agreement.py imports only NumPy and rankmeter.data at its top, statsmodels and krippendorff
 # when it runs; pool.py imports NumPy and rankmeter.io at its top, evaluate when it runs; audit.py and
-# labelers.py import only the standard library and rankmeter's lowest layers at their top).
+# labelers.py import only the standard library; embedding_labeler.py NumPy, the model when it runs and rankmeter's lowest layers at their top).
 from rankmeter.judgments.agreement import agreement
 from rankmeter.judgments.audit import LabelAudit, audit_labels
+from rankmeter.judgments.embedding_labeler import EmbeddingLabeler, calibrate, fit_thresholds
 from rankmeter.judgments.labelers import Labeler, label_pool, load_labeler
 from rankmeter.judgments.pool import pool
 
 __all__ = [
+    "EmbeddingLabeler",
     "LabelAudit",
     "Labeler",
     "agreement",
     "audit_labels",
+    "calibrate",
+    "fit_thresholds",
     "label_pool",
     "load_labeler",
     "pool",
