@@ -116,9 +116,11 @@ class Letters:
 
     def __init__(self) -> None:
         self.calls = 0
+        self.texts: list[list[str]] = []
 
     def encode(self, texts: list[str], **options: Any) -> Any:
         self.calls += 1
+        self.texts.append(list(texts))
         return np.array([[t.count(c) + 0.1 for c in "aeiouhswf"] for t in texts], dtype=float)
 
 
@@ -159,6 +161,23 @@ def test_calibrating_on_a_subset_uses_only_its_queries() -> None:
         EmbeddingLabeler.calibrated(
             HUMAN, POOL, QUERIES, CORPUS, model=Letters(), cache=False, queries_subset=["q7"]
         )
+
+
+def test_a_pool_that_needs_most_documents_embeds_the_whole_corpus() -> None:
+    # The list rankmeter embed-eval embeds for a collection: its cache is read, not redone.
+    encoder = Letters()
+    labeler = EmbeddingLabeler((0.2, 0.5, 0.8), "0-3", model=encoder, cache=False)
+    half = [i for i in POOL if i.query_id in ("q1", "q2") and i.doc_id in ("d1", "d2")]
+    labeler.label(half, QUERIES, CORPUS)
+    # (rankmeter hands texts to the encoder sorted by length: compare as sets)
+    assert [sorted(texts) for texts in encoder.texts] == [
+        sorted(QUERIES.values()),
+        sorted(CORPUS.values()),
+    ]
+    # A pool that needs few of them embeds only those.
+    encoder.texts.clear()
+    labeler.label([PoolItem("q2", "d3", {"r": 1}, 1, 1.0)], QUERIES, CORPUS)
+    assert encoder.texts == [[QUERIES["q2"]], [CORPUS["d3"]]]
 
 
 def test_a_pool_item_without_text_is_named() -> None:

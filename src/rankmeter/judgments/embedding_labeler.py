@@ -313,9 +313,8 @@ class EmbeddingLabeler:
                     f"not a whole number on the scale {low}-{high} (give --scale to match)",
                 )
         known: dict[tuple[str, str], float] = {}
-        similarities = _cosines(
-            _pairs(sample, queries, corpus, pool_name), model, cache, batch_size, known
-        )
+        pairs, every_text = _pairs(sample, queries, corpus, pool_name)
+        similarities = _cosines(pairs, model, cache, batch_size, known, every_text)
         cuts = fit_thresholds(similarities, human_grades, (low, high), quantiles=quantiles)
         fitted = _grades(similarities, cuts, low).astype(float)
         kappa = _quadratic_kappa(np.asarray(human_grades, dtype=float), fitted[None, :])[0]
@@ -341,8 +340,8 @@ class EmbeddingLabeler:
     def similarities(self, items: Any, queries: Any, corpus: Any) -> FloatArray:
         """The cosine of every (query, doc) item, embedding each distinct text once (in one
         batched encoding per kind, through the cache)."""
-        pairs = _pairs(tuple(items), queries, corpus, "<pool>")
-        return _cosines(pairs, self.model, self.cache, self.batch_size, self._known)
+        pairs, every_text = _pairs(tuple(items), queries, corpus, "<pool>")
+        return _cosines(pairs, self.model, self.cache, self.batch_size, self._known, every_text)
 
     def __call__(self, query_text: str, doc_text: str) -> int:
         """The grade of one document for one query (embedded now unless :meth:`label` or
@@ -410,8 +409,9 @@ def calibrate(
 
 def _pairs(
     items: Sequence[Any], queries: Any, corpus: Any, pool_name: str
-) -> list[tuple[str, str]]:
-    """The (query text, document text) of every item; a missing text is an error naming it."""
+) -> tuple[list[tuple[str, str]], tuple[list[str], list[str]]]:
+    """The (query text, document text) of every item (a missing text is an error naming it),
+    and every query text and document text, in their order."""
     from rankmeter.judgments.labelers import _load_texts, _text
 
     query_texts, queries_name = _load_texts(queries, "queries")
@@ -429,7 +429,8 @@ def _pairs(
                 "in the corpus",
             )
         pairs.append((str(query_texts[item.query_id]), _text(documents[item.doc_id])))
-    return pairs
+    every_text = ([str(t) for t in query_texts.values()], [_text(d) for d in documents.values()])
+    return pairs, every_text
 
 
 def _cosines(
@@ -438,8 +439,13 @@ def _cosines(
     cache: Any,
     batch_size: int,
     known: dict[tuple[str, str], float],
+    every_text: tuple[list[str], list[str]] | None = None,
 ) -> FloatArray:
-    """The cosine of each (query text, doc text) pair, remembered in ``known``."""
+    """The cosine of each (query text, doc text) pair, remembered in ``known``.
+
+    Where the pairs need half of ``every_text``'s queries (documents) or more, all of them are
+    embedded, in their order: the same list ``rankmeter embed-eval`` embeds for a collection,
+    so the cache it left is read instead of embedding again (and costs little more)."""
     from rankmeter.vector.embed import embed_texts
 
     if not pairs:
@@ -450,6 +456,12 @@ def _cosines(
     # second run reads every embedding from the cache.
     query_list = list(dict.fromkeys(q for q, _ in pairs))
     doc_list = list(dict.fromkeys(d for _, d in pairs))
+    if every_text is not None:
+        all_queries, all_docs = every_text
+        if 2 * len(query_list) >= len(all_queries):
+            query_list = all_queries
+        if 2 * len(doc_list) >= len(all_docs):
+            doc_list = all_docs
     q_vectors = embed_texts(model, query_list, kind="queries", cache=cache, batch_size=batch_size)
     d_vectors = embed_texts(model, doc_list, kind="corpus", cache=cache, batch_size=batch_size)
     q_row = {text: row for row, text in enumerate(query_list)}
