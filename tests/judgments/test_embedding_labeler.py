@@ -180,6 +180,24 @@ def test_a_pool_that_needs_most_documents_embeds_the_whole_corpus() -> None:
     assert encoder.texts == [[QUERIES["q2"]], [CORPUS["d3"]]]
 
 
+def test_unjudged_pool_items_can_count_as_a_grade_in_the_calibration() -> None:
+    labeler = EmbeddingLabeler.calibrated(
+        HUMAN, POOL, QUERIES, CORPUS, model=Letters(), cache=False, unjudged=0
+    )
+    assert labeler.n_calibration == len(POOL)  # every query is judged: every item counts
+    partial = {"q1": HUMAN["q1"], "q2": HUMAN["q2"]}  # q3's items stay out: q3 is not judged
+    assert (
+        EmbeddingLabeler.calibrated(
+            partial, POOL, QUERIES, CORPUS, model=Letters(), cache=False, unjudged=0
+        ).n_calibration
+        == 8
+    )
+    with pytest.raises(
+        PolicyError, match=r"unjudged=9 must be an integer from 0 to 3 \(a grade on the scale\)"
+    ):
+        EmbeddingLabeler.calibrated(HUMAN, POOL, QUERIES, CORPUS, model=Letters(), unjudged=9)
+
+
 def test_a_pool_item_without_text_is_named() -> None:
     items = [*POOL, PoolItem("q1", "d9", {"r": 2}, 2, 1.0)]
     labeler = EmbeddingLabeler((0.2, 0.5, 0.8), "0-3", model=Letters(), cache=False)

@@ -256,6 +256,7 @@ class EmbeddingLabeler:
         cache: Any = True,
         quantiles: int = 20,
         batch_size: int = 32,
+        unjudged: int | None = None,
     ) -> EmbeddingLabeler:
         """The labeler whose thresholds are fitted (:func:`fit_thresholds`) on the pool items
         that ``human`` grades.
@@ -272,6 +273,12 @@ class EmbeddingLabeler:
             a line), or ``"half"`` (every other query of those that can be used,
             :func:`split_queries`)
         cache, quantiles, batch_size : as for :func:`fit_thresholds` and the embedding
+        unjudged : None or int
+            None (default): only the items the human labels grade are fitted on. A grade: the
+            pool items of the judged queries that the human labels do not grade count as this
+            grade (trec_eval's reading of an unjudged document, for collections judged
+            thoroughly enough that unjudged means not relevant): the fit then also sees what
+            the systems retrieve that nobody called relevant.
 
         Raises
         ------
@@ -285,6 +292,15 @@ class EmbeddingLabeler:
         judged = as_qrels(human)
         grades = judged.to_dict()
         items, pool_name = _pool_items(pool)
+        if unjudged is not None:
+            unjudged = integer(
+                "unjudged", unjudged, low=low, high=high, what="a grade on the scale"
+            )
+            pooled: dict[str, dict[str, float]] = {}
+            for item in items:
+                if item.query_id in grades:  # only the queries the humans judged
+                    pooled.setdefault(item.query_id, {})[item.doc_id] = unjudged
+            grades = {q: {**pooled.get(q, {}), **g} for q, g in grades.items()}
         overlap = [i for i in items if grades.get(i.query_id, {}).get(i.doc_id, -1) >= 0]
         chosen: tuple[str, ...]
         if queries_subset is None:
