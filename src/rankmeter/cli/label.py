@@ -34,7 +34,8 @@ def label(
         str | None,
         typer.Option(
             help="module:function, a callable (query_text, doc_text) -> grade; the current "
-            "directory is searched first."
+            "directory is searched first. minilm: the packaged MiniLM embedding model, "
+            "cosine cut into grades fitted on --calibrate."
         ),
     ] = None,
     scale: Annotated[str, typer.Option(help="The grades the labeler may give.")] = "0-3",
@@ -73,6 +74,22 @@ def label(
             callback=_show_prompt,
         ),
     ] = False,
+    calibrate: Annotated[
+        str | None,
+        typer.Option(
+            "--calibrate",
+            help="Human qrels (--labeler minilm, required): the thresholds are fitted on the "
+            "pool items they judge.",
+        ),
+    ] = None,
+    calibrate_queries: Annotated[
+        str | None,
+        typer.Option(
+            "--calibrate-queries",
+            help="Fit on these queries' human labels only: a file of query ids (one a line) "
+            "or 'half' (every other query, the rest left to audit).",
+        ),
+    ] = None,
 ) -> None:
     """Label a pool with a model: every (query, doc) item graded by the labeler, the grades
     written as TREC qrels (check them against human labels with rankmeter audit-labels)."""
@@ -88,6 +105,11 @@ def label(
         raise PolicyError("only one input can be read from stdin ('-')")
     if (labeler is None) == (endpoint is None):
         raise PolicyError("give exactly one of --labeler module:function and --endpoint URL")
+    if labeler != "minilm" and (calibrate is not None or calibrate_queries is not None):
+        raise PolicyError("--calibrate and --calibrate-queries go with --labeler minilm")
+    if labeler == "minilm":
+        _label_minilm(pool, queries, corpus, output, scale, quiet, calibrate, calibrate_queries)
+        return
     if endpoint is not None:
         _label_with_endpoint(
             pool, queries, corpus, output, endpoint, model, api_key_env, cache, workers,
@@ -176,6 +198,55 @@ def _label_with_endpoint(
         f"{labeler.cached} from the cache)",
         file=sys.stderr if output == "-" else sys.stdout,
     )
+
+
+def _label_minilm(
+    pool: str,
+    queries: str,
+    corpus: str,
+    output: str,
+    scale: str,
+    quiet: bool,
+    calibrate: str | None,
+    calibrate_queries: str | None,
+) -> None:
+    """--labeler minilm: fit the thresholds on the human-judged pool items, then label."""
+    import sys
+
+    from rankmeter.cli._progress import Steps
+    from rankmeter.errors import PolicyError
+    from rankmeter.io import read_pool, trec_qrels_text
+    from rankmeter.judgments import EmbeddingLabeler
+    from rankmeter.report import terminal_safe
+
+    if calibrate is None:
+        raise PolicyError(
+            "--labeler minilm needs --calibrate HUMAN_QRELS (its grade thresholds are fitted "
+            "on the pool items those human labels judge)"
+        )
+    if "-" in (queries, corpus):
+        raise PolicyError(
+            "--labeler minilm reads --queries and --corpus twice (to calibrate, then to "
+            "label): give files, not -"
+        )
+    items = read_pool(pool)
+    source = "<stdin>" if pool == "-" else pool
+    fitted = EmbeddingLabeler.calibrated(
+        calibrate, items, queries, corpus, scale=scale, queries_subset=calibrate_queries
+    )
+    with Steps(total=len(items), enabled=False if quiet else None) as steps:
+        qrels = fitted.label(items, queries, corpus, progress=steps.start, source=source)
+    emit(terminal_safe(trec_qrels_text(qrels), output), output)
+    low = fitted.scale[0]
+    cuts = ", ".join(f"{low + i + 1} from {c:.4f}" for i, c in enumerate(fitted.thresholds))
+    summary = sys.stderr if output == "-" else sys.stdout
+    print(
+        f"minilm thresholds fitted on {fitted.n_calibration} human-labelled items of "
+        f"{len(fitted.calibration_queries)} queries (quadratic weighted kappa "
+        f"{fitted.calibration_kappa:.3f}): cosine grade {cuts}",
+        file=summary,
+    )
+    print(f"{len(qrels)} items of {qrels.n_queries} queries labelled by minilm", file=summary)
 
 
 def register(app: typer.Typer) -> None:

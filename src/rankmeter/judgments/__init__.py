@@ -12,19 +12,24 @@ from __future__ import annotations
 # (agreement.py imports only NumPy and rankmeter.data at its top, statsmodels and krippendorff
 # when it runs; pool.py imports NumPy and rankmeter.io at its top, evaluate when it runs; audit.py and
 # labelers.py import only the standard library and rankmeter's lowest layers at their top;
-# chat_labeler.py imports urllib and sqlite3 when it asks or caches).
+# chat_labeler.py imports urllib and sqlite3 when it asks or caches; embedding_labeler.py
+# NumPy at its top, the model when it runs).
 from rankmeter.judgments.agreement import agreement
 from rankmeter.judgments.audit import LabelAudit, audit_labels
 from rankmeter.judgments.chat_labeler import ChatLabeler
+from rankmeter.judgments.embedding_labeler import EmbeddingLabeler, calibrate, fit_thresholds
 from rankmeter.judgments.labelers import Labeler, label_pool, load_labeler
 from rankmeter.judgments.pool import pool
 
 __all__ = [
     "ChatLabeler",
+    "EmbeddingLabeler",
     "LabelAudit",
     "Labeler",
     "agreement",
     "audit_labels",
+    "calibrate",
+    "fit_thresholds",
     "label_pool",
     "load_labeler",
     "pool",
