@@ -153,6 +153,61 @@ def test_exported_labels_are_what_agree_reads(cli: CLI, judged: Path, tmp_path: 
     assert report["pairs"][0]["raw_agreement"] == 0.5
 
 
+def test_export_adjudicated(cli: CLI, judged: Path, tmp_path: Path) -> None:
+    # ann and bob disagree on q1/a (3, 2) and q2/a (2, 3): the adjudicator's grade settles them.
+    out = tmp_path / "qrels.txt"
+    args = ["judge", "export", "--db", str(judged), "-o", str(out), "--resolve", "adjudicated"]
+    result = cli(*args, "--adjudicator", "bob")
+    assert result.code == 0, result.err
+    assert out.read_text() == "q1 0 a 2\nq1 0 b 1\nq2 0 a 3\nq2 0 d 0\n"
+    assert result.err == ""
+
+
+def test_export_adjudicated_warns_of_disputes_left_out(cli: CLI, tmp_path: Path) -> None:
+    db = tmp_path / "three.sqlite"
+    items = [Item(q, d, "", "", "") for q, ds in DOCS.items() for d in ds]
+    store = Store.create(db, items, ["ann", "bob", "cy"], overlap=1.0, seed=0)
+    grades = {
+        "ann": {("q1", "a"): 3, ("q1", "c"): 1, ("q2", "a"): 2},
+        "bob": {("q1", "a"): 2, ("q1", "b"): 1, ("q1", "c"): 1, ("q2", "d"): 0},
+        "cy": {("q1", "b"): 2, ("q2", "a"): 0, ("q2", "d"): 0},
+    }
+    for rater, given in grades.items():
+        assigned = [store.assignment(rater, p) for p in range(1, len(given) + 2)]
+        found = [(a.item.query_id, a.item.doc_id, a.position) for a in assigned if a is not None]
+        assert {(q, d) for q, d, _ in found} == set(given)  # the split this seed makes
+        for query_id, doc_id, position in found:
+            store.record(rater, position, given[(query_id, doc_id)])
+    out = tmp_path / "qrels.txt"
+    result = cli(
+        "judge", "export", "--db", str(db), "-o", str(out), "--resolve", "adjudicated",
+        "--adjudicator", "cy",
+    )  # fmt: skip
+    assert result.code == 0, result.err
+    # q1/a is disputed (3, 2) and cy has not graded it: left out, and said so.
+    assert out.read_text() == "q1 0 b 2\nq1 0 c 1\nq2 0 a 0\nq2 0 d 0\n"
+    assert result.err.splitlines() == [
+        "warning: 1 disputed item has no grade from the adjudicator 'cy' and is left out of "
+        "the qrels; see rankmeter judge status"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("extra", "expected"),
+    [
+        (["--resolve", "adjudicated"], "resolve 'adjudicated' needs an adjudicator"),
+        (["--adjudicator", "bob"], "an adjudicator ('bob') is given but resolve is 'majority'"),
+        (
+            ["--resolve", "adjudicated", "--adjudicator", "cy"],
+            "--adjudicator 'cy' is not a rater of this database (its raters: ann, bob)",
+        ),
+    ],
+)
+def test_export_adjudicator_usage(cli: CLI, judged: Path, extra: list[str], expected: str) -> None:
+    message = cli("judge", "export", "--db", str(judged), *extra).assert_one_error_line(2)
+    assert expected in message
+
+
 def test_export_checks_its_outputs_first(cli: CLI, judged: Path, tmp_path: Path) -> None:
     same = tmp_path / "out.txt"
     message = cli(

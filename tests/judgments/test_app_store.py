@@ -120,7 +120,9 @@ def test_qrels_cannot_hold_ids_with_whitespace() -> None:
 
 
 def test_resolve_names_its_choices() -> None:
-    with pytest.raises(PolicyError, match=r"resolve='median' must be one of 'majority', 'mean'"):
+    with pytest.raises(
+        PolicyError, match=r"resolve='median' must be one of 'majority', 'mean', 'adjudicated'"
+    ):
         resolve([], "median")
 
 

@@ -8,6 +8,7 @@ per item) and as the long table ``rankmeter agree`` reads.
 
 from __future__ import annotations
 
+import sys
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any
@@ -28,6 +29,7 @@ DbOption = Annotated[str, typer.Option("--db", help="The judgments database (SQL
 class Resolve(str, Enum):
     majority = "majority"
     mean = "mean"
+    adjudicated = "adjudicated"
 
 
 def _items(pool: str, queries: str, corpus: str) -> list[Any]:
@@ -169,21 +171,52 @@ def export(
     output: QrelsOutputOption = None,
     resolve: Annotated[
         Resolve,
-        typer.Option(help="One grade from several raters': the majority (ties: the lower) or "
-                     "the rounded mean."),
+        typer.Option(help="One grade from several raters': the majority (ties: the lower), "
+                     "the rounded mean, or adjudicated (disputes settled by --adjudicator)."),
     ] = Resolve.majority,
+    adjudicator: Annotated[
+        str | None,
+        typer.Option(help="With --resolve adjudicated: the rater whose grade settles an item "
+                     "the raters disagree on."),
+    ] = None,
     labels: LabelsOption = None,
 ) -> None:  # fmt: skip
-    """Write the labels as TREC qrels (query 0 doc grade; "can't judge" left out)."""
+    """Write the labels as TREC qrels (query 0 doc grade; "can't judge" left out).
+
+    With --resolve adjudicated, a disputed item the adjudicator has not graded is left out of
+    the qrels, and one warning line on stderr says how many.
+    """
+    from rankmeter.errors import PolicyError
     from rankmeter.judgments.app.export import resolve as resolved
+    from rankmeter.judgments.app.export import unadjudicated
     from rankmeter.judgments.app.store import Store
+    from rankmeter.report import visible
     from rankmeter.report.judging import labels_csv, qrels_text
 
-    given = Store(db).labels()
-    text = qrels_text(resolved(given, resolve.value))
+    store = Store(db)
+    if adjudicator is not None and resolve is Resolve.adjudicated:
+        raters = list(store.raters())
+        if adjudicator not in raters:
+            raise PolicyError(
+                f"--adjudicator {adjudicator!r} is not a rater of this database (its raters: "
+                f"{', '.join(raters)})"
+            )
+    given = store.labels()
+    text = qrels_text(resolved(given, resolve.value, adjudicator=adjudicator))
+    left_out = unadjudicated(given, adjudicator) if adjudicator is not None else []
     if labels is not None:
         emit(labels_csv(given), labels)
     emit(text, output)
+    if left_out:
+        items = "item has" if len(left_out) == 1 else "items have"
+        print(
+            visible(
+                f"warning: {len(left_out)} disputed {items} no grade from the adjudicator "
+                f"{adjudicator!r} and {'is' if len(left_out) == 1 else 'are'} left out of the "
+                "qrels; see rankmeter judge status"
+            ),
+            file=sys.stderr,
+        )
 
 
 def register(app: typer.Typer) -> None:
