@@ -153,6 +153,31 @@ def test_exported_labels_are_what_agree_reads(cli: CLI, judged: Path, tmp_path: 
     assert report["pairs"][0]["raw_agreement"] == 0.5
 
 
+@pytest.mark.parametrize("suffix", [".parquet", ".pq"])
+def test_exported_parquet_labels_agree_as_the_csv_does(
+    cli: CLI, judged: Path, tmp_path: Path, suffix: str
+) -> None:
+    as_csv, as_parquet = tmp_path / "labels.csv", tmp_path / f"labels{suffix}"
+    for labels in (as_csv, as_parquet):
+        result = cli("judge", "export", "--db", str(judged), "-o", "-", "--labels", str(labels))
+        assert result.code == 0, result.err
+    assert as_parquet.read_bytes()[:4] == b"PAR1"
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        ["judgments.sqlite", "labels.csv", as_parquet.name, "pool.jsonl", "queries.tsv",
+         "corpus.jsonl"]
+    )  # fmt: skip
+    reports = [
+        cli("agree", str(path), "--scale", "0-3", "--format", "json", "--resamples", "50")
+        for path in (as_csv, as_parquet)
+    ]
+    assert [r.code for r in reports] == [0, 0], [r.err for r in reports]
+    from_csv, from_parquet = (json.loads(r.out) for r in reports)
+    assert from_csv["pairs"][0]["shared_items"] == 4
+    assert from_parquet.pop("source") == str(as_parquet)
+    assert from_csv.pop("source") == str(as_csv)
+    assert from_parquet == from_csv
+
+
 def test_export_adjudicated(cli: CLI, judged: Path, tmp_path: Path) -> None:
     # ann and bob disagree on q1/a (3, 2) and q2/a (2, 3): the adjudicator's grade settles them.
     out = tmp_path / "qrels.txt"

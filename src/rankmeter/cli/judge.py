@@ -159,7 +159,8 @@ LabelsOption = Annotated[
     str | None,
     typer.Option(
         "--labels",
-        help="Also write every label as CSV (query_id,doc_id,rater,label), for rankmeter agree.",
+        help="Also write every label (query_id,doc_id,rater,label), for rankmeter agree: "
+        "Parquet when the name ends in .parquet or .pq, CSV otherwise.",
         callback=check_output,
     ),
 ]
@@ -187,11 +188,12 @@ def export(
     the qrels, and one warning line on stderr says how many.
     """
     from rankmeter.errors import PolicyError
+    from rankmeter.io import atomic_write_bytes
     from rankmeter.judgments.app.export import resolve as resolved
     from rankmeter.judgments.app.export import unadjudicated
     from rankmeter.judgments.app.store import Store
     from rankmeter.report import visible
-    from rankmeter.report.judging import labels_csv, qrels_text
+    from rankmeter.report.judging import labels_csv, labels_parquet, qrels_text
 
     store = Store(db)
     if adjudicator is not None and resolve is Resolve.adjudicated:
@@ -205,7 +207,10 @@ def export(
     text = qrels_text(resolved(given, resolve.value, adjudicator=adjudicator))
     left_out = unadjudicated(given, adjudicator) if adjudicator is not None else []
     if labels is not None:
-        emit(labels_csv(given), labels)
+        if labels.lower().endswith((".parquet", ".pq")):
+            atomic_write_bytes(labels, labels_parquet(given))
+        else:
+            emit(labels_csv(given), labels)
     emit(text, output)
     if left_out:
         items = "item has" if len(left_out) == 1 else "items have"

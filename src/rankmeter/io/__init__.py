@@ -47,6 +47,7 @@ __all__ = [
     "as_qrels",
     "as_run",
     "atomic_write",
+    "atomic_write_bytes",
     "check_target",
     "load_runs",
     "read_corpus",
@@ -219,6 +220,15 @@ def atomic_write(path: str | os.PathLike[str]) -> AbstractContextManager[TextIO]
     from rankmeter.io._atomic import atomic_write as write
 
     return write(path)
+
+
+def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
+    """Write ``data`` (a binary file: Parquet) to ``path`` as :func:`atomic_write` writes text:
+    a temporary file beside it renamed over it, FIFOs and devices in place, a failure raising
+    FormatError and leaving an existing file untouched."""
+    with atomic_write(path) as handle:
+        handle.flush()  # nothing is buffered as text: the bytes go straight to the file
+        handle.buffer.write(data)
 
 
 def check_target(path: str | os.PathLike[str]) -> None:

@@ -22,7 +22,7 @@ from rankmeter.judgments.app.store import Label, Progress
 from rankmeter.report._html import render
 from rankmeter.report._rich import FittedTable, shown
 
-__all__ = ["RaterPages", "labels_csv", "pages", "qrels_text", "render_status"]
+__all__ = ["RaterPages", "labels_csv", "labels_parquet", "pages", "qrels_text", "render_status"]
 
 
 def _lines(text: str) -> list[str]:
@@ -142,3 +142,23 @@ def labels_csv(labels: Iterable[Label]) -> str:
         if label.grade is not None:
             writer.writerow((label.query_id, label.doc_id, label.rater, label.grade))
     return out.getvalue()
+
+
+def labels_parquet(labels: Iterable[Label]) -> bytes:
+    """The long table of :func:`labels_csv` as a Parquet file's bytes: ``query_id``,
+    ``doc_id`` and ``rater`` strings, ``label`` integers ("can't judge" left out)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    graded = [label for label in labels if label.grade is not None]
+    table = pa.table(
+        {
+            "query_id": pa.array([label.query_id for label in graded], pa.string()),
+            "doc_id": pa.array([label.doc_id for label in graded], pa.string()),
+            "rater": pa.array([label.rater for label in graded], pa.string()),
+            "label": pa.array([label.grade for label in graded], pa.int64()),
+        }
+    )
+    out = pa.BufferOutputStream()
+    pq.write_table(table, out)
+    return bytes(out.getvalue().to_pybytes())
