@@ -20,6 +20,19 @@ def cranfield() -> Path:
     return CRANFIELD
 
 
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    """One headless Chromium for every test that opens a page (tests/_browser.py); modules
+    that use it carry ``pytestmark = NEEDS_CHROMIUM``."""
+    from _browser import ARGS, CHROMIUM, sync_playwright
+
+    assert sync_playwright is not None
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        yield launched
+        launched.close()
+
+
 @pytest.fixture
 def chat_server() -> Iterator[Any]:
     """A local OpenAI-compatible chat-completions server (tests/_chat_server.py)."""

@@ -16,50 +16,16 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from _browser import NEEDS_CHROMIUM
 
 from rankmeter.comparison import Comparison
 from rankmeter.report.html import MAX_POINTS, render_html
 
-CHROMIUM = Path("/usr/bin/chromium")
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOT = ROOT / "docs" / "images" / "compare-report.png"
-#: Headless, and nothing that reaches for the network on its own (updates, sync, QUIC probes).
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 WIDTH = 1200
 
-try:
-    from playwright.sync_api import sync_playwright
-except ImportError:  # pragma: no cover - depends on the install
-    sync_playwright = None
-
-pytestmark = [
-    pytest.mark.skipif(
-        sync_playwright is None,
-        reason="Playwright for Python is not installed (pip install -e '.[dev]')",
-    ),
-    pytest.mark.skipif(
-        not CHROMIUM.exists(),
-        reason=f"{CHROMIUM} is absent (apt-get install chromium chromium-driver)",
-    ),
-]
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    assert sync_playwright is not None
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield launched
-        launched.close()
+pytestmark = NEEDS_CHROMIUM
 
 
 @dataclass
