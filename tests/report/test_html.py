@@ -15,7 +15,8 @@ import pytest
 
 from rankmeter.comparison import Comparison
 from rankmeter.report import _svg
-from rankmeter.report.comparison import interval, num, percent, pvalue, signed
+from rankmeter.report._text import num, signed
+from rankmeter.report.comparison import interval, percent, pvalue
 from rankmeter.report.html import MAX_POINTS, render_html
 
 ROOT = Path(__file__).resolve().parents[2]

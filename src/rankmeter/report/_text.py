@@ -3,11 +3,12 @@ numbers right-aligned. Cells show control characters as visible escapes (rankmet
 
 from __future__ import annotations
 
+import math
 from collections.abc import Collection, Sequence
 
 from rankmeter._escape import visible
 
-__all__ = ["decimal", "text_table"]
+__all__ = ["decimal", "num", "signed", "text_table"]
 
 #: From here on, a number is written in scientific notation: 1.6309e+308, not 309 digits.
 LONG_NUMBER = 1e15
@@ -23,6 +24,24 @@ def decimal(value: float, digits: int = 4, *, sign: bool = False) -> str:
     plus = "+" if sign else ""
     kind = "e" if abs(value) >= LONG_NUMBER else "f"
     return f"{value:{plus}.{digits}{kind}}"
+
+
+def num(value: float, digits: int = 4) -> str:
+    """:func:`decimal`, or ``–`` where the value is undefined (NaN) or infinite.
+
+    >>> num(0.123456, 3), num(float("nan"))
+    ('0.123', '–')
+    """
+    return "–" if not math.isfinite(value) else decimal(value, digits)
+
+
+def signed(value: float, digits: int = 4) -> str:
+    """:func:`num` with a ``+`` before positive values.
+
+    >>> signed(0.5, 3), signed(-0.25, 3), signed(float("inf"))
+    ('+0.500', '-0.250', '–')
+    """
+    return "–" if not math.isfinite(value) else decimal(value, digits, sign=True)
 
 
 def text_table(

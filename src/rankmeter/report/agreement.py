@@ -7,7 +7,6 @@ escapes, Markdown escapes what Markdown would read, JSON escapes as JSON does
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator
 from typing import Any
 
@@ -16,17 +15,13 @@ from rankmeter.judgments.agreement import Agreement, PairAgreement
 from rankmeter.report._json import json_text
 from rankmeter.report._markdown import Align, markdown_table
 from rankmeter.report._rich import FittedTable, shown
-from rankmeter.report._text import decimal
+from rankmeter.report._text import num, signed
 
 __all__ = ["render_json", "render_markdown", "render_table"]
 
 
 def render_json(result: Agreement) -> str:
     return json_text(result.to_dict())
-
-
-def _num(value: float, digits: int = 3) -> str:
-    return "–" if not math.isfinite(value) else decimal(value, digits)
 
 
 def _label(value: float | int) -> str:
@@ -43,18 +38,18 @@ def _headline(result: Agreement) -> str:
 
 def _summary_rows(result: Agreement) -> Iterator[tuple[str, str, str, str]]:
     """(statistic, value, interval, over what)."""
-    yield "raw agreement", _num(result.raw), "", "pairs of labels given to one item"
+    yield "raw agreement", num(result.raw, 3), "", "pairs of labels given to one item"
     yield (
         "Fleiss' kappa",
-        _num(result.fleiss_kappa),
+        num(result.fleiss_kappa, 3),
         "",
         f"{result.fleiss_items} items with {result.fleiss_raters} labels each",
     )
     for alpha in result.alpha:
         yield (
             f"Krippendorff's alpha ({alpha.level})",
-            _num(alpha.value),
-            f"[{_num(alpha.low)}, {_num(alpha.high)}]",
+            num(alpha.value, 3),
+            f"[{num(alpha.low, 3)}, {num(alpha.high, 3)}]",
             f"{result.n_compared} items labelled twice or more",
         )
 
@@ -69,10 +64,10 @@ def _interval_sentence(result: Agreement) -> str:
 def _pair_cells(pair: PairAgreement) -> list[str]:
     return [
         str(pair.n_shared),
-        _num(pair.raw),
-        _num(pair.kappa),
-        _num(pair.kappa_linear),
-        _num(pair.kappa_quadratic),
+        num(pair.raw, 3),
+        num(pair.kappa, 3),
+        num(pair.kappa_linear, 3),
+        num(pair.kappa_quadratic, 3),
     ]
 
 
@@ -118,9 +113,9 @@ def render_table(result: Agreement) -> Any:
         leniency.add_row(
             shown(r.rater),
             str(r.n_labels),
-            _num(r.mean_label),
+            num(r.mean_label, 3),
             str(r.n_shared),
-            "–" if not math.isfinite(r.mean_difference) else f"{r.mean_difference:+.3f}",
+            signed(r.mean_difference, 3),
         )
     parts.append(leniency)
 
@@ -178,9 +173,9 @@ def render_markdown(result: Agreement) -> str:
             [
                 r.rater,
                 str(r.n_labels),
-                _num(r.mean_label),
+                num(r.mean_label, 3),
                 str(r.n_shared),
-                "–" if not math.isfinite(r.mean_difference) else f"{r.mean_difference:+.3f}",
+                signed(r.mean_difference, 3),
             ]
             for r in result.leniency
         ),

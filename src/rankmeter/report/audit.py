@@ -7,7 +7,6 @@ as visible escapes, Markdown escapes what Markdown would read, JSON escapes as J
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator
 from typing import Any
 
@@ -16,21 +15,13 @@ from rankmeter.judgments.audit import LabelAudit, MetricOrdering, PairSignifican
 from rankmeter.report._json import json_text
 from rankmeter.report._markdown import Align, markdown_table
 from rankmeter.report._rich import FittedTable, shown
-from rankmeter.report._text import decimal
+from rankmeter.report._text import num, signed
 
 __all__ = ["render_json", "render_markdown", "render_table"]
 
 
 def render_json(result: LabelAudit) -> str:
     return json_text(result.to_dict())
-
-
-def _num(value: float, digits: int = 3) -> str:
-    return "–" if not math.isfinite(value) else decimal(value, digits)
-
-
-def _signed(value: float) -> str:
-    return "–" if not math.isfinite(value) else f"{value:+.3f}"
 
 
 def _label(value: float | int) -> str:
@@ -46,13 +37,13 @@ def _headline(result: LabelAudit) -> str:
 
 def _agreement_rows(result: LabelAudit) -> Iterator[tuple[str, str]]:
     pair = result.pair_agreement
-    yield "raw agreement", _num(pair.raw)
-    yield "Cohen's kappa", _num(pair.kappa)
-    yield "weighted kappa (linear)", _num(pair.kappa_linear)
-    yield "weighted kappa (quadratic)", _num(pair.kappa_quadratic)
+    yield "raw agreement", num(pair.raw, 3)
+    yield "Cohen's kappa", num(pair.kappa, 3)
+    yield "weighted kappa (linear)", num(pair.kappa_linear, 3)
+    yield "weighted kappa (quadratic)", num(pair.kappa_quadratic, 3)
     for alpha in result.agreement.alpha:
-        yield f"Krippendorff's alpha ({alpha.level})", _num(alpha.value)
-    yield "leniency: model − human (mean grade)", _signed(result.mean_difference)
+        yield f"Krippendorff's alpha ({alpha.level})", num(alpha.value, 3)
+    yield "leniency: model − human (mean grade)", signed(result.mean_difference, 3)
 
 
 def _ordering_row(o: MetricOrdering) -> list[str]:
@@ -60,7 +51,7 @@ def _ordering_row(o: MetricOrdering) -> list[str]:
         o.metric,
         " > ".join(o.human_order),
         " > ".join(o.model_order),
-        _num(o.kendall_tau),
+        num(o.kendall_tau, 3),
         "; ".join(f"{a} / {b}" for a, b in o.flips) or "none",
     ]
 
@@ -69,8 +60,8 @@ def _change_row(p: PairSignificance) -> list[str]:
     return [
         p.metric,
         f"{p.system_b} − {p.system_a}",
-        f"{_signed(p.human_difference)} (p {_num(p.human_p, 4)})",
-        f"{_signed(p.model_difference)} (p {_num(p.model_p, 4)})",
+        f"{signed(p.human_difference, 3)} (p {num(p.human_p, 4)})",
+        f"{signed(p.model_difference, 3)} (p {num(p.model_p, 4)})",
         str(p.change),
     ]
 

@@ -14,7 +14,7 @@ from rankmeter.comparison import Comparison, Difference
 from rankmeter.report._json import json_text
 from rankmeter.report._markdown import Align, markdown_table
 from rankmeter.report._rich import FittedTable, shown
-from rankmeter.report._text import decimal
+from rankmeter.report._text import num, signed
 from rankmeter.report.judged import warning_lines, warnings_data
 from rankmeter.results import JUDGED_BELOW
 
@@ -32,14 +32,6 @@ def render_json(
         payload["warnings"] = warnings_data(warnings)
     # NaN (statistics of fewer than two queries) and infinities become null.
     return json_text(payload, ensure_ascii=True)
-
-
-def num(value: float, digits: int = 4) -> str:
-    return "–" if not math.isfinite(value) else decimal(value, digits)
-
-
-def signed(value: float, digits: int = 4) -> str:
-    return "–" if not math.isfinite(value) else decimal(value, digits, sign=True)
 
 
 def percent(value: float) -> str:

@@ -26,7 +26,8 @@ import numpy as np
 from rankmeter.comparison import CURVE_FAMILIES, Comparison, Difference, Failures
 from rankmeter.report import _svg
 from rankmeter.report._html import PageIds, page_head, render, safe, template_ids
-from rankmeter.report.comparison import headline, interval, legend, num, percent, pvalue, signed
+from rankmeter.report._text import num, signed
+from rankmeter.report.comparison import headline, interval, legend, percent, pvalue
 from rankmeter.report.judged import warning_lines
 from rankmeter.results import JUDGED_BELOW, Policies
 
