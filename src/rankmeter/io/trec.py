@@ -606,12 +606,14 @@ def parse_piece(piece: Piece, name: str, options: dict[str, Any]) -> Any:
                 return table
         piece.data = window.bytes()  # the rarer paths below read the bytes themselves
     data = piece.data
-    if b"\x0b" not in data and b"\x0c" not in data:  # else only the exact reader splits lines
+    exact = b"\x0b" in data or b"\x0c" in data  # only the exact reader splits lines at them
+    if not exact:
         if b"\t" in data:
             data = data.replace(b"\t", b" ")
         if b"#" in data:
             data = blank_comments(data, layout)
-    if b"\x0b" not in data and b"\x0c" not in data and not loose_blanks(data):
+        exact = loose_blanks(data)  # (after both: a tab may make one, a comment hold one)
+    if not exact:
         try:
             table = csv.read_csv(pa.BufferReader(data), **options)
         except (pa.ArrowException, UnicodeDecodeError):
