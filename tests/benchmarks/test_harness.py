@@ -52,6 +52,11 @@ def _tables(markdown: str) -> dict[str, list[dict[str, str]]]:
     return tables
 
 
+def _failures(markdown: str) -> list[str]:
+    """The report's lines that say why a tool failed (for an assertion's message)."""
+    return [line for line in markdown.splitlines() if "failed" in line or "exit " in line]
+
+
 def _number(cell: str) -> float:
     match = re.match(r"^([0-9][0-9,]*\.?[0-9]*)", cell)
     assert match, f"not a number: {cell!r}"
@@ -113,7 +118,7 @@ def test_timing_tables_parse_and_hold_every_tool(report: tuple[str, Path, list[s
     summary = next(rows for heading, rows in tables.items() if heading.startswith("Summary"))
     assert [row["workload"] for row in summary] == ["smoke (20 × 50)"]
     for tool in tools:
-        assert summary[0][tool].endswith(("s", "×)")), summary[0]
+        assert summary[0][tool].endswith(("s", "×)")), (summary[0], _failures(text))
 
     goals = tables["Targets (issue 10)"]
     assert [row["workload"] for row in goals] == ["smoke"] * 3
@@ -159,7 +164,7 @@ def test_agreement_is_reported(report: tuple[str, Path, list[str]]) -> None:
         cells = [row[m] for m in MEAN_METRICS]
         if row["tool"] in ("rankmeter-api", "pytrec_eval") or row["variant"] == "small, no ties":
             # trec_eval itself, and every tool once there are no ties: identical numbers.
-            assert cells == ["="] * len(MEAN_METRICS), row
+            assert cells == ["="] * len(MEAN_METRICS), (row, _failures(text))
         else:
             assert all(c == "=" or re.match(r"^[+-≈]", c) for c in cells), row
     assert "Semantics, the same for every tool here:" in text

@@ -283,6 +283,11 @@ PYTHON_START = re.compile(
 # The site module runs the `.pth` files of site-packages at start-up (setuptools'
 # _distutils_hack, editable installs): code there is still Python's start-up.
 SITE = re.compile(r'  File "(<frozen site>|[^"]*/lib/python3\.\d+/site\.py)"')
+# What those `.pth` files install stays in Python's start-up: setuptools' _distutils_hack and an
+# editable install's finder sit on sys.meta_path and run at every later import, runpy's too.
+PTH_HOOK = re.compile(
+    r'  File "[^"]*/site-packages/(_distutils_hack/[^"]*|__editable__[^"/]*)\.py"'
+)
 RANKMETER_CODE = re.compile(r'  File "[^"]*/rankmeter/(?!(__init__|errors)\.py")')
 
 
@@ -297,9 +302,34 @@ def _during_python_start(err: str) -> bool:
         in_site = in_site or bool(SITE.match(frame))
         if RANKMETER_CODE.match(frame):
             return False
-        if not (PYTHON_START.match(frame) or in_site):
+        if not (PYTHON_START.match(frame) or PTH_HOOK.match(frame) or in_site):
             return False
     return "Traceback (most recent call last):\n" in err and err.endswith("KeyboardInterrupt\n")
+
+
+# Seen in CI: Ctrl-C while runpy imports its modules, inside setuptools' meta path finder.
+_RUNPY_IN_PTH_HOOK = """Could not import runpy module
+Traceback (most recent call last):
+  File "<frozen importlib._bootstrap>", line 1176, in _find_and_load
+  File "<frozen runpy>", line 15, in <module>
+  File "/root/.pyenv/versions/3.11.7/lib/python3.11/contextlib.py", line 6, in <module>
+    from collections import deque
+  File "<frozen importlib._bootstrap>", line 1078, in _find_spec
+  File "/x/.venv/lib/python3.11/site-packages/_distutils_hack/__init__.py", line 107, in find_spec
+    method_name = 'spec_for_{fullname}'.format(**locals())
+KeyboardInterrupt
+"""
+
+
+def test_what_counts_as_python_s_own_start() -> None:
+    assert _during_python_start(_RUNPY_IN_PTH_HOOK)
+    in_command = _RUNPY_IN_PTH_HOOK.replace(
+        "_distutils_hack/__init__.py", "rankmeter/cli/__init__.py"
+    )
+    assert not _during_python_start(in_command)
+    in_a_library = _RUNPY_IN_PTH_HOOK.replace("_distutils_hack/__init__.py", "numpy/__init__.py")
+    assert not _during_python_start(in_a_library)
+    assert not _during_python_start(_RUNPY_IN_PTH_HOOK.replace("KeyboardInterrupt", "ValueError"))
 
 
 @pytest.mark.parametrize("entry", [ENTRY, SCRIPT], ids=["python -m", "script"])

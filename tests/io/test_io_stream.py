@@ -241,3 +241,36 @@ def test_a_run_is_read_as_soon_as_its_chunks_are_asked_for(
     chunks.close()  # type: ignore[attr-defined]
     assert threading.active_count() == before
     assert sum(len(c) for c in stream.iter_run_chunks(run)) == len(run.read_text().splitlines())
+
+
+def test_the_reading_threads_start_after_arrow_is_imported(tmp_path: Path) -> None:
+    # Seen under load: a parsing thread importing pyarrow while the caller's thread imported it
+    # too (reading the qrels) got "cannot import name 'BuildInfo' from partially initialized
+    # module 'pyarrow.lib'". In a fresh process, what each reading thread could find imported
+    # when it started:
+    import json
+    import subprocess
+    import sys
+
+    qrels, run = _write(tmp_path)
+    script = f"""
+import json, sys, threading
+seen = {{}}
+start = threading.Thread.start
+def recording_start(self):
+    wanted = ("pyarrow", "pyarrow.lib", "pyarrow.csv", "pyarrow._compute", "mmap")
+    seen[self.name] = [m for m in wanted if m not in sys.modules]
+    start(self)
+threading.Thread.start = recording_start
+import rankmeter
+rankmeter.evaluate({str(qrels)!r}, {str(run)!r}, ["nDCG@10"], stream=True)
+print(json.dumps(seen))
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout)
+    assert {"rankmeter-chunks", "rankmeter-parse"} <= set(seen), seen
+    missing = {name: m for name, m in seen.items() if name.startswith("rankmeter-") and m}
+    assert missing == {}, "modules a reading thread would import itself"

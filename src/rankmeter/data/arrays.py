@@ -66,6 +66,19 @@ def take(array: Any, rows: npt.NDArray[Any]) -> Any:
     return compute("take", array, arrow_ints(rows))
 
 
+def load_arrow() -> None:
+    """Import, in the calling thread, the Arrow modules the functions here use.
+
+    Two threads that import pyarrow at the same moment can see it half-initialised
+    (``ImportError: cannot import name 'BuildInfo' from partially initialized module
+    'pyarrow.lib'``, seen under load): code that starts threads which use Arrow calls this
+    first.
+    """
+    import pyarrow  # noqa: F401
+
+    _compute_module()
+
+
 def _compute_module() -> Any:
     try:
         import pyarrow._compute as module  # pyarrow's own: pyarrow.compute re-exports it

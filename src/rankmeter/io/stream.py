@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from rankmeter.data import Run
-from rankmeter.data.arrays import compute, numpy_of
+from rankmeter.data.arrays import compute, load_arrow, numpy_of
 from rankmeter.data.origin import Origin
 from rankmeter.errors import FormatError, PolicyError, RankmeterError
 from rankmeter.io._source import Source
@@ -190,6 +190,7 @@ class _Ahead(Iterator[Any]):
     so that a run is being read while the caller still prepares (reads the qrels)."""
 
     def __init__(self, produce: Callable[[], Iterable[Any]], name: str) -> None:
+        _load_modules()
         self._done = object()
         self._made: queue.Queue[Any] = queue.Queue(maxsize=AHEAD)
         self._stop = threading.Event()
@@ -249,6 +250,18 @@ class _Ahead(Iterator[Any]):
             self.close()
 
 
+def _load_modules() -> None:
+    """Import what the background threads use before one starts: a module imported by two
+    threads at once can be seen half-initialised (pyarrow: ``cannot import name 'BuildInfo'
+    from partially initialized module 'pyarrow.lib'``), and the caller's thread is importing
+    too (reading the qrels) while a run is parsed."""
+    import mmap  # noqa: F401
+
+    import pyarrow.csv  # noqa: F401
+
+    load_arrow()
+
+
 class _Failure:
     __slots__ = ("error",)
 
@@ -276,9 +289,8 @@ def _chunk(table: Any, rows: Rows, source: str, name: str, ties: str, seen: set[
         )
     except FormatError:
         # A query that comes back is the first thing to say, as the user must sort the file.
-        import pyarrow.compute as pc
-
-        _check_grouped(pc.unique(table.column("qid")).to_pylist(), table, rows, source, seen)
+        queries = compute("unique", table.column("qid")).to_pylist()
+        _check_grouped(queries, table, rows, source, seen)
         raise
     # The chunk's queries are the Run's segments: no second pass over the query column.
     _check_grouped([str(q) for q in run.segment_ids], table, rows, source, seen)

@@ -454,6 +454,14 @@ class ChatLabeler:
         """
         import concurrent.futures
 
+        # What the requests import, imported once here before the threads start: two threads
+        # importing one module at the same moment can see it half-initialised.
+        import datetime  # noqa: F401
+        import email.utils  # noqa: F401
+        import http.client  # noqa: F401
+        import urllib.error
+        import urllib.request  # noqa: F401
+
         from rankmeter.data import Qrels
         from rankmeter.io import read_pool
         from rankmeter.judgments.labelers import label_pool
