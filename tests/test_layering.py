@@ -28,8 +28,8 @@ LAYERS: dict[int, tuple[str, ...]] = {
     0: ("errors", "_escape", "_validate", "_items"),
     1: ("data",),
     2: ("io", "metrics"),
-    3: ("results", "evaluation", "stats", "datasets"),
-    4: ("explanation", "comparison", "vector", "judgments"),
+    3: ("results", "evaluation", "stats", "datasets", "engines"),
+    4: ("explanation", "comparison", "vector", "judgments", "online", "clicks"),
     5: ("report",),
     6: ("cli",),
 }
