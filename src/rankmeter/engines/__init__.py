@@ -87,7 +87,11 @@ def connect(
             raise PolicyError(
                 f"engine='duckdb' needs the [online] extra: {_ONLINE_EXTRA} ({exc})"
             ) from None
-        return ibis.duckdb.connect()
+        backend = ibis.duckdb.connect()
+        # Timestamps without a zone are read as UTC, as on Spark (spark.sql.session.timeZone),
+        # not in this machine's zone: one log, the same instants on both engines.
+        backend.raw_sql("SET TimeZone = 'UTC'")
+        return backend
     return _spark(spark_master or "local[2]", dict(spark_conf or {}))
 
 
