@@ -50,6 +50,7 @@ def _app() -> Any:
         evaluate,
         explain,
         judge,
+        logs,
         metrics,
         pool,
         retrieval,
@@ -79,6 +80,7 @@ def _app() -> Any:
         label_command,
         audit_command,
         judge,
+        logs,
     ):
         module.register(app)
     return app
