@@ -16,6 +16,7 @@ if TYPE_CHECKING:
         check_log,
         read_log,
     )
+    from rankmeter.online.simulate import simulate_log
 
 __all__ = [
     "LOG_COLUMNS",
@@ -25,9 +26,11 @@ __all__ = [
     "VariantCounts",
     "check_log",
     "read_log",
+    "simulate_log",
 ]
 
 _LAZY = {name: "rankmeter.online.logs" for name in __all__}
+_LAZY["simulate_log"] = "rankmeter.online.simulate"
 
 
 def __getattr__(name: str) -> Any:
