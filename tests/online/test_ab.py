@@ -17,11 +17,10 @@ pytest.importorskip("tea_tasting")
 import ibis
 import pyarrow as pa
 import tea_tasting as tt
+from _ab_logs import impressions, random_log, table
 
 from rankmeter.errors import FormatError, MetricError, PolicyError
 from rankmeter.online import AB_METRICS, ab, user_metrics
-
-from ._ab_logs import impressions, random_log, table
 
 # ----------------------------------------------------------------------------------------------
 # Per-user metrics

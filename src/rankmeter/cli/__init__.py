@@ -41,6 +41,7 @@ def _app() -> Any:
     """The Typer app with every command (imports Typer and the commands' modules)."""
     import typer
 
+    from rankmeter.cli import ab as ab_command
     from rankmeter.cli import agree as agree_command
     from rankmeter.cli import (
         ann,
@@ -79,6 +80,7 @@ def _app() -> Any:
         label_command,
         audit_command,
         judge,
+        ab_command,
     ):
         module.register(app)
     return app

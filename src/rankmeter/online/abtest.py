@@ -368,9 +368,9 @@ class ABResult:
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            "warnings": list(self.warnings),
             "control": self.control,
             "treatment": self.treatment,
-            "warnings": list(self.warnings),
             "sample_ratio": self.srm.to_dict(),
             "counts": [c.to_dict() for c in self.counts],
             "metrics": {m.metric: m.to_dict() for m in self.metrics},
@@ -524,11 +524,24 @@ def _as_table(log: Any, engine: str) -> tuple[IbisTable, str]:
         if isinstance(log, pa.Table):
             table, name = ibis.memtable(log), "<table>"
         else:
-            raise PolicyError(f"log={type(log).__name__} must be an Ibis table or a pyarrow Table")
+            table, name = _read_log()(log, engine=engine), str(log)
     missing = [c for c in _REQUIRED_COLUMNS if c not in table.columns]
     if missing:
         raise FormatError(name, f"the log has no column {', '.join(map(repr, missing))}")
     return table, name
+
+
+def _read_log() -> Any:
+    """:func:`rankmeter.online.read_log` (the log reader: paths, frames, validation)."""
+    import importlib
+
+    try:
+        return importlib.import_module("rankmeter.online.logs").read_log
+    except (ImportError, AttributeError):
+        raise PolicyError(
+            "reading a log from a file needs rankmeter.online.read_log, which this build "
+            "lacks; pass an Ibis table or a pyarrow Table"
+        ) from None
 
 
 # ---------------------------------------------------------------------------------------------
