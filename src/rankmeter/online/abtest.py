@@ -425,7 +425,7 @@ def _requests(
         query=requests._query.min(),
         result_count=requests.result_count.max(),
         latency_ms=requests.latency_ms.cast("float64").max(),
-        impressions=requests.doc_id.count(),
+        impressions=requests.doc_id.notnull().cast("int64").sum(),
         clicks=requests._click.sum(),
         long_clicks=requests._long.sum(),
         **{f"segment_{i}": requests[c].min() for i, c in enumerate(segments)},
