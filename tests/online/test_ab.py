@@ -166,8 +166,9 @@ def test_cuped_equals_tea_tasting_and_a_hand_computation() -> None:
     assert result.cuped and effect.cuped
 
     # tea-tasting directly: the per-user table with the pre-period's values as covariates
-    users = user_metrics(log)
-    pre_users = user_metrics(pre).select(
+    # both as in-memory Ibis tables, so that they join on one backend
+    users = user_metrics(ibis.memtable(log))
+    pre_users = user_metrics(ibis.memtable(pre)).select(
         "user_id", pre_clicks="clicks", pre_impressions="impressions"
     )
     joined = users.join(pre_users, "user_id")
@@ -372,13 +373,26 @@ def test_a_user_in_both_variants_is_refused() -> None:
     rows = impressions("u1", "control", "r1", clicks=[True]) + impressions(
         "u1", "treatment", "r2", clicks=[False]
     )
-    with pytest.raises(FormatError, match=r"user 'u1' is in more than one variant"):
+    for u in (2, 3):
+        rows += impressions(f"u{u}", "control", f"r{u}c") + impressions(
+            f"v{u}", "treatment", f"r{u}t"
+        )
+    # the log check names the row (rankmeter.online.logs) ...
+    with pytest.raises(FormatError, match=r"^<table>:2: user 'u1' is in variant 'treatment'"):
         ab(table(rows))
+    # ... and without it the analysis still refuses
+    with pytest.raises(
+        FormatError,
+        match=r"^<table>: user 'u1' is in more than one variant; the user is the "
+        r"randomisation unit, so each user must see one variant$",
+    ):
+        ab(table(rows), validate=False)
 
 
 def test_a_missing_column_is_refused() -> None:
     log = random_log(20, seed=1).drop_columns(["clicked"])
-    with pytest.raises(FormatError, match=r"^<table>: the log has no column 'clicked'$"):
+    # read_log's message (rankmeter.online.logs), one line naming the column
+    with pytest.raises(FormatError, match=r"^<table>: missing column clicked: a search log"):
         ab(log)
 
 

@@ -19,12 +19,14 @@ The module is ``abtest`` rather than ``ab``: a submodule named like the function
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
 from rankmeter import _validate
 from rankmeter.errors import FormatError, MetricError, PolicyError
+from rankmeter.online.logs import LOG_COLUMNS, VariantCounts, read_log
 
 #: An Ibis table expression (Ibis ships no type information).
 IbisTable: TypeAlias = Any
@@ -37,7 +39,6 @@ __all__ = [
     "MetricEffect",
     "SampleRatioCheck",
     "SegmentEffect",
-    "VariantCounts",
     "ab",
     "user_metrics",
 ]
@@ -47,38 +48,6 @@ LATENCY_QUANTILES: tuple[float, ...] = (0.5, 0.95, 0.99)
 
 #: A segment column with more distinct values than this is refused (it is not a segment).
 MAX_SEGMENT_VALUES = 100
-
-# The columns of the contract; every other column of the log may be a segment.
-_CONTRACT_COLUMNS = frozenset(
-    {
-        "event_ts",
-        "user_id",
-        "session_id",
-        "request_id",
-        "query_id",
-        "query_text",
-        "result_count",
-        "latency_ms",
-        "experiment_id",
-        "variant",
-        "interleave_team",
-        "doc_id",
-        "position",
-        "clicked",
-        "dwell_ms",
-    }
-)
-_REQUIRED_COLUMNS = (
-    "event_ts",
-    "user_id",
-    "session_id",
-    "request_id",
-    "result_count",
-    "latency_ms",
-    "variant",
-    "doc_id",
-    "clicked",
-)
 
 
 @dataclass(frozen=True)
@@ -302,28 +271,6 @@ class LatencyQuantiles:
 
 
 @dataclass(frozen=True)
-class VariantCounts:
-    """How much of the log one variant holds."""
-
-    variant: str
-    users: int
-    sessions: int
-    requests: int
-    impressions: int
-    clicks: int
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "variant": self.variant,
-            "users": self.users,
-            "sessions": self.sessions,
-            "requests": self.requests,
-            "impressions": self.impressions,
-            "clicks": self.clicks,
-        }
-
-
-@dataclass(frozen=True)
 class ABResult:
     """The A/B analysis of a log (:func:`ab`): frozen; :meth:`to_dict` for JSON.
 
@@ -469,6 +416,7 @@ def user_metrics(
     success_dwell: float = 30.0,
     reformulation_window: float = 60.0,
     engine: str = "duckdb",
+    validate: bool = True,
 ) -> IbisTable:
     """The per-user table of a log, as an Ibis expression (nothing is computed yet).
 
@@ -491,6 +439,8 @@ def user_metrics(
         Seconds within which the next request of a session counts as a reformulation.
     engine : {"duckdb", "spark"}, default "duckdb"
         Where a log given as a path or a table in memory is read.
+    validate : bool, default True
+        Check the log first (:func:`rankmeter.online.check_log`): its first problem is raised.
 
     Returns
     -------
@@ -501,7 +451,8 @@ def user_metrics(
     reformulation_window = _validate.real(
         "reformulation_window", reformulation_window, low=0, what="seconds"
     )
-    table, _ = _as_table(log, engine)
+    validate = _validate.boolean("validate", validate)
+    table, _ = _as_table(log, engine, validate)
     return _user_table(table, (), success_dwell, reformulation_window)
 
 
@@ -513,35 +464,13 @@ def _user_table(
     return _per_user(requests, keys)
 
 
-def _as_table(log: Any, engine: str) -> tuple[IbisTable, str]:
-    """The log as an Ibis table, and how to name it in errors."""
-    ibis = _ibis()
-    if isinstance(log, ibis.expr.types.Table):
-        table, name = log, "<table>"
-    else:
-        import pyarrow as pa
-
-        if isinstance(log, pa.Table):
-            table, name = ibis.memtable(log), "<table>"
-        else:
-            table, name = _read_log()(log, engine=engine), str(log)
-    missing = [c for c in _REQUIRED_COLUMNS if c not in table.columns]
-    if missing:
-        raise FormatError(name, f"the log has no column {', '.join(map(repr, missing))}")
+def _as_table(log: Any, engine: str, validate: bool) -> tuple[IbisTable, str]:
+    """The log as a typed Ibis table (:func:`rankmeter.online.read_log`), and how to name it
+    in errors."""
+    _ibis()
+    table = read_log(log, engine=engine, validate=validate)
+    name = str(log) if isinstance(log, (str, os.PathLike)) else "<table>"
     return table, name
-
-
-def _read_log() -> Any:
-    """:func:`rankmeter.online.read_log` (the log reader: paths, frames, validation)."""
-    import importlib
-
-    try:
-        return importlib.import_module("rankmeter.online.logs").read_log
-    except (ImportError, AttributeError):
-        raise PolicyError(
-            "reading a log from a file needs rankmeter.online.read_log, which this build "
-            "lacks; pass an Ibis table or a pyarrow Table"
-        ) from None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -563,6 +492,7 @@ def ab(
     srm_alpha: float = 0.001,
     expected_ratio: float = 1.0,
     engine: str = "duckdb",
+    validate: bool = True,
 ) -> ABResult:
     """Analyse an A/B test from its search log: did the treatment win, for whom, and can the
     split be trusted?
@@ -602,7 +532,11 @@ def ab(
     expected_ratio : float, default 1
         Treatment users / control users that the assignment intended.
     engine : {"duckdb", "spark"}, default "duckdb"
-        Where a log given as a path or table in memory is read.
+        Where a log given as a path or table in memory is read (an Ibis table stays on its
+        backend).
+    validate : bool, default True
+        Check the log first (:func:`rankmeter.online.check_log`): its first problem is raised
+        as one line naming the file and row.
 
     Returns
     -------
@@ -642,15 +576,18 @@ def ab(
     engine = _validate.choice("engine", engine, ("duckdb", "spark"))
     if control is not None:
         control = _validate.identifier("control", control)
+    validate = _validate.boolean("validate", validate)
 
-    table, name = _as_table(log, engine)
+    table, name = _as_table(log, engine, validate)
     segment_columns = _segment_columns(segments, table, name)
     users = _user_table(table, (), success_dwell, reformulation_window)
     _check_one_variant_per_user(users, name)
     cuped = pre is not None
+    pre_users: IbisTable | None = None
     if cuped:
-        pre_table, _ = _as_table(pre, engine)
-        users = _with_pre(users, _user_table(pre_table, (), success_dwell, reformulation_window))
+        pre_table, _ = _as_table(pre, engine, validate)
+        pre_users = _pre_period(pre_table, success_dwell, reformulation_window)
+        users = _with_pre(users, pre_users)
 
     chosen = [AB_METRICS[n] for n in names]
     tt_metrics = {m.name: _tea_metric(m, cuped, alpha, power) for m in chosen}
@@ -670,7 +607,7 @@ def ab(
             segment_columns,
             chosen,
             tt_metrics,
-            pre_table if cuped else None,
+            pre_users,
             control,
             treatment,
             alpha,
@@ -719,7 +656,7 @@ def _segment_columns(segments: Iterable[str] | None, table: IbisTable, name: str
         return []
     if isinstance(segments, str):
         segments = segments.split(",")
-    available = [c for c in table.columns if c not in _CONTRACT_COLUMNS]
+    available = [c for c in table.columns if c not in LOG_COLUMNS]
     chosen: list[str] = []
     for given in segments:
         column = str(given).strip()
@@ -766,15 +703,23 @@ def _variants(variants: list[str], control: str | None, name: str) -> tuple[str,
     return control, treatment
 
 
-def _with_pre(users: IbisTable, pre_users: IbisTable) -> IbisTable:
+def _pre_period(pre_table: IbisTable, success_dwell: float, window: float) -> IbisTable:
+    """The pre-period's per-user values (``pre_<column>``, one row per user), brought back
+    as a small Arrow table and handed to the log's engine as an in-memory table: the
+    pre-period may have been read on another connection than the log."""
+    ibis = _ibis()
+    users = _user_table(pre_table, (), success_dwell, window)
+    per_user = users.group_by("user_id").aggregate(
+        **{f"pre_{c}": users[c].sum() for c in USER_COLUMNS}
+    )
+    return ibis.memtable(per_user.rename(pre_user_id="user_id").to_pyarrow())
+
+
+def _with_pre(users: IbisTable, pre: IbisTable) -> IbisTable:
     """The per-user table with the pre-period's values of every column (``pre_<column>``), 0
     for users the pre-period did not see (CUPED stays unbiased: the covariate does not depend
     on the assignment)."""
     ibis = _ibis()
-    pre = pre_users.group_by("user_id").aggregate(
-        **{f"pre_{c}": pre_users[c].sum() for c in USER_COLUMNS}
-    )
-    pre = pre.rename(pre_user_id="user_id")
     joined = users.left_join(pre, users.user_id == pre.pre_user_id)
     return joined.select(
         *(users[c] for c in users.columns),
@@ -980,7 +925,7 @@ def _segments(
     columns: Sequence[str],
     chosen: Sequence[ABMetric],
     tt_metrics: Mapping[str, Any],
-    pre_table: IbisTable | None,
+    pre_users: IbisTable | None,
     control: str,
     treatment: str,
     alpha: float,
@@ -1006,8 +951,7 @@ def _segments(
             )
         values.sort(key=lambda v: (str(type(v)), v))
         users = _user_table(table, [column], success_dwell, reformulation_window)
-        if pre_table is not None:
-            pre_users = _user_table(pre_table, (), success_dwell, reformulation_window)
+        if pre_users is not None:
             users = _with_pre(users, pre_users)
         # One integer cell per (value, variant): one query gives every cell's aggregates.
         code = ibis.cases(*((users.segment_0 == v, k) for k, v in enumerate(values)), else_=-1)
@@ -1018,7 +962,7 @@ def _segments(
         for k, value in enumerate(values):
             cells.append((column, _shown(value), aggregates.get(2 * k), aggregates.get(2 * k + 1)))
     results: list[SegmentEffect] = []
-    cuped = pre_table is not None
+    cuped = pre_users is not None
     for metric in chosen:
         raw: list[tuple[Any, float, float]] = []
         kept: list[tuple[str, str, int, int]] = []
