@@ -937,7 +937,7 @@ def _segments(
     """Every metric per segment value; corrected per metric across all segment values."""
     ibis = _ibis()
     cells: list[tuple[str, str, Any, Any]] = []  # column, value, control and treatment aggr.
-    for index, column in enumerate(columns):
+    for column in columns:
         values = [
             v
             for v in table.select(column).distinct().to_pyarrow().column(column).to_pylist()
@@ -958,7 +958,6 @@ def _segments(
         cell = code * 2 + (users.variant != control).cast("int64")
         users = users.mutate(_cell=cell)
         aggregates = _aggregates(users, "_cell", tt_metrics.values())
-        del index
         for k, value in enumerate(values):
             cells.append((column, _shown(value), aggregates.get(2 * k), aggregates.get(2 * k + 1)))
     results: list[SegmentEffect] = []
