@@ -41,6 +41,7 @@ def _app() -> Any:
     """The Typer app with every command (imports Typer and the commands' modules)."""
     import typer
 
+    from rankmeter.cli import ab as ab_command
     from rankmeter.cli import agree as agree_command
     from rankmeter.cli import (
         ann,
@@ -81,6 +82,7 @@ def _app() -> Any:
         audit_command,
         judge,
         logs,
+        ab_command,
     ):
         module.register(app)
     return app

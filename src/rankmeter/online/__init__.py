@@ -1,5 +1,6 @@
 """Search logs and online evaluation: the log schema and its checks (:mod:`.logs`), the log
-simulator (:mod:`.simulate`). Names are loaded on first use: Ibis and DuckDB are extras."""
+simulator (:mod:`.simulate`), A/B analysis (:mod:`.abtest`). Names are loaded on first use:
+Ibis, DuckDB and tea-tasting are extras."""
 
 from __future__ import annotations
 
@@ -7,6 +8,17 @@ from typing import Any
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from rankmeter.online.abtest import (
+        AB_METRICS,
+        ABMetric,
+        ABResult,
+        LatencyQuantiles,
+        MetricEffect,
+        SampleRatioCheck,
+        SegmentEffect,
+        ab,
+        user_metrics,
+    )
     from rankmeter.online.logs import (
         LOG_COLUMNS,
         REQUIRED_COLUMNS,
@@ -18,19 +30,51 @@ if TYPE_CHECKING:
     )
     from rankmeter.online.simulate import simulate_log
 
+#: Each module's public names: one entry per module, so that a new module is one new entry.
+_MODULES: dict[str, tuple[str, ...]] = {
+    "rankmeter.online.logs": (
+        "LOG_COLUMNS",
+        "REQUIRED_COLUMNS",
+        "LogCheck",
+        "LogProblem",
+        "VariantCounts",
+        "check_log",
+        "read_log",
+    ),
+    "rankmeter.online.simulate": ("simulate_log",),
+    "rankmeter.online.abtest": (
+        "AB_METRICS",
+        "ABMetric",
+        "ABResult",
+        "LatencyQuantiles",
+        "MetricEffect",
+        "SampleRatioCheck",
+        "SegmentEffect",
+        "ab",
+        "user_metrics",
+    ),
+}
+_LAZY = {name: module for module, names in _MODULES.items() for name in names}
+
 __all__ = [
+    "AB_METRICS",
     "LOG_COLUMNS",
     "REQUIRED_COLUMNS",
+    "ABMetric",
+    "ABResult",
+    "LatencyQuantiles",
     "LogCheck",
     "LogProblem",
+    "MetricEffect",
+    "SampleRatioCheck",
+    "SegmentEffect",
     "VariantCounts",
+    "ab",
     "check_log",
     "read_log",
     "simulate_log",
+    "user_metrics",
 ]
-
-_LAZY = {name: "rankmeter.online.logs" for name in __all__}
-_LAZY["simulate_log"] = "rankmeter.online.simulate"
 
 
 def __getattr__(name: str) -> Any:
