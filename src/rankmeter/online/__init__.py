@@ -29,22 +29,36 @@ if TYPE_CHECKING:
         check_log,
         read_log,
     )
+    from rankmeter.online.offline import (
+        AGREEMENTS,
+        DEFAULT_ONLINE_METRICS,
+        Agreement,
+        OnlineOffline,
+        Side,
+        online_vs_offline,
+    )
 
 __all__ = [
     "AB_METRICS",
+    "AGREEMENTS",
+    "DEFAULT_ONLINE_METRICS",
     "LOG_COLUMNS",
     "REQUIRED_COLUMNS",
     "ABMetric",
     "ABResult",
+    "Agreement",
     "LatencyQuantiles",
     "LogCheck",
     "LogProblem",
     "MetricEffect",
+    "OnlineOffline",
     "SampleRatioCheck",
     "SegmentEffect",
+    "Side",
     "VariantCounts",
     "ab",
     "check_log",
+    "online_vs_offline",
     "read_log",
     "user_metrics",
 ]
@@ -61,8 +75,21 @@ _AB_NAMES = (
     "ab",
     "user_metrics",
 )
+# Offline against online (online/offline.py).
+_OFFLINE_NAMES = (
+    "AGREEMENTS",
+    "DEFAULT_ONLINE_METRICS",
+    "Agreement",
+    "OnlineOffline",
+    "Side",
+    "online_vs_offline",
+)
 _LAZY = {
-    name: "rankmeter.online.abtest" if name in _AB_NAMES else "rankmeter.online.logs"
+    name: "rankmeter.online.abtest"
+    if name in _AB_NAMES
+    else "rankmeter.online.offline"
+    if name in _OFFLINE_NAMES
+    else "rankmeter.online.logs"
     for name in __all__
 }
 
