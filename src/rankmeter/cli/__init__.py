@@ -53,6 +53,7 @@ def _app() -> Any:
         judge,
         logs,
         metrics,
+        online,
         pool,
         retrieval,
     )
@@ -83,6 +84,7 @@ def _app() -> Any:
         judge,
         logs,
         ab_command,
+        online,
     ):
         module.register(app)
     return app

@@ -1,5 +1,5 @@
 """Search logs and online evaluation: the log schema and its checks (:mod:`.logs`), the log
-simulator (:mod:`.simulate`), A/B analysis (:mod:`.abtest`). Names are loaded on first use:
+simulator (:mod:`.simulate`), A/B analysis (:mod:`.abtest`), offline against online (:mod:`.offline`). Names are loaded on first use:
 Ibis, DuckDB and tea-tasting are extras."""
 
 from __future__ import annotations
@@ -28,6 +28,14 @@ if TYPE_CHECKING:
         check_log,
         read_log,
     )
+    from rankmeter.online.offline import (
+        AGREEMENTS,
+        DEFAULT_ONLINE_METRICS,
+        Agreement,
+        OnlineOffline,
+        Side,
+        online_vs_offline,
+    )
     from rankmeter.online.simulate import simulate_log
 
 #: Each module's public names: one entry per module, so that a new module is one new entry.
@@ -53,24 +61,38 @@ _MODULES: dict[str, tuple[str, ...]] = {
         "ab",
         "user_metrics",
     ),
+    "rankmeter.online.offline": (
+        "AGREEMENTS",
+        "DEFAULT_ONLINE_METRICS",
+        "Agreement",
+        "OnlineOffline",
+        "Side",
+        "online_vs_offline",
+    ),
 }
 _LAZY = {name: module for module, names in _MODULES.items() for name in names}
 
 __all__ = [
     "AB_METRICS",
+    "AGREEMENTS",
+    "DEFAULT_ONLINE_METRICS",
     "LOG_COLUMNS",
     "REQUIRED_COLUMNS",
     "ABMetric",
     "ABResult",
+    "Agreement",
     "LatencyQuantiles",
     "LogCheck",
     "LogProblem",
     "MetricEffect",
+    "OnlineOffline",
     "SampleRatioCheck",
     "SegmentEffect",
+    "Side",
     "VariantCounts",
     "ab",
     "check_log",
+    "online_vs_offline",
     "read_log",
     "simulate_log",
     "user_metrics",
