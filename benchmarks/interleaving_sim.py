@@ -164,6 +164,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--impressions", type=int, default=1000, help="pool requests per query")
     parser.add_argument("--replicates", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--a-k1", type=float, default=1.5, help="ranker A's BM25 k1")
+    parser.add_argument("--a-b", type=float, default=0.0, help="ranker A's BM25 b")
     args = parser.parse_args(argv)
 
     from rankmeter.io.beir import load_beir
@@ -172,7 +174,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     started = time.perf_counter()
     collection = load_beir(args.cranfield)
     qrels = as_qrels(args.cranfield / "qrels.trec")
-    run_a = bm25_run(collection, k=100, b=0.0, name="bm25-b0")
+    name_a = f"bm25-k1={args.a_k1:g}-b={args.a_b:g}"
+    run_a = bm25_run(collection, k=100, k1=args.a_k1, b=args.a_b, name=name_a)
     run_b = bm25_run(collection, k=100, name="bm25")
     offline = {
         run.name: evaluate(qrels, run, ["nDCG@10", "P@10"]).metrics for run in (run_a, run_b)
@@ -183,7 +186,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     need_ab = needed(power.sizes, power.ab)
     decided = pools.interleaved[~np.isnan(pools.interleaved)]
     out = sys.stdout
-    out.write("## Interleaving vs A/B on CTR (Cranfield, BM25 b=0 as A vs BM25 as B)\n\n")
+    out.write(f"## Interleaving vs A/B on CTR (Cranfield, {name_a} as A vs BM25 as B)\n\n")
     for name, metrics in offline.items():
         out.write(f"- {name}: nDCG@10 {metrics['nDCG@10']:.4f}, P@10 {metrics['P@10']:.4f}\n")
     out.write(
@@ -200,7 +203,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         out.write(f"| {n} | {pi:.2f} | {pab:.2f} |\n")
     out.write(
         f"\nRequests for 80% power at alpha 0.05: interleaving {need_i:,.0f}, "
-        f"A/B on CTR {need_ab:,.0f} ({need_ab / need_i:.0f}x as many).\n"
+        f"A/B on CTR {need_ab:,.0f} ({need_ab / need_i:.1f}x as many).\n"
         f"\n({time.perf_counter() - started:.0f} s)\n"
     )
     return 0
