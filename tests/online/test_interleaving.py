@@ -13,6 +13,7 @@ from scipy import stats
 from rankmeter.data import Run
 from rankmeter.errors import FormatError, PolicyError
 from rankmeter.online import (
+    Interleaving,
     InterleavingResult,
     interleave,
     interleave_runs,
@@ -414,3 +415,49 @@ def test_an_ibis_or_pandas_log_gives_the_same_answer() -> None:
     assert interleaving_test(log.to_pandas()) == expected
     with pytest.raises(PolicyError, match=r"log must be a path, a pyarrow Table, .* not dict"):
         interleaving_test({"request_id": []})
+
+
+# -- balanced credit from a log ---------------------------------------------------------------
+
+
+def test_balanced_credit_from_a_log_is_joachims_rule_per_request() -> None:
+    run_a, run_b = _runs()
+    shown = interleave_runs(run_a, run_b, method="balanced", length=4, impressions=30, seed=2)
+    rng = np.random.default_rng(3)
+    clicked = rng.random(shown.num_rows) < 0.4
+    log = shown.append_column("clicked", pa.array(clicked))
+    credit = interleaving_credit(log, method="balanced", run_a=run_a, run_b=run_b)
+    expected: dict[str, tuple[int, int]] = {}
+    for request_id in dict.fromkeys(shown["request_id"].to_pylist()):
+        rows = [r for r in log.to_pylist() if r["request_id"] == request_id]
+        query = rows[0]["query_id"]
+        one = Interleaving(
+            doc_ids=tuple(r["doc_id"] for r in rows),
+            teams=tuple(r["interleave_team"] for r in rows),
+            method="balanced",
+            ranking_a=tuple(run_a.ranking(query)),
+            ranking_b=tuple(run_b.ranking(query)),
+        )
+        expected[request_id] = one.credit([r["position"] for r in rows if r["clicked"]])
+    got = {r["request_id"]: (r["clicks_a"], r["clicks_b"]) for r in credit.to_pylist()}
+    assert got == expected
+    assert len({v for v in got.values()}) > 3  # the clicks gave varied credit
+    result = interleaving_test(log, unit="request", method="balanced", run_a=run_a, run_b=run_b)
+    assert result.method == "balanced"
+    assert result.wins_b == sum(b > a for a, b in expected.values())
+
+
+def test_balanced_credit_needs_both_runs_and_known_documents() -> None:
+    run_a, run_b = _runs()
+    shown = interleave_runs(run_a, run_b, method="balanced", length=4, seed=2)
+    log = shown.append_column("clicked", pa.array([True] * shown.num_rows))
+    with pytest.raises(PolicyError, match=r"method='balanced' credits clicks by the ranks"):
+        interleaving_test(log, method="balanced", run_a=run_a)
+    with pytest.raises(PolicyError, match=r"run_a and run_b are for method='balanced'"):
+        interleaving_test(log, run_a=run_a, run_b=run_b)
+    rows = log.to_pylist()
+    rows[1]["doc_id"] = "stranger"
+    with pytest.raises(
+        FormatError, match=r"^<table>:2: clicked doc 'stranger' of query 'q1' is in neither run"
+    ):
+        interleaving_credit(pa.Table.from_pylist(rows), method="balanced", run_a=run_a, run_b=run_b)

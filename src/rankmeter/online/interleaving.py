@@ -448,19 +448,41 @@ class _Credit:
     n_users: int
 
 
-_NEEDED = ("request_id", "position", "clicked", "interleave_team")
+_NEEDED = {
+    "team-draft": ("request_id", "position", "clicked", "interleave_team"),
+    "balanced": ("request_id", "query_id", "doc_id", "position", "clicked"),
+}
 
 
-def _credit(log: Any, unit: str) -> _Credit:
+def _runs(method: str, run_a: Any, run_b: Any) -> tuple[Any, Any] | None:
+    if method == "team-draft":
+        if run_a is not None or run_b is not None:
+            raise PolicyError(
+                "run_a and run_b are for method='balanced': team-draft credit reads the log's "
+                "interleave_team"
+            )
+        return None
+    if run_a is None or run_b is None:
+        raise PolicyError(
+            "method='balanced' credits clicks by the ranks in the two rankings: give run_a and "
+            "run_b, the runs the requests were interleaved from"
+        )
+    from rankmeter.io import as_run
+
+    return as_run(run_a), as_run(run_b)
+
+
+def _credit(log: Any, unit: str, method: str = "team-draft", runs: Any = None) -> _Credit:
     """Per request: its id, A's and B's credited clicks and its user (when the log has
     user_id; required with ``unit="user"``)."""
     import pyarrow.compute as pc
 
     source = _source(log)
+    needed = _NEEDED[method]
     if unit == "user":
-        table = _log_columns(log, ("user_id", *_NEEDED), unit)
+        table = _log_columns(log, ("user_id", *needed), unit)
     else:
-        table = _log_columns(log, _NEEDED, unit, optional=("user_id",))
+        table = _log_columns(log, needed, unit, optional=("user_id",))
     if table["request_id"].null_count:
         row = int(np.flatnonzero(table["request_id"].is_null().to_numpy(zero_copy_only=False))[0])
         raise FormatError(source, "a row has no request_id", line=row + 1)
@@ -469,9 +491,8 @@ def _credit(log: Any, unit: str) -> _Credit:
         pc.fill_null(pc.cast(table["clicked"], "bool"), False).to_numpy(zero_copy_only=False),
         dtype=bool,
     )
-    team = table["interleave_team"]
-    if clicked.any():
-        team_text = pc.cast(team, "string")
+    if method == "team-draft" and clicked.any():
+        team_text = pc.cast(table["interleave_team"], "string")
         is_a = np.asarray(
             pc.fill_null(pc.equal(team_text, "A"), False).to_numpy(zero_copy_only=False), dtype=bool
         )
@@ -517,8 +538,11 @@ def _credit(log: Any, unit: str) -> _Credit:
                 line=row + 1,
             )
     n_requests = len(request_ids)
-    clicks_a = np.bincount(request[clicked & is_a], minlength=n_requests).astype(np.int64)
-    clicks_b = np.bincount(request[clicked & is_b], minlength=n_requests).astype(np.int64)
+    if method == "balanced":
+        clicks_a, clicks_b = _balanced_credit(table, source, request, clicked, n_requests, runs)
+    else:
+        clicks_a = np.bincount(request[clicked & is_a], minlength=n_requests).astype(np.int64)
+        clicks_b = np.bincount(request[clicked & is_b], minlength=n_requests).astype(np.int64)
     users: IntArray | None = None
     user_ids = None
     n_users = 0
@@ -543,14 +567,78 @@ def _credit(log: Any, unit: str) -> _Credit:
     return _Credit(request_ids, clicks_a, clicks_b, users, user_ids, n_users)
 
 
-def interleaving_credit(log: Any) -> Any:
-    """Per request of an interleaved log, the clicks credited to each ranker (team-draft).
+def _balanced_credit(
+    table: Any,
+    source: str,
+    request: IntArray,
+    clicked: npt.NDArray[np.bool_],
+    n_requests: int,
+    runs: tuple[Any, Any],
+) -> tuple[IntArray, IntArray]:
+    """Joachims' rule per request: ``k`` = the smaller rank, in A and in B, of the lowest
+    clicked document; A gets the clicked documents among A's top ``k``, B among B's."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    rows = np.flatnonzero(clicked)
+    if not len(rows):
+        return np.zeros(n_requests, dtype=np.int64), np.zeros(n_requests, dtype=np.int64)
+    taken = pa.array(rows)
+    shown = pa.table(
+        {
+            "query_id": pc.cast(table["query_id"].take(taken), pa.string()),
+            "doc_id": pc.cast(table["doc_id"].take(taken), pa.string()),
+            "row": pa.array(np.arange(len(rows))),
+        }
+    )
+    never = np.iinfo(np.int64).max
+    ranks = []
+    for run in runs:
+        ranked = run.to_arrow().select(["query_id", "doc_id", "rank"])
+        joined = shown.join(ranked, ["query_id", "doc_id"], join_type="left outer")
+        rank = np.full(len(rows), never, dtype=np.int64)
+        found = joined.filter(pc.is_valid(joined["rank"]))
+        rank[found["row"].to_numpy()] = found["rank"].to_numpy()
+        ranks.append(rank)
+    rank_a, rank_b = ranks
+    nowhere = np.flatnonzero((rank_a == never) & (rank_b == never))
+    if len(nowhere):
+        row = int(rows[nowhere[0]])
+        raise FormatError(
+            source,
+            f"clicked doc {shown['doc_id'][int(nowhere[0])].as_py()!r} of query "
+            f"{shown['query_id'][int(nowhere[0])].as_py()!r} is in neither run: balanced credit "
+            "needs the two rankings the requests were interleaved from",
+            line=row + 1,
+        )
+    position = np.asarray(
+        pc.fill_null(table["position"].take(taken), 0).to_numpy(zero_copy_only=False),
+        dtype=np.int64,
+    )
+    owner = request[rows]
+    order = np.lexsort((position, owner))  # by request, then position: the last is the lowest
+    last = order[np.r_[np.diff(owner[order]) != 0, True]]
+    k = np.full(n_requests, 0, dtype=np.int64)
+    k[owner[last]] = np.minimum(rank_a[last], rank_b[last])
+    clicks_a = np.bincount(owner[rank_a <= k[owner]], minlength=n_requests).astype(np.int64)
+    clicks_b = np.bincount(owner[rank_b <= k[owner]], minlength=n_requests).astype(np.int64)
+    return clicks_a, clicks_b
+
+
+def interleaving_credit(
+    log: Any, *, method: str = "team-draft", run_a: Any = None, run_b: Any = None
+) -> Any:
+    """Per request of an interleaved log, the clicks credited to each ranker.
 
     Parameters
     ----------
     log : a path (read with :func:`rankmeter.online.read_log`), a pyarrow Table, an Ibis table
         or a pandas/polars DataFrame with the log's columns request_id, position, clicked,
-        interleave_team (and user_id, kept when present)
+        interleave_team (and user_id, kept when present); for ``method="balanced"``
+        query_id and doc_id instead of interleave_team
+    method : "team-draft" (a click counts for its document's team) or "balanced" (Joachims'
+        rule, from the documents' ranks in ``run_a`` and ``run_b``)
+    run_a, run_b : with ``method="balanced"``: the runs the requests were interleaved from
 
     Returns
     -------
@@ -565,7 +653,9 @@ def interleaving_credit(log: Any) -> Any:
     """
     import pyarrow as pa
 
-    credit = _credit(log, "request")
+    method = choice("method", method, METHODS)
+    runs = _runs(method, run_a, run_b)
+    credit = _credit(log, "request", method, runs)
     clicks_a, clicks_b = credit.clicks_a, credit.clicks_b
     winner = np.where(clicks_b > clicks_a, "B", np.where(clicks_a > clicks_b, "A", "tie"))
     columns: dict[str, Any] = {"request_id": credit.request_ids}
@@ -599,6 +689,7 @@ class InterleavingResult:
     delta_low, delta_high : its interval: B's share's, scaled by the decided fraction
     p_value : two-sided exact binomial sign test of wins_b out of wins_a + wins_b at 1/2
     preferred : "A" or "B" when p_value < alpha, else None
+    method : the credit rule: "team-draft" (by interleave_team) or "balanced" (Joachims' rule)
     """
 
     unit: str
@@ -622,6 +713,7 @@ class InterleavingResult:
     alpha: float
     interval: str
     preferred: str | None
+    method: str = "team-draft"
     test: str = _TEST
 
     @property
@@ -630,6 +722,7 @@ class InterleavingResult:
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            "method": self.method,
             "unit": self.unit,
             "requests": self.n_requests,
             "clicked_requests": self.n_clicked_requests,
@@ -655,12 +748,19 @@ class InterleavingResult:
 
 
 def interleaving_test(
-    log: Any, *, unit: str = "user", alpha: float = 0.05, interval: str = "wilson"
+    log: Any,
+    *,
+    unit: str = "user",
+    alpha: float = 0.05,
+    interval: str = "wilson",
+    method: str = "team-draft",
+    run_a: Any = None,
+    run_b: Any = None,
 ) -> InterleavingResult:
     """Credit the clicks of an interleaved log to each ranker and test the preference.
 
     Per request, clicks count for the team of the clicked document (team-draft credit, from
-    the ``interleave_team`` column); the ranker with more credited clicks wins the request.
+    the ``interleave_team`` column; or balanced's rule with ``method="balanced"``); the ranker with more credited clicks wins the request.
     With ``unit="user"`` each user's requests become one vote: for the ranker that won more of
     them, a tie when both won as many. Units without a click are left out. B's wins among the
     decided units are tested against 1/2 with the exact binomial sign test
@@ -676,6 +776,7 @@ def interleaving_test(
     alpha : the significance level; the intervals are at confidence ``1 - alpha``
     interval : "wilson" (default: Wilson score interval, near its nominal coverage for small
         counts) or "exact" (Clopper-Pearson, conservative)
+    method, run_a, run_b : the credit rule, as in :func:`interleaving_credit`
 
     Returns
     -------
@@ -696,7 +797,9 @@ def interleaving_test(
     alpha = real(
         "alpha", alpha, low=0, high=1, open_low=True, open_high=True, what="the significance level"
     )
-    credit = _credit(log, unit)
+    method = choice("method", method, METHODS)
+    runs = _runs(method, run_a, run_b)
+    credit = _credit(log, unit, method, runs)
     clicks_a, clicks_b, users, n_users = (
         credit.clicks_a,
         credit.clicks_b,
@@ -755,4 +858,5 @@ def interleaving_test(
         alpha=alpha,
         interval=interval,
         preferred=preferred,
+        method=method,
     )

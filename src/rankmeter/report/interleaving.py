@@ -73,9 +73,14 @@ def _method_sentence(result: InterleavingResult) -> str:
         if result.unit == "user"
         else "each request one trial"
     )
+    credit = (
+        "Team-draft credit: a click counts for the ranker that showed the document"
+        if result.method == "team-draft"
+        else "Balanced credit (Joachims): clicks in each ranking's top k, k the smaller rank "
+        "of the lowest click"
+    )
     return (
-        f"Team-draft credit: a click counts for the ranker that showed the document; "
-        f"{unit}. Test: {result.test}. Interval: {result.interval_name}, "
+        f"{credit}; {unit}. Test: {result.test}. Interval: {result.interval_name}, "
         f"{1 - result.alpha:.0%}; Δ > 0 favours B"
     )
 
