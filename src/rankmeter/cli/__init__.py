@@ -55,6 +55,7 @@ def _app() -> Any:
         retrieval,
     )
     from rankmeter.cli import audit as audit_command
+    from rankmeter.cli import interleave as interleave_command
     from rankmeter.cli import label as label_command
 
     app = typer.Typer(
@@ -79,6 +80,7 @@ def _app() -> Any:
         label_command,
         audit_command,
         judge,
+        interleave_command,
     ):
         module.register(app)
     return app
