@@ -50,6 +50,7 @@ def _app() -> Any:
         evaluate,
         explain,
         judge,
+        logs,
         metrics,
         pool,
         retrieval,
@@ -80,6 +81,7 @@ def _app() -> Any:
         label_command,
         audit_command,
         judge,
+        logs,
         interleave_command,
     ):
         module.register(app)

@@ -1,30 +1,63 @@
-"""Search logs: the log schema, per-user metrics, A/B analysis, interleaving, a log simulator.
+"""Search logs and online evaluation: the log schema and its checks (:mod:`.logs`), the log
+simulator (:mod:`.simulate`), interleaving (:mod:`.interleaving`). Names are loaded on first
+use: Ibis and DuckDB are extras.
 
-Names load on first use: ``import rankmeter.online`` stays light. The module of
-:func:`interleave` is ``interleaving`` (not ``interleave``): importing a submodule named
-``rankmeter.online.interleave`` would rebind the package attribute, the function, to the module.
-"""
+The module of :func:`interleave` is ``interleaving``, not ``interleave``: importing a submodule
+named ``rankmeter.online.interleave`` would rebind the package attribute, the function, to the
+module."""
 
 from __future__ import annotations
 
 from typing import Any
 
-__all__ = [
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from rankmeter.online.interleaving import (
+        Interleaving,
+        InterleavingResult,
+        interleave,
+        interleave_runs,
+        interleaving_credit,
+        interleaving_test,
+    )
+    from rankmeter.online.logs import (
+        LOG_COLUMNS,
+        REQUIRED_COLUMNS,
+        LogCheck,
+        LogProblem,
+        VariantCounts,
+        check_log,
+        read_log,
+    )
+
+_INTERLEAVING = (
     "Interleaving",
     "InterleavingResult",
     "interleave",
     "interleave_runs",
     "interleaving_credit",
     "interleaving_test",
+)
+
+__all__ = [
+    "LOG_COLUMNS",
+    "REQUIRED_COLUMNS",
+    "Interleaving",
+    "InterleavingResult",
+    "LogCheck",
+    "LogProblem",
+    "VariantCounts",
+    "check_log",
+    "interleave",
+    "interleave_runs",
+    "interleaving_credit",
+    "interleaving_test",
+    "read_log",
 ]
 
 _LAZY = {
-    "Interleaving": "rankmeter.online.interleaving",
-    "InterleavingResult": "rankmeter.online.interleaving",
-    "interleave": "rankmeter.online.interleaving",
-    "interleave_runs": "rankmeter.online.interleaving",
-    "interleaving_credit": "rankmeter.online.interleaving",
-    "interleaving_test": "rankmeter.online.interleaving",
+    name: "rankmeter.online.interleaving" if name in _INTERLEAVING else "rankmeter.online.logs"
+    for name in __all__
 }
 
 
@@ -32,5 +65,11 @@ def __getattr__(name: str) -> Any:
     if name in _LAZY:
         import importlib
 
-        return getattr(importlib.import_module(_LAZY[name]), name)
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
     raise AttributeError(f"module 'rankmeter.online' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -396,7 +396,7 @@ def _log_columns(log: Any, needed: Sequence[str], unit: str, optional: Sequence[
 
     source = _source(log)
     if isinstance(log, (str, os.PathLike)):
-        from rankmeter.online import read_log  # type: ignore[attr-defined]
+        from rankmeter.online import read_log
 
         log = read_log(log)
     if isinstance(log, pa.RecordBatch):
