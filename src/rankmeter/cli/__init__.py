@@ -58,6 +58,7 @@ def _app() -> Any:
         retrieval,
     )
     from rankmeter.cli import audit as audit_command
+    from rankmeter.cli import interleave as interleave_command
     from rankmeter.cli import label as label_command
 
     app = typer.Typer(
@@ -85,6 +86,7 @@ def _app() -> Any:
         logs,
         ab_command,
         online,
+        interleave_command,
     ):
         module.register(app)
     return app

@@ -1,5 +1,10 @@
 """Search logs and online evaluation: the log schema and its checks (:mod:`.logs`), the log
-simulator (:mod:`.simulate`), A/B analysis (:mod:`.abtest`), offline against online (:mod:`.offline`). Names are loaded on first use:
+simulator (:mod:`.simulate`), A/B analysis (:mod:`.abtest`), interleaving
+(:mod:`.interleaving`), offline against online (:mod:`.offline`).
+
+The module of :func:`interleave` is ``interleaving``, not ``interleave``: importing a submodule
+named ``rankmeter.online.interleave`` would rebind the package attribute, the function, to the
+module (as ``rankmeter.compare`` would; docs/architecture.md). Names are loaded on first use:
 Ibis, DuckDB and tea-tasting are extras."""
 
 from __future__ import annotations
@@ -18,6 +23,14 @@ if TYPE_CHECKING:
         SegmentEffect,
         ab,
         user_metrics,
+    )
+    from rankmeter.online.interleaving import (
+        Interleaving,
+        InterleavingResult,
+        interleave,
+        interleave_runs,
+        interleaving_credit,
+        interleaving_test,
     )
     from rankmeter.online.logs import (
         LOG_COLUMNS,
@@ -61,6 +74,14 @@ _MODULES: dict[str, tuple[str, ...]] = {
         "ab",
         "user_metrics",
     ),
+    "rankmeter.online.interleaving": (
+        "Interleaving",
+        "InterleavingResult",
+        "interleave",
+        "interleave_runs",
+        "interleaving_credit",
+        "interleaving_test",
+    ),
     "rankmeter.online.offline": (
         "AGREEMENTS",
         "DEFAULT_ONLINE_METRICS",
@@ -81,6 +102,8 @@ __all__ = [
     "ABMetric",
     "ABResult",
     "Agreement",
+    "Interleaving",
+    "InterleavingResult",
     "LatencyQuantiles",
     "LogCheck",
     "LogProblem",
@@ -92,6 +115,10 @@ __all__ = [
     "VariantCounts",
     "ab",
     "check_log",
+    "interleave",
+    "interleave_runs",
+    "interleaving_credit",
+    "interleaving_test",
     "online_vs_offline",
     "read_log",
     "simulate_log",
