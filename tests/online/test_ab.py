@@ -408,3 +408,41 @@ def test_a_missing_column_is_refused() -> None:
 def test_bad_parameters_are_one_line(kwargs: dict[str, Any], message: str) -> None:
     with pytest.raises(PolicyError, match=message):
         ab(random_log(20, seed=1), **kwargs)
+
+
+def _simulated(**kwargs: object) -> tuple[pa.Table, pa.Table]:
+    from rankmeter.online import simulate_log
+
+    qrels = {f"q{i}": {f"d{i}-1": 2, f"d{i}-2": 0} for i in range(20)}
+    runs = {
+        "control": {f"q{i}": {f"d{i}-2": 2.0, f"d{i}-1": 1.0} for i in range(20)},
+        "treatment": {f"q{i}": {f"d{i}-1": 2.0, f"d{i}-2": 1.0} for i in range(20)},
+    }
+    log = simulate_log(qrels, runs, users=800, seed=3, **kwargs)  # type: ignore[arg-type]
+    pre = simulate_log(qrels, runs, users=800, seed=3, pre_period=True, **kwargs)  # type: ignore[arg-type]
+    return log, pre
+
+
+def test_a_segment_without_pre_period_is_analysed_without_cuped() -> None:
+    # New users have no pre-period: their CUPED covariate is 0 for all of them, which made
+    # every effect in the is_new_user=true segment undefined (NaN) when --pre was given.
+    log, pre = _simulated(segment_effects={"new": 0.5})
+    result = ab(log, metrics=["ctr"], segments=["is_new_user"], pre=pre)
+    by_value = {s.value: s for s in result.segments}
+    new, returning = by_value["true"].effect, by_value["false"].effect
+    assert math.isfinite(new.difference) and math.isfinite(new.pvalue)
+    assert (new.cuped, returning.cuped) == (False, True)
+    plain = ab(log, metrics=["ctr"], segments=["is_new_user"])
+    assert new.difference == pytest.approx(
+        {s.value: s for s in plain.segments}["true"].effect.difference
+    )
+    assert any("is_new_user=true: its users have no pre-period data" in n for n in result.notes)
+
+
+def test_variant_counts_whatever_the_metrics() -> None:
+    # The counts came from the metrics' aggregates: with only ctr asked, requests and
+    # sessions read 0.
+    log, _ = _simulated()
+    everything = ab(log).counts
+    assert ab(log, metrics=["ctr"]).counts == everything
+    assert all(c.requests > 0 and c.sessions > 0 for c in everything)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeAlias
 
 from rankmeter import _validate
@@ -741,12 +741,16 @@ def _tea_metric(metric: ABMetric, cuped: bool, alpha: float, power: float) -> An
     )
 
 
+#: Per-user columns whose means are always aggregated: the variant counts are built from them.
+COUNTED: tuple[str, ...] = ("sessions", "requests", "impressions", "clicks")
+
+
 def _aggregates(users: IbisTable, group: str, tt_metrics: Iterable[Any]) -> dict[Any, Any]:
     """tea-tasting's aggregates per group (count, means, variances, covariances), computed in
-    the engine in one query."""
+    the engine in one query; the means of :data:`COUNTED` whatever the metrics."""
     from tea_tasting.aggr import read_aggregates
 
-    mean_cols: set[str] = set()
+    mean_cols: set[str] = set(COUNTED)
     var_cols: set[str] = set()
     cov_cols: set[tuple[str, str]] = set()
     for metric in tt_metrics:
@@ -881,7 +885,7 @@ def _counts(variant: str, aggregate: Any) -> VariantCounts:
     n = int(aggregate.count())
 
     def total(column: str) -> int:
-        return round(float(aggregate.mean(column)) * n) if column in aggregate.mean_ else 0
+        return round(float(aggregate.mean(column)) * n)
 
     return VariantCounts(
         variant=variant,
@@ -964,7 +968,7 @@ def _segments(
     cuped = pre_users is not None
     for metric in chosen:
         raw: list[tuple[Any, float, float]] = []
-        kept: list[tuple[str, str, int, int]] = []
+        kept: list[tuple[str, str, int, int, bool]] = []
         for column, value, c_aggr, t_aggr in cells:
             n_c = 0 if c_aggr is None else int(c_aggr.count())
             n_t = 0 if t_aggr is None else int(t_aggr.count())
@@ -975,14 +979,33 @@ def _segments(
                         "at least 2 of each are needed, so it is not analysed"
                     )
                 continue
-            raw.append(_analyse(metric, tt_metrics[metric.name], c_aggr, t_aggr))
-            kept.append((column, value, n_c, n_t))
+            tt_metric = tt_metrics[metric.name]
+            without_pre = cuped and not _has_pre_period(metric, c_aggr, t_aggr)
+            if without_pre:
+                # New users have no pre-period: a covariate that is 0 for every user of the
+                # segment makes CUPED's ratio 0/0. The segment is analysed without it.
+                tt_metric = _tea_metric(metric, False, alpha, tt_metric.power)
+                if metric is chosen[0]:
+                    notes.append(
+                        f"segment {column}={value}: its users have no pre-period data, so it "
+                        "is analysed without CUPED"
+                    )
+            raw.append(_analyse(metric, tt_metric, c_aggr, t_aggr))
+            kept.append((column, value, n_c, n_t, without_pre))
         if not raw:
             continue
         effects = _corrected([metric] * len(raw), raw, alpha, correction, cuped)
-        for (column, value, n_c, n_t), effect in zip(kept, effects, strict=True):
-            results.append(SegmentEffect(column, value, n_c, n_t, effect))
+        for (column, value, n_c, n_t, without_pre), effect in zip(kept, effects, strict=True):
+            shown = replace(effect, cuped=False) if without_pre else effect
+            results.append(SegmentEffect(column, value, n_c, n_t, shown))
     return results
+
+
+def _has_pre_period(metric: ABMetric, control: Any, treatment: Any) -> bool:
+    """Whether the users of both variants in a cell have pre-period values of the metric's
+    denominator (CUPED needs a covariate that is not 0 for all of them)."""
+    column = f"pre_{metric.denominator}"
+    return all(float(aggr.mean(column)) > 0 for aggr in (control, treatment))
 
 
 def _shown(value: Any) -> str:
