@@ -39,9 +39,11 @@ unit: $(VENV)/.dev
 test: lint typecheck unit
 
 # Whole-process timings of rankmeter and its peers, then where rankmeter's time goes and its
-# hashing against Arrow's hash kernels; each writes its part of benchmarks/RESULTS.md. Quick look:
+# hashing against Arrow's hash kernels, then `rankmeter ab` on a 10M-impression log on DuckDB and
+# Spark; each writes its part of benchmarks/RESULTS.md. Quick look:
 #   make bench BENCH_ARGS='--scale 0.01 --repeat 1' PROFILE_ARGS='--scale 0.01' \
-#       HASH_ARGS='--scale 0.01 --repeat 1'
+#       HASH_ARGS='--scale 0.01 --repeat 1' ONLINE_ARGS='--impressions 200000'
+ONLINE_ARGS ?=
 BENCH_ARGS ?=
 PROFILE_ARGS ?=
 HASH_ARGS ?=
@@ -50,6 +52,7 @@ bench: $(VENV)/.bench
 	$(BIN)/python benchmarks/compare_bench.py $(COMPARE_ARGS)
 	$(BIN)/python benchmarks/stage_profile.py $(PROFILE_ARGS)
 	$(BIN)/python benchmarks/hash_bench.py $(HASH_ARGS)
+	$(BIN)/python benchmarks/online_bench.py $(ONLINE_ARGS)
 
 
 clean:
