@@ -91,3 +91,11 @@ def test_spark_session_is_started_once_and_reused(spark_backend: Any) -> None:
     assert connect("spark", spark_master="local[2]") is spark_backend
     with pytest.raises(PolicyError, match=r"a Spark session .* already runs in this process"):
         connect("spark", spark_master="local[1]")
+
+
+def test_duckdb_reads_times_in_utc_and_draws_no_progress_bar() -> None:
+    backend = connect()
+    settings = backend.raw_sql(
+        "SELECT current_setting('TimeZone'), current_setting('enable_progress_bar')"
+    ).fetchall()
+    assert settings == [("UTC", False)]

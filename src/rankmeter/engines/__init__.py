@@ -91,6 +91,9 @@ def connect(
         # Timestamps without a zone are read as UTC, as on Spark (spark.sql.session.timeZone),
         # not in this machine's zone: one log, the same instants on both engines.
         backend.raw_sql("SET TimeZone = 'UTC'")
+        # DuckDB draws a progress bar on stderr for queries over 2 s: rankmeter's stderr
+        # holds its own diagnostics (one error line) only.
+        backend.raw_sql("SET enable_progress_bar = false")
         return backend
     return _spark(spark_master or "local[2]", dict(spark_conf or {}))
 

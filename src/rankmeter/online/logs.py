@@ -816,24 +816,32 @@ def _problems(source: _Source) -> list[LogProblem]:
     ibis = _ibis()
     typed = _combined(source)
     checks = _checks(source, typed)
-    marked = typed.mutate(
-        **{f"__check{i}": predicate.fill_null(False) for i, (_, predicate, _) in enumerate(checks)}
-    )
-    firsts = {
-        f"__first{i}": ibis.ifelse(marked[f"__check{i}"], marked[_ROW], ibis.null("int64")).min()
-        for i in range(len(checks))
-    }
-    if source.has_file_column:
-        found = marked.group_by(_FILE).aggregate(**firsts).to_pyarrow().to_pylist()
-    else:
-        found = [
-            {**row, _FILE: source.name}
-            for row in marked.aggregate(**firsts).to_pyarrow().to_pylist()
-        ]
+    # One query per kind of check (the checks over one window share it): measured faster on
+    # DuckDB than one query holding every window (check_log on 4.6 million rows: 24 s against
+    # 43 s; read_log's validation 15 s against 42 s).
+    kinds: dict[str, list[int]] = {}
+    for i, (name, _, _) in enumerate(checks):
+        kinds.setdefault(name.split(":")[0], []).append(i)
+    found: list[dict[str, Any]] = []
+    for members in kinds.values():
+        marked = typed.mutate(**{f"__check{i}": checks[i][1].fill_null(False) for i in members})
+        firsts = {
+            f"__first{i}": ibis.ifelse(
+                marked[f"__check{i}"], marked[_ROW], ibis.null("int64")
+            ).min()
+            for i in members
+        }
+        if source.has_file_column:
+            found += marked.group_by(_FILE).aggregate(**firsts).to_pyarrow().to_pylist()
+        else:
+            found += [
+                {**row, _FILE: source.name}
+                for row in marked.aggregate(**firsts).to_pyarrow().to_pylist()
+            ]
     places: dict[int, tuple[str, int]] = {}
     for group in found:
         for i in range(len(checks)):
-            row = group[f"__first{i}"]
+            row = group.get(f"__first{i}")
             if row is None:
                 continue
             place = (str(group[_FILE]), int(row))

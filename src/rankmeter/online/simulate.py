@@ -103,8 +103,8 @@ def simulate_log(
         Probability of reformulating (another query in the same session within
         ``reformulation_window_s``) after a request with a click, and after an abandoned one.
     reformulation_window_s : float
-        A reformulation follows within this many seconds; a new, unrelated query in the same
-        session comes 2 to 15 minutes later.
+        A reformulation follows within this many seconds of its request; a new, unrelated
+        query in the same session comes 2 to 15 minutes after the clicked documents were read.
     new_user_share, mobile_share : float
         Share of users who are new (no pre-period history) and who are on mobile.
     zipf : float
@@ -559,8 +559,10 @@ def _requests(
             rng.uniform(3.0, config.window_s * 0.75, n),
             rng.uniform(120.0, 900.0, n),
         )
-        # The next request comes after the clicked documents were read.
-        read_ms = np.nansum(np.where(clicked, dwell, 0.0), axis=1)
+        # A reformulation comes within the window of the request (so that an analysis
+        # counting "another query within T seconds" finds the planted rate); a new need comes
+        # after the clicked documents were read.
+        read_ms = np.where(reformulates, 0.0, np.nansum(np.where(clicked, dwell, 0.0), axis=1))
         next_ts = now[active] + ((gap_s * 1000.0 + read_ms) * 1000.0).astype(np.int64)
         active = active[goes_on]
         now[active] = next_ts[goes_on]
