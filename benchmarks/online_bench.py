@@ -187,7 +187,8 @@ def main(argv: list[str] | None = None) -> int:
         f"{path.stat().st_size / 1e6:,.0f} MB) simulated from the recruiting collection. Each "
         f"row is one whole process: `rankmeter ab LOG --engine E --segments {SEGMENTS} -f json` "
         "(all six metrics, segments, exact latency quantiles; Spark: `local[2]`, its start "
-        "included).",
+        "included). CPU and peak RSS are those of the rankmeter process: Spark's JVM is not "
+        "counted (its driver memory is Spark's own setting).",
         "",
         *table(["engine", "wall (s)", "CPU (s)", "peak RSS (MB)", "error"], rows_out, "lrrrl"),
         "",
