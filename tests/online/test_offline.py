@@ -44,8 +44,11 @@ def test_both_sides_are_compare_and_ab_unchanged(files: dict[str, Path]) -> None
         assert side.n == QUERIES
     online = ab(files["agree"], metrics=["ctr", "abandonment"])
     for side, e in zip(result.online, online.metrics, strict=True):
-        assert (side.metric, side.difference, side.low, side.high, side.p_corrected) == (
-            e.metric, e.difference, e.difference_low, e.difference_high, e.adjusted)  # fmt: skip
+        # DuckDB adds floats on several threads, in an order that can change between two runs:
+        # the per-user variances (and so p) of two separate runs agree to ~1e-15, not bit for bit.
+        assert side.metric == e.metric
+        assert (side.difference, side.low, side.high, side.p_corrected) == pytest.approx(
+            (e.difference, e.difference_low, e.difference_high, e.adjusted), rel=1e-9)  # fmt: skip
         assert side.n == 400
     assert [s.direction for s in result.offline] == ["better", "better"]
     # Abandonment fell: lower is better, so the treatment is better there too.
