@@ -60,6 +60,7 @@ def test_shared_options_have_one_declaration() -> None:
         "embed-eval",
         "evaluate",
         "explain",
+        "online-vs-offline",
         "two-stage",
     ]
 

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from rankmeter.cli._common import OutputOption, emit, render_rich
+from rankmeter.cli._common import MetricOption, OutputOption, emit, render_rich
 
 
 class OnlineOfflineFormat(str, Enum):
@@ -30,15 +30,7 @@ def online_vs_offline(
         str,
         typer.Argument(help="The A/B log: one row per impression (Parquet, CSV, JSONL)."),
     ],
-    metric: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--metric",
-            "-m",
-            help="Offline metric, repeatable; the first is the one the online metrics are "
-            "checked against (default nDCG@10).",
-        ),
-    ] = None,
+    metric: MetricOption = None,
     online_metric: Annotated[
         list[str] | None,
         typer.Option(
@@ -73,7 +65,8 @@ def online_vs_offline(
 ) -> None:
     """Did the A/B test confirm the offline winner? The offline difference of two rankers on
     the judged queries beside their online differences in the A/B log, and for each online
-    metric whether it agrees with the first offline metric in sign and significance."""
+    metric whether it agrees with the first offline metric (-m; default nDCG@10) in sign and
+    significance."""
     from rankmeter.online import online_vs_offline as side_by_side
     from rankmeter.report import terminal_safe
     from rankmeter.report.online_offline import render_json, render_markdown, render_table
