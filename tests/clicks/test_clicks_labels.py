@@ -115,6 +115,7 @@ def test_default_thresholds_make_grades_zero_to_three() -> None:
     )
     graded = labels(log, "pbm", min_impressions=1).to_dict()
     assert graded == {"q": {"a": 3, "b": 0, "c": 0, "d": 0}}
+    assert labels(log, "pbm", min_impressions=1, grades="0.5, 2").to_dict()["q"]["a"] == 1
 
 
 @pytest.mark.parametrize(
@@ -125,6 +126,9 @@ def test_default_thresholds_make_grades_zero_to_three() -> None:
         ({"min_impressions": 0}, r"min_impressions=0 must be an integer >= 1"),
         ({"grades": [0.5, 0.2]}, r"grades=\(0.5, 0.2\) must increase"),
         ({"grades": []}, r"grades=\[\] must be a list of increasing thresholds"),
+        ({"grades": "0.1,,0.5"}, r"grades: item 2 is empty in '0.1,,0.5'; give increasing"),
+        ({"grades": "0.1,x"}, r"grades: item 2, 'x', is not a number; give increasing"),
+        ({"grades": [0.0, 0.5]}, r"grades\[0\]=0.0 must be a number > 0"),
         ({"model": "dcm"}, r"model='dcm' must be one of"),
     ],
 )

@@ -44,6 +44,7 @@ def _app() -> Any:
     from rankmeter.cli import agree as agree_command
     from rankmeter.cli import (
         ann,
+        clicks,
         compare,
         demo,
         embed,
@@ -79,6 +80,7 @@ def _app() -> Any:
         label_command,
         audit_command,
         judge,
+        clicks,
     ):
         module.register(app)
     return app

@@ -101,12 +101,22 @@ def estimate_relevance(
     )
 
 
-def _thresholds(grades: Sequence[float]) -> list[float]:
-    if isinstance(grades, (str, bytes)) or not isinstance(grades, Sequence) or not grades:
+def _thresholds(grades: Sequence[float] | str) -> list[float]:
+    """The thresholds as given: a sequence of numbers or a comma list (``"0.1,0.3,0.6"``)."""
+    from rankmeter import _items
+
+    hint = "give increasing thresholds, e.g. 0.1,0.3,0.6"
+    if isinstance(grades, str):
+        items: list[Any] = _items.split(grades, "grades", hint)
+    elif isinstance(grades, Sequence) and not isinstance(grades, bytes) and grades:
+        items = list(grades)
+    else:
         raise PolicyError(
-            f"grades={grades!r} must be a list of increasing thresholds, e.g. (0.1, 0.3, 0.6)"
+            f"grades={grades!r} must be a list of increasing thresholds, e.g. {GRADES}"
         )
-    checked = [real(f"grades[{i}]", g, low=0, open_low=True) for i, g in enumerate(grades)]
+    checked = [_items.number(item, i + 1, "grades", hint) for i, item in enumerate(items)]
+    for i, value in enumerate(checked):
+        real(f"grades[{i}]", value, low=0, open_low=True, what="a threshold of the estimates")
     if any(b <= a for a, b in itertools.pairwise(checked)):
         raise PolicyError(
             f"grades={tuple(checked)!r} must increase: each threshold starts the next grade"
@@ -121,7 +131,7 @@ def labels(
     estimator: str = "snips",
     clip: float = 0.05,
     min_impressions: int = 20,
-    grades: Sequence[float] = GRADES,
+    grades: Sequence[float] | str = GRADES,
 ) -> Qrels:
     """Graded qrels from clicks: debiased relevance estimates cut at thresholds.
 
@@ -143,8 +153,8 @@ def labels(
         Propensities below this count as this.
     min_impressions : int
         Pairs shown fewer times are left out.
-    grades : sequence of float
-        Increasing thresholds, one per grade above 0.
+    grades : sequence of float, or str
+        Increasing thresholds, one per grade above 0 (or a comma list: ``"0.1,0.3,0.6"``).
 
     Returns
     -------
