@@ -80,6 +80,10 @@ def test_pandas_frames_are_read_too() -> None:
             "log.parquet:2: position is null: an impression needs both a doc_id and a position",
         ),
         ({"clicked": [True, None, False, True]}, "log.parquet:2: clicked is null"),
+        (
+            {"position": [1, 2, 1, 200_000_000]},
+            "log.parquet:4: position 200000000 makes a 2 x 200,000,000 request-by-position matrix",
+        ),
     ],
 )
 def test_bad_rows_are_one_line_errors_naming_source_and_row(

@@ -27,6 +27,8 @@ BoolMatrix = npt.NDArray[np.bool_]
 
 #: The columns a click log must have (besides query_id or query_text).
 REQUIRED = ("request_id", "doc_id", "position", "clicked")
+#: The most cells (requests x deepest position) a log may make: 2 GB of int64 pair codes.
+MAX_CELLS = 250_000_000
 
 
 @dataclass(frozen=True, eq=False)
@@ -222,6 +224,14 @@ def click_log(log: Any, *, source: str = "<log>") -> ClickLog:
     position = positions[kept]
     depth = int(position.max())
     n_requests = len(requests.dictionary)
+    if n_requests * depth > MAX_CELLS:
+        row = int(kept[int(np.argmax(position))])
+        raise FormatError(
+            source,
+            f"position {depth} makes a {n_requests:,} x {depth:,} request-by-position matrix, "
+            f"more than the click models hold ({MAX_CELLS:,} cells): keep the top positions only",
+            line=row + 1,
+        )
     cell = request_codes * depth + (position - 1)
     order = np.argsort(cell, kind="stable")
     repeated = np.flatnonzero(cell[order][1:] == cell[order][:-1])
