@@ -120,8 +120,11 @@ def fit_command(
     ] = FitFormat.table,
     output: OutputOption = None,
 ) -> None:
-    """Fit a click model to a log: position bias per rank (normalised to rank 1), EM's
-    figures, and held-out log-likelihood and perplexity per rank."""
+    """Fit a click model: position bias per rank, EM's figures, held-out perplexity.
+
+    Propensities are normalised to rank 1. With --held-out (a seeded split by request), the
+    held-out requests' log-likelihood and perplexity per rank measure the fit.
+    """
     from rankmeter.clicks import evaluate_model, fit, split_log
     from rankmeter.report import clicks as report
 
@@ -173,10 +176,12 @@ def labels_command(
             "0.1,0.3,0.6 makes grades 0-3."
         ),
     ] = "0.1,0.3,0.6",
-    seed: SeedOption = 0,
+    seed: Annotated[int, typer.Option(help="Seeds EM's starting values.")] = 0,
 ) -> None:
-    """Clicks into graded qrels: each (query, doc) pair's click-through corrected for position
-    bias by the fitted model's propensities (IPS or SNIPS, clipped), cut at --grades.
+    """Clicks into graded TREC qrels, corrected for position bias.
+
+    Each (query, doc) pair's click-through is corrected by the fitted model's propensities
+    (IPS or SNIPS, clipped) and cut at --grades.
 
     Clicks reward what was already ranked high: use click labels alongside judged sets, not
     instead of them. The summary goes to stdout (to stderr with -o -).
