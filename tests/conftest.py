@@ -39,3 +39,20 @@ def chat_server() -> Iterator[Any]:
     from _chat_server import serve
 
     yield from serve()
+
+
+@pytest.fixture(scope="session")
+def spark_backend() -> Any:
+    """The test run's one Ibis backend on a local[2] Spark session (rankmeter.engines.connect
+    reuses it process-wide; a session takes seconds to start). Skips, saying why, without
+    PySpark or Java."""
+    import shutil
+
+    pytest.importorskip("pyspark", reason="Spark tests need the [spark] extra (pyspark)")
+    import os
+
+    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+        pytest.skip("Spark tests need Java 17 (.ci/run installs it)")
+    from rankmeter.engines import connect
+
+    return connect("spark")

@@ -51,6 +51,7 @@ def _app() -> Any:
         evaluate,
         explain,
         judge,
+        logs,
         metrics,
         pool,
         retrieval,
@@ -80,6 +81,7 @@ def _app() -> Any:
         label_command,
         audit_command,
         judge,
+        logs,
         clicks,
     ):
         module.register(app)

@@ -1,0 +1,150 @@
+"""Where log work runs: one Ibis expression, run embedded on DuckDB or on Apache Spark.
+
+:func:`connect` returns an Ibis backend. DuckDB (the default) is embedded and in memory: no
+server, it reads Parquet, CSV and JSONL directly. Spark runs through Ibis' PySpark backend on a
+session created once per process (``local[2]`` unless a master is given) and reused, since a
+session takes seconds to start. Ibis, DuckDB and PySpark are extras, imported here on first use
+so that ``import rankmeter`` stays fast.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import threading
+from collections.abc import Mapping
+from typing import Any
+
+from rankmeter.errors import PolicyError
+
+__all__ = ["ENGINES", "connect", "engine_name"]
+
+#: The engines :func:`connect` knows.
+ENGINES = ("duckdb", "spark")
+
+_ONLINE_EXTRA = "pip install 'rankmeter[online]'"
+_SPARK_EXTRA = "pip install 'rankmeter[spark]'"
+
+# One Spark session per process: starting one takes seconds and a JVM.
+_spark_lock = threading.Lock()
+_spark_backend: list[tuple[tuple[str, tuple[tuple[str, str], ...]], Any]] = []
+
+
+def _ibis() -> Any:
+    try:
+        import ibis
+    except ImportError as exc:
+        raise PolicyError(
+            f"search logs need the [online] extra (Ibis with DuckDB): {_ONLINE_EXTRA} ({exc})"
+        ) from None
+    return ibis
+
+
+def connect(
+    engine: str = "duckdb",
+    *,
+    spark_master: str | None = None,
+    spark_conf: Mapping[str, str] | None = None,
+) -> Any:
+    """An Ibis backend for ``engine``: ``"duckdb"`` (embedded, in memory) or ``"spark"``.
+
+    Parameters
+    ----------
+    engine : {"duckdb", "spark"}
+        Where the log aggregations run.
+    spark_master : str, optional
+        The Spark master URL (default ``local[2]``). Only with ``engine="spark"``.
+    spark_conf : mapping of str to str, optional
+        More Spark settings (``{"spark.sql.shuffle.partitions": "4"}``). Only with
+        ``engine="spark"``.
+
+    Returns
+    -------
+    ibis backend
+        A new in-memory DuckDB connection each call; for Spark, the one backend of this
+        process (the session is started on the first call and reused; Spark allows one
+        session per process, so a later call with another master or settings is refused).
+
+    Raises
+    ------
+    PolicyError
+        An unknown engine, Spark settings given for DuckDB, or a missing extra (the message
+        names it: ``[online]`` for Ibis and DuckDB, ``[spark]`` for PySpark).
+    """
+    from rankmeter._validate import choice
+
+    choice("engine", engine, ENGINES, what="where the log work runs")
+    if engine == "duckdb":
+        if spark_master is not None or spark_conf is not None:
+            raise PolicyError(
+                "spark_master and spark_conf are settings of engine='spark', not of engine='duckdb'"
+            )
+        ibis = _ibis()
+        try:
+            import duckdb  # noqa: F401
+        except ImportError as exc:
+            raise PolicyError(
+                f"engine='duckdb' needs the [online] extra: {_ONLINE_EXTRA} ({exc})"
+            ) from None
+        backend = ibis.duckdb.connect()
+        # Timestamps without a zone are read as UTC, as on Spark (spark.sql.session.timeZone),
+        # not in this machine's zone: one log, the same instants on both engines.
+        backend.raw_sql("SET TimeZone = 'UTC'")
+        return backend
+    return _spark(spark_master or "local[2]", dict(spark_conf or {}))
+
+
+def _spark(master: str, conf: dict[str, str]) -> Any:
+    for setting, value in conf.items():
+        if not isinstance(setting, str) or not isinstance(value, str):
+            raise PolicyError(
+                f"spark_conf must map setting names to text values, got {setting!r}: {value!r}"
+            )
+    key = (master, tuple(sorted(conf.items())))
+    with _spark_lock:
+        if _spark_backend:
+            (started, backend) = _spark_backend[0]
+            if started != key:
+                # Spark allows one session per process; a second master or other settings
+                # would silently be ignored by getOrCreate.
+                raise PolicyError(
+                    f"a Spark session (master {started[0]!r}, settings {dict(started[1])}) "
+                    f"already runs in this process: Spark allows one, so master {master!r} "
+                    f"with settings {conf} cannot start; use the same master and settings"
+                )
+            return backend
+        ibis = _ibis()
+        try:
+            from pyspark.sql import SparkSession
+        except ImportError as exc:
+            raise PolicyError(
+                f"engine='spark' needs the [spark] extra: {_SPARK_EXTRA} ({exc})"
+            ) from None
+        if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+            raise PolicyError(
+                "engine='spark' needs Java 17 (a JVM runs Spark): install it (Debian: "
+                "apt-get install openjdk-17-jre-headless) or set JAVA_HOME"
+            )
+        # The workers must run this interpreter (the one with rankmeter's dependencies).
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+        os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+        builder = (
+            SparkSession.builder.master(master)
+            .appName("rankmeter")
+            .config("spark.driver.host", "127.0.0.1")
+            .config("spark.ui.enabled", "false")
+            .config("spark.sql.session.timeZone", "UTC")
+        )
+        for name, value in conf.items():
+            builder = builder.config(name, value)
+        session = builder.getOrCreate()
+        backend = ibis.pyspark.connect(session)
+        _spark_backend.append((key, backend))
+        return backend
+
+
+def engine_name(backend: Any) -> str:
+    """``"duckdb"`` or ``"spark"``: which engine an Ibis backend is (its ``name``)."""
+    name = str(getattr(backend, "name", ""))
+    return "spark" if name == "pyspark" else name

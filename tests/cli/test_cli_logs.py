@@ -1,0 +1,108 @@
+"""`rankmeter logs check`: counts and problems of a search log, in three formats."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("ibis", reason="search logs need the [online] extra (ibis-framework)")
+
+import pyarrow.csv as pacsv
+import pyarrow.parquet as pq
+from _logs_support import arrow, log_rows
+
+from rankmeter._escape import markdown_text
+
+from ._cli_support import CLI
+
+
+@pytest.fixture
+def good_log(tmp_path: Path) -> Path:
+    path = tmp_path / "log.parquet"
+    pq.write_table(arrow(log_rows()), path)
+    return path
+
+
+@pytest.fixture
+def bad_log(tmp_path: Path) -> Path:
+    path = tmp_path / "bad.csv"
+    pacsv.write_csv(arrow(log_rows(row2={"p": 0}, row3={"c": 1})), path)
+    return path
+
+
+def test_check_good_log_table(cli: CLI, good_log: Path) -> None:
+    result = cli("logs", "check", good_log)
+    assert result.code == 0, result.err
+    assert result.err == ""
+    assert "7 rows, 2 variants, no problems (duckdb)" in " ".join(result.out.split())
+    assert "control" in result.out and "treatment" in result.out
+    assert "problems" not in result.out.split("no problems", 1)[1]
+
+
+def test_check_good_log_json(cli: CLI, good_log: Path) -> None:
+    result = cli("logs", "check", good_log, "--format", "json")
+    assert result.code == 0, result.err
+    payload = json.loads(result.out)
+    assert payload["ok"] is True and payload["rows"] == 7
+    assert payload["variants"][1] == {
+        "variant": "treatment",
+        "users": 2,
+        "sessions": 2,
+        "requests": 2,
+        "impressions": 3,
+        "clicks": 2,
+    }
+
+
+def test_check_bad_log_exits_1_with_problems(cli: CLI, bad_log: Path) -> None:
+    result = cli("logs", "check", bad_log, "-f", "json")
+    assert result.code == 1
+    problems = json.loads(result.out)["problems"]
+    assert [(p["row"], p["message"].split(":")[0]) for p in problems] == [
+        (3, "position 0 is below 1"),
+        (4, "a click on a row without a document (request 'r2')"),
+    ]
+    assert result.err.count("\n") == 1
+    assert result.err == (
+        f"rankmeter: {bad_log}: 2 problems in the log (the first: {bad_log}:3: position 0 is "
+        "below 1: positions are 1-based ranks on the results page)\n"
+    )
+
+
+def test_check_bad_log_markdown_to_file(cli: CLI, bad_log: Path, tmp_path: Path) -> None:
+    out = tmp_path / "check.md"
+    result = cli("logs", "check", bad_log, "--format", "markdown", "-o", out)
+    assert result.code == 1 and result.out == ""
+    text = out.read_text()
+    assert "| variant | users | sessions | requests | impressions | clicks |" in text
+    assert f"| {markdown_text(f'{bad_log}:3')} | position 0 is below 1" in text
+
+
+def test_check_escapes_names_from_the_log(cli: CLI, tmp_path: Path) -> None:
+    rows = log_rows()
+    for row in rows:
+        if row["variant"] == "control":
+            row["variant"] = "ctl|*x*\x1b[31m"
+    path = tmp_path / "log.parquet"
+    pq.write_table(arrow(rows), path)
+    markdown = cli("logs", "check", path, "-f", "markdown").out
+    assert "ctl\\|\\*x\\*" in markdown and "\x1b" not in markdown
+    table = cli("logs", "check", path).out
+    assert "\x1b[31m" not in table and "\\x1b" in table
+
+
+def test_check_missing_columns(cli: CLI, tmp_path: Path) -> None:
+    path = tmp_path / "log.csv"
+    pacsv.write_csv(arrow(log_rows(), drop=("position",)), path)
+    result = cli("logs", "check", path)
+    assert result.code == 1
+    assert "missing column position" in result.out
+    assert f"(the first: {path}: missing column position:" in result.err
+
+
+def test_unreadable_log_is_one_error_line(cli: CLI, tmp_path: Path) -> None:
+    result = cli("logs", "check", tmp_path / "nothing.parquet")
+    message = result.assert_one_error_line(1)
+    assert message == f"{tmp_path / 'nothing.parquet'}: no such file: give the path of a search log"
