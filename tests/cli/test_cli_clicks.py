@@ -80,25 +80,27 @@ def test_labels_to_stdout_send_the_summary_to_stderr(cli: CLI, log_file: Path) -
     assert {line.split()[3] for line in result.out.splitlines()} <= {"0", "1"}
 
 
-def test_a_bad_log_is_one_error_line_naming_file_and_row(cli: CLI, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("row", "position", "message"),
+    [
+        (2, 2, "{path}:3: position 2 is repeated within request 'r0'"),
+        (4, 0, "{path}:5: position 0 is below 1"),
+    ],
+)
+def test_a_bad_log_is_one_error_line_naming_file_and_row(
+    cli: CLI, tmp_path: Path, row: int, position: int, message: str
+) -> None:
+    """The log is read by rankmeter.online.read_log, whose checks name the file and row."""
+    log = simulate({"q": {"a": 1}}, {"q": {"a": 3.0, "b": 2.0, "c": 1.0}}, sessions=20, users=10)
+    positions = log.column("position").to_pylist()
+    positions[row] = position
     path = tmp_path / "bad.parquet"
-    pq.write_table(
-        pa.table(
-            {
-                "request_id": ["r1", "r1", "r1"],
-                "query_id": ["q"] * 3,
-                "doc_id": ["a", "b", "c"],
-                "position": [1, 2, 2],
-                "clicked": [True, False, False],
-            }
-        ),
-        path,
-    )
-    message = cli("clicks", "fit", path).assert_one_error_line(1)
-    assert message.startswith(f"{path}:3: position 2 appears twice in request 'r1'")
-    message = cli("clicks", "labels", path, "-o", tmp_path / "q.txt").assert_one_error_line(1)
-    assert "position 2 appears twice" in message
-    assert not (tmp_path / "q.txt").exists()
+    pq.write_table(log.set_column(9, "position", pa.array(positions)), path)
+    expected = message.format(path=path)
+    assert cli("clicks", "fit", path).assert_one_error_line(1).startswith(expected)
+    target = tmp_path / "q.txt"
+    assert cli("clicks", "labels", path, "-o", target).assert_one_error_line(1).startswith(expected)
+    assert not target.exists()
 
 
 def test_bad_options_are_usage_errors(cli: CLI, log_file: Path, tmp_path: Path) -> None:

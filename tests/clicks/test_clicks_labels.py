@@ -12,6 +12,7 @@ from scipy.stats import spearmanr
 
 import rankmeter
 from rankmeter.clicks import (
+    click_log,
     default_attractiveness,
     estimate_relevance,
     fit,
@@ -93,14 +94,15 @@ def test_labels_grade_by_the_thresholds_and_recover_the_simulated_grades() -> No
 
 
 def test_pairs_with_too_few_impressions_are_left_out() -> None:
-    log = simulated()
-    table = estimate_relevance(log, "pbm")
+    log = click_log(simulated())
+    model = fit(log, "pbm")
+    table = estimate_relevance(log, model)
     impressions = np.asarray(table.column("impressions"))
     threshold = int(np.median(impressions))
-    kept = labels(log, "pbm", min_impressions=threshold)
+    kept = labels(log, model, min_impressions=threshold)
     assert len(kept) == int((impressions >= threshold).sum()) < len(impressions)
     with pytest.raises(PolicyError, match=r"min_impressions=100000: no \(query, doc\) pair was"):
-        labels(log, "pbm", min_impressions=100_000)
+        labels(log, model, min_impressions=100_000)
 
 
 def test_default_thresholds_make_grades_zero_to_three() -> None:

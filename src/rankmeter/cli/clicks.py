@@ -3,7 +3,6 @@ held-out log-likelihood and perplexity), and clicks into graded TREC qrels."""
 
 from __future__ import annotations
 
-import importlib
 import sys
 from enum import Enum
 from typing import Annotated, Any
@@ -53,43 +52,13 @@ ModelOption = Annotated[
 SeedOption = Annotated[int, typer.Option(help="Seeds EM's starting values and the split.")]
 
 
-def _read_log_until_read_log_lands(path: str) -> Any:
-    """TEMPORARY: read a Parquet/CSV/JSONL log with pyarrow while ``rankmeter.online.read_log``
-    (issue 12, the logs helper's reader) is not there yet; :func:`read_click_log` prefers it."""
-    import pyarrow as pa
-
-    from rankmeter.errors import FormatError
-
-    try:
-        lower = path.lower()
-        if lower.endswith(".csv"):
-            import pyarrow.csv
-
-            return pyarrow.csv.read_csv(path)
-        if lower.endswith((".jsonl", ".json", ".ndjson")):
-            import pyarrow.json
-
-            return pyarrow.json.read_json(path)
-        import pyarrow.parquet
-
-        return pyarrow.parquet.read_table(path)
-    except (OSError, pa.ArrowException) as error:
-        raise FormatError(path, f"cannot read the log: {error}") from None
-
-
 def read_click_log(path: str) -> Any:
-    """The log at ``path`` as the click models read it: through ``rankmeter.online.read_log``
-    (the log contract's checks) when it exists, the columns the models need pulled out."""
+    """The log at ``path`` as the click models read it: read and checked by
+    ``rankmeter.online.read_log`` (the log contract), the columns the models need pulled out
+    of the engine as Arrow."""
     from rankmeter.clicks import click_log
+    from rankmeter.online import read_log
 
-    try:
-        online = importlib.import_module("rankmeter.online")
-        read_log = online.read_log
-    except (ImportError, AttributeError):
-        table = _read_log_until_read_log_lands(path)
-        return click_log(
-            table.select([c for c in CLICK_COLUMNS if c in table.column_names]), source=path
-        )
     log = read_log(path)
     columns = [c for c in CLICK_COLUMNS if c in log.columns]
     return click_log(log.select(columns).to_pyarrow(), source=path)

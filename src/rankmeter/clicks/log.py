@@ -140,8 +140,9 @@ def click_log(log: Any, *, source: str = "<log>") -> ClickLog:
     Parameters
     ----------
     log : pyarrow Table, Ibis table, pandas or polars DataFrame, or a ClickLog (returned as is)
-        One row per impression with the columns request_id, query_id (or query_text), doc_id,
-        position (1-based) and clicked (bool or 0/1). Other columns are ignored. A row with
+        One row per impression with the columns request_id, query_id (or query_text, which
+        also stands in where query_id is null), doc_id, position (1-based) and clicked (bool
+        or 0/1). Other columns are ignored. A row with
         doc_id and position null (a request that found nothing) is skipped.
     source : str
         How errors name the log (the file it was read from).
@@ -246,6 +247,10 @@ def click_log(log: Any, *, source: str = "<log>") -> ClickLog:
             line=row + 1,
         )
     queries = table.column(query_column).combine_chunks().take(kept)
+    if query_column == "query_id" and "query_text" in names:
+        # A log may name some queries by id and others by text only (rankmeter.online.read_log
+        # gives both columns, the one a log lacks all null).
+        queries = pc.coalesce(queries, table.column("query_text").combine_chunks().take(kept))
     if queries.null_count:
         row = int(kept[_first(np.asarray(queries.is_null()))])
         raise FormatError(source, f"{query_column} is null", line=row + 1)
