@@ -14,8 +14,10 @@ import rankmeter
 from rankmeter.clicks import (
     click_log,
     default_attractiveness,
+    default_propensities,
     estimate_relevance,
     fit,
+    harvest_propensities,
     labels,
     simulate,
 )
@@ -140,3 +142,27 @@ def test_bad_parameters_are_one_line_errors(kwargs: dict[str, object], message: 
     )
     with pytest.raises(PolicyError, match=message):
         labels(log, **kwargs)  # type: ignore[arg-type]
+
+
+def test_harvested_propensities_recover_the_truth_without_a_click_model() -> None:
+    log = simulated()
+    harvested = harvest_propensities(log)
+    assert np.abs(harvested - default_propensities(10)).max() < 0.05
+    table = estimate_relevance(log, harvested)
+    truth = true_attractiveness(table)
+    assert np.abs(np.asarray(table.column("relevance")) - truth).mean() < 0.08
+
+
+def test_harvesting_needs_pairs_shown_at_adjacent_ranks() -> None:
+    qrels, run = collection()
+    unshuffled = simulate(qrels, run, sessions=2000, shuffle=0.0, seed=1)
+    with pytest.raises(
+        PolicyError, match=r"no \(query, doc\) pair is shown \(and clicked\) at both"
+    ):
+        harvest_propensities(unshuffled)
+    with pytest.raises(PolicyError, match=r"model='x' must be one of"):
+        estimate_relevance(unshuffled, "x")
+    with pytest.raises(PolicyError, match=r"propensities\[1\]=0 must be a number > 0"):
+        estimate_relevance(unshuffled, [1.0, 0])
+    with pytest.raises(PolicyError, match=r"model=None must be a model name"):
+        estimate_relevance(unshuffled, None)

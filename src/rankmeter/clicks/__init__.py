@@ -10,6 +10,7 @@ the top of these modules; pyarrow when a function runs.
 
 from __future__ import annotations
 
+from rankmeter.clicks.harvest import harvest_propensities
 from rankmeter.clicks.labeling import ESTIMATORS, GRADES, estimate_relevance, labels
 from rankmeter.clicks.log import ClickLog, click_log, split_log
 from rankmeter.clicks.models import MODELS, ClickModel, ModelEvaluation, evaluate_model, fit
@@ -28,6 +29,7 @@ __all__ = [
     "estimate_relevance",
     "evaluate_model",
     "fit",
+    "harvest_propensities",
     "labels",
     "simulate",
     "split_log",

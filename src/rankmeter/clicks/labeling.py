@@ -26,6 +26,7 @@ import numpy as np
 from rankmeter._validate import choice, integer, real
 from rankmeter.clicks.log import ClickLog, click_log
 from rankmeter.clicks.models import MODELS, ClickModel, fit
+from rankmeter.data.arrays import FloatArray
 from rankmeter.data.qrels import Qrels
 from rankmeter.errors import PolicyError
 
@@ -36,10 +37,22 @@ ESTIMATORS = ("snips", "ips")
 GRADES = (0.1, 0.3, 0.6)
 
 
-def _model(log: ClickLog, model: Any) -> ClickModel:
+def _propensities(log: ClickLog, model: Any) -> FloatArray:
+    """Propensities per rank: a fitted model's, a model name's (fitted to ``log``), or given."""
     if isinstance(model, ClickModel):
-        return model
-    return fit(log, choice("model", model, MODELS, what="the click model"))
+        return np.asarray(model.propensities, dtype=np.float64)
+    if isinstance(model, str):
+        fitted = fit(log, choice("model", model, MODELS, what="the click model"))
+        return np.asarray(fitted.propensities, dtype=np.float64)
+    if isinstance(model, (Sequence, np.ndarray)) and len(model) > 0:
+        return np.array(
+            [real(f"propensities[{r}]", p, low=0, open_low=True) for r, p in enumerate(model)],
+            dtype=np.float64,
+        )
+    raise PolicyError(
+        f"model={model!r} must be a model name ({', '.join(MODELS)}), a fitted ClickModel or "
+        "propensities per rank"
+    )
 
 
 def estimate_relevance(
@@ -50,9 +63,10 @@ def estimate_relevance(
     Parameters
     ----------
     log : a click log, as :func:`rankmeter.clicks.fit` takes it
-    model : str or ClickModel
-        The click model whose propensities correct the clicks: a fitted
-        :class:`~rankmeter.clicks.ClickModel`, or a model name (fitted to ``log`` first).
+    model : str, ClickModel or sequence of float
+        Whose propensities correct the clicks: a fitted :class:`~rankmeter.clicks.ClickModel`,
+        a model name (fitted to ``log`` first), or propensities per rank (e.g. from
+        :func:`~rankmeter.clicks.harvest_propensities`); ranks past the last take the last.
     estimator : {"snips", "ips"}
         See the module docstring.
     clip : float
@@ -75,8 +89,7 @@ def estimate_relevance(
     data = click_log(log)
     estimator = choice("estimator", estimator, ESTIMATORS, what="how clicks are reweighted")
     clip = real("clip", clip, low=0, high=1, open_low=True, what="the smallest propensity used")
-    fitted = _model(data, model)
-    propensities = np.nan_to_num(np.asarray(fitted.propensities, dtype=np.float64), nan=1.0)
+    propensities = np.nan_to_num(_propensities(data, model), nan=1.0)
     shown = data.shown
     ranks = np.minimum(np.nonzero(shown)[1], len(propensities) - 1)
     weight = np.maximum(propensities[ranks], clip)
@@ -146,8 +159,9 @@ def labels(
     Parameters
     ----------
     log : a click log, as :func:`rankmeter.clicks.fit` takes it
-    model : str or ClickModel
-        Whose propensities correct the clicks (a name is fitted to ``log``).
+    model : str, ClickModel or sequence of float
+        Whose propensities correct the clicks (a name is fitted to ``log``; see
+        :func:`estimate_relevance`).
     estimator : {"snips", "ips"}
     clip : float
         Propensities below this count as this.
