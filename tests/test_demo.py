@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import math
 import subprocess
@@ -255,3 +256,27 @@ def test_demo_report_path(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
         main(["demo", "--report", str(tmp_path / "r.html")])
     assert "Where to go next" in capsys.readouterr().out
     assert (tmp_path / "r.html").read_text().count("<svg") >= 5
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("tea_tasting") is None, reason="the online demo needs [online]"
+)
+def test_online_demo(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["demo", "online", "--report", str(tmp_path / "ab.html")])
+    assert exit_info.value.code == 0
+    out, err = capsys.readouterr()
+    assert err == ""
+    for heading in (
+        "1. The log (rankmeter logs check LOG)",
+        "2. Did it win online, for whom?",
+        "3. Did the A/B test confirm the judged queries?",
+    ):
+        assert heading in out
+    assert "keyword (the control) and tuned" in out
+    assert "simulated log: 203,940 rows, 2 variants, no problems" in out
+    # The planted regression: the tuned ranker makes new users click 40 % less.
+    flagged = next(line for line in out.splitlines() if line.startswith("Flagged:"))
+    assert "is_new_user=true (ctr)" in flagged and "is_new_user=false" not in flagged
+    assert "online metrics: 3 agree" in out
+    assert (tmp_path / "ab.html").read_text().startswith("<!DOCTYPE html>")

@@ -106,3 +106,72 @@ def test_unreadable_log_is_one_error_line(cli: CLI, tmp_path: Path) -> None:
     result = cli("logs", "check", tmp_path / "nothing.parquet")
     message = result.assert_one_error_line(1)
     assert message == f"{tmp_path / 'nothing.parquet'}: no such file: give the path of a search log"
+
+
+@pytest.fixture
+def collection(tmp_path: Path) -> tuple[Path, Path, Path]:
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text(
+        "".join(f"q{q} 0 d{q}-{d} {max(0, 2 - d)}\n" for q in range(8) for d in range(5))
+    )
+    control, treatment = tmp_path / "control.run", tmp_path / "treatment.run"
+    control.write_text(
+        "".join(f"q{q} Q0 d{q}-{d} {d + 1} {float(d)} bad\n" for q in range(8) for d in range(5))
+    )
+    treatment.write_text(
+        "".join(f"q{q} Q0 d{q}-{d} {d + 1} {5.0 - d} good\n" for q in range(8) for d in range(5))
+    )
+    return qrels, control, treatment
+
+
+def test_simulate_writes_a_valid_log_and_its_pre_period(
+    cli: CLI, collection: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    out, pre = tmp_path / "log.parquet", tmp_path / "pre.parquet"
+    result = cli(
+        "logs", "simulate", *collection, "-o", out, "--users", "300", "--seed", "5",
+        "--split", "70,30", "--segment-effect", "new=0.5", "--pre-period", pre,
+    )  # fmt: skip
+    assert result.code == 0, result.err
+    assert result.err == ""
+    lines = result.out.splitlines()
+    assert len(lines) == 2 and lines[0].startswith(f"{out}: ") and "300 users" in lines[0]
+    assert lines[1].startswith(f"{pre}: ")
+    check = cli("logs", "check", out, "-f", "json")
+    assert check.code == 0, check.out
+    counts = {v["variant"]: v["users"] for v in json.loads(check.out)["variants"]}
+    assert counts["control"] > counts["treatment"]
+    assert cli("logs", "check", pre).code == 0
+    table = pq.read_table(out)
+    assert table.equals(pq.read_table(out))
+    again = tmp_path / "again.parquet"
+    cli("logs", "simulate", *collection, "-o", again, "--users", "300", "--seed", "5",
+        "--split", "70,30", "--segment-effect", "new=0.5")  # fmt: skip
+    assert pq.read_table(again).equals(table)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ((), "-o/--output names the Parquet file to write (the log is binary)"),
+        (("-o", "x.parquet", "--split", "1,2,3"), "--split '1,2,3' gives 3 values for 2"),
+        (("-o", "x.parquet", "--split", "a,b"), "--split 'a,b': 'a' is not a number"),
+        (
+            ("-o", "x.parquet", "--segment-effect", "0.5"),
+            "--segment-effect '0.5': give NAME=FACTOR",
+        ),
+        (("-o", "x.parquet", "--users", "0"), "users=0 must be an integer from 1 to 100,000,000"),
+    ],
+)
+def test_simulate_usage_errors(
+    cli: CLI,
+    collection: tuple[Path, Path, Path],
+    args: tuple[str, ...],
+    message: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = cli("logs", "simulate", *collection, *args)
+    assert message in result.assert_one_error_line(2)
+    assert not (tmp_path / "x.parquet").exists()

@@ -41,6 +41,9 @@ def test_shared_options_have_one_declaration() -> None:
     # ann-recall's --metric is the vectors' similarity (ip, l2, cosine; faiss's word for it),
     # not an evaluation metric: a different option that shares the name.
     found["ann-recall"].pop("--metric")
+    # ab's --metric names an online A/B metric (ctr, success, ...; issue 12 asks for the name),
+    # not an evaluation metric of the grammar.
+    found["ab"].pop("--metric")
     for flag in shared:
         declared = {
             (tuple(p.opts), tuple(p.secondary_opts), p.help)

@@ -41,6 +41,7 @@ def _app() -> Any:
     """The Typer app with every command (imports Typer and the commands' modules)."""
     import typer
 
+    from rankmeter.cli import ab as ab_command
     from rankmeter.cli import agree as agree_command
     from rankmeter.cli import (
         ann,
@@ -53,10 +54,12 @@ def _app() -> Any:
         judge,
         logs,
         metrics,
+        online,
         pool,
         retrieval,
     )
     from rankmeter.cli import audit as audit_command
+    from rankmeter.cli import interleave as interleave_command
     from rankmeter.cli import label as label_command
 
     app = typer.Typer(
@@ -82,6 +85,9 @@ def _app() -> Any:
         audit_command,
         judge,
         logs,
+        ab_command,
+        online,
+        interleave_command,
         clicks,
     ):
         module.register(app)

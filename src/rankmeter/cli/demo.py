@@ -1,7 +1,9 @@
-"""`rankmeter demo`: evaluate the shipped recruiting systems and show where they fail."""
+"""`rankmeter demo [offline|online]`: evaluate the shipped recruiting systems and show where they
+fail; or, online, analyse a simulated A/B test of the same two systems."""
 
 from __future__ import annotations
 
+from enum import Enum
 from typing import Annotated
 
 import typer
@@ -12,9 +14,26 @@ DEMO_METRICS = ("nDCG@10", "P@10", "R@100", "RR", "AP")
 
 
 DEFAULT_REPORT = "rankmeter-demo-report.html"
+ONLINE_REPORT = "rankmeter-demo-online-report.html"
+#: The online demo's treatment makes new users click this much as often as under the control.
+NEW_USERS_FACTOR = 0.6
+#: The online metrics the demo shows (all of them, with segments, do not fit a screen).
+DEMO_ONLINE_METRICS = ("ctr", "abandonment", "success")
+
+
+class Part(str, Enum):
+    offline = "offline"
+    online = "online"
 
 
 def demo(
+    part: Annotated[
+        Part,
+        typer.Argument(
+            help="offline (default): evaluate and compare the two systems on judged queries; "
+            "online: a simulated A/B test of the same systems (needs the [online] extra)."
+        ),
+    ] = Part.offline,
     worst: Annotated[
         int, typer.Option("--worst", "-n", min=1, help="How many of the worst queries to show.")
     ] = 5,
@@ -22,16 +41,26 @@ def demo(
         str,
         typer.Option(
             "--report",
-            help="Where to write the HTML comparison report ('' for none).",
+            help="Where to write the HTML report ('' for none; online: "
+            f"{ONLINE_REPORT} unless given).",
             callback=check_optional_output,
         ),
     ] = DEFAULT_REPORT,
+    users: Annotated[
+        int, typer.Option(min=100, help="Online: users in the simulated A/B test.")
+    ] = 4000,
+    seed: Annotated[int, typer.Option(help="Online: the simulation's seed.")] = 1,
 ) -> None:
     """Evaluate and compare two systems on a shipped collection; write an HTML report.
 
     Shows where they fail and whether the difference is real. Synthetic recruiting data: job
-    openings, candidate profiles, graded labels. No network.
+    openings, candidate profiles, graded labels. No network. `rankmeter demo online` runs a
+    simulated A/B test of the same two systems: the log, the A/B analysis with its segments,
+    and whether it confirms the offline comparison.
     """
+    if part is Part.online:
+        _online(report if report != DEFAULT_REPORT else ONLINE_REPORT, users, seed)
+        return
     from rankmeter.comparison import compare
     from rankmeter.datasets import recruiting
     from rankmeter.evaluation import evaluate
@@ -51,6 +80,42 @@ def demo(
         emit(render_html(comparison, judged_below=0), report)
 
     text = render_demo(collection, results, comparison, queries=queries, worst=worst, report=report)
+    emit(text, None)
+
+
+def _online(report: str, users: int, seed: int) -> None:
+    from dataclasses import replace
+
+    from rankmeter.datasets import recruiting
+    from rankmeter.online import ab, check_log, online_vs_offline, simulate_log
+    from rankmeter.report.demo import render_online_demo
+
+    collection = recruiting()
+    qrels = collection.load_qrels()
+    runs = collection.load_runs()  # the first is the control: the older, keyword ranker
+    (control, control_run), (_, treatment_run) = runs.items()
+    effects = {"new": NEW_USERS_FACTOR}
+    log = simulate_log(qrels, runs, users=users, seed=seed, segment_effects=effects)
+    pre = simulate_log(
+        qrels, runs, users=users, seed=seed, segment_effects=effects, pre_period=True
+    )
+    check = replace(check_log(log), source="simulated log")
+    result = ab(
+        log, control=control, metrics=DEMO_ONLINE_METRICS, segments=["is_new_user"], pre=pre
+    )
+    side_by_side = online_vs_offline(
+        qrels, control_run, treatment_run, log, metrics=["nDCG@10", "RR"],
+        online_metrics=DEMO_ONLINE_METRICS, control=control, pre=pre,
+    )  # fmt: skip
+    if report:
+        from rankmeter.report.ab import render_html
+
+        emit(render_html(result), report)
+    text = render_online_demo(
+        collection, check, result, side_by_side, new_users_factor=NEW_USERS_FACTOR
+    )
+    if report:
+        text += f"The A/B analysis as an HTML page: {report}\n"
     emit(text, None)
 
 

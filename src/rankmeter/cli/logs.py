@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import sys
 from enum import Enum
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
-from rankmeter.cli._common import OutputOption, emit, render_rich
+from rankmeter.cli._common import OutputOption, check_output, emit, render_rich
 
 logs_app = typer.Typer(
     name="logs",
@@ -78,6 +78,134 @@ def check(
             file=sys.stderr,
         )
         raise typer.Exit(1)
+
+
+class ClickModel(str, Enum):
+    pbm = "pbm"
+    cascade = "cascade"
+
+
+def _factors(text: str, option: str, names: list[str]) -> dict[str, float]:
+    """``--split 70,30`` (one weight per name, in order) or ``--segment-effect new=0.6``."""
+    from rankmeter.errors import PolicyError
+
+    values: dict[str, float] = {}
+    items = [item.strip() for item in text.split(",")]
+    for position, item in enumerate(items):
+        name, _, number = item.rpartition("=") if "=" in item else ("", "", item)
+        if not name:
+            if not names:
+                raise PolicyError(
+                    f"{option} {text!r}: give NAME=FACTOR items, e.g. new=0.6,returning=1.1"
+                )
+            if len(items) != len(names):
+                raise PolicyError(
+                    f"{option} {text!r} gives {len(items)} values for {len(names)}: "
+                    f"give one per {', '.join(names)}, in order"
+                )
+            name = names[position]
+        try:
+            values[name] = float(number)
+        except ValueError:
+            raise PolicyError(f"{option} {text!r}: {number!r} is not a number") from None
+    return values
+
+
+@logs_app.command("simulate", no_args_is_help=True)
+def simulate(
+    qrels: Annotated[str, typer.Argument(help="The judgments: their queries are what users ask.")],
+    run_control: Annotated[str, typer.Argument(help="What the control variant shows (a run).")],
+    run_treatment: Annotated[str, typer.Argument(help="What the treatment variant shows (a run).")],
+    output: OutputOption = None,
+    users: Annotated[int, typer.Option(help="Users (the randomisation unit).")] = 1000,
+    sessions_per_user: Annotated[
+        float, typer.Option(help="Mean sessions per user (at least one each).")
+    ] = 3.0,
+    seed: Annotated[int, typer.Option(help="The same seed gives the same log.")] = 0,
+    click_model: Annotated[
+        ClickModel, typer.Option(help="pbm (position-based) or cascade.")
+    ] = ClickModel.pbm,
+    eta: Annotated[
+        float, typer.Option(help="Position bias: rank r is examined with probability 1/r^eta.")
+    ] = 1.0,
+    cutoff: Annotated[int, typer.Option(help="Results shown per request.")] = 10,
+    split: Annotated[
+        str | None,
+        typer.Option(help="Share of users per variant, control first, e.g. 50,50 (default)."),
+    ] = None,
+    segment_effect: Annotated[
+        str | None,
+        typer.Option(
+            help="The treatment's factor on the click probability by segment, e.g. "
+            "new=0.6,returning=1.1 (segments: new, returning, mobile, desktop)."
+        ),
+    ] = None,
+    pre_period: Annotated[
+        str | None,
+        typer.Option(
+            "--pre-period",
+            help="Also write the pre-period log (same users, before the experiment, control "
+            "ranking; for CUPED) to this Parquet file.",
+            callback=check_output,
+        ),
+    ] = None,
+) -> None:
+    """Simulate a search log (Parquet, one row per impression) from qrels and two runs:
+    users split between control and treatment, sessions, position-biased clicks, dwell,
+    reformulations, latency, segments (device, is_new_user, query_freq)."""
+    from rankmeter.errors import PolicyError
+    from rankmeter.io import read_qrels, read_run
+    from rankmeter.online import simulate_log
+    from rankmeter.report import visible
+
+    if output is None or output == "-":
+        raise PolicyError("-o/--output names the Parquet file to write (the log is binary)")
+    variants = ["control", "treatment"]
+    given_split = None if split is None else _factors(split, "--split", variants)
+    effects = None if segment_effect is None else _factors(segment_effect, "--segment-effect", [])
+    judged = read_qrels(qrels)
+    runs = {"control": read_run(run_control), "treatment": read_run(run_treatment)}
+    settings = dict(
+        users=users,
+        sessions_per_user=sessions_per_user,
+        seed=seed,
+        click_model=click_model.value,
+        eta=eta,
+        cutoff=cutoff,
+        split=given_split,
+        segment_effects=effects,
+    )
+    log = simulate_log(judged, runs, **settings)  # type: ignore[arg-type]
+    pre = None if pre_period is None else simulate_log(judged, runs, pre_period=True, **settings)  # type: ignore[arg-type]
+    _write_parquet(log, output)
+    lines = [_summary(output, log)]
+    if pre is not None and pre_period is not None:
+        _write_parquet(pre, pre_period)
+        lines.append(_summary(pre_period, pre))
+    for line in lines:
+        print(visible(line))
+
+
+def _write_parquet(table: object, path: str) -> None:
+    import pyarrow.parquet as pq
+
+    from rankmeter.io import atomic_write
+
+    with atomic_write(path) as handle:
+        handle.flush()
+        pq.write_table(table, handle.buffer)
+
+
+def _summary(path: str, log: Any) -> str:
+    import pyarrow.compute as pc
+
+    users = len(pc.unique(log["user_id"]))
+    requests = len(pc.unique(log["request_id"]))
+    clicks = pc.sum(log["clicked"].cast("int64")).as_py() or 0
+    return (
+        f"{path}: {log.num_rows:,} impressions, {requests:,} requests, {users:,} users, "
+        f"{clicks:,} clicks"
+    )
 
 
 def register(app: typer.Typer) -> None:

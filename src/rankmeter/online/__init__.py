@@ -1,5 +1,11 @@
 """Search logs and online evaluation: the log schema and its checks (:mod:`.logs`), the log
-simulator (:mod:`.simulate`). Names are loaded on first use: Ibis and DuckDB are extras."""
+simulator (:mod:`.simulate`), A/B analysis (:mod:`.abtest`), interleaving
+(:mod:`.interleaving`), offline against online (:mod:`.offline`).
+
+The module of :func:`interleave` is ``interleaving``, not ``interleave``: importing a submodule
+named ``rankmeter.online.interleave`` would rebind the package attribute, the function, to the
+module (as ``rankmeter.compare`` would; docs/architecture.md). Names are loaded on first use:
+Ibis, DuckDB and tea-tasting are extras."""
 
 from __future__ import annotations
 
@@ -7,6 +13,25 @@ from typing import Any
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from rankmeter.online.abtest import (
+        AB_METRICS,
+        ABMetric,
+        ABResult,
+        LatencyQuantiles,
+        MetricEffect,
+        SampleRatioCheck,
+        SegmentEffect,
+        ab,
+        user_metrics,
+    )
+    from rankmeter.online.interleaving import (
+        Interleaving,
+        InterleavingResult,
+        interleave,
+        interleave_runs,
+        interleaving_credit,
+        interleaving_test,
+    )
     from rankmeter.online.logs import (
         LOG_COLUMNS,
         REQUIRED_COLUMNS,
@@ -16,18 +41,89 @@ if TYPE_CHECKING:
         check_log,
         read_log,
     )
+    from rankmeter.online.offline import (
+        AGREEMENTS,
+        DEFAULT_ONLINE_METRICS,
+        Agreement,
+        OnlineOffline,
+        Side,
+        online_vs_offline,
+    )
+    from rankmeter.online.simulate import simulate_log
+
+#: Each module's public names: one entry per module, so that a new module is one new entry.
+_MODULES: dict[str, tuple[str, ...]] = {
+    "rankmeter.online.logs": (
+        "LOG_COLUMNS",
+        "REQUIRED_COLUMNS",
+        "LogCheck",
+        "LogProblem",
+        "VariantCounts",
+        "check_log",
+        "read_log",
+    ),
+    "rankmeter.online.simulate": ("simulate_log",),
+    "rankmeter.online.abtest": (
+        "AB_METRICS",
+        "ABMetric",
+        "ABResult",
+        "LatencyQuantiles",
+        "MetricEffect",
+        "SampleRatioCheck",
+        "SegmentEffect",
+        "ab",
+        "user_metrics",
+    ),
+    "rankmeter.online.interleaving": (
+        "Interleaving",
+        "InterleavingResult",
+        "interleave",
+        "interleave_runs",
+        "interleaving_credit",
+        "interleaving_test",
+    ),
+    "rankmeter.online.offline": (
+        "AGREEMENTS",
+        "DEFAULT_ONLINE_METRICS",
+        "Agreement",
+        "OnlineOffline",
+        "Side",
+        "online_vs_offline",
+    ),
+}
+_LAZY = {name: module for module, names in _MODULES.items() for name in names}
 
 __all__ = [
+    "AB_METRICS",
+    "AGREEMENTS",
+    "DEFAULT_ONLINE_METRICS",
     "LOG_COLUMNS",
     "REQUIRED_COLUMNS",
+    "ABMetric",
+    "ABResult",
+    "Agreement",
+    "Interleaving",
+    "InterleavingResult",
+    "LatencyQuantiles",
     "LogCheck",
     "LogProblem",
+    "MetricEffect",
+    "OnlineOffline",
+    "SampleRatioCheck",
+    "SegmentEffect",
+    "Side",
     "VariantCounts",
+    "ab",
     "check_log",
+    "interleave",
+    "interleave_runs",
+    "interleaving_credit",
+    "interleaving_test",
+    "online_vs_offline",
     "read_log",
+    "simulate_log",
+    "user_metrics",
 ]
-
-_LAZY = {name: "rankmeter.online.logs" for name in __all__}
 
 
 def __getattr__(name: str) -> Any:

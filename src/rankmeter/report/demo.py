@@ -14,9 +14,10 @@ from rankmeter.report.evaluation import render_table
 if TYPE_CHECKING:
     from rankmeter.comparison import Comparison
     from rankmeter.datasets import Collection
+    from rankmeter.online import ABResult, LogCheck, OnlineOffline
     from rankmeter.results import EvalResults
 
-__all__ = ["render_demo"]
+__all__ = ["render_demo", "render_online_demo"]
 
 
 def render_demo(
@@ -198,3 +199,69 @@ def _print_next(console: Any, collection: Collection) -> None:
         '  evaluate(demo.load_qrels(), demo.load_runs(), ["nDCG@10"])',
     ]
     _say(console, *lines)
+
+
+def render_online_demo(
+    collection: Collection,
+    check: LogCheck,
+    ab_result: ABResult,
+    side_by_side: OnlineOffline,
+    *,
+    new_users_factor: float,
+) -> str:
+    """The text of ``rankmeter demo online``: the simulated log, the A/B analysis with its
+    segments, and offline against online, each with the command that gives it on real data."""
+    from rich.console import Console
+
+    from rankmeter.report.ab import render_table as ab_table
+    from rankmeter.report.logs import render_table as log_table
+    from rankmeter.report.online_offline import render_table as side_table
+
+    control, treatment = ab_result.control, ab_result.treatment
+    console = Console(soft_wrap=False, highlight=False)
+    with console.capture() as captured:
+        console.print(f"[bold]rankmeter demo online[/bold]: the {collection.name} collection")
+        _say(
+            console,
+            f"No real search log ships with rankmeter, so this one is simulated from the "
+            f"{collection.name}",
+            f"collection: its two rankers are the variants, {control} (the control) and "
+            f"{treatment},",
+            "users click with a position bias on documents as attractive as their labels, and "
+            f"the {treatment} ranker",
+            f"was set to make new users click {1 - new_users_factor:.0%} less "
+            "(rankmeter logs simulate makes such a log from any qrels and runs).",
+        )
+        console.print()
+        console.print("[bold]1. The log[/bold] (rankmeter logs check LOG)")
+        console.print(log_table(check))
+        console.print()
+        console.print(
+            "[bold]2. Did it win online, for whom?[/bold] "
+            "(rankmeter ab LOG --segments is_new_user --pre PRE_LOG)"
+        )
+        console.print(ab_table(ab_result))
+        worse = ab_result.worse_segments
+        if worse:
+            _say(
+                console,
+                "Flagged: "
+                + "; ".join(f"{s.column}={s.value} ({s.effect.metric})" for s in worse)
+                + " got significantly worse, after the correction across segments.",
+            )
+        console.print()
+        console.print(
+            "[bold]3. Did the A/B test confirm the judged queries?[/bold] "
+            "(rankmeter online-vs-offline QRELS CONTROL_RUN TREATMENT_RUN LOG)"
+        )
+        console.print(side_table(side_by_side))
+        console.print()
+        console.print("[bold]Next[/bold]")
+        _say(
+            console,
+            "  On your own log: rankmeter logs check LOG, then rankmeter ab LOG --segments ...",
+            "  Which ranker users prefer, with fewer users: rankmeter interleave LOG "
+            "(docs/interleaving.md)",
+            "  Clicks into labels despite position bias: rankmeter clicks fit LOG (docs/clicks.md)",
+        )
+    return str(captured.get())

@@ -81,7 +81,7 @@ def render_markdown(check: LogCheck) -> str:
         align: list[Align] = [None, *right]
         lines += markdown_table(["variant", *_COUNTS], _count_rows(check), align)
     if check.problems:
-        lines += ["", "Problems (" + markdown_text(_problem_note()) + "):", ""]
+        lines += ["", "Problems, " + markdown_text(_problem_note()) + ":", ""]
         lines += markdown_table(
             ["where", "what is wrong"],
             ([_where(p), p.message] for p in check.problems),

@@ -1,0 +1,106 @@
+"""`rankmeter online-vs-offline QRELS CONTROL_RUN TREATMENT_RUN LOG`: the offline comparison
+of two rankers beside their A/B test, and whether the two agree in sign and significance."""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Annotated
+
+import typer
+
+from rankmeter.cli._common import OutputOption, emit, render_rich
+
+
+class OnlineOfflineFormat(str, Enum):
+    table = "table"
+    json = "json"
+    markdown = "markdown"
+
+
+class Engine(str, Enum):
+    duckdb = "duckdb"
+    spark = "spark"
+
+
+def online_vs_offline(
+    qrels: Annotated[str, typer.Argument(help="The judgments (TREC qrels or a table).")],
+    control_run: Annotated[str, typer.Argument(help="The control variant's run.")],
+    treatment_run: Annotated[str, typer.Argument(help="The treatment variant's run.")],
+    log: Annotated[
+        str,
+        typer.Argument(help="The A/B log: one row per impression (Parquet, CSV, JSONL)."),
+    ],
+    metric: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--metric",
+            "-m",
+            help="Offline metric, repeatable; the first is the one the online metrics are "
+            "checked against (default nDCG@10).",
+        ),
+    ] = None,
+    online_metric: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--online-metric",
+            help="Online metric, repeatable: ctr, abandonment, success, reformulation, "
+            "no_result, latency (default: the first four).",
+        ),
+    ] = None,
+    control: Annotated[
+        str | None,
+        typer.Option(help="The log's control variant (default: 'control', else the first)."),
+    ] = None,
+    pre: Annotated[
+        str | None, typer.Option(help="The pre-period log: CUPED on the online side.")
+    ] = None,
+    alpha: Annotated[float, typer.Option(help="Significance level, both sides.")] = 0.05,
+    correction: Annotated[
+        str, typer.Option(help="Per side, across its metrics: holm, bonferroni, bh, none.")
+    ] = "holm",
+    test: Annotated[
+        str, typer.Option(help="Offline paired test: randomization, t, bootstrap, ...")
+    ] = "randomization",
+    resamples: Annotated[int, typer.Option(help="Offline randomizations/resamples.")] = 10_000,
+    seed: Annotated[int, typer.Option(help="Seed of the offline test.")] = 0,
+    engine: Annotated[
+        Engine, typer.Option(help="Where the log is aggregated: duckdb or spark.")
+    ] = Engine.duckdb,
+    output_format: Annotated[
+        OnlineOfflineFormat, typer.Option("--format", "-f", help="Output format.")
+    ] = OnlineOfflineFormat.table,
+    output: OutputOption = None,
+) -> None:
+    """Did the A/B test confirm the offline winner? The offline difference of two rankers on
+    the judged queries beside their online differences in the A/B log, and for each online
+    metric whether it agrees with the first offline metric in sign and significance."""
+    from rankmeter.online import online_vs_offline as side_by_side
+    from rankmeter.report import terminal_safe
+    from rankmeter.report.online_offline import render_json, render_markdown, render_table
+
+    result = side_by_side(
+        qrels,
+        control_run,
+        treatment_run,
+        log,
+        metrics=metric or ("nDCG@10",),
+        online_metrics=online_metric or ("ctr", "abandonment", "success", "reformulation"),
+        control=control,
+        alpha=alpha,
+        correction=correction,
+        test=test,
+        resamples=resamples,
+        seed=seed,
+        pre=pre,
+        engine=engine.value,
+    )
+    if output_format is OnlineOfflineFormat.json:
+        emit(terminal_safe(render_json(result), output), output)
+    elif output_format is OnlineOfflineFormat.markdown:
+        emit(render_markdown(result), output)
+    else:
+        render_rich(render_table(result), output)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("online-vs-offline", no_args_is_help=True)(online_vs_offline)

@@ -1,0 +1,156 @@
+"""`rankmeter interleave LOG` end to end on files (issue 12, item 4)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from scipy import stats
+
+from ._cli_support import CLI, run_process
+
+pytest.importorskip("ibis")
+pytest.importorskip("duckdb")
+
+# Nine users, one request each: B wins 6, A wins 1, one tie, one request without a click.
+WINS = ["B"] * 6 + ["A"] + ["tie", "none"]
+SHOWN = {
+    "A": [("A", True), ("B", False)],
+    "B": [("A", False), ("B", True)],
+    "tie": [("A", True), ("B", True)],
+    "none": [("A", False), ("B", False)],
+}
+
+
+def _rows() -> list[dict[str, Any]]:
+    rows = []
+    for i, kind in enumerate(WINS):
+        for position, (team, clicked) in enumerate(SHOWN[kind], start=1):
+            rows.append(
+                {
+                    "event_ts": f"2026-01-01T00:00:{i:02d}",
+                    "user_id": f"u{i}",
+                    "session_id": f"s{i}",
+                    "request_id": f"r{i}",
+                    "query_id": "q1",
+                    "result_count": 2,
+                    "latency_ms": 10.0,
+                    "variant": "interleaved",
+                    "interleave_team": team,
+                    "doc_id": f"d{position}",
+                    "position": position,
+                    "clicked": clicked,
+                }
+            )
+    return rows
+
+
+def _write(path: Path, rows: list[dict[str, Any]]) -> Path:
+    pq.write_table(pa.Table.from_pylist(rows), path)
+    return path
+
+
+@pytest.fixture
+def log(tmp_path: Path) -> Path:
+    return _write(tmp_path / "log.parquet", _rows())
+
+
+def _strict(text: str) -> Any:
+    def refuse(name: str) -> Any:
+        raise AssertionError(f"not strict JSON: {name}")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+def test_json_has_the_counts_and_scipys_test(cli: CLI, log: Path) -> None:
+    done = cli("interleave", log, "--format", "json")
+    assert done.code == 0, done.err
+    document = _strict(done.out)
+    assert document["unit"] == "user"
+    assert document["wins"] == {"A": 1, "B": 6, "ties": 1}
+    assert document["no_click"] == 1 and document["n"] == 8
+    assert document["p_value"] == pytest.approx(stats.binomtest(6, 7).pvalue)
+    ci = stats.binomtest(6, 7).proportion_ci(method="wilson")
+    assert document["interval"]["share_b"] == pytest.approx([ci.low, ci.high])
+    assert document["interval"]["method"] == "wilson"
+    assert document["preferred"] is None  # p = 0.125
+
+
+def test_table_markdown_and_output_file(cli: CLI, log: Path, tmp_path: Path) -> None:
+    table = cli("interleave", log, "--unit", "request")
+    assert table.code == 0, table.err
+    assert "no significant preference" in table.out and "won by B (requests)" in table.out
+    markdown = cli("interleave", log, "-f", "markdown", "--interval", "exact")
+    assert markdown.code == 0, markdown.err
+    assert "| won by B (users) | 6 |  |" in markdown.out
+    assert "Clopper-Pearson exact" in markdown.out
+    target = tmp_path / "out.json"
+    written = cli("interleave", log, "-f", "json", "-o", target)
+    assert written.code == 0 and written.out == ""
+    assert _strict(target.read_text())["wins"]["B"] == 6
+
+
+def test_a_clicked_row_with_a_bad_team_is_one_error_line(cli: CLI, tmp_path: Path) -> None:
+    rows = _rows()
+    rows[3]["interleave_team"] = "C"  # r1's second row: clicked
+    path = _write(tmp_path / "bad.parquet", rows)
+    message = cli("interleave", path).assert_one_error_line(1)
+    # read_log checks the column's values first (rankmeter.online.logs), naming file and row.
+    assert message.startswith(f"{path}:4: interleave_team 'C' is not A or B")
+
+
+def test_a_log_that_is_not_interleaved_is_one_error_line(cli: CLI, tmp_path: Path) -> None:
+    # interleave_team is optional in the log schema: read_log gives it as an empty column, so
+    # the first clicked row (r0's second) is the one named.
+    rows = [{k: v for k, v in row.items() if k != "interleave_team"} for row in _rows()]
+    path = _write(tmp_path / "plain.parquet", rows)
+    message = cli("interleave", path).assert_one_error_line(1)
+    assert message.startswith(f"{path}:2: a clicked result has no interleave_team")
+
+
+def test_usage_errors_exit_2(cli: CLI, log: Path) -> None:
+    assert "'--unit'" in cli("interleave", log, "--unit", "query").assert_one_error_line(2)
+    message = cli("interleave", log, "--alpha", "2").assert_one_error_line(2)
+    assert message.startswith("alpha=2.0 must be a number strictly between 0 and 1")
+
+
+def test_the_real_command(log: Path) -> None:
+    done = run_process(["interleave", log, "-f", "json"])
+    assert done.code == 0, done.err
+    assert _strict(done.out)["wins"]["B"] == 6
+
+
+def test_balanced_credit_reads_the_runs(cli: CLI, tmp_path: Path) -> None:
+    # A = d1 d2 d3 d4, B = d2 d3 d4 d1; every request shows d1 d2 d3 d4 (A started). One click
+    # each: on d1 (A's top 1: A wins), d2, d3 and d4 (B wins each: Hofmann et al.'s example).
+    run_a = tmp_path / "a.run"
+    run_b = tmp_path / "b.run"
+    run_a.write_text("".join(f"q1 Q0 d{i} {i} {10 - i} a\n" for i in (1, 2, 3, 4)))
+    run_b.write_text("".join(f"q1 Q0 d{d} {r} {10 - r} b\n" for r, d in enumerate((2, 3, 4, 1), 1)))
+    rows = []
+    for request, clicked_doc in enumerate(("d1", "d2", "d3", "d4")):
+        for position, team in enumerate("ABBB", start=1):
+            row = _rows()[0] | {
+                "user_id": f"u{request}",
+                "session_id": f"s{request}",
+                "request_id": f"r{request}",
+                "result_count": 4,
+                "interleave_team": team,
+                "doc_id": f"d{position}",
+                "position": position,
+                "clicked": f"d{position}" == clicked_doc,
+            }
+            rows.append(row)
+    log = _write(tmp_path / "balanced.parquet", rows)
+    args = ["interleave", log, "-f", "json", "--method", "balanced", "--run-a", run_a]
+    done = cli(*args, "--run-b", run_b)
+    assert done.code == 0, done.err
+    document = _strict(done.out)
+    assert document["method"] == "balanced"
+    assert document["wins"] == {"A": 1, "B": 3, "ties": 0}
+    message = cli(*args).assert_one_error_line(2)
+    assert message.startswith("method='balanced' credits clicks by the ranks in the two rankings")

@@ -1,0 +1,89 @@
+"""The A/B renderers (rankmeter.report.ab): a failed sample-ratio check leads every format,
+untrusted variant names and segment values are escaped per format, undefined statistics are
+``–`` in tables and ``null`` in strict JSON."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+pytest.importorskip("ibis")
+pytest.importorskip("tea_tasting")
+
+from _ab_logs import random_log
+from rich.console import Console
+
+from rankmeter.online import ab
+from rankmeter.report.ab import render_html, render_json, render_markdown, render_table
+
+HOSTILE_CONTROL = "<b>ctl|x</b>"
+HOSTILE_TREATMENT = "tr\x1b[31m[red]"
+
+
+@pytest.fixture(scope="module")
+def skewed() -> Any:
+    """A 60/40 split whose variant names and a segment value are hostile."""
+    log = random_log(1000, seed=4, treatment_share=0.6, variants=(HOSTILE_CONTROL,
+                                                                   HOSTILE_TREATMENT))  # fmt: skip
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    device = pc.replace_substring(log["device"], "mobile", "<i>mob|ile</i>\x07")
+    log = log.set_column(log.schema.get_field_index("device"), "device", device)
+    assert isinstance(log, pa.Table)
+    return ab(log, control=HOSTILE_CONTROL, segments=["device"], metrics=["ctr", "no_result"])
+
+
+def _terminal(result: Any) -> str:
+    console = Console(width=250, record=True, force_terminal=False, color_system=None)
+    console.print(render_table(result))
+    return console.export_text()
+
+
+def test_the_sample_ratio_warning_comes_first_in_every_format(skewed: Any) -> None:
+    assert skewed.srm.failed
+    assert _terminal(skewed).startswith("WARNING: SAMPLE RATIO MISMATCH")
+    assert render_markdown(skewed).startswith("> **Warning:** SAMPLE RATIO MISMATCH")
+    payload = json.loads(render_json(skewed))
+    assert next(iter(payload)) == "warnings"
+    assert payload["warnings"][0].startswith("SAMPLE RATIO MISMATCH")
+    page = render_html(skewed)
+    assert page.index('role="alert"') < page.index("<h1>")
+    assert "Warning: SAMPLE RATIO MISMATCH" in page
+
+
+def test_no_warning_without_a_mismatch() -> None:
+    result = ab(random_log(200, seed=4), metrics=["ctr"])
+    assert "WARNING" not in _terminal(result)
+    assert "Warning" not in render_markdown(result)
+    assert json.loads(render_json(result))["warnings"] == []
+    assert 'role="alert"' not in render_html(result)
+
+
+def test_untrusted_names_are_escaped_per_format(skewed: Any) -> None:
+    page = render_html(skewed)
+    assert "<b>ctl" not in page and "<i>mob" not in page
+    assert "&lt;b&gt;ctl|x&lt;/b&gt;" in page and "&lt;i&gt;mob|ile&lt;/i&gt;\\x07" in page
+    markdown = render_markdown(skewed)
+    assert "mob\\|ile" in markdown and "\x07" not in markdown and "\x1b" not in markdown
+    text = _terminal(skewed)
+    assert "\x1b" not in text and "tr\\x1b[31m[red]" in text  # rich markup is not read
+    payload = json.loads(render_json(skewed))
+    assert payload["control"] == HOSTILE_CONTROL and payload["treatment"] == HOSTILE_TREATMENT
+    assert {s["value"] for s in payload["segments"]} == {"desktop", "<i>mob|ile</i>\x07"}
+
+
+def test_undefined_statistics_are_dashes_and_null() -> None:
+    # Every request of this log has results: the no-result rate is 0 in both variants.
+    log = random_log(60, seed=1)
+    import pyarrow.compute as pc
+
+    log = log.filter(pc.greater(log["result_count"], 0))
+    result = ab(log, metrics=["ctr", "no_result"])
+    payload = json.loads(render_json(result))  # strict JSON: no NaN slipped through
+    no_result = payload["metrics"]["no_result"]
+    assert no_result["pvalue"] is None and no_result["relative"] is None
+    row = next(line for line in _terminal(result).splitlines() if "no_result" in line)
+    assert "–" in row
