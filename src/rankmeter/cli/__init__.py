@@ -45,6 +45,7 @@ def _app() -> Any:
     from rankmeter.cli import agree as agree_command
     from rankmeter.cli import (
         ann,
+        clicks,
         compare,
         demo,
         embed,
@@ -87,6 +88,7 @@ def _app() -> Any:
         ab_command,
         online,
         interleave_command,
+        clicks,
     ):
         module.register(app)
     return app

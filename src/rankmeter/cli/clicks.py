@@ -1,0 +1,189 @@
+"""`rankmeter clicks fit|labels`: click models fitted to a search log (position bias per rank,
+held-out log-likelihood and perplexity), and clicks into graded TREC qrels."""
+
+from __future__ import annotations
+
+import sys
+from enum import Enum
+from typing import Annotated, Any
+
+import typer
+
+from rankmeter.cli._common import OutputOption, check_output, emit, render_rich
+
+clicks_app = typer.Typer(
+    name="clicks",
+    help="Click models on a search log: position bias, and clicks into graded qrels.",
+    no_args_is_help=True,
+)
+
+#: The log columns the click models read.
+CLICK_COLUMNS = ("request_id", "query_id", "query_text", "doc_id", "position", "clicked")
+
+
+class Model(str, Enum):
+    pbm = "pbm"
+    cascade = "cascade"
+    dbn = "dbn"
+    ubm = "ubm"
+
+
+class FitFormat(str, Enum):
+    table = "table"
+    json = "json"
+
+
+class Estimator(str, Enum):
+    snips = "snips"
+    ips = "ips"
+
+
+LogArgument = Annotated[
+    str,
+    typer.Argument(
+        help="The search log: one row per impression (Parquet, CSV or JSONL; a folder of "
+        "Parquet files), with request_id, query_id, doc_id, position, clicked."
+    ),
+]
+ModelOption = Annotated[
+    Model,
+    typer.Option("--model", help="The click model: pbm, cascade, dbn or ubm."),
+]
+SeedOption = Annotated[int, typer.Option(help="Seeds EM's starting values and the split.")]
+
+
+def read_click_log(path: str) -> Any:
+    """The log at ``path`` as the click models read it: read and checked by
+    ``rankmeter.online.read_log`` (the log contract), the columns the models need pulled out
+    of the engine as Arrow."""
+    from rankmeter.clicks import click_log
+    from rankmeter.online import read_log
+
+    log = read_log(path)
+    columns = [c for c in CLICK_COLUMNS if c in log.columns]
+    return click_log(log.select(columns).to_pyarrow(), source=path)
+
+
+@clicks_app.command("fit", no_args_is_help=True)
+def fit_command(
+    log: LogArgument,
+    model: ModelOption = Model.pbm,
+    held_out: Annotated[
+        float,
+        typer.Option(
+            help="Share of requests held out to measure log-likelihood and perplexity "
+            "(0: fit on every request, measure nothing)."
+        ),
+    ] = 0.2,
+    max_iter: Annotated[int, typer.Option(help="EM iterations at most.")] = 200,
+    tol: Annotated[
+        float, typer.Option(help="EM stops when the log-likelihood per request moves less.")
+    ] = 1e-7,
+    gamma: Annotated[
+        float | None,
+        typer.Option(help="DBN only: fix the probability of going on (fitted when not given)."),
+    ] = None,
+    seed: SeedOption = 0,
+    output_format: Annotated[
+        FitFormat, typer.Option("--format", "-f", help="Output format.")
+    ] = FitFormat.table,
+    output: OutputOption = None,
+) -> None:
+    """Fit a click model: position bias per rank, EM's figures, held-out perplexity.
+
+    Propensities are normalised to rank 1. With --held-out (a seeded split by request), the
+    held-out requests' log-likelihood and perplexity per rank measure the fit.
+    """
+    from rankmeter.clicks import evaluate_model, fit, split_log
+    from rankmeter.report import clicks as report
+
+    data = read_click_log(log)
+    evaluation = None
+    if held_out == 0:
+        train = data
+    else:
+        train, test = split_log(data, held_out, seed=seed)
+    fitted = fit(train, model.value, max_iter=max_iter, tol=tol, seed=seed, gamma=gamma)
+    if held_out != 0:
+        evaluation = evaluate_model(fitted, test)
+    if output_format is FitFormat.json:
+        emit(report.render_fit_json(fitted, evaluation), output)
+    else:
+        render_rich(report.render_fit_table(fitted, evaluation), output)
+
+
+LabelsOutputOption = Annotated[
+    str,
+    typer.Option(
+        "--output",
+        "-o",
+        help="Write the qrels here (TREC: query 0 doc grade; atomically); - for stdout.",
+        callback=check_output,
+    ),
+]
+
+
+@clicks_app.command("labels", no_args_is_help=True)
+def labels_command(
+    log: LogArgument,
+    output: LabelsOutputOption,
+    model: ModelOption = Model.pbm,
+    estimator: Annotated[
+        Estimator,
+        typer.Option(help="snips (clicks over expected clicks) or ips (inverse propensity)."),
+    ] = Estimator.snips,
+    clip: Annotated[
+        float, typer.Option(help="Propensities below this count as this (caps the weights).")
+    ] = 0.05,
+    min_impressions: Annotated[
+        int, typer.Option(help="Pairs shown fewer times are left out (unjudged).")
+    ] = 20,
+    grades: Annotated[
+        str,
+        typer.Option(
+            help="Increasing thresholds of the debiased estimate, one per grade above 0: "
+            "0.1,0.3,0.6 makes grades 0-3."
+        ),
+    ] = "0.1,0.3,0.6",
+    seed: Annotated[int, typer.Option(help="Seeds EM's starting values.")] = 0,
+) -> None:
+    """Clicks into graded TREC qrels, corrected for position bias.
+
+    Each (query, doc) pair's click-through is corrected by the fitted model's propensities
+    (IPS or SNIPS, clipped) and cut at --grades.
+
+    Clicks reward what was already ranked high: use click labels alongside judged sets, not
+    instead of them. The summary goes to stdout (to stderr with -o -).
+    """
+    from rankmeter.clicks import fit, labels
+    from rankmeter.io import trec_qrels_text
+    from rankmeter.report import clicks as report
+    from rankmeter.report import visible
+
+    data = read_click_log(log)
+    fitted = fit(data, model.value, seed=seed)
+    qrels = labels(
+        data,
+        fitted,
+        estimator=estimator.value,
+        clip=clip,
+        min_impressions=min_impressions,
+        grades=grades,
+    )
+    lines = report.labels_lines(
+        qrels,
+        pairs=data.n_pairs,
+        sessions=data.n_sessions,
+        model=model.value,
+        min_impressions=min_impressions,
+    )
+    summary = "".join(visible(line) + "\n" for line in lines)
+    emit(trec_qrels_text(qrels), output)
+    if output == "-":
+        sys.stderr.write(summary)
+    else:
+        emit(summary, None)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(clicks_app)

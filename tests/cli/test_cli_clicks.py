@@ -1,0 +1,115 @@
+"""`rankmeter clicks fit|labels`: propensities and fit figures from a log file, click qrels
+that `rankmeter evaluate` reads, and the one-line error contract for bad logs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from rankmeter.clicks import default_propensities, simulate
+
+from ._cli_support import CLI
+
+
+def _collection() -> tuple[dict[str, dict[str, int]], dict[str, dict[str, float]]]:
+    rng = np.random.default_rng(1)
+    qrels = {f"q{q}": {f"d{d}": int(rng.integers(0, 4)) for d in range(10)} for q in range(50)}
+    run = {f"q{q}": {f"d{d}": float(rng.random()) for d in range(10)} for q in range(50)}
+    return qrels, run
+
+
+@pytest.fixture(scope="module")
+def log_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    qrels, run = _collection()
+    path = tmp_path_factory.mktemp("clicks") / "log.parquet"
+    pq.write_table(simulate(qrels, run, sessions=10_000, shuffle=1.0, seed=2), path)
+    return path
+
+
+def test_fit_as_json_gives_the_propensities_and_the_held_out_figures(
+    cli: CLI, log_file: Path
+) -> None:
+    result = cli("clicks", "fit", log_file, "--model", "pbm", "--format", "json")
+    assert result.code == 0, result.err
+    payload = json.loads(result.out)
+    fitted = np.array(list(payload["fit"]["propensities"].values()))
+    assert np.abs(fitted - default_propensities(10)).max() < 0.05
+    assert payload["fit"]["sessions"] == 8_000
+    assert payload["held_out"]["sessions"] == 2_000
+    assert 1 < payload["held_out"]["perplexity"] < 2
+
+
+def test_fit_as_a_table_to_a_file(cli: CLI, log_file: Path, tmp_path: Path) -> None:
+    target = tmp_path / "fit.txt"
+    result = cli("clicks", "fit", log_file, "--model", "dbn", "--held-out", "0", "-o", target)
+    assert result.code == 0 and result.out == ""
+    text = target.read_text()
+    assert "propensity" in text and "perplexity" not in text
+    assert "dbn fitted to 10,000 requests" in text and "gamma" in text
+
+
+def test_labels_write_trec_qrels_that_evaluate_reads(
+    cli: CLI, log_file: Path, tmp_path: Path
+) -> None:
+    target = tmp_path / "click_qrels.txt"
+    result = cli("clicks", "labels", log_file, "--model", "pbm", "-o", target)
+    assert result.code == 0, result.err
+    assert "500 (query, doc) pairs graded from the clicks of 10,000 requests" in result.out
+    lines = target.read_text().splitlines()
+    assert len(lines) == 500 and all(len(line.split()) == 4 for line in lines)
+    run = tmp_path / "run.txt"
+    _, scores = _collection()
+    run.write_text(
+        "".join(f"{q} Q0 {d} 1 {s} r\n" for q, docs in scores.items() for d, s in docs.items())
+    )
+    evaluated = cli("evaluate", target, run, "-m", "nDCG@10", "--judged-below", "0")
+    assert evaluated.code == 0, evaluated.err
+
+
+def test_labels_to_stdout_send_the_summary_to_stderr(cli: CLI, log_file: Path) -> None:
+    result = cli(
+        "clicks", "labels", log_file, "-o", "-", "--min-impressions", "200", "--grades", "0.5"
+    )
+    assert result.code == 0, result.err
+    assert "pairs shown fewer than 200 times left out" in result.err
+    assert {line.split()[3] for line in result.out.splitlines()} <= {"0", "1"}
+
+
+@pytest.mark.parametrize(
+    ("row", "position", "message"),
+    [
+        (2, 2, "{path}:3: position 2 is repeated within request 'r0'"),
+        (4, 0, "{path}:5: position 0 is below 1"),
+    ],
+)
+def test_a_bad_log_is_one_error_line_naming_file_and_row(
+    cli: CLI, tmp_path: Path, row: int, position: int, message: str
+) -> None:
+    """The log is read by rankmeter.online.read_log, whose checks name the file and row."""
+    log = simulate({"q": {"a": 1}}, {"q": {"a": 3.0, "b": 2.0, "c": 1.0}}, sessions=20, users=10)
+    positions = log.column("position").to_pylist()
+    positions[row] = position
+    path = tmp_path / "bad.parquet"
+    pq.write_table(log.set_column(9, "position", pa.array(positions)), path)
+    expected = message.format(path=path)
+    assert cli("clicks", "fit", path).assert_one_error_line(1).startswith(expected)
+    target = tmp_path / "q.txt"
+    assert cli("clicks", "labels", path, "-o", target).assert_one_error_line(1).startswith(expected)
+    assert not target.exists()
+
+
+def test_bad_options_are_usage_errors(cli: CLI, log_file: Path, tmp_path: Path) -> None:
+    message = cli("clicks", "fit", log_file, "--held-out", "1.5").assert_one_error_line(2)
+    assert "held_out=1.5 must be a number strictly between 0 and 1" in message
+    message = cli(
+        "clicks", "labels", log_file, "-o", tmp_path / "q.txt", "--grades", "0.5,0.2"
+    ).assert_one_error_line(2)
+    assert "grades=(0.5, 0.2) must increase" in message
+    message = cli("clicks", "fit", log_file, "--gamma", "0.5").assert_one_error_line(2)
+    assert "gamma=0.5 is a parameter of the DBN model, not of pbm" in message
+    assert cli("clicks", "fit", log_file, "--model", "dcm").code == 2
