@@ -97,6 +97,24 @@ def test_a_sample_ratio_mismatch_is_loud_in_every_format(cli: CLI, logs: dict[st
     assert html.index('role="alert"') < html.index("<h1>")
 
 
+def test_an_intended_uneven_split_is_not_a_mismatch(cli: CLI, logs: dict[str, Path]) -> None:
+    # 60 % of the users in the treatment on purpose: the command line could not say so, and
+    # every such test was reported as a broken split.
+    payload = json.loads(cli("ab", logs["skewed"], "-m", "ctr", "-f", "json").out)
+    counts = payload["sample_ratio"]
+    assert payload["warnings"][0].startswith(
+        f"SAMPLE RATIO MISMATCH: {counts['control_users']:,} control users vs "
+        f"{counts['treatment_users']:,} treatment users"
+    )
+    intended = cli("ab", logs["skewed"], "-m", "ctr", "-f", "json", "--expected-ratio", "1.5")
+    assert intended.code == 0, intended.err
+    payload = json.loads(intended.out)
+    assert payload["warnings"] == [] and payload["sample_ratio"]["expected_ratio"] == 1.5
+    strict = cli("ab", logs["skewed"], "-m", "ctr", "-f", "json", "--srm-alpha", "0.5",
+                 "--expected-ratio", "1.5")  # fmt: skip
+    assert json.loads(strict.out)["sample_ratio"]["alpha"] == 0.5
+
+
 def test_a_csv_log_is_read_too(cli: CLI, tmp_path: Path) -> None:
     path = tmp_path / "log.csv"
     pacsv.write_csv(random_log(80, seed=2), path)

@@ -162,6 +162,15 @@ BAD: dict[str, tuple[dict[str, Any], tuple[str, ...], int, str]] = {
         r"latency_ms -1 is negative",
     ),
     "negative dwell": ({"row6": {"dw": -5.0}}, (), 6, r"dwell_ms -5 is negative"),
+    # inf and NaN were accepted: the latency means and quantiles became undefined, and a click
+    # with NaN dwell silently stopped counting as a success.
+    "infinite latency": (
+        {"row5": {"lat": float("inf")}, "row6": {"lat": float("inf")}},
+        (),
+        5,
+        r"latency_ms inf is not a finite number",
+    ),
+    "dwell not a number": ({"row6": {"dw": float("nan")}}, (), 6, r"dwell_ms nan is not a finite"),
     "dwell without click": (
         {"row2": {"dw": 1000.0}},
         (),

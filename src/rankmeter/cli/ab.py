@@ -72,6 +72,16 @@ def ab(
         float,
         typer.Option(help="Seconds within which another query counts as a reformulation."),
     ] = 60.0,
+    expected_ratio: Annotated[
+        float,
+        typer.Option(
+            help="Treatment users / control users that the assignment intended (0.4286 for a "
+            "70/30 split): the sample-ratio check tests against it."
+        ),
+    ] = 1.0,
+    srm_alpha: Annotated[
+        float, typer.Option(help="The sample-ratio check fails below this p-value.")
+    ] = 0.001,
     engine: Annotated[
         Engine, typer.Option(help="Where the log is aggregated: duckdb or spark.")
     ] = Engine.duckdb,
@@ -98,6 +108,8 @@ def ab(
         power=power,
         success_dwell=success_dwell,
         reformulation_window=reformulation_window,
+        srm_alpha=srm_alpha,
+        expected_ratio=expected_ratio,
         engine=engine.value,
     )
     if output_format is ABFormat.json:

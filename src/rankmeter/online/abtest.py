@@ -301,8 +301,8 @@ class ABResult:
         if not self.srm.failed:
             return ()
         return (
-            f"SAMPLE RATIO MISMATCH: {self.srm.control_users} control users vs "
-            f"{self.srm.treatment_users} treatment users (expected ratio "
+            f"SAMPLE RATIO MISMATCH: {self.srm.control_users:,} control users vs "
+            f"{self.srm.treatment_users:,} treatment users (expected ratio "
             f"{self.srm.expected_ratio:g}), p = {self.srm.pvalue:.3g} < {self.srm.alpha:g}: "
             "the split is broken, so the effects below cannot be trusted until the cause is "
             "found",

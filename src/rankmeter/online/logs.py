@@ -449,10 +449,15 @@ def _read_csv(path: Path, pa: Any) -> Any:
     # Ids and timestamps stay text: "007" is not 7, and timestamps are parsed in the engine,
     # where an unparseable one is a problem with a row number rather than a reader error.
     types = {name: pa.string() for name in (*_STRINGS, "event_ts")}
+    # Empty (or NULL) is missing; "nan" is not: Arrow would read it as missing by default, and
+    # a NaN dwell or latency must be reported, not taken for "no value".
     table = csv.read_csv(
         path,
         convert_options=csv.ConvertOptions(
-            column_types=types, strings_can_be_null=True, quoted_strings_can_be_null=False
+            column_types=types,
+            null_values=["", "NULL", "null"],
+            strings_can_be_null=True,
+            quoted_strings_can_be_null=False,
         ),
     )
     # The header is line 1: data row n is line n + 1.
@@ -752,6 +757,17 @@ def _checks(source: _Source, typed: Any) -> list[tuple[str, Any, str]]:
             "negative:result_count",
             typed.result_count < 0,
             "result_count {result_count!r} is negative: it counts the results (0 for none)",
+        ),
+        (
+            "finite:latency_ms",
+            typed.latency_ms.isnan() | typed.latency_ms.isinf(),
+            "latency_ms {latency_ms!r} is not a finite number: it is a duration in milliseconds",
+        ),
+        (
+            "finite:dwell_ms",
+            typed.dwell_ms.isnan() | typed.dwell_ms.isinf(),
+            "dwell_ms {dwell_ms!r} is not a finite number: it is a duration in milliseconds "
+            "(leave it empty when there was no click)",
         ),
         (
             "negative:latency_ms",
