@@ -31,7 +31,8 @@ def _headline(check: LogCheck) -> str:
         if check.ok
         else f"{len(check.problems)} problem{'s' if len(check.problems) > 1 else ''}"
     )
-    return f"{check.source}: {check.rows:,} rows, {len(check.variants)} variants, {found} ({check.engine})"
+    variants = f"{len(check.variants)} variant{'' if len(check.variants) == 1 else 's'}"
+    return f"{check.source}: {check.rows:,} rows, {variants}, {found} ({check.engine})"
 
 
 def _count_rows(check: LogCheck) -> Iterator[list[str]]:
