@@ -245,6 +245,31 @@ def test_running_out_of_memory_is_one_line(
     )
 
 
+@pytest.mark.parametrize(
+    ("sig", "said"), [(signal.SIGINT, "interrupted"), (signal.SIGTERM, "terminated")]
+)
+def test_a_signal_wrapped_by_python_is_still_a_signal(
+    cli: CLI, files: dict[str, Path], monkeypatch: pytest.MonkeyPatch, sig: int, said: str
+) -> None:
+    # Seen in CI: Ctrl-C while pydantic's classes were being created; Python 3.11 wraps what a
+    # descriptor's __set_name__ raises in a RuntimeError, which was reported as a bug (exit 70).
+    import rankmeter.cli
+    import rankmeter.evaluation
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        try:
+            raise rankmeter.cli.Stopped(sig)
+        except rankmeter.cli.Stopped as stop:
+            raise RuntimeError(
+                "Error calling __set_name__ on 'cached_property' instance 'data' in "
+                "'LazyLocalNamespace'"
+            ) from stop
+
+    monkeypatch.setattr(rankmeter.evaluation, "evaluate", interrupted)
+    result = cli("evaluate", files["qrels"], files["a"])
+    assert (result.code, result.out, result.err) == (128 + sig, "", f"rankmeter: {said}\n")
+
+
 # -- signals -------------------------------------------------------------------------------------
 def _as_at_a_terminal() -> None:
     """SIGINT and SIGTERM as a command typed at a terminal gets them: the tests may run in a

@@ -173,6 +173,9 @@ def _run(argv: Sequence[str] | None) -> int:
             return _error(f"{message}{hint}", 2)
         if "Abort" in kinds:
             return _stopped(signal.SIGINT)
+        signum = _signal_behind(exc)
+        if signum is not None:
+            return _stopped(signum)
         if os.environ.get("RANKMETER_DEBUG"):
             raise
         # A bug, not bad input: still one line (the traceback with RANKMETER_DEBUG=1).
@@ -184,6 +187,25 @@ def _run(argv: Sequence[str] | None) -> int:
         )
         return 70
     return code if isinstance(code, int) else 0
+
+
+def _signal_behind(exc: BaseException) -> int | None:
+    """The signal that ended the command when Python reports it wrapped in another error.
+
+    Python 3.11 turns an exception raised while a class is created, in a descriptor's
+    ``__set_name__`` (Ctrl-C while pydantic's classes are imported), into ``RuntimeError:
+    Error calling __set_name__ ...`` caused by it: that is an interrupt, not a bug.
+    """
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, Stopped):
+            return current.signum
+        if isinstance(current, KeyboardInterrupt):
+            return signal.SIGINT
+        current = current.__cause__ or current.__context__
+    return None
 
 
 def _error(message: str, code: int) -> int:
