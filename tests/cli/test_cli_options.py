@@ -36,7 +36,10 @@ def test_q_is_per_query_wherever_it_exists() -> None:
 
 def test_shared_options_have_one_declaration() -> None:
     """Every command offering an option offers it with the same flags and help."""
-    shared = ["--metric", "--goal", "--per-query", "--rel", "--judged-only", "--ties", "--quiet"]
+    shared = [
+        "--metric", "--goal", "--per-query", "--rel", "--judged-only", "--ties", "--quiet",
+        "--engine",
+    ]  # fmt: skip
     found = options()
     # ann-recall's --metric is the vectors' similarity (ip, l2, cosine; faiss's word for it),
     # not an evaluation metric: a different option that shares the name.

@@ -40,6 +40,21 @@ class Ties(str, Enum):
     input = "input"
 
 
+class Engine(str, Enum):
+    """Where a search log is read and aggregated (rankmeter.engines)."""
+
+    duckdb = "duckdb"
+    spark = "spark"
+
+
+EngineOption = Annotated[
+    Engine,
+    typer.Option(
+        help="Where the log is read and aggregated: duckdb (embedded) or spark (local[2])."
+    ),
+]
+
+
 class InputFormat(str, Enum):
     trec = "trec"
     csv = "csv"

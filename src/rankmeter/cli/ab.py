@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from rankmeter.cli._common import OutputOption, emit, render_rich
+from rankmeter.cli._common import Engine, EngineOption, OutputOption, emit, render_rich
 
 
 class ABFormat(str, Enum):
@@ -16,11 +16,6 @@ class ABFormat(str, Enum):
     json = "json"
     markdown = "markdown"
     html = "html"
-
-
-class Engine(str, Enum):
-    duckdb = "duckdb"
-    spark = "spark"
 
 
 def ab(
@@ -82,9 +77,7 @@ def ab(
     srm_alpha: Annotated[
         float, typer.Option(help="The sample-ratio check fails below this p-value.")
     ] = 0.001,
-    engine: Annotated[
-        Engine, typer.Option(help="Where the log is aggregated: duckdb or spark.")
-    ] = Engine.duckdb,
+    engine: EngineOption = Engine.duckdb,
     output_format: Annotated[
         ABFormat, typer.Option("--format", "-f", help="Output format.")
     ] = ABFormat.table,

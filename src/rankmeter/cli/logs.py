@@ -12,7 +12,14 @@ from typing import Annotated, Any
 
 import typer
 
-from rankmeter.cli._common import OutputOption, check_output, emit, render_rich
+from rankmeter.cli._common import (
+    Engine,
+    EngineOption,
+    OutputOption,
+    check_output,
+    emit,
+    render_rich,
+)
 
 logs_app = typer.Typer(
     name="logs",
@@ -27,21 +34,12 @@ class LogsFormat(str, Enum):
     markdown = "markdown"
 
 
-class Engine(str, Enum):
-    duckdb = "duckdb"
-    spark = "spark"
-
-
 LogArgument = Annotated[
     str,
     typer.Argument(
         help="The log: a .parquet, .csv or .jsonl file (one row per impression), or a folder "
         "of .parquet files."
     ),
-]
-EngineOption = Annotated[
-    Engine,
-    typer.Option(help="Where the log is read: duckdb (embedded) or spark (local[2])."),
 ]
 
 

@@ -8,18 +8,20 @@ from typing import Annotated
 
 import typer
 
-from rankmeter.cli._common import MetricOption, OutputOption, emit, render_rich
+from rankmeter.cli._common import (
+    Engine,
+    EngineOption,
+    MetricOption,
+    OutputOption,
+    emit,
+    render_rich,
+)
 
 
 class OnlineOfflineFormat(str, Enum):
     table = "table"
     json = "json"
     markdown = "markdown"
-
-
-class Engine(str, Enum):
-    duckdb = "duckdb"
-    spark = "spark"
 
 
 def online_vs_offline(
@@ -55,9 +57,7 @@ def online_vs_offline(
     ] = "randomization",
     resamples: Annotated[int, typer.Option(help="Offline randomizations/resamples.")] = 10_000,
     seed: Annotated[int, typer.Option(help="Seed of the offline test.")] = 0,
-    engine: Annotated[
-        Engine, typer.Option(help="Where the log is aggregated: duckdb or spark.")
-    ] = Engine.duckdb,
+    engine: EngineOption = Engine.duckdb,
     output_format: Annotated[
         OnlineOfflineFormat, typer.Option("--format", "-f", help="Output format.")
     ] = OnlineOfflineFormat.table,
