@@ -446,3 +446,13 @@ def test_variant_counts_whatever_the_metrics() -> None:
     everything = ab(log).counts
     assert ab(log, metrics=["ctr"]).counts == everything
     assert all(c.requests > 0 and c.sessions > 0 for c in everything)
+
+
+def test_a_metric_without_variance_is_not_tested() -> None:
+    # No request returned nothing in either variant: there is no p-value, and the verdict said
+    # "no significant difference" as if a test had found nothing.
+    log, _ = _simulated()
+    result = ab(log, metrics=["no_result", "ctr"])
+    no_result, ctr = result.metrics
+    assert math.isnan(no_result.pvalue) and no_result.verdict == "not tested"
+    assert math.isfinite(ctr.pvalue) and ctr.verdict != "not tested"

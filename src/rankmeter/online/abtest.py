@@ -177,8 +177,9 @@ class MetricEffect:
     treatment / control − 1 with its interval (tea-tasting's, on the log scale). ``pvalue`` is
     tea-tasting's (Welch's t on the delta-method variances); ``adjusted`` is corrected across
     the metrics of the analysis (or the segments, in a :class:`SegmentEffect`). ``verdict`` is
-    ``"better"``, ``"worse"`` or ``"no significant difference"`` (significance after the
-    correction, direction per :attr:`ABMetric.higher_is_better`). ``mde`` and ``mde_relative``
+    ``"better"``, ``"worse"`` (significance after the correction, direction per
+    :attr:`ABMetric.higher_is_better`), ``"no significant difference"`` or ``"not tested"`` (no
+    p-value: the metric has no variance in the data). ``mde`` and ``mde_relative``
     are the minimum detectable effect at the analysis' power with the users observed.
     """
 
@@ -846,7 +847,11 @@ def _corrected(
             effects.append(_nan_effect(metric, cuped))
             continue
         significant = bool(corrected.significant[i])
-        if not significant:
+        if not math.isfinite(float(r.pvalue)):
+            # No variance to test (e.g. no no-result request in either variant): nothing was
+            # tested, which is not the same as a test that found nothing.
+            verdict = "not tested"
+        elif not significant:
             verdict = "no significant difference"
         elif (r.effect_size > 0) == metric.higher_is_better:
             verdict = "better"
