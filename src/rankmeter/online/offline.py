@@ -258,7 +258,7 @@ def online_vs_offline(
             p_corrected=d.p_corrected,
             significant=d.significant,
             higher_is_better=True,
-            direction=_direction(d.significant, d.difference, higher_is_better=True),
+            direction=_direction(d.significant, d.difference),
             n=d.n,
         )
         for d in offline.differences
@@ -278,9 +278,8 @@ def online_vs_offline(
             p_corrected=e.adjusted,
             significant=e.significant,
             higher_is_better=AB_METRICS[e.metric].higher_is_better,
-            direction=_direction(
-                e.significant, e.difference, higher_is_better=AB_METRICS[e.metric].higher_is_better
-            ),
+            # ab's own verdict, read in its metric's direction; "not tested" is no direction.
+            direction=e.verdict if e.verdict in ("better", "worse") else _NONE,
             n=users,
         )
         for e in online.metrics
@@ -312,10 +311,11 @@ def online_vs_offline(
     )
 
 
-def _direction(significant: bool, difference: float, *, higher_is_better: bool) -> str:
+def _direction(significant: bool, difference: float) -> str:
+    """An offline metric's direction: every IR metric is better higher."""
     if not significant or difference == 0:
         return _NONE
-    return "better" if (difference > 0) == higher_is_better else "worse"
+    return "better" if difference > 0 else "worse"
 
 
 def _verdict(offline: str, online: str) -> str:
