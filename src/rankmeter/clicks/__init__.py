@@ -10,6 +10,7 @@ the top of these modules; pyarrow when a function runs.
 
 from __future__ import annotations
 
+from rankmeter.clicks.counts import ClickCounts, click_counts
 from rankmeter.clicks.harvest import harvest_propensities
 from rankmeter.clicks.labeling import ESTIMATORS, GRADES, estimate_relevance, labels
 from rankmeter.clicks.log import ClickLog, click_log, split_log
@@ -20,9 +21,11 @@ __all__ = [
     "ESTIMATORS",
     "GRADES",
     "MODELS",
+    "ClickCounts",
     "ClickLog",
     "ClickModel",
     "ModelEvaluation",
+    "click_counts",
     "click_log",
     "default_attractiveness",
     "default_propensities",

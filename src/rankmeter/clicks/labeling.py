@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from rankmeter._validate import choice, integer, real
+from rankmeter.clicks.counts import ClickCounts, click_counts
 from rankmeter.clicks.log import ClickLog, click_log
 from rankmeter.clicks.models import MODELS, ClickModel, fit
 from rankmeter.data.arrays import FloatArray
@@ -37,12 +38,14 @@ ESTIMATORS = ("snips", "ips")
 GRADES = (0.1, 0.3, 0.6)
 
 
-def _propensities(log: ClickLog, model: Any) -> FloatArray:
-    """Propensities per rank: a fitted model's, a model name's (fitted to ``log``), or given."""
+def _propensities(log: Any, counts: ClickCounts, model: Any) -> FloatArray:
+    """Propensities per rank: a fitted model's, a model name's (fitted to the log: its
+    ``counts`` but for DBN), or given."""
     if isinstance(model, ClickModel):
         return np.asarray(model.propensities, dtype=np.float64)
     if isinstance(model, str):
-        fitted = fit(log, choice("model", model, MODELS, what="the click model"))
+        name = choice("model", model, MODELS, what="the click model")
+        fitted = fit(log if name == "dbn" else counts, name)
         return np.asarray(fitted.propensities, dtype=np.float64)
     if isinstance(model, (Sequence, np.ndarray)) and len(model) > 0:
         return np.array(
@@ -75,7 +78,7 @@ def estimate_relevance(
     Returns
     -------
     pyarrow.Table
-        query_id, doc_id, impressions, clicks, relevance; pairs as the log first shows them.
+        query_id, doc_id, impressions, clicks, relevance; pairs in (query_id, doc_id) order.
 
     Examples
     --------
@@ -86,21 +89,24 @@ def estimate_relevance(
     >>> estimate_relevance(log, "cascade").column("relevance").to_pylist()
     [0.5, 0.5]
     """
-    data = click_log(log)
     estimator = choice("estimator", estimator, ESTIMATORS, what="how clicks are reweighted")
     clip = real("clip", clip, low=0, high=1, open_low=True, what="the smallest propensity used")
-    propensities = np.nan_to_num(_propensities(data, model), nan=1.0)
-    shown = data.shown
-    ranks = np.minimum(np.nonzero(shown)[1], len(propensities) - 1)
-    weight = np.maximum(propensities[ranks], clip)
-    pairs = data.pairs[shown]
-    clicked = data.clicks[shown].astype(np.float64)
-    impressions = np.bincount(pairs, minlength=data.n_pairs)
-    clicks = np.bincount(pairs, clicked, data.n_pairs)
-    if estimator == "ips":
-        relevance = np.bincount(pairs, clicked / weight, data.n_pairs) / impressions
+    if isinstance(log, ClickLog) or not isinstance(model, str) or model != "dbn":
+        data = click_counts(log)
     else:
-        relevance = clicks / np.bincount(pairs, weight, data.n_pairs)
+        # DBN fits the request by position matrix: build it once, count from it.
+        log = click_log(log)
+        data = click_counts(log)
+    propensities = np.nan_to_num(_propensities(log, data, model), nan=1.0)
+    ranks = np.minimum(data.rank, len(propensities) - 1)
+    weight = np.maximum(propensities[ranks], clip)
+    clicked = data.clicked.astype(np.float64)
+    impressions = data.per_pair()
+    clicks = data.per_pair(clicked)
+    if estimator == "ips":
+        relevance = data.per_pair(clicked / weight) / impressions
+    else:
+        relevance = clicks / data.per_pair(weight)
     import pyarrow as pa
 
     return pa.table(
@@ -112,6 +118,11 @@ def estimate_relevance(
             "relevance": pa.array(relevance),
         }
     )
+
+
+def _source(log: Any) -> str:
+    """How the qrels name the log: its file, when it was read from one."""
+    return str(getattr(log, "source", "<log>"))
 
 
 def _thresholds(grades: Sequence[float] | str) -> list[float]:
@@ -192,8 +203,7 @@ def labels(
         "min_impressions", min_impressions, low=1, what="pairs shown fewer times are left out"
     )
     thresholds = _thresholds(grades)
-    data = click_log(log)
-    table = estimate_relevance(data, model, estimator=estimator, clip=clip)
+    table = estimate_relevance(log, model, estimator=estimator, clip=clip)
     impressions = np.asarray(table.column("impressions"), dtype=np.int64)
     kept = np.flatnonzero(impressions >= min_impressions)
     if len(kept) == 0:
@@ -210,5 +220,5 @@ def labels(
         table.column("query_id").take(rows),
         table.column("doc_id").take(rows),
         grade.astype(np.int64),
-        origin=f"clicks of {data.source}",
+        origin=f"clicks of {_source(log)}",
     )

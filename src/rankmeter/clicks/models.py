@@ -32,6 +32,7 @@ import numpy as np
 import numpy.typing as npt
 
 from rankmeter._validate import choice, integer, real
+from rankmeter.clicks.counts import ClickCounts, _previous_click, click_counts
 from rankmeter.clicks.log import ClickLog, click_log, readonly
 from rankmeter.data.arrays import FloatArray, IntArray
 from rankmeter.errors import PolicyError
@@ -200,16 +201,6 @@ class _Params:
     examination: FloatArray | None  # PBM: (depth,), UBM: (depth, depth + 1); log's depth
 
 
-def _previous_click(clicks: npt.NDArray[np.bool_]) -> IntArray:
-    """For every cell, the position of the last click above it in its request (0: none)."""
-    depth = clicks.shape[1]
-    positions = np.where(clicks, np.arange(1, depth + 1), 0)
-    seen = np.maximum.accumulate(positions, axis=1)
-    previous = np.zeros_like(seen)
-    previous[:, 1:] = seen[:, :-1]
-    return previous
-
-
 def _cells(log: ClickLog, alpha: FloatArray, fill: float = 0.0) -> Matrix:
     """A per-pair value spread over the log's matrix; ``fill`` where nothing was shown."""
     values = np.full(log.pairs.shape, fill)
@@ -297,26 +288,28 @@ def _clip(values: Matrix) -> Matrix:
 
 
 def _fit_factorised(
-    log: ClickLog, model: str, rng: np.random.Generator, max_iter: int, tol: float
+    counts: ClickCounts, model: str, rng: np.random.Generator, max_iter: int, tol: float
 ) -> tuple[_Params, FloatArray, int, bool, float]:
     """EM for PBM and UBM: P(C) = examination[k] * alpha_qd, k the rank (PBM) or the pair
     (rank, rank of the previous click) (UBM). The E-step's posteriors of a result not clicked:
     P(E=1 | C=0) = e (1 - a) / (1 - e a), P(A=1 | C=0) = (1 - e) a / (1 - e a); a click means
-    E = A = 1. The M-step averages them per pair and per k."""
-    shown = log.shown
-    _, ranks = np.nonzero(shown)
-    pairs = log.pairs[shown]
-    clicked = log.clicks[shown]
-    depth = log.depth
+    E = A = 1. The M-step averages them per pair and per k. Impressions that agree on (pair,
+    rank, previous click, clicked) have the same posteriors: each cell of ``counts`` stands
+    for ``count`` of them."""
+    pairs = counts.pair
+    ranks = counts.rank
+    clicked = counts.clicked
+    weight = counts.count.astype(np.float64)
+    depth = counts.depth
     if model == "pbm":
         k = ranks
         n_k = depth
     else:
-        k = ranks * (depth + 1) + _previous_click(log.clicks)[shown]
+        k = ranks * (depth + 1) + counts.previous
         n_k = depth * (depth + 1)
-    shown_per_pair = np.bincount(pairs, minlength=log.n_pairs)
-    shown_per_k = np.bincount(k, minlength=n_k)
-    alpha = _clip(_PRIOR + rng.uniform(-0.1, 0.1, log.n_pairs))
+    shown_per_pair = np.bincount(pairs, weight, counts.n_pairs)
+    shown_per_k = np.bincount(k, weight, n_k)
+    alpha = _clip(_PRIOR + rng.uniform(-0.1, 0.1, counts.n_pairs))
     exam = _clip(_PRIOR + rng.uniform(-0.1, 0.1, n_k))
     previous_ll = -math.inf
     converged = False
@@ -329,11 +322,10 @@ def _fit_factorised(
         missed = np.maximum(1 - e * a, EPS)
         posterior_e = np.where(clicked, 1.0, e * (1 - a) / missed)
         posterior_a = np.where(clicked, 1.0, (1 - e) * a / missed)
-        alpha = _clip(np.bincount(pairs, posterior_a, log.n_pairs) / shown_per_pair)
-        summed = np.bincount(k, posterior_e, n_k)
+        alpha = _clip(np.bincount(pairs, posterior_a * weight, counts.n_pairs) / shown_per_pair)
+        summed = np.bincount(k, posterior_e * weight, n_k)
         exam = _clip(np.where(shown_per_k > 0, summed / np.maximum(shown_per_k, 1), exam))
-        p = _clip(exam[k] * alpha[pairs])
-        ll = float(np.log(p[clicked]).sum() + np.log1p(-p[~clicked]).sum()) / log.n_sessions
+        ll = _counts_log_likelihood(exam[k] * alpha[pairs], counts)
         if abs(ll - previous_ll) < tol:
             converged = True
             break
@@ -343,29 +335,38 @@ def _fit_factorised(
         examination = exam
     else:
         examination = exam.reshape(depth, depth + 1)
-        examined_by_rank = np.bincount(ranks, posterior_e, depth) / np.maximum(
-            np.bincount(ranks, minlength=depth), 1
+        examined_by_rank = np.bincount(ranks, posterior_e * weight, depth) / np.maximum(
+            np.bincount(ranks, weight, depth), 1
         )
     params = _Params(model, alpha, None, None, examination)
     return params, examined_by_rank, iterations, converged, ll
 
 
-def _fit_cascade(log: ClickLog) -> tuple[_Params, FloatArray, int, bool, float]:
+def _counts_log_likelihood(probability: Matrix, counts: ClickCounts) -> float:
+    """Mean over requests of log P(clicks of the request), each cell's click probability
+    (given the clicks above it) counted ``count`` times."""
+    p = _clip(probability)
+    logs = np.where(counts.clicked, np.log(p), np.log1p(-p))
+    return float((logs * counts.count).sum()) / counts.sessions
+
+
+def _fit_cascade(counts: ClickCounts) -> tuple[_Params, FloatArray, int, bool, float]:
     """Closed form: a result is examined when it is at or above the first click of its
-    request (every result of a request without clicks); alpha = clicks / examinations."""
-    shown = log.shown
-    depth = log.depth
-    any_click = log.clicks.any(axis=1)
-    first = np.where(any_click, np.argmax(log.clicks, axis=1), depth)
-    examined = shown & (np.arange(depth)[None, :] <= first[:, None])
-    seen = np.bincount(log.pairs[examined], minlength=log.n_pairs)
-    clicked = _per_pair(log, log.clicks.astype(np.float64), examined)
+    request (every result of a request without clicks), that is when no click is above it;
+    alpha = clicks / examinations. A result below a click has click probability 0 (kept at
+    1e-6 in the log-likelihood)."""
+    examined = counts.previous == 0
+    seen = counts.per_pair(examined)
+    clicked = counts.per_pair(examined & counts.clicked)
     prior = float(clicked.sum() / max(seen.sum(), 1))
     alpha = _clip(np.where(seen > 0, clicked / np.maximum(seen, 1), prior))
-    by_rank = examined.sum(axis=0) / np.maximum(shown.sum(axis=0), 1)
+    depth = counts.depth
+    by_rank = np.bincount(counts.rank, examined * counts.count, depth) / np.maximum(
+        np.bincount(counts.rank, counts.count, depth), 1
+    )
     params = _Params("cascade", alpha, None, None, None)
-    conditional, _ = _probabilities(params, log)
-    return params, by_rank.astype(np.float64), 1, True, _log_likelihood(conditional, log)
+    ll = _counts_log_likelihood(np.where(examined, alpha[counts.pair], 0.0), counts)
+    return params, by_rank.astype(np.float64), 1, True, ll
 
 
 def _dbn_posteriors(
@@ -463,6 +464,16 @@ def _fit_dbn(
     return _Params("dbn", alpha, sigma, current, None), by_rank, iterations, converged, ll
 
 
+def _as_click_log(log: Any) -> ClickLog:
+    """The request by position matrix DBN and the held-out measures need."""
+    if isinstance(log, ClickCounts):
+        raise PolicyError(
+            "this needs each request's clicks in order (DBN, held-out perplexity): give the "
+            "log itself, not its ClickCounts"
+        )
+    return click_log(log)
+
+
 def fit(
     log: Any,
     model: str = "pbm",
@@ -479,6 +490,9 @@ def fit(
     log : a click log: a pyarrow Table (or Ibis table, pandas/polars DataFrame) with the
         columns request_id, query_id (or query_text), doc_id, position, clicked; or a
         :class:`~rankmeter.clicks.ClickLog`. Each request is one session of the model.
+        PBM, UBM and cascade fit the log's :class:`~rankmeter.clicks.ClickCounts` (which
+        may also be given): for an Ibis table they are counted in its engine (DuckDB,
+        Spark) and only the counts come to Python. DBN reads each request's clicks.
     model : {"pbm", "cascade", "dbn", "ubm"}
     max_iter : int
         At most this many EM iterations.
@@ -519,19 +533,26 @@ def fit(
         gamma = real(
             "gamma", gamma, low=0, high=1, open_low=True, open_high=True, what="DBN's go-on"
         )
-    data = click_log(log)
     rng = np.random.default_rng(seed)
-    if model == "cascade":
-        params, by_rank, iterations, converged, ll = _fit_cascade(data)
-    elif model == "dbn":
+    data: ClickLog | ClickCounts
+    if model == "dbn":
+        data = _as_click_log(log)
         params, by_rank, iterations, converged, ll = _fit_dbn(data, rng, max_iter, tol, gamma)
+        shown = data.shown
+        impressions = np.bincount(data.pairs[shown], minlength=data.n_pairs)
+        clicks = np.bincount(data.pairs[data.clicks], minlength=data.n_pairs)
+        sessions = data.n_sessions
     else:
-        params, by_rank, iterations, converged, ll = _fit_factorised(
-            data, model, rng, max_iter, tol
-        )
-    shown = data.shown
-    impressions = np.bincount(data.pairs[shown], minlength=data.n_pairs)
-    clicks = np.bincount(data.pairs[data.clicks], minlength=data.n_pairs)
+        data = click_counts(log)
+        if model == "cascade":
+            params, by_rank, iterations, converged, ll = _fit_cascade(data)
+        else:
+            params, by_rank, iterations, converged, ll = _fit_factorised(
+                data, model, rng, max_iter, tol
+            )
+        impressions = data.per_pair().astype(np.int64)
+        clicks = data.per_pair(data.clicked).astype(np.int64)
+        sessions = data.sessions
     default_alpha = float((params.alpha * impressions).sum() / max(impressions.sum(), 1))
     default_sigma = 0.5
     if params.sigma is not None and clicks.sum() > 0:
@@ -553,7 +574,7 @@ def fit(
         iterations=iterations,
         converged=converged,
         log_likelihood=ll,
-        sessions=data.n_sessions,
+        sessions=sessions,
         depth=data.depth,
     )
 
@@ -622,7 +643,7 @@ def evaluate_model(model: ClickModel, log: Any) -> ModelEvaluation:
     """
     if not isinstance(model, ClickModel):
         raise PolicyError(f"model must be a ClickModel (from rankmeter.clicks.fit), not {model!r}")
-    data = click_log(log)
+    data = _as_click_log(log)
     index = _pair_index(model, data)
     seen = index >= 0
     alpha = np.where(seen, model.attractiveness[np.maximum(index, 0)], model.default_attractiveness)
