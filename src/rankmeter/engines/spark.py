@@ -1,0 +1,441 @@
+"""Evaluate runs where they live: on Apache Spark, with the in-process metric kernels.
+
+The runs and the qrels are Spark DataFrames (or files Spark reads: Parquet, TREC text). The
+queries are hashed into buckets; each bucket's run rows and qrels rows meet in one task
+(``cogroup(...).applyInArrow``), where they become the same :class:`~rankmeter.Qrels` and
+:class:`~rankmeter.Run` objects ``rankmeter.evaluate`` builds and are joined and scored by the
+same vectorised kernels (never one Python call per query). Only the per-query values travel
+back to the driver, where the means, Judged@k and the :class:`~rankmeter.EvalResult` are
+assembled as in process: per-query values in the qrels' natural query order, so the means are
+the same sums in the same order.
+
+What a task holds is one bucket: its queries' run rows and qrels rows. Size ``buckets`` so the
+largest bucket fits an executor's Python worker (docs/spark.md).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from rankmeter.errors import FormatError, PolicyError, RankmeterError
+from rankmeter.results import EvalResult, EvalResults
+
+__all__ = ["evaluate"]
+
+#: The columns of a run and of qrels given as DataFrames (a run may add ``run``: its name).
+RUN_COLUMNS = ("query_id", "doc_id", "score")
+QRELS_COLUMNS = ("query_id", "doc_id", "relevance")
+
+#: The error column a task returns instead of raising: Spark would wrap a task's exception
+#: in a JVM stack trace; the driver raises the task's own one-line error instead.
+_ERROR = "__error__"
+
+
+def evaluate(
+    spark: Any,
+    qrels: Any,
+    run: Any,
+    metrics: Any = None,
+    *,
+    rel: float = 1,
+    include_missing: bool = False,
+    judged_only: bool = False,
+    ties: str = "trec_eval",
+    name: str | None = None,
+    buckets: int | None = None,
+) -> EvalResult | EvalResults:
+    """Evaluate one run, or several, on Spark: the numbers of :func:`rankmeter.evaluate`.
+
+    Parameters
+    ----------
+    spark : pyspark.sql.SparkSession, or an Ibis PySpark backend
+        (``rankmeter.engines.connect("spark")``) whose session is used.
+    qrels : DataFrame with columns query_id, doc_id, relevance; or a path Spark can read: a
+        Parquet file or folder with those columns, or a TREC qrels text file
+        (``qid iter docid grade``).
+    run : DataFrame with columns query_id, doc_id, score (and ``run``, naming several runs);
+        a Parquet path with those columns; a TREC run text file (``qid Q0 docid rank score
+        tag``, named by its first line's tag); or a list of such, or a dict ``{name: run}``.
+    metrics, rel, include_missing, judged_only
+        As :func:`rankmeter.evaluate`.
+    ties : {"trec_eval"}
+        Equal scores ordered by doc id descending, as trec_eval. ``"input"`` (the file's
+        row order) is refused: a distributed table keeps no row order.
+    name : str, optional
+        The name of a single run without a ``run`` column or tag.
+    buckets : int, optional
+        How many buckets the queries are hashed into (default: four per core of the
+        session): a task evaluates one bucket.
+
+    Returns
+    -------
+    EvalResult for one run (a DataFrame or path without several run names); EvalResults,
+    keyed by run name, for several.
+
+    Raises
+    ------
+    FormatError
+        A missing column, a line of a TREC file that does not parse (named by its text: Spark
+        keeps no line numbers), or what the in-process readers refuse in a bucket (e.g. a
+        document twice in one query).
+    PolicyError
+        A bad policy, ``ties="input"``, or no query in common with the qrels.
+    """
+    from rankmeter._validate import integer
+    from rankmeter.evaluation import check_policies, resolve_metrics
+
+    policies = check_policies(rel, include_missing, judged_only, ties)
+    if policies.ties != "trec_eval":
+        raise PolicyError(
+            "ties='input' orders equal scores by the file's row order, which a distributed "
+            "table does not keep: use ties='trec_eval' (doc id descending) on Spark"
+        )
+    measures = resolve_metrics(metrics)
+    session = _session(spark)
+    if buckets is None:
+        buckets = max(1, 4 * int(session.sparkContext.defaultParallelism))
+    buckets = integer("buckets", buckets, low=1, what="how many buckets the queries go into")
+    qrels_frame = _qrels_frame(session, qrels)
+    runs, many = _run_frames(session, run, name)
+    order = _names_in_order(runs)
+    frame = runs[0]
+    for other in runs[1:]:
+        frame = frame.unionByName(other)
+    per_query = _per_query(session, qrels_frame, frame, order, measures, policies, buckets)
+    results = [_result(n, per_query, measures, policies, qrels) for n in order]
+    if many or len(results) > 1:
+        return EvalResults(tuple(results))
+    return results[0]
+
+
+def _session(spark: Any) -> Any:
+    """The SparkSession of ``spark`` (a session, or an Ibis PySpark backend)."""
+    session = getattr(spark, "_session", spark)
+    if not hasattr(session, "sparkContext"):
+        raise PolicyError(
+            f"spark must be a SparkSession or rankmeter.engines.connect('spark'), not "
+            f"{type(spark).__name__}"
+        )
+    return session
+
+
+def _is_frame(value: Any) -> bool:
+    return hasattr(value, "sparkSession") and hasattr(value, "columns")
+
+
+def _require(frame: Any, columns: Sequence[str], what: str, source: str) -> None:
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise FormatError(
+            source,
+            f"{what} needs the columns {', '.join(columns)}; missing {', '.join(missing)} "
+            f"(it has {', '.join(frame.columns) or 'none'})",
+        )
+
+
+def _fields(session: Any, path: str) -> Any:
+    """A text file's data lines split on whitespace, with their order in the file."""
+    from pyspark.sql import functions as F
+
+    text = session.read.text(path)
+    text = text.withColumn("__line__", F.monotonically_increasing_id())
+    trimmed = F.trim(F.regexp_replace("value", r"[\t\r ]+", " "))
+    lines = text.select(trimmed.alias("line"), "__line__")
+    lines = lines.filter((F.col("line") != "") & ~F.col("line").startswith("#"))
+    return lines.select("line", "__line__", F.split("line", " ").alias("f"))
+
+
+def _bad_line(lines: Any, condition: Any, path: str, reason: str) -> None:
+    bad = lines.filter(condition).orderBy("__line__").select("line").limit(1).collect()
+    if bad:
+        text = bad[0]["line"]
+        shown = text if len(text) <= 80 else text[:77] + "..."
+        raise FormatError(path, f"{reason}: {shown!r}")
+
+
+def _qrels_frame(session: Any, qrels: Any) -> Any:
+    from pyspark.sql import functions as F
+
+    if _is_frame(qrels):
+        _require(qrels, QRELS_COLUMNS, "qrels", "<qrels>")
+        return qrels.select(
+            F.col("query_id").cast("string").alias("query_id"),
+            F.col("doc_id").cast("string").alias("doc_id"),
+            F.col("relevance").alias("relevance"),
+        )
+    path = _path(qrels, "qrels")
+    if _is_parquet(path):
+        return _qrels_frame(session, session.read.parquet(path))
+    lines = _fields(session, path)
+    _bad_line(
+        lines,
+        F.size("f") != 4,
+        path,
+        "a qrels line has 4 fields (query, iteration, document, grade)",
+    )
+    grade = F.col("f")[3].cast("long")
+    _bad_line(lines, grade.isNull(), path, "the grade (4th field) is not an integer")
+    return lines.select(
+        F.col("f")[0].alias("query_id"), F.col("f")[2].alias("doc_id"), grade.alias("relevance")
+    )
+
+
+def _path(value: Any, what: str) -> str:
+    if isinstance(value, (str, os.PathLike)):
+        return os.fspath(value)
+    raise PolicyError(
+        f"{what} must be a Spark DataFrame or a path Spark can read (Parquet, TREC text), "
+        f"not {type(value).__name__}"
+    )
+
+
+def _is_parquet(path: str) -> bool:
+    return path.lower().endswith((".parquet", ".pq")) or os.path.isdir(path)
+
+
+def _run_frames(session: Any, run: Any, name: str | None) -> tuple[list[Any], bool]:
+    """Each run as a DataFrame with run, query_id, doc_id, score; and whether several were
+    given (a list or a dict)."""
+    if isinstance(run, Mapping):
+        if name is not None:
+            raise PolicyError("name names a single run; a dict of runs is named by its keys")
+        return [_run_frame(session, r, str(n), keep_names=False) for n, r in run.items()], True
+    if isinstance(run, (list, tuple)):
+        if name is not None:
+            raise PolicyError("name names a single run; give a dict {name: run} for several")
+        return [_run_frame(session, r, None, keep_names=True) for r in run], True
+    return [_run_frame(session, run, name, keep_names=True)], False
+
+
+def _run_frame(session: Any, run: Any, name: str | None, *, keep_names: bool) -> Any:
+    from pyspark.sql import functions as F
+
+    if _is_frame(run):
+        _require(run, RUN_COLUMNS, "a run", "<run>")
+        label = (
+            F.col("run").cast("string")
+            if keep_names and name is None and "run" in run.columns
+            else F.lit(name or "run")
+        )
+        return run.select(
+            label.alias("run"),
+            F.col("query_id").cast("string").alias("query_id"),
+            F.col("doc_id").cast("string").alias("doc_id"),
+            F.col("score").cast("double").alias("score"),
+        )
+    path = _path(run, "run")
+    if _is_parquet(path):
+        from rankmeter.io.tables import default_run_name
+
+        frame = session.read.parquet(path)
+        if name is None and "run" not in frame.columns:
+            name = default_run_name(path)
+        return _run_frame(session, frame, name, keep_names=keep_names)
+    lines = _fields(session, path)
+    _bad_line(
+        lines,
+        F.size("f") < 6,
+        path,
+        "a run line has 6 fields (query, Q0, document, rank, score, tag)",
+    )
+    score = F.col("f")[4].cast("double")
+    _bad_line(lines, score.isNull(), path, "the score (5th field) is not a number")
+    if name is None:
+        first = lines.orderBy("__line__").select(F.col("f")[5].alias("tag")).limit(1).collect()
+        name = first[0]["tag"] if first else "run"
+    return lines.select(
+        F.lit(name).alias("run"),
+        F.col("f")[0].alias("query_id"),
+        F.col("f")[2].alias("doc_id"),
+        score.alias("score"),
+    )
+
+
+def _names_in_order(runs: Iterable[Any]) -> list[str]:
+    """The run names in the order given (a frame's own names sorted); two runs given apart
+    must not share a name (their rows would merge)."""
+    names: list[str] = []
+    for frame in runs:
+        own = [row["run"] for row in frame.select("run").distinct().orderBy("run").collect()]
+        for name in own:
+            if name in names:
+                raise PolicyError(
+                    f"two runs are named {name!r}: their rows would be evaluated as one run; "
+                    "name them apart with a dict {name: run}"
+                )
+        names.extend(own)
+    return names
+
+
+def _per_query(
+    session: Any,
+    qrels: Any,
+    runs: Any,
+    names: list[str],
+    measures: tuple[Any, ...],
+    policies: Any,
+    buckets: int,
+) -> Any:
+    """Per-query values of every run (a pyarrow Table: run, query_id, m0..mN, judged,
+    num_ret), each bucket of queries evaluated in one task."""
+    from pyspark.sql import functions as F
+
+    from rankmeter.results import judged_cutoff
+
+    labels = [m.label for m in measures]
+    judged_k = judged_cutoff(measures)
+    bucket = F.pmod(F.hash("query_id"), F.lit(buckets)).alias("bucket")
+    # Every run meets every bucket of the qrels (a run without rows there still has its
+    # judged queries, which score 0 under include_missing).
+    judged = qrels.select("*", bucket).crossJoin(
+        session.createDataFrame([(n,) for n in names], "run string")
+    )
+    ranked = runs.select("*", bucket)
+    columns = ", ".join(f"m{i} double" for i in range(len(labels)))
+    schema = (
+        f"run string, query_id string, {columns}, judged double, num_ret double, {_ERROR} string"
+    )
+    task = _BucketTask(labels, judged_k, policies)
+
+    def evaluate_bucket(key: Any, run_rows: Any, qrels_rows: Any) -> Any:
+        # A plain function: Spark checks the argument count of what it is given.
+        return task(key, run_rows, qrels_rows)
+
+    result = (
+        ranked.groupBy("run", "bucket")
+        .cogroup(judged.groupBy("run", "bucket"))
+        .applyInArrow(evaluate_bucket, schema=schema)
+    )
+    table = result.toArrow()
+    errors = table.column(_ERROR).drop_null()
+    if len(errors):
+        raise _task_error(errors[0].as_py())
+    return table
+
+
+class _BucketTask:
+    """What a task runs on one (run, bucket): the in-process join and kernels. Picklable (it
+    travels to the executors); metrics are re-parsed there from their labels."""
+
+    def __init__(self, labels: list[str], judged_k: int, policies: Any) -> None:
+        self.labels = labels
+        self.judged_k = judged_k
+        self.policies = policies
+
+    def __call__(self, key: Any, run_rows: Any, qrels_rows: Any) -> Any:
+        try:
+            return self._evaluate(key[0].as_py(), run_rows, qrels_rows)
+        except RankmeterError as error:
+            return self._error(f"{type(error).__name__}\t{error}")
+
+    def _error(self, message: str) -> Any:
+        import pyarrow as pa
+
+        columns: dict[str, Any] = {"run": pa.array([None], pa.string())}
+        columns["query_id"] = pa.array([None], pa.string())
+        for i in range(len(self.labels)):
+            columns[f"m{i}"] = pa.array([None], pa.float64())
+        columns["judged"] = pa.array([None], pa.float64())
+        columns["num_ret"] = pa.array([None], pa.float64())
+        columns[_ERROR] = pa.array([message])
+        return pa.table(columns)
+
+    def _evaluate(self, name: str, run_rows: Any, qrels_rows: Any) -> Any:
+        import numpy as np
+        import pyarrow as pa
+
+        from rankmeter.io import as_qrels, as_run
+        from rankmeter.metrics import join, parse_metric, parse_metrics
+
+        policies = self.policies
+        measures = parse_metrics(self.labels)
+        judged_metric = parse_metric(f"Judged@{self.judged_k}")
+        if qrels_rows.num_rows == 0:
+            return self._empty()
+        qrels = as_qrels(qrels_rows.select(list(QRELS_COLUMNS)))
+        parts = []
+        if run_rows.num_rows:
+            run = as_run(run_rows.select(list(RUN_COLUMNS)), name=name, ties=policies.ties)
+            ranked = join(
+                qrels, run, rel=policies.rel, judged_only=policies.judged_only, compact=True
+            )
+            if ranked.n_queries:
+                parts.append(ranked)
+        if policies.include_missing:
+            seen = (
+                np.concatenate([p.qrels_rows for p in parts])
+                if parts
+                else np.zeros(0, dtype=np.int64)
+            )
+            missing = np.setdiff1d(np.arange(qrels.n_queries, dtype=np.int64), seen)
+            if len(missing):
+                parts.append(join(qrels, None, rel=policies.rel, only=missing))
+        if not parts:
+            return self._empty()
+        columns: dict[str, Any] = {
+            "run": pa.array([name] * sum(p.n_queries for p in parts), pa.string()),
+            "query_id": pa.array(
+                [str(q) for p in parts for q in qrels.segment_ids[p.qrels_rows]], pa.string()
+            ),
+        }
+        for i, metric in enumerate(measures):
+            columns[f"m{i}"] = pa.array(
+                np.concatenate([metric.compute(p) for p in parts]).astype(np.float64)
+            )
+        columns["judged"] = pa.array(
+            np.concatenate([judged_metric.compute(p) for p in parts]).astype(np.float64)
+        )
+        columns["num_ret"] = pa.array(
+            np.concatenate([np.asarray(p.num_ret) for p in parts]).astype(np.float64)
+        )
+        columns[_ERROR] = pa.array([None] * len(columns["run"]), pa.string())
+        return pa.table(columns)
+
+    def _empty(self) -> Any:
+        table = self._error("")
+        return table.slice(0, 0)
+
+
+def _task_error(message: str) -> RankmeterError:
+    """A task's error as the driver raises it (its text names the file or query already)."""
+    kind, _, text = message.partition("\t")
+    return PolicyError(text) if kind == "PolicyError" else RankmeterError(text)
+
+
+def _result(
+    name: str, table: Any, measures: tuple[Any, ...], policies: Any, qrels: Any
+) -> EvalResult:
+    """One run's EvalResult from the per-query values: queries in natural order, as the
+    in-process join orders them."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from rankmeter.data.ids import natural_order
+    from rankmeter.results import PerQuery, judged_cutoff, judged_mean
+
+    rows = table.filter(pc.equal(table.column("run"), pa.scalar(name)))
+    if rows.num_rows == 0:
+        raise PolicyError(
+            f"run {name!r} has no query in common with the qrels ({_shown(qrels)}): check "
+            "that the files belong together"
+        )
+    ids = np.asarray(rows.column("query_id").to_pylist(), dtype=object)
+    order = natural_order(ids)
+    values = {
+        m.label: np.asarray(rows.column(f"m{i}"), dtype=np.float64)[order]
+        for i, m in enumerate(measures)
+    }
+    means = {m.label: m.aggregate(values[m.label]) for m in measures}
+    per_query = PerQuery(tuple(str(q) for q in ids[order]), measures, values)
+    judged = judged_mean(
+        np.asarray(rows.column("judged"), dtype=np.float64)[order],
+        np.asarray(rows.column("num_ret"), dtype=np.float64)[order],
+    )
+    return EvalResult(name, means, per_query, policies, measures, judged, judged_cutoff(measures))
+
+
+def _shown(qrels: Any) -> str:
+    return os.fspath(qrels) if isinstance(qrels, (str, os.PathLike)) else "a DataFrame"

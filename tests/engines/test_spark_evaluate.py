@@ -1,0 +1,146 @@
+"""Evaluation on Spark (rankmeter.engines.spark.evaluate, local[2]) gives the in-process
+numbers exactly: the same per-query values in the same order, the same means, the same
+Judged@k, on Cranfield and on random runs with ties, missing queries and unjudged documents.
+Each Spark job costs seconds: the cases are evaluated together where they can be."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+import rankmeter
+from rankmeter.errors import FormatError, PolicyError, RankmeterError
+
+pytestmark = pytest.mark.spark
+
+CRANFIELD = Path(__file__).resolve().parents[3] / "shared" / "data" / "cranfield"
+METRICS = ["nDCG@10", "nDCG(gain=exp)@5", "P(rel=2)@5", "AP", "RR@10", "R@100", "bpref", "num_ret"]
+
+
+def same(got: Any, expected: Any) -> None:
+    assert got.run == expected.run
+    assert got.per_query.query_ids == expected.per_query.query_ids
+    for metric in expected.metrics:
+        np.testing.assert_array_equal(got.per_query[metric], expected.per_query[metric])
+        assert got.metrics[metric] == expected.metrics[metric], metric
+    assert got.judged_k == expected.judged_k
+    np.testing.assert_equal(got.judged, expected.judged)
+
+
+def random_case(seed: int) -> tuple[pa.Table, dict[str, pa.Table]]:
+    """Qrels over 60 queries (grades 0-3), and three runs: scores with many ties, queries
+    missing from the runs, documents nobody judged, ids that sort numerically and not."""
+    rng = np.random.default_rng(seed)
+    queries = [str(q) for q in range(1, 51)] + [f"q{q}" for q in range(10)]
+    docs = [f"d{d}" for d in range(300)]
+    qrels: dict[str, list[Any]] = {"query_id": [], "doc_id": [], "relevance": []}
+    for q in queries:
+        for d in rng.choice(docs, 20, replace=False):
+            qrels["query_id"].append(q)
+            qrels["doc_id"].append(str(d))
+            qrels["relevance"].append(int(rng.integers(0, 4)))
+    runs = {}
+    for name in ("bm25", "dense", "hybrid"):
+        run: dict[str, list[Any]] = {"query_id": [], "doc_id": [], "score": []}
+        answered = [q for q in queries if rng.random() < 0.8] + ["unjudged-query"]
+        for q in answered:
+            for d in rng.choice(docs, int(rng.integers(1, 60)), replace=False):
+                run["query_id"].append(q)
+                run["doc_id"].append(str(d))
+                run["score"].append(float(rng.integers(0, 5)))  # many ties
+        runs[name] = pa.table(run)
+    return pa.table(qrels), runs
+
+
+def test_random_runs_with_ties_and_missing_queries_equal_in_process(
+    spark_backend: Any, tmp_path: Path
+) -> None:
+    from rankmeter.engines.spark import evaluate
+
+    session = spark_backend._session
+    qrels, runs = random_case(seed=3)
+    qrels_frame = session.createDataFrame(qrels.to_pandas())
+    with_names = pa.concat_tables(
+        [t.append_column("run", pa.array([n] * t.num_rows)) for n, t in runs.items()]
+    )
+    for policies in ({"include_missing": True}, {"judged_only": True, "rel": 2}):
+        got = evaluate(
+            spark_backend,
+            qrels_frame,
+            session.createDataFrame(with_names.to_pandas()),
+            METRICS,
+            buckets=7,
+            **policies,
+        )
+        expected = rankmeter.evaluate(qrels, runs, METRICS, **policies)
+        assert list(got) == sorted(runs)  # one DataFrame's runs, by name
+        for name in runs:
+            same(got[name], expected[name])
+    # Parquet paths, a dict of runs keeping its order
+    pq.write_table(qrels, tmp_path / "qrels.parquet")
+    for name, table in runs.items():
+        pq.write_table(table, tmp_path / f"{name}.parquet")
+    got = evaluate(
+        session,
+        str(tmp_path / "qrels.parquet"),
+        {n: str(tmp_path / f"{n}.parquet") for n in ("hybrid", "bm25")},
+        METRICS,
+    )
+    expected = rankmeter.evaluate(qrels, {"hybrid": runs["hybrid"], "bm25": runs["bm25"]}, METRICS)
+    assert list(got) == ["hybrid", "bm25"]
+    for name in got:
+        same(got[name], expected[name])
+
+
+@pytest.mark.skipif(not CRANFIELD.is_dir(), reason="needs ../shared/data/cranfield")
+def test_cranfield_trec_files_equal_in_process(spark_backend: Any, tmp_path: Path) -> None:
+    from rankmeter.engines.spark import evaluate
+
+    qrels = CRANFIELD / "qrels.trec"
+    judged = sorted({line.split()[0] for line in qrels.read_text().splitlines()}, key=int)
+    rng = np.random.default_rng(0)
+    lines = [
+        f"{q} Q0 {d} {r + 1} {rng.integers(0, 20) / 4} cran_random"
+        for q in judged[:-15]
+        for r, d in enumerate(rng.choice(1400, 100, replace=False) + 1)
+    ]
+    run = tmp_path / "random.run"
+    run.write_text("\n".join(lines) + "\n")
+    got = evaluate(spark_backend, str(qrels), str(run), METRICS, include_missing=True)
+    same(got, rankmeter.evaluate(qrels, run, METRICS, include_missing=True))
+    assert got.run == "cran_random" and got.n_queries == len(judged)
+
+
+def test_bad_input_is_one_line(spark_backend: Any, tmp_path: Path) -> None:
+    from rankmeter.engines.spark import evaluate
+
+    session = spark_backend._session
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("1 0 a 1\n1 0 b 0\n2 0 a 2\n")
+    bad = tmp_path / "bad.run"
+    bad.write_text("1 Q0 a 1 2.0 r\n1 Q0 b 2 1.0\n")
+    with pytest.raises(FormatError, match=r"bad\.run.*6 fields.*'1 Q0 b 2 1\.0'"):
+        evaluate(session, str(qrels), str(bad))
+    twice = tmp_path / "twice.run"
+    twice.write_text("1 Q0 a 1 2.0 r\n1 Q0 a 2 1.0 r\n")
+    with pytest.raises(RankmeterError, match=r"'a'.*twice|twice.*'a'|duplicate") as error:
+        evaluate(session, str(qrels), str(twice))
+    assert "\n" not in str(error.value) and "Traceback" not in str(error.value)
+    frame = session.createDataFrame([("1", "a")], "query_id string, doc_id string")
+    with pytest.raises(
+        FormatError, match=r"needs the columns query_id, doc_id, score; missing score"
+    ):
+        evaluate(session, str(qrels), frame)
+    with pytest.raises(PolicyError, match=r"ties='input'"):
+        evaluate(session, str(qrels), str(twice), ties="input")
+    other = tmp_path / "other.run"
+    other.write_text("9 Q0 a 1 2.0 r\n")
+    with pytest.raises(PolicyError, match=r"no query in common"):
+        evaluate(session, str(qrels), str(other))
+    with pytest.raises(PolicyError, match=r"two runs are named 'r'"):
+        evaluate(session, str(qrels), [str(other), str(twice)])
