@@ -99,11 +99,14 @@ def evaluate(
     buckets = integer("buckets", buckets, low=1, what="how many buckets the queries go into")
     qrels_frame = _qrels_frame(session, qrels)
     runs, many = _run_frames(session, run, name)
-    order = _names_in_order(runs)
-    frame = runs[0]
-    for other in runs[1:]:
+    sources = _sources(runs)
+    order = list(sources)
+    frame = runs[0][0]
+    for other, _ in runs[1:]:
         frame = frame.unionByName(other)
-    per_query = _per_query(session, qrels_frame, frame, order, measures, policies, buckets)
+    per_query = _per_query(
+        session, qrels_frame, frame, order, measures, policies, buckets, sources, _shown(qrels)
+    )
     results = [_result(n, per_query, measures, policies, qrels) for n in order]
     if many or len(results) > 1:
         return EvalResults(tuple(results))
@@ -195,18 +198,20 @@ def _is_parquet(path: str) -> bool:
     return path.lower().endswith((".parquet", ".pq")) or os.path.isdir(path)
 
 
-def _run_frames(session: Any, run: Any, name: str | None) -> tuple[list[Any], bool]:
-    """Each run as a DataFrame with run, query_id, doc_id, score; and whether several were
-    given (a list or a dict)."""
+def _run_frames(session: Any, run: Any, name: str | None) -> tuple[list[tuple[Any, str]], bool]:
+    """Each run as a DataFrame with run, query_id, doc_id, score, with how errors name it
+    (its file); and whether several were given (a list or a dict)."""
     if isinstance(run, Mapping):
         if name is not None:
             raise PolicyError("name names a single run; a dict of runs is named by its keys")
-        return [_run_frame(session, r, str(n), keep_names=False) for n, r in run.items()], True
+        return [
+            (_run_frame(session, r, str(n), keep_names=False), _shown(r)) for n, r in run.items()
+        ], True
     if isinstance(run, (list, tuple)):
         if name is not None:
             raise PolicyError("name names a single run; give a dict {name: run} for several")
-        return [_run_frame(session, r, None, keep_names=True) for r in run], True
-    return [_run_frame(session, run, name, keep_names=True)], False
+        return [(_run_frame(session, r, None, keep_names=True), _shown(r)) for r in run], True
+    return [(_run_frame(session, run, name, keep_names=True), _shown(run))], False
 
 
 def _run_frame(session: Any, run: Any, name: str | None, *, keep_names: bool) -> Any:
@@ -253,19 +258,20 @@ def _run_frame(session: Any, run: Any, name: str | None, *, keep_names: bool) ->
     )
 
 
-def _names_in_order(runs: Iterable[Any]) -> list[str]:
-    """The run names in the order given (a frame's own names sorted); two runs given apart
-    must not share a name (their rows would merge)."""
-    names: list[str] = []
-    for frame in runs:
-        own = [row["run"] for row in frame.select("run").distinct().orderBy("run").collect()]
-        for name in own:
+def _sources(runs: Iterable[tuple[Any, str]]) -> dict[str, str]:
+    """``"run NAME"`` -> how errors name that run, for the run names in the order given (a
+    frame's own names sorted); two runs given apart must not share a name (their rows would
+    merge)."""
+    names: dict[str, str] = {}
+    for frame, source in runs:
+        for row in frame.select("run").distinct().orderBy("run").collect():
+            name = row["run"]
             if name in names:
                 raise PolicyError(
                     f"two runs are named {name!r}: their rows would be evaluated as one run; "
                     "name them apart with a dict {name: run}"
                 )
-        names.extend(own)
+            names[name] = source
     return names
 
 
@@ -277,6 +283,8 @@ def _per_query(
     measures: tuple[Any, ...],
     policies: Any,
     buckets: int,
+    sources: Mapping[str, str],
+    qrels_source: str,
 ) -> Any:
     """Per-query values of every run (a pyarrow Table: run, query_id, m0..mN, judged,
     num_ret), each bucket of queries evaluated in one task."""
@@ -311,7 +319,7 @@ def _per_query(
     table = result.toArrow()
     errors = table.column(_ERROR).drop_null()
     if len(errors):
-        raise _task_error(errors[0].as_py())
+        raise _task_error(errors[0].as_py(), sources, qrels_source)
     return table
 
 
@@ -354,10 +362,16 @@ class _BucketTask:
         judged_metric = parse_metric(f"Judged@{self.judged_k}")
         if qrels_rows.num_rows == 0:
             return self._empty()
-        qrels = as_qrels(qrels_rows.select(list(QRELS_COLUMNS)))
+        try:
+            qrels = as_qrels(qrels_rows.select(list(QRELS_COLUMNS)))
+        except FormatError as error:
+            return self._error(f"FormatError\tqrels\t{error.reason}")
         parts = []
         if run_rows.num_rows:
-            run = as_run(run_rows.select(list(RUN_COLUMNS)), name=name, ties=policies.ties)
+            try:
+                run = as_run(run_rows.select(list(RUN_COLUMNS)), name=name, ties=policies.ties)
+            except FormatError as error:
+                return self._error(f"FormatError\trun {name}\t{error.reason}")
             ranked = join(
                 qrels, run, rel=policies.rel, judged_only=policies.judged_only, compact=True
             )
@@ -398,9 +412,15 @@ class _BucketTask:
         return table.slice(0, 0)
 
 
-def _task_error(message: str) -> RankmeterError:
-    """A task's error as the driver raises it (its text names the file or query already)."""
+def _task_error(message: str, sources: Mapping[str, str], qrels_source: str) -> RankmeterError:
+    """A task's error as the driver raises it. A reader's error is worded as the in-process
+    one but names the file (or table) only: a bucket's row numbers are not the file's."""
     kind, _, text = message.partition("\t")
+    if kind == "FormatError":
+        side, _, reason = text.partition("\t")
+        if side == "qrels":
+            return FormatError(qrels_source, reason)
+        return FormatError(sources.get(side.removeprefix("run "), side), reason)
     return PolicyError(text) if kind == "PolicyError" else RankmeterError(text)
 
 
@@ -437,5 +457,6 @@ def _result(
     return EvalResult(name, means, per_query, policies, measures, judged, judged_cutoff(measures))
 
 
-def _shown(qrels: Any) -> str:
-    return os.fspath(qrels) if isinstance(qrels, (str, os.PathLike)) else "a DataFrame"
+def _shown(value: Any) -> str:
+    """How errors name an input: its path, else ``<DataFrame>``."""
+    return os.fspath(value) if isinstance(value, (str, os.PathLike)) else "<DataFrame>"
