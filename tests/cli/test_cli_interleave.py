@@ -216,3 +216,21 @@ def test_balanced_credit_reads_the_runs(cli: CLI, tmp_path: Path) -> None:
     assert document["wins"] == {"A": 1, "B": 3, "ties": 0}
     message = cli(*args).assert_one_error_line(2)
     assert message.startswith("method='balanced' credits clicks by the ranks in the two rankings")
+
+
+def test_simulate_then_interleave_end_to_end(cli: CLI, tmp_path: Path) -> None:
+    """docs/interleaving.md's "simulate -> interleave": a simulated interleaved log, written
+    to Parquet, read by the command, which prefers the better run."""
+    from rankmeter.online import simulate_log
+
+    qrels = {f"q{i}": {f"d{i}-{j}": 2 if j < 3 else 0 for j in range(12)} for i in range(20)}
+    good = {q: {d: 12.0 - j for j, d in enumerate(docs)} for q, docs in qrels.items()}
+    poor = {q: {d: float(j) for j, d in enumerate(docs)} for q, docs in qrels.items()}
+    log = simulate_log(qrels, {"A": poor, "B": good}, users=300, seed=1, interleave="team-draft")
+    path = tmp_path / "interleaved.parquet"
+    pq.write_table(log, path)
+    done = cli("interleave", path, "-f", "json")
+    assert done.code == 0, done.err
+    document = _strict(done.out)
+    assert document["preferred"] == "B" and document["users"] == 300
+    assert document["wins"]["B"] > 10 * document["wins"]["A"]
