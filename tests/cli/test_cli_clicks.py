@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -113,3 +114,33 @@ def test_bad_options_are_usage_errors(cli: CLI, log_file: Path, tmp_path: Path) 
     message = cli("clicks", "fit", log_file, "--gamma", "0.5").assert_one_error_line(2)
     assert "gamma=0.5 is a parameter of the DBN model, not of pbm" in message
     assert cli("clicks", "fit", log_file, "--model", "dcm").code == 2
+
+
+def test_the_engine_option_is_the_shared_one(cli: CLI, log_file: Path, tmp_path: Path) -> None:
+    import typer
+
+    from rankmeter.cli import app
+
+    group: Any = typer.main.get_command(app)
+    ab = next(p for p in group.commands["ab"].params if "--engine" in p.opts)
+    for name in ("fit", "labels"):
+        command = group.commands["clicks"].commands[name]
+        engine = next(p for p in command.params if "--engine" in p.opts)
+        assert (engine.opts, engine.help, engine.default) == (ab.opts, ab.help, ab.default)
+    assert "postgres" in cli(
+        "clicks", "fit", log_file, "--engine", "postgres"
+    ).assert_one_error_line(2)
+    done = cli("clicks", "fit", log_file, "--held-out", "0", "-f", "json", "--engine", "duckdb")
+    assert done.code == 0, done.err
+
+
+@pytest.mark.spark
+def test_spark_reads_the_same_log(
+    cli: CLI, log_file: Path, tmp_path: Path, spark_backend: Any
+) -> None:
+    args = ("clicks", "fit", log_file, "--held-out", "0", "-f", "json", "--max-iter", "20")
+    assert json.loads(cli(*args, "--engine", "spark").out) == json.loads(cli(*args).out)
+    spark, duckdb = tmp_path / "spark.txt", tmp_path / "duckdb.txt"
+    assert cli("clicks", "labels", log_file, "-o", spark, "--engine", "spark").code == 0
+    assert cli("clicks", "labels", log_file, "-o", duckdb).code == 0
+    assert spark.read_text() == duckdb.read_text()

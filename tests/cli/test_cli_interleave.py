@@ -99,17 +99,79 @@ def test_a_clicked_row_with_a_bad_team_is_one_error_line(cli: CLI, tmp_path: Pat
     rows[3]["interleave_team"] = "C"  # r1's second row: clicked
     path = _write(tmp_path / "bad.parquet", rows)
     message = cli("interleave", path).assert_one_error_line(1)
-    # read_log checks the column's values first (rankmeter.online.logs), naming file and row.
-    assert message.startswith(f"{path}:4: interleave_team 'C' is not A or B")
+    # Only the columns the credit reads are checked (not the whole A/B log schema).
+    assert message.startswith(f"{path}:4: interleave_team must be 'A' or 'B' on a clicked row")
 
 
 def test_a_log_that_is_not_interleaved_is_one_error_line(cli: CLI, tmp_path: Path) -> None:
-    # interleave_team is optional in the log schema: read_log gives it as an empty column, so
-    # the first clicked row (r0's second) is the one named.
+    # interleave_team is optional in the A/B log schema, but team-draft credit needs it: a log
+    # without the column is a missing column of the file, not a problem "at line 2".
     rows = [{k: v for k, v in row.items() if k != "interleave_team"} for row in _rows()]
     path = _write(tmp_path / "plain.parquet", rows)
     message = cli("interleave", path).assert_one_error_line(1)
-    assert message.startswith(f"{path}:2: a clicked result has no interleave_team")
+    assert message.startswith(f"{path}: no interleave_team column: team-draft credit needs ")
+
+
+#: The columns team-draft credit needs (docs/interleaving.md): user_id only per user.
+MINIMAL = ("request_id", "user_id", "clicked", "interleave_team")
+
+
+def test_a_log_with_only_the_columns_interleaving_needs(cli: CLI, tmp_path: Path) -> None:
+    path = _write(tmp_path / "minimal.parquet", [{k: r[k] for k in MINIMAL} for r in _rows()])
+    done = cli("interleave", path, "-f", "json")
+    assert done.code == 0, done.err
+    assert _strict(done.out)["wins"] == {"A": 1, "B": 6, "ties": 1}
+    no_user = [{k: r[k] for k in MINIMAL if k != "user_id"} for r in _rows()]
+    path = _write(tmp_path / "no_user.parquet", no_user)
+    done = cli("interleave", path, "-f", "json", "--unit", "request")
+    assert done.code == 0, done.err
+    assert _strict(done.out)["wins"] == {"A": 1, "B": 6, "ties": 1}
+    message = cli("interleave", path).assert_one_error_line(1)
+    assert message.startswith(f"{path}: no user_id column")
+
+
+def test_a_minimal_csv_log_is_typed_and_names_its_file_lines(cli: CLI, tmp_path: Path) -> None:
+    path = tmp_path / "minimal.csv"
+    header = "request_id,clicked,interleave_team,position\n"
+    path.write_text(header + "r1,0,A,1\nr1,1,B,2\nr2,true,B,1\nr2,false,A,2\n")
+    done = cli("interleave", path, "-f", "json", "--unit", "request")
+    assert done.code == 0, done.err
+    assert _strict(done.out)["wins"] == {"A": 0, "B": 2, "ties": 0}
+    path.write_text(header + "r1,0,A,1\nr1,1,B,2\nr2,1,C,1\n")
+    message = cli("interleave", path, "--unit", "request").assert_one_error_line(1)
+    assert message.startswith(f"{path}:4: interleave_team must be 'A' or 'B' on a clicked row")
+    path.write_text(header + "r1,0,A,1\nr1,yes,B,2\n")
+    message = cli("interleave", path, "--unit", "request").assert_one_error_line(1)
+    assert message.startswith(f"{path}:3: clicked 'yes' is not 0, 1, true or false")
+    path.write_text(header + "r1,0,A,1\nr1,1,B,1\n")
+    message = cli("interleave", path, "--unit", "request").assert_one_error_line(1)
+    assert message.startswith(f"{path}:3: position 1 appears twice in request 'r1'")
+
+
+def test_a_folder_of_parquet_names_the_file_of_a_bad_row(cli: CLI, tmp_path: Path) -> None:
+    folder = tmp_path / "parts"
+    folder.mkdir()
+    rows = [{k: r[k] for k in MINIMAL} for r in _rows()]
+    _write(folder / "part-0.parquet", rows[:8])
+    rows[9]["interleave_team"] = None  # r4's second row: clicked
+    _write(folder / "part-1.parquet", rows[8:])
+    message = cli("interleave", folder).assert_one_error_line(1)
+    assert message.startswith(f"{folder / 'part-1.parquet'}:2: a clicked result has no ")
+
+
+def test_the_engine_option(cli: CLI, log: Path) -> None:
+    done = cli("interleave", log, "-f", "json", "--engine", "duckdb")
+    assert done.code == 0, done.err
+    assert _strict(done.out)["wins"]["B"] == 6
+    assert "postgres" in cli("interleave", log, "--engine", "postgres").assert_one_error_line(2)
+
+
+@pytest.mark.spark
+def test_spark_gives_the_same_answer(cli: CLI, log: Path, spark_backend: Any) -> None:
+    duckdb = cli("interleave", log, "-f", "json")
+    spark = cli("interleave", log, "-f", "json", "--engine", "spark")
+    assert spark.code == 0, spark.err
+    assert _strict(spark.out) == _strict(duckdb.out)
 
 
 def test_usage_errors_exit_2(cli: CLI, log: Path) -> None:
@@ -154,3 +216,21 @@ def test_balanced_credit_reads_the_runs(cli: CLI, tmp_path: Path) -> None:
     assert document["wins"] == {"A": 1, "B": 3, "ties": 0}
     message = cli(*args).assert_one_error_line(2)
     assert message.startswith("method='balanced' credits clicks by the ranks in the two rankings")
+
+
+def test_simulate_then_interleave_end_to_end(cli: CLI, tmp_path: Path) -> None:
+    """docs/interleaving.md's "simulate -> interleave": a simulated interleaved log, written
+    to Parquet, read by the command, which prefers the better run."""
+    from rankmeter.online import simulate_log
+
+    qrels = {f"q{i}": {f"d{i}-{j}": 2 if j < 3 else 0 for j in range(12)} for i in range(20)}
+    good = {q: {d: 12.0 - j for j, d in enumerate(docs)} for q, docs in qrels.items()}
+    poor = {q: {d: float(j) for j, d in enumerate(docs)} for q, docs in qrels.items()}
+    log = simulate_log(qrels, {"A": poor, "B": good}, users=300, seed=1, interleave="team-draft")
+    path = tmp_path / "interleaved.parquet"
+    pq.write_table(log, path)
+    done = cli("interleave", path, "-f", "json")
+    assert done.code == 0, done.err
+    document = _strict(done.out)
+    assert document["preferred"] == "B" and document["users"] == 300
+    assert document["wins"]["B"] > 10 * document["wins"]["A"]

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import itertools
+import re
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from scipy import stats
 
@@ -461,3 +464,32 @@ def test_balanced_credit_needs_both_runs_and_known_documents() -> None:
         FormatError, match=r"^<table>:2: clicked doc 'stranger' of query 'q1' is in neither run"
     ):
         interleaving_credit(pa.Table.from_pylist(rows), method="balanced", run_a=run_a, run_b=run_b)
+
+
+# -- the columns the credit reads (only those) ----------------------------------------------
+
+
+def test_the_docs_list_the_columns_the_credit_reads() -> None:
+    """docs/interleaving.md's table of columns is the code's CREDIT_COLUMNS."""
+    from rankmeter.online.interleaving import CREDIT_COLUMNS
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "interleaving.md").read_text()
+    documented = {}
+    for line in text.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 3 and cells[0] in ("team-draft", "balanced"):
+            documented[cells[0]] = tuple(re.findall(r"`(\w+)`", cells[1]))
+    assert documented == CREDIT_COLUMNS
+
+
+def test_a_log_with_only_the_credit_columns(tmp_path: Path) -> None:
+    log = _counts_log(3, 5, 2, no_click=1)
+    expected = interleaving_test(log)
+    minimal = log.select(["request_id", "user_id", "clicked", "interleave_team"])
+    assert interleaving_test(minimal) == expected
+    path = tmp_path / "minimal.parquet"
+    pq.write_table(minimal, path)
+    assert interleaving_test(path) == expected
+    pq.write_table(minimal.drop_columns(["interleave_team"]), path)
+    with pytest.raises(FormatError, match=rf"^{re.escape(str(path))}: no interleave_team column"):
+        interleaving_test(path)

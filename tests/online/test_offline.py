@@ -90,3 +90,52 @@ def test_bad_settings_are_one_line(files: dict[str, Path]) -> None:
         online_vs_offline(*args, online_metrics=())
     with pytest.raises(MetricError, match="unknown A/B metric 'ctrr'"):
         online_vs_offline(*args, online_metrics=["ctrr"])
+
+
+def _with_queries(path: Path, target: Path, rename: dict[str, str], drop: set[str]) -> Path:
+    """The log at ``path`` with some queries renamed (so that no run has them) and some
+    dropped (so that the log never shows them)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    log = pq.read_table(path)
+    log = log.filter(pc.invert(pc.is_in(log["query_id"], pa.array(sorted(drop), pa.string()))))
+    names = [rename.get(q, q) for q in log["query_id"].to_pylist()]
+    pq.write_table(log.set_column(log.schema.get_field_index("query_id"), "query_id", pa.array(names)), target)  # fmt: skip
+    return target
+
+
+def test_a_full_overlap_of_queries_warns_of_nothing(files: dict[str, Path]) -> None:
+    result = online_vs_offline(
+        files["qrels"], files["control"], files["treatment"], files["agree"],
+        online_metrics=["ctr"],
+    )  # fmt: skip
+    assert result.warnings == ()
+    assert (result.log_queries, result.shared_queries) == (QUERIES, QUERIES)
+
+
+def test_a_partial_overlap_of_queries_is_a_warning(files: dict[str, Path], tmp_path: Path) -> None:
+    drop = {f"q{i}" for i in range(20, 30)}  # ten offline queries the log never shows
+    path = _with_queries(files["agree"], tmp_path / "part.parquet", {"q1": "web-1"}, drop)
+    result = online_vs_offline(
+        files["qrels"], files["control"], files["treatment"], path, online_metrics=["ctr"]
+    )
+    assert (result.log_queries, result.shared_queries) == (20, 19)
+    assert result.warnings == (
+        "the log and the offline comparison share 19 queries: 1 of the log's 20 queries is "
+        "not compared offline (not judged, or in neither run; e.g. 'web-1'), and 11 of the 30 "
+        "queries compared offline are not in the log (e.g. 'q1', 'q20', 'q21'): the two sides "
+        "measure partly different queries",
+    )
+    assert result.to_dict()["warnings"] == list(result.warnings)
+
+
+def test_no_shared_query_is_refused(files: dict[str, Path], tmp_path: Path) -> None:
+    rename = {f"q{i}": f"web-{i}" for i in range(QUERIES)}
+    path = _with_queries(files["agree"], tmp_path / "none.parquet", rename, set())
+    with pytest.raises(
+        PolicyError,
+        match=r"^none of the log's 30 queries \(e\.g\. 'web-0', 'web-1', 'web-10'\) is among the "
+        r"30 queries compared offline \(e\.g\. 'q0', 'q1', 'q10'\)",
+    ):
+        online_vs_offline(files["qrels"], files["control"], files["treatment"], path)

@@ -260,3 +260,134 @@ def test_on_cranfield_the_offline_winner_wins_relevant_clicks(
         for v in ("control", "treatment")
     }
     assert rate["treatment"] > rate["control"]
+
+
+# -- interleaving: every request shows both runs at once ------------------------------------
+
+
+def _is_team_draft(docs: list[str], teams: list[str], a: list[str], b: list[str]) -> bool:
+    """Each pick is its team's highest-ranked document not shown yet, and the teams never
+    differ in size by more than one (equal after every round)."""
+    rankings = {"A": a, "B": b}
+    for i, (doc, team) in enumerate(zip(docs, teams, strict=True)):
+        if doc != next(d for d in rankings[team] if d not in docs[:i]):
+            return False
+        picked = teams[: i + 1]
+        if abs(picked.count("A") - picked.count("B")) > 1:
+            return False
+        if i % 2 == 1 and picked.count("A") != picked.count("B"):
+            return False
+    return True
+
+
+def _is_balanced(docs: list[str], a: list[str], b: list[str]) -> bool:
+    """Every shown top n is A's top k_a together with B's top k_b, k_a and k_b one apart."""
+    for n in range(1, len(docs) + 1):
+        top = set(docs[:n])
+        if not any(
+            top == set(a[:ka]) | set(b[:kb])
+            for ka in range(len(a) + 1)
+            for kb in (ka - 1, ka, ka + 1)
+            if 0 <= kb <= len(b)
+        ):
+            return False
+    return True
+
+
+@pytest.mark.parametrize("method", ["team-draft", "balanced"])
+def test_an_interleaved_log_shows_both_runs_and_names_the_teams(method: str) -> None:
+    # Top 15 of each run: d5-d14 are in both, so the lists overlap.
+    log = tiny(runs={"A": BAD_RUN, "B": GOOD_RUN}, interleave=method, cutoff=15)
+    assert check_log(log).ok
+    assert log.column_names.index("interleave_team") == log.column_names.index("variant") + 1
+    assert set(log["variant"].to_pylist()) == {"interleaved"}
+    assert set(log["interleave_team"].to_pylist()) == {"A", "B"}
+    requests: dict[str, list[dict[str, Any]]] = {}
+    for row in log.to_pylist():
+        requests.setdefault(row["request_id"], []).append(row)
+    assert len(requests) > 500
+    starts = set()
+    for shown in list(requests.values())[:300]:
+        query = shown[0]["query_id"]
+        a = sorted(BAD_RUN[query], key=BAD_RUN[query].__getitem__, reverse=True)[:15]
+        b = sorted(GOOD_RUN[query], key=GOOD_RUN[query].__getitem__, reverse=True)[:15]
+        docs = [r["doc_id"] for r in shown]
+        teams = [r["interleave_team"] for r in shown]
+        assert [r["position"] for r in shown] == list(range(1, len(shown) + 1))
+        assert len(docs) == len(set(docs)) == 15
+        assert set(docs) <= set(a) | set(b)
+        if method == "team-draft":
+            assert _is_team_draft(docs, teams, a, b), (docs, teams)
+        else:
+            assert _is_balanced(docs, a, b), docs
+        starts.add(teams[0])
+    assert starts == {"A", "B"}  # each request has its own coins
+
+
+@pytest.mark.parametrize("method", ["team-draft", "balanced"])
+def test_interleaving_prefers_the_better_run(method: str) -> None:
+    from rankmeter.online import interleaving_test
+
+    for runs, better in (
+        ({"A": BAD_RUN, "B": GOOD_RUN}, "B"),
+        ({"A": GOOD_RUN, "B": BAD_RUN}, "A"),
+    ):
+        log = tiny(runs=runs, interleave=method, users=300)
+        extra = {} if method == "team-draft" else {"run_a": Run.from_dict(runs["A"]), "run_b": Run.from_dict(runs["B"])}  # fmt: skip
+        result = interleaving_test(log, method=method, **extra)
+        assert result.preferred == better, result
+        assert result.p_value < 1e-6
+
+
+def test_interleaving_on_cranfield_prefers_the_offline_winner(
+    cranfield: Path, tmp_path: Path
+) -> None:
+    from rankmeter.online import interleaving_test
+    from tests.cli.test_cli_pool import cranfield_runs
+
+    qrels = read_qrels(cranfield / "qrels.trec")
+    overlap, dice = (read_run(p) for p in cranfield_runs(cranfield, tmp_path))
+    offline = evaluate(qrels, {"overlap": overlap, "dice": dice}, ["nDCG@10"])
+    ndcg = {name: offline[name].metrics["nDCG@10"] for name in offline}
+    worse, better = sorted(ndcg, key=ndcg.__getitem__)
+    runs = {"A": {"overlap": overlap, "dice": dice}[worse]}
+    runs["B"] = {"overlap": overlap, "dice": dice}[better]
+    log = simulate_log(qrels, runs, users=3000, seed=11, zipf=0.0, interleave="team-draft")
+    assert check_log(log).ok
+    result = interleaving_test(log)
+    assert result.preferred == "B", result
+
+
+def test_a_plain_log_is_unchanged_by_the_interleaving_code() -> None:
+    # No interleave_team column and the same rows as before the option existed (the draws of
+    # an A/B log are not moved by the interleaving path).
+    log = tiny()
+    assert "interleave_team" not in log.column_names
+    assert log.equals(tiny())
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"interleave": "zigzag"}, r"interleave='zigzag' must be one of 'team-draft', 'balanced'"),
+        (
+            {"interleave": "team-draft", "runs": {"A": GOOD_RUN}},
+            r"interleave='team-draft' interleaves two runs \(A, then B\): runs has 1",
+        ),
+        (
+            {"interleave": "team-draft", "split": {"control": 1, "treatment": 1}},
+            r"split is for an A/B log: with interleave='team-draft' every user",
+        ),
+        (
+            {"interleave": "balanced", "segment_effects": {"new": 0.5}},
+            r"segment_effects is for an A/B log: with interleave='balanced' every user",
+        ),
+        (
+            {"interleave": "balanced", "pre_period": True},
+            r"pre_period is for an A/B log: with interleave='balanced' every user",
+        ),
+    ],
+)
+def test_bad_interleaving_parameters(options: dict[str, Any], message: str) -> None:
+    with pytest.raises(PolicyError, match=message):
+        tiny(**options)

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from rankmeter.cli._common import OutputOption, emit, render_rich
+from rankmeter.cli._common import Engine, EngineOption, OutputOption, emit, render_rich
 
 
 class InterleaveFormat(str, Enum):
@@ -37,7 +37,8 @@ def interleave(
         str,
         typer.Argument(
             help="The search log of interleaved requests (Parquet, CSV, JSONL, or a folder of "
-            "Parquet files): request_id, user_id, position, clicked, interleave_team (A or B)."
+            "Parquet files) with request_id, clicked, interleave_team (A or B), and user_id "
+            "for --unit user; balanced: request_id, query_id, doc_id, position, clicked."
         ),
     ],
     unit: Annotated[
@@ -74,6 +75,7 @@ def interleave(
             "(Clopper-Pearson, conservative)."
         ),
     ] = Interval.wilson,
+    engine: EngineOption = Engine.duckdb,
     output_format: Annotated[
         InterleaveFormat, typer.Option("--format", "-f", help="Output format.")
     ] = InterleaveFormat.table,
@@ -94,6 +96,7 @@ def interleave(
         method=method.value,
         run_a=run_a,
         run_b=run_b,
+        engine=engine.value,
     )
     if output_format is InterleaveFormat.json:
         emit(terminal_safe(render_json(result), output), output)

@@ -385,45 +385,92 @@ def interleave_runs(
 # -- credit from a log ------------------------------------------------------------------------
 
 
-def _source(log: Any) -> str:
-    return os.fspath(log) if isinstance(log, (str, os.PathLike)) else "<table>"
+class _Rows:
+    """Where each row of the columns read came from: the file (a folder's own file) and the
+    row as :mod:`rankmeter.online.logs` numbers it (the file line for CSV and JSONL, the
+    1-based data row otherwise), so that an error names what a person can open."""
+
+    def __init__(self, name: str, lines: IntArray, files: Any = None) -> None:
+        self.name = name
+        self.lines = lines
+        self.files = files  # pyarrow Array of file names (a folder of Parquet), or None
+
+    def error(self, index: int, reason: str, *, text: str | None = None) -> FormatError:
+        file = self.name if self.files is None else str(self.files[index].as_py())
+        return FormatError(file, reason, line=int(self.lines[index]), text=text)
 
 
-def _log_columns(log: Any, needed: Sequence[str], unit: str, optional: Sequence[str] = ()) -> Any:
-    """The columns of ``log`` the credit needs (and those of ``optional`` it has), as a
-    pyarrow Table, rows in the log's order."""
+#: The columns each credit rule reads (docs/interleaving.md); user_id too with unit="user".
+#: Team-draft credit needs no position: a position, when the log has it, is checked unique
+#: within its request. Balanced credit reads the clicked documents' ranks in the runs, by
+#: query, and the lowest click by position.
+CREDIT_COLUMNS: dict[str, tuple[str, ...]] = {
+    "team-draft": ("request_id", "clicked", "interleave_team"),
+    "balanced": ("request_id", "query_id", "doc_id", "position", "clicked"),
+}
+
+
+def _missing_column(method: str, unit: str, column: str) -> str:
+    needs = ", ".join(CREDIT_COLUMNS[method])
+    per_user = ", and user_id per user" if unit == "user" else ""
+    hint = " (or test per request: --unit request)" if column == "user_id" else ""
+    return f"no {column} column: {method} credit needs {needs}{per_user}{hint}"
+
+
+def _read_columns(
+    log: Any, method: str, unit: str, engine: str, optional: Sequence[str]
+) -> tuple[Any, _Rows]:
+    """Only the columns the credit reads, typed as the log schema types them, rows in the
+    log's order; read where :func:`rankmeter.online.read_log` reads (DuckDB or Spark), but
+    without requiring or checking the rest of the A/B log schema (an interleaving log needs
+    no variant, latency or timestamps)."""
     import pyarrow as pa
 
-    source = _source(log)
-    if isinstance(log, (str, os.PathLike)):
-        from rankmeter.online import read_log
+    # The log reader's own machinery (same package): the engine, the formats, the rows'
+    # numbers and the column types are those of read_log.
+    from rankmeter.online.logs import _FILE, _ROW, LOG_COLUMNS, _read, _type_name, _typed_column
 
-        log = read_log(log)
-    if isinstance(log, pa.RecordBatch):
-        log = pa.Table.from_batches([log])
-    if not isinstance(log, pa.Table):
-        if hasattr(log, "to_pyarrow"):  # an Ibis table, a polars DataFrame
-            names = set(log.columns)
-            log = log.select(*[c for c in (*needed, *optional) if c in names]).to_pyarrow()
-        elif hasattr(log, "to_arrow"):
-            log = log.to_arrow()
-        elif type(log).__module__.startswith("pandas"):
-            log = pa.Table.from_pandas(log, preserve_index=False)
-        else:
-            raise PolicyError(
-                f"log must be a path, a pyarrow Table, an Ibis table or a pandas/polars "
-                f"DataFrame, not {type(log).__name__}"
-            )
+    if not isinstance(log, (str, os.PathLike, pa.Table, pa.RecordBatch)) and not (
+        hasattr(log, "to_pyarrow")
+        or hasattr(log, "to_arrow")
+        or type(log).__module__.startswith("pandas")
+    ):
+        raise PolicyError(
+            f"log must be a path, a pyarrow Table, an Ibis table or a pandas/polars "
+            f"DataFrame, not {type(log).__name__}"
+        )
+    source = _read(log, engine)
+    raw = source.table
+    needed = (*(("user_id",) if unit == "user" else ()), *CREDIT_COLUMNS[method])
     for column in needed:
-        if column not in log.column_names:
-            hint = " (or test per request: --unit request)" if column == "user_id" else ""
-            raise FormatError(
-                source,
-                f"no {column} column: the interleaving test needs request_id, position, "
-                f"clicked and interleave_team{', and user_id per user' if unit == 'user' else ''}"
-                f"{hint}",
-            )
-    return log.select([*needed, *(c for c in optional if c in log.column_names)])
+        if column not in raw.columns:
+            raise FormatError(source.name, _missing_column(method, unit, column))
+    names = [*needed, *(c for c in optional if c in raw.columns and c not in needed)]
+    order = [_FILE, _ROW] if source.has_file_column else [_ROW]
+    typed = {name: _typed_column(raw[name], LOG_COLUMNS[name]) for name in names}
+    written = {f"written__{name}": raw[name] for name in names}
+    table = raw.select(*order, **typed, **written).order_by(order).to_pyarrow()
+    rows = _Rows(
+        source.name,
+        np.asarray(table[_ROW].to_numpy(zero_copy_only=False), dtype=np.int64),
+        table[_FILE].combine_chunks() if source.has_file_column else None,
+    )
+    for name in names:
+        # A value the schema's type cannot hold (clicked 'yes', position 'two'), as read_log
+        # would report it: the first such row.
+        written_column = table[f"written__{name}"]
+        bad = np.asarray(
+            (written_column.is_valid().to_numpy(zero_copy_only=False))
+            & table[name].is_null().to_numpy(zero_copy_only=False),
+            dtype=bool,
+        )
+        if written_column.type in (pa.float32(), pa.float64()):
+            bad &= ~np.isnan(written_column.to_numpy(zero_copy_only=False))
+        if bad.any():
+            index = int(np.flatnonzero(bad)[0])
+            value = written_column[index].as_py()
+            raise rows.error(index, f"{name} {value!r} is not {_type_name(LOG_COLUMNS[name])}")
+    return table.select(names), rows
 
 
 def _codes(column: Any) -> tuple[IntArray, Any]:
@@ -448,12 +495,6 @@ class _Credit:
     n_users: int
 
 
-_NEEDED = {
-    "team-draft": ("request_id", "position", "clicked", "interleave_team"),
-    "balanced": ("request_id", "query_id", "doc_id", "position", "clicked"),
-}
-
-
 def _runs(method: str, run_a: Any, run_b: Any) -> tuple[Any, Any] | None:
     if method == "team-draft":
         if run_a is not None or run_b is not None:
@@ -472,20 +513,18 @@ def _runs(method: str, run_a: Any, run_b: Any) -> tuple[Any, Any] | None:
     return as_run(run_a), as_run(run_b)
 
 
-def _credit(log: Any, unit: str, method: str = "team-draft", runs: Any = None) -> _Credit:
+def _credit(
+    log: Any, unit: str, method: str = "team-draft", runs: Any = None, engine: str = "duckdb"
+) -> _Credit:
     """Per request: its id, A's and B's credited clicks and its user (when the log has
     user_id; required with ``unit="user"``)."""
     import pyarrow.compute as pc
 
-    source = _source(log)
-    needed = _NEEDED[method]
-    if unit == "user":
-        table = _log_columns(log, ("user_id", *needed), unit)
-    else:
-        table = _log_columns(log, needed, unit, optional=("user_id",))
+    optional = ("position", "user_id") if unit == "request" else ("position",)
+    table, rows_of = _read_columns(log, method, unit, engine, optional)
     if table["request_id"].null_count:
         row = int(np.flatnonzero(table["request_id"].is_null().to_numpy(zero_copy_only=False))[0])
-        raise FormatError(source, "a row has no request_id", line=row + 1)
+        raise rows_of.error(row, "a row has no request_id")
     request, request_ids = _codes(table["request_id"])
     clicked = np.asarray(
         pc.fill_null(pc.cast(table["clicked"], "bool"), False).to_numpy(zero_copy_only=False),
@@ -504,24 +543,22 @@ def _credit(log: Any, unit: str, method: str = "team-draft", runs: Any = None) -
             row = int(bad[0])
             value = team_text[row].as_py()
             if value is None:
-                raise FormatError(
-                    source,
+                raise rows_of.error(
+                    row,
                     "a clicked result has no interleave_team (every clicked row of an "
                     "interleaved log names the ranker, 'A' or 'B', that showed it)",
-                    line=row + 1,
                 )
-            raise FormatError(
-                source,
-                "interleave_team must be 'A' or 'B' on a clicked row",
-                line=row + 1,
-                text=value,
+            raise rows_of.error(
+                row, "interleave_team must be 'A' or 'B' on a clicked row", text=value
             )
     else:
         is_a = is_b = np.zeros(len(clicked), dtype=bool)
-    position = table["position"]
-    has_position = np.asarray(position.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
-    rows = np.flatnonzero(has_position)
-    if len(rows):
+    position = table["position"] if "position" in table.column_names else None
+    rows = np.zeros(0, dtype=np.int64)
+    if position is not None:
+        has_position = np.asarray(position.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
+        rows = np.flatnonzero(has_position)
+    if position is not None and len(rows):
         values = np.asarray(
             pc.fill_null(position, 0).to_numpy(zero_copy_only=False), dtype=np.int64
         )[rows]
@@ -530,16 +567,15 @@ def _credit(log: Any, unit: str, method: str = "team-draft", runs: Any = None) -
         if same.any():
             twice = rows[order][1:][same]
             row = int(twice.min())
-            raise FormatError(
-                source,
+            raise rows_of.error(
+                row,
                 f"position {int(values[np.searchsorted(rows, row)])} appears twice in request "
                 f"{str(request_ids[request[row]].as_py())!r} (positions are unique within a "
                 "request)",
-                line=row + 1,
             )
     n_requests = len(request_ids)
     if method == "balanced":
-        clicks_a, clicks_b = _balanced_credit(table, source, request, clicked, n_requests, runs)
+        clicks_a, clicks_b = _balanced_credit(table, rows_of, request, clicked, n_requests, runs)
     else:
         clicks_a = np.bincount(request[clicked & is_a], minlength=n_requests).astype(np.int64)
         clicks_b = np.bincount(request[clicked & is_b], minlength=n_requests).astype(np.int64)
@@ -549,19 +585,18 @@ def _credit(log: Any, unit: str, method: str = "team-draft", runs: Any = None) -
     if "user_id" in table.column_names:
         if table["user_id"].null_count:
             row = int(np.flatnonzero(table["user_id"].is_null().to_numpy(zero_copy_only=False))[0])
-            raise FormatError(source, "a row has no user_id", line=row + 1)
+            raise rows_of.error(row, "a row has no user_id")
         user, user_ids = _codes(table["user_id"])
         _, first = np.unique(request, return_index=True)  # each request's first row
         users = user[first]
         differs = np.flatnonzero(user != users[request])
         if len(differs):
             row = int(differs[0])
-            raise FormatError(
-                source,
+            raise rows_of.error(
+                row,
                 f"request {str(request_ids[request[row]].as_py())!r} has two user_ids "
                 f"({str(user_ids[users[request[row]]].as_py())!r} and "
                 f"{str(user_ids[user[row]].as_py())!r}): a request is one user's results page",
-                line=row + 1,
             )
         n_users = len(user_ids)
     return _Credit(request_ids, clicks_a, clicks_b, users, user_ids, n_users)
@@ -569,7 +604,7 @@ def _credit(log: Any, unit: str, method: str = "team-draft", runs: Any = None) -
 
 def _balanced_credit(
     table: Any,
-    source: str,
+    rows_of: _Rows,
     request: IntArray,
     clicked: npt.NDArray[np.bool_],
     n_requests: int,
@@ -604,12 +639,11 @@ def _balanced_credit(
     nowhere = np.flatnonzero((rank_a == never) & (rank_b == never))
     if len(nowhere):
         row = int(rows[nowhere[0]])
-        raise FormatError(
-            source,
+        raise rows_of.error(
+            row,
             f"clicked doc {shown['doc_id'][int(nowhere[0])].as_py()!r} of query "
             f"{shown['query_id'][int(nowhere[0])].as_py()!r} is in neither run: balanced credit "
             "needs the two rankings the requests were interleaved from",
-            line=row + 1,
         )
     position = np.asarray(
         pc.fill_null(table["position"].take(taken), 0).to_numpy(zero_copy_only=False),
@@ -626,19 +660,28 @@ def _balanced_credit(
 
 
 def interleaving_credit(
-    log: Any, *, method: str = "team-draft", run_a: Any = None, run_b: Any = None
+    log: Any,
+    *,
+    method: str = "team-draft",
+    run_a: Any = None,
+    run_b: Any = None,
+    engine: str = "duckdb",
 ) -> Any:
     """Per request of an interleaved log, the clicks credited to each ranker.
 
     Parameters
     ----------
-    log : a path (read with :func:`rankmeter.online.read_log`), a pyarrow Table, an Ibis table
-        or a pandas/polars DataFrame with the log's columns request_id, position, clicked,
-        interleave_team (and user_id, kept when present); for ``method="balanced"``
-        query_id and doc_id instead of interleave_team
+    log : a path (Parquet, CSV, JSONL, a folder of Parquet files), a pyarrow Table, an Ibis
+        table or a pandas/polars DataFrame with the columns of :data:`CREDIT_COLUMNS`:
+        request_id, clicked and interleave_team for team-draft; request_id, query_id, doc_id,
+        position and clicked for balanced (user_id and position are kept and checked when
+        present). Only these columns are read and checked, typed as
+        :func:`rankmeter.online.read_log` types them: the rest of the A/B log schema
+        (variant, timestamps, latency ...) is not needed.
     method : "team-draft" (a click counts for its document's team) or "balanced" (Joachims'
         rule, from the documents' ranks in ``run_a`` and ``run_b``)
     run_a, run_b : with ``method="balanced"``: the runs the requests were interleaved from
+    engine : where the log is read: "duckdb" (the default) or "spark"
 
     Returns
     -------
@@ -648,14 +691,15 @@ def interleaving_credit(
     Raises
     ------
     FormatError
-        naming the row: a clicked row whose interleave_team is missing or not A/B, a position
-        twice in a request, a request with two user_ids; or a missing column.
+        naming the row: a value not of its column's type, a clicked row whose interleave_team
+        is missing or not A/B, a position twice in a request, a request with two user_ids;
+        or naming the file: a missing column.
     """
     import pyarrow as pa
 
     method = choice("method", method, METHODS)
     runs = _runs(method, run_a, run_b)
-    credit = _credit(log, "request", method, runs)
+    credit = _credit(log, "request", method, runs, engine)
     clicks_a, clicks_b = credit.clicks_a, credit.clicks_b
     winner = np.where(clicks_b > clicks_a, "B", np.where(clicks_a > clicks_b, "A", "tie"))
     columns: dict[str, Any] = {"request_id": credit.request_ids}
@@ -756,6 +800,7 @@ def interleaving_test(
     method: str = "team-draft",
     run_a: Any = None,
     run_b: Any = None,
+    engine: str = "duckdb",
 ) -> InterleavingResult:
     """Credit the clicks of an interleaved log to each ranker and test the preference.
 
@@ -768,15 +813,17 @@ def interleaving_test(
 
     Parameters
     ----------
-    log : a path (Parquet, CSV, JSONL; read with :func:`rankmeter.online.read_log`), a pyarrow
-        Table, an Ibis table or a pandas/polars DataFrame with the columns request_id,
-        position, clicked, interleave_team (and user_id for ``unit="user"``)
+    log : a path (Parquet, CSV, JSONL, a folder of Parquet files), a pyarrow Table, an Ibis
+        table or a pandas/polars DataFrame with the columns request_id, clicked and
+        interleave_team (and user_id for ``unit="user"``); only these are read and checked
+        (see :func:`interleaving_credit`)
     unit : "user" (default: a user's requests are not independent, so each user votes once;
         with one request per user it is the same as "request") or "request"
     alpha : the significance level; the intervals are at confidence ``1 - alpha``
     interval : "wilson" (default: Wilson score interval, near its nominal coverage for small
         counts) or "exact" (Clopper-Pearson, conservative)
-    method, run_a, run_b : the credit rule, as in :func:`interleaving_credit`
+    method, run_a, run_b, engine : the credit rule and where the log is read, as in
+        :func:`interleaving_credit`
 
     Returns
     -------
@@ -799,7 +846,7 @@ def interleaving_test(
     )
     method = choice("method", method, METHODS)
     runs = _runs(method, run_a, run_b)
-    credit = _credit(log, unit, method, runs)
+    credit = _credit(log, unit, method, runs, engine)
     clicks_a, clicks_b, users, n_users = (
         credit.clicks_a,
         credit.clicks_b,

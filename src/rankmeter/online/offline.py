@@ -113,9 +113,11 @@ class OnlineOffline:
     """Offline and online differences of one pair of rankers (:func:`online_vs_offline`).
 
     ``offline`` holds one :class:`Side` per offline metric (the first is the primary one),
-    ``online`` one per online metric; ``agreements`` pairs the primary offline metric with each
+    online metric; ``agreements`` pairs the primary offline metric with each
     online metric. ``warnings`` says first what makes the online side untrustworthy (a failed
-    sample-ratio check).
+    sample-ratio check), then whether the two sides measure different queries.
+    ``log_queries`` is the number of distinct queries in the log, ``shared_queries`` how many
+    of them are compared offline (judged, and answered by a run).
     """
 
     control: str
@@ -130,6 +132,8 @@ class OnlineOffline:
     online_correction: str
     queries: int
     users: int
+    log_queries: int = 0
+    shared_queries: int = 0
 
     @property
     def summary(self) -> str:
@@ -161,6 +165,8 @@ class OnlineOffline:
                 "online_correction": self.online_correction,
                 "queries": self.queries,
                 "users": self.users,
+                "log_queries": self.log_queries,
+                "shared_queries": self.shared_queries,
             },
         }
 
@@ -210,9 +216,11 @@ def online_vs_offline(
     Raises
     ------
     PolicyError
-        No online metric, an unknown one, or the settings refused by compare or ab.
+        No online metric, an unknown one, the settings refused by compare or ab, or a log
+        that shares no query with the offline comparison (a partial overlap is a warning).
     """
     from rankmeter.comparison import compare
+    from rankmeter.io import as_qrels, as_run
     from rankmeter.metrics import parse_metrics
     from rankmeter.online.abtest import AB_METRICS, ab
 
@@ -224,6 +232,10 @@ def online_vs_offline(
         raise PolicyError("online_metrics=() names no online metric: give at least one (ctr)")
     alpha = _validate.real("alpha", alpha, low=0, high=1, open_low=True, open_high=True)
 
+    # Read once: the overlap of queries and compare use the same objects.
+    qrels = as_qrels(qrels)
+    control_run, treatment_run = as_run(control_run), as_run(treatment_run)
+    overlap = _QueryOverlap.of(log, qrels, (control_run, treatment_run), engine)
     online = ab(
         log,
         control=control,
@@ -301,14 +313,78 @@ def online_vs_offline(
         offline=offline_sides,
         online=online_sides,
         agreements=agreements,
-        warnings=online.warnings,
+        warnings=(*online.warnings, *overlap.warnings()),
         alpha=alpha,
         offline_test=offline.settings.test,
         offline_correction=correction,
         online_correction=online.correction,
         queries=primary.n,
         users=users,
+        log_queries=len(overlap.log),
+        shared_queries=len(overlap.shared),
     )
+
+
+def _examples(ids: Iterable[str], count: int = 3) -> str:
+    return ", ".join(repr(q) for q in sorted(ids)[:count])
+
+
+@dataclass(frozen=True)
+class _QueryOverlap:
+    """The log's queries against the queries compared offline (compare's rule: the judged
+    queries that at least one of the runs answered)."""
+
+    log: frozenset[str]
+    offline: frozenset[str]
+
+    @classmethod
+    def of(cls, log: Any, qrels: Any, runs: tuple[Any, Any], engine: str) -> _QueryOverlap:
+        from rankmeter.online.logs import read_log
+
+        # ab() validates the log; here only its distinct queries are needed. A request named
+        # by its text only is matched by that text.
+        table = read_log(log, engine=engine, validate=False)
+        query = table.query_id.coalesce(table.query_text)
+        found = table.select(query=query).filter(query.notnull()).distinct().to_pyarrow()
+        answered = set(runs[0].query_ids) | set(runs[1].query_ids)
+        offline = frozenset(str(q) for q in qrels.query_ids if q in answered)
+        overlap = cls(frozenset(str(q) for q in found["query"].to_pylist()), offline)
+        if not overlap.shared:
+            raise PolicyError(
+                f"none of the log's {len(overlap.log)} queries (e.g. "
+                f"{_examples(overlap.log)}) is among the {len(offline)} queries compared "
+                f"offline (e.g. {_examples(offline)}): the log, the qrels and the runs must "
+                "name the same queries by the same ids"
+            )
+        return overlap
+
+    @property
+    def shared(self) -> frozenset[str]:
+        return self.log & self.offline
+
+    def warnings(self) -> tuple[str, ...]:
+        """One warning when the two sides measure partly different queries."""
+        log_only, offline_only = self.log - self.offline, self.offline - self.log
+        if not log_only and not offline_only:
+            return ()
+        parts = []
+        if log_only:
+            parts.append(
+                f"{len(log_only)} of the log's {len(self.log)} queries "
+                f"{'is' if len(log_only) == 1 else 'are'} not compared offline "
+                f"(not judged, or in neither run; e.g. {_examples(log_only)})"
+            )
+        if offline_only:
+            parts.append(
+                f"{len(offline_only)} of the {len(self.offline)} queries compared offline "
+                f"{'is' if len(offline_only) == 1 else 'are'} not in the log "
+                f"(e.g. {_examples(offline_only)})"
+            )
+        return (
+            f"the log and the offline comparison share {len(self.shared)} "
+            f"{'query' if len(self.shared) == 1 else 'queries'}: {', and '.join(parts)}: the "
+            "two sides measure partly different queries",
+        )
 
 
 def _direction(significant: bool, difference: float) -> str:

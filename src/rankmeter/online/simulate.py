@@ -65,6 +65,7 @@ def simulate_log(
     days: float = 7.0,
     experiment_id: str = "exp-1",
     pre_period: bool = False,
+    interleave: str | None = None,
 ) -> Any:
     """A simulated search log (one row per impression) from qrels and one run per variant.
 
@@ -120,12 +121,21 @@ def simulate_log(
         Give the pre-period log instead: the same users (returning users only: new users have
         no history) with the same propensities, before the experiment, all shown the
         control's ranking, still labelled with the variant they are assigned to.
+    interleave : {"team-draft", "balanced"}, optional
+        An interleaving experiment instead of an A/B test: ``runs`` holds two runs (A, the
+        current ranker, then B, the candidate), and every request shows one list made from
+        both by :func:`rankmeter.online.interleave` (its own coins per request), with the
+        column ``interleave_team`` naming the run that contributed each shown document; the
+        clicks come from the same click model. Every user sees both runs, so ``variant`` is
+        ``"interleaved"`` for all, and ``split``, ``segment_effects``, ``latency_ms`` and
+        ``pre_period`` (the settings of an A/B split) are refused. Credit the clicks with
+        :func:`rankmeter.online.interleaving_test` (docs/interleaving.md).
 
     Returns
     -------
     pyarrow.Table
-        The log schema's columns (docs/online.md) and the segments ``device``,
-        ``is_new_user`` and ``query_freq``; ``event_ts`` a UTC timestamp; rows in time order
+        The log schema's columns (docs/online.md; ``interleave_team`` after ``variant`` when
+        interleaved) and the segments ``device``, ``is_new_user`` and ``query_freq``; ``event_ts`` a UTC timestamp; rows in time order
         within each chunk of users.
 
     Examples
@@ -165,9 +175,20 @@ def simulate_log(
             "{'control': bm25_run, 'treatment': hybrid_run}"
         )
     variants = [str(v) for v in runs]
-    weights = _split(split, variants)
+    if interleave is not None:
+        interleave = _interleaving(
+            interleave,
+            variants,
+            split=split,
+            segment_effects=segment_effects,
+            latency_ms=latency_ms,
+            pre_period=pre_period,
+        )
+    # An interleaved log has one variant: every user sees the list made from both runs.
+    labels = variants if interleave is None else ["interleaved"]
+    weights = _split(split, labels)
     effects = _segment_effects(segment_effects)
-    latency = _latency(latency_ms, variants)
+    latency = _latency(latency_ms, labels)
     start_us = _start(start)
 
     qrels = as_qrels(qrels)
@@ -180,7 +201,8 @@ def simulate_log(
     popularity, query_freq = _popularity(shown.n_queries, zipf, queries_rng)
 
     config = _Config(
-        variants=variants,
+        variants=labels,
+        interleave=interleave,
         weights=weights,
         sessions_per_user=sessions_per_user,
         click_model=click_model,
@@ -209,6 +231,26 @@ def simulate_log(
 
 
 # --- parameters -------------------------------------------------------------------------------
+
+
+def _interleaving(method: Any, variants: list[str], **ab_settings: Any) -> str:
+    """The interleaving method, checked with the settings it cannot go with."""
+    from rankmeter._validate import choice
+    from rankmeter.online.interleaving import METHODS
+
+    method = choice("interleave", method, METHODS)
+    if len(variants) != 2:
+        raise PolicyError(
+            f"interleave={method!r} interleaves two runs (A, then B): runs has "
+            f"{len(variants)} ({', '.join(variants)})"
+        )
+    for name, value in ab_settings.items():
+        if value not in (None, False):
+            raise PolicyError(
+                f"{name} is for an A/B log: with interleave={method!r} every user sees both "
+                "runs in one list (leave it out)"
+            )
+    return str(method)
 
 
 def _attractiveness(values: Sequence[float]) -> Any:
@@ -357,6 +399,23 @@ class _Shown:
     def n_queries(self) -> int:
         return len(self.query_ids)
 
+    def grade_of(self, query: Any, docs: Any) -> Any:
+        """The grades of documents (codes, -1 for none: grade 0) shown for ``query`` (one
+        per request), looked up among what any variant shows for that query."""
+        import numpy as np
+
+        width = len(self.doc_vocabulary) + 1
+        listed = self.docs >= 0
+        keys = (np.arange(self.n_queries)[None, :, None] * width + self.docs)[listed]
+        order = np.argsort(keys, kind="stable")
+        keys, grades = keys[order], self.grades[listed][order]
+        wanted = query[:, None] * width + docs
+        if not len(keys):
+            return np.zeros(docs.shape)
+        at = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
+        found = (docs >= 0) & (keys[at] == wanted)
+        return np.where(found, grades[at], 0.0)
+
     @classmethod
     def build(cls, qrels: Any, runs: list[Any], cutoff: int) -> _Shown:
         import numpy as np
@@ -411,6 +470,7 @@ class _Config:
         self.__dict__.update(values)
 
     variants: list[str]
+    interleave: str | None
     weights: Any
     sessions_per_user: float
     click_model: str
@@ -499,6 +559,8 @@ def _requests(
     whether the session goes on (a reformulation is likelier after an abandoned request)."""
     import numpy as np
 
+    from rankmeter.online.interleaving import _interleave_codes
+
     cutoff = len(config.examination)
     ranks = np.arange(cutoff)
     active = np.arange(len(session_user))
@@ -511,9 +573,19 @@ def _requests(
         user = session_user[active]
         shown_variant = np.zeros(n, dtype=np.int64) if config.pre_period else variant[user]
         query = rng.choice(shown.n_queries, size=n, p=config.popularity)
-        count = shown.counts[shown_variant, query]
-        total = shown.totals[shown_variant, query]
-        grades = shown.grades[shown_variant, query]  # [n, cutoff]
+        if config.interleave is None:
+            count = shown.counts[shown_variant, query]
+            total = shown.totals[shown_variant, query]
+            grades = shown.grades[shown_variant, query]  # [n, cutoff]
+        else:
+            docs, teams = _interleave_codes(
+                shown.docs[0], shown.docs[1], query, config.interleave, cutoff, rng
+            )
+            count = (docs >= 0).sum(axis=1)
+            # Both runs' results were found; a request whose list is empty (a run without
+            # results for the query) is a no-result request.
+            total = np.where(count > 0, shown.totals[:, query].max(axis=0), 0)
+            grades = shown.grade_of(query, docs)
         on_page = ranks[None, :] < count[:, None]
         grade_index = np.clip(np.nan_to_num(grades).astype(np.int64), 0, None)
         attractive = config.attractiveness[np.minimum(grade_index, len(config.attractiveness) - 1)]
@@ -546,6 +618,7 @@ def _requests(
                 "clicked": clicked,
                 "dwell": np.where(clicked, dwell, np.nan),
                 "latency": latency,
+                **({} if config.interleave is None else {"docs": docs, "teams": teams}),
             }
         )
         abandoned = ~clicked.any(axis=1)
@@ -593,7 +666,7 @@ def _impressions(
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    schema_order = _schema()
+    schema_order = _schema(interleaved=config.interleave is not None)
     if not requests:
         return schema_order.empty_table()
     cutoff = len(config.examination)
@@ -605,7 +678,10 @@ def _impressions(
     rank = np.arange(len(request)) - np.repeat(np.cumsum(rows) - rows, rows)
     has_doc = count[request] > 0
     safe_rank = np.minimum(rank, cutoff - 1)
-    docs = shown.docs[requests["shown_variant"][request], requests["query"][request], safe_rank]
+    if "docs" in requests:  # interleaved: each request's own list
+        docs = requests["docs"][request, safe_rank]
+    else:
+        docs = shown.docs[requests["shown_variant"][request], requests["query"][request], safe_rank]
     clicked = requests["clicked"][request, safe_rank] & has_doc
     dwell = requests["dwell"][request, safe_rank]
     dwell = np.where(clicked, dwell, np.nan)
@@ -638,6 +714,7 @@ def _impressions(
         "latency_ms": pa.array(np.round(requests["latency"][request], 3)),
         "experiment_id": pa.array(np.full(len(request), config.experiment_id)),
         "variant": pc.take(variant_names, pa.array(variant[user])),
+        **_teams(requests, request, safe_rank, has_doc),
         "doc_id": doc_ids,
         "position": pa.array(rank + 1, pa.int64(), mask=~has_doc),
         "clicked": pa.array(clicked),
@@ -652,7 +729,20 @@ def _impressions(
     return pa.table(columns).cast(schema_order)
 
 
-def _schema() -> Any:
+def _teams(requests: dict[str, Any], request: Any, rank: Any, has_doc: Any) -> dict[str, Any]:
+    """The interleave_team column of an interleaved log (none for an A/B log)."""
+    if "teams" not in requests:
+        return {}
+    import numpy as np
+    import pyarrow as pa
+
+    from rankmeter.online.interleaving import TEAMS
+
+    team = np.maximum(requests["teams"][request, rank], 0)
+    return {"interleave_team": pa.array(np.array(TEAMS)[team], pa.string(), mask=~has_doc)}
+
+
+def _schema(*, interleaved: bool = False) -> Any:
     import pyarrow as pa
 
     return pa.schema(
@@ -666,6 +756,7 @@ def _schema() -> Any:
             ("latency_ms", pa.float64()),
             ("experiment_id", pa.string()),
             ("variant", pa.string()),
+            *([("interleave_team", pa.string())] if interleaved else []),
             ("doc_id", pa.string()),
             ("position", pa.int64()),
             ("clicked", pa.bool_()),
