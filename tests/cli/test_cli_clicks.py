@@ -144,3 +144,24 @@ def test_spark_reads_the_same_log(
     assert cli("clicks", "labels", log_file, "-o", spark, "--engine", "spark").code == 0
     assert cli("clicks", "labels", log_file, "-o", duckdb).code == 0
     assert spark.read_text() == duckdb.read_text()
+
+
+def test_labels_count_in_the_engine_so_a_deep_position_needs_no_matrix(
+    cli: CLI, log_file: Path, tmp_path: Path
+) -> None:
+    # One impression at position 3,000,000 would make a 10,000 x 3,000,000 request-by-position
+    # matrix (refused as too big); PBM's labels read only the counts the engine aggregates.
+    table = pq.read_table(log_file)
+    first = table.slice(0, 1).to_pylist()[0]
+    deep = dict(first, doc_id="deep-doc", position=3_000_000, clicked=False)
+    if "dwell_ms" in deep:
+        deep["dwell_ms"] = None
+    path = tmp_path / "deep.parquet"
+    pq.write_table(pa.concat_tables([table, pa.Table.from_pylist([deep], table.schema)]), path)
+    qrels = tmp_path / "click.qrels"
+    result = cli("clicks", "labels", path, "--model", "pbm", "-o", qrels)
+    assert result.code == 0, result.err
+    assert qrels.read_text().count("\n") > 100
+    result = cli("clicks", "fit", path, "--model", "pbm", "--held-out", "0", "-f", "json")
+    assert result.code == 0, result.err
+    assert len(json.loads(result.out)["fit"]["propensities"]) == 3_000_000

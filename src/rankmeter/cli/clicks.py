@@ -59,15 +59,19 @@ ModelOption = Annotated[
 SeedOption = Annotated[int, typer.Option(help="Seeds EM's starting values and the split.")]
 
 
-def read_click_log(path: str, engine: Engine = Engine.duckdb) -> Any:
+def read_click_log(path: str, engine: Engine = Engine.duckdb, *, counted: bool = False) -> Any:
     """The log at ``path`` as the click models read it: read and checked by
-    ``rankmeter.online.read_log`` (the log contract) in ``engine``, the columns the models
-    need pulled out of the engine as Arrow."""
-    from rankmeter.clicks import click_log
+    ``rankmeter.online.read_log`` (the log contract) in ``engine``; ``counted``: its
+    impressions counted per (pair, rank, previous click, clicked) in the engine (PBM, UBM,
+    cascade and the labels need no more), else the columns the models need pulled out of
+    the engine as Arrow."""
+    from rankmeter.clicks import click_counts, click_log
     from rankmeter.online import read_log
 
     log = read_log(path, engine=engine.value)
     columns = [c for c in CLICK_COLUMNS if c in log.columns]
+    if counted:
+        return click_counts(log.select(columns), source=path)
     return click_log(log.select(columns).to_pyarrow(), source=path)
 
 
@@ -105,7 +109,10 @@ def fit_command(
     from rankmeter.clicks import evaluate_model, fit, split_log
     from rankmeter.report import clicks as report
 
-    data = read_click_log(log, engine)
+    # Without a held-out split, the models fitted on counts read only those (DBN and the
+    # held-out measures need each request's clicks in order).
+    counted = held_out == 0 and model is not Model.dbn
+    data = read_click_log(log, engine, counted=counted)
     evaluation = None
     if held_out == 0:
         train = data
@@ -169,7 +176,7 @@ def labels_command(
     from rankmeter.report import clicks as report
     from rankmeter.report import visible
 
-    data = read_click_log(log, engine)
+    data = read_click_log(log, engine, counted=model is not Model.dbn)
     fitted = fit(data, model.value, seed=seed)
     qrels = labels(
         data,

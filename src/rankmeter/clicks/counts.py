@@ -68,6 +68,11 @@ class ClickCounts:
         return len(self.query_ids)
 
     @property
+    def n_sessions(self) -> int:
+        """The requests that showed something (as :attr:`ClickLog.n_sessions`)."""
+        return self.sessions
+
+    @property
     def n_impressions(self) -> int:
         return int(self.count.sum())
 
@@ -148,6 +153,12 @@ def _assemble(
     """The cells with pairs renumbered in (query, doc) order, merged and sorted."""
     import pyarrow as pa
 
+    if len(query_ids) * depth * (depth + 1) * 2 >= 2**62:
+        raise FormatError(
+            source,
+            f"{len(query_ids):,} (query, doc) pairs at up to {depth:,} positions are more "
+            "cells than the click models count: keep the top positions only",
+        )
     renumber = _canonical(query_ids, doc_ids)
     order = np.argsort(renumber)
     pair = renumber[pair]
