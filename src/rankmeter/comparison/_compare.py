@@ -46,6 +46,7 @@ def compare(
     rel: float = 1,
     judged_only: bool = False,
     ties: str = "trec_eval",
+    include_missing: bool = True,
 ) -> Comparison:
     """Compare systems with a baseline on the same queries, with honest statistics.
 
@@ -69,11 +70,15 @@ def compare(
     worst : how many of the most-losing queries to list per system
     cutoff : "nothing relevant in the top ``cutoff``" for the failure lists
     rel, judged_only, ties : evaluation policies, as for :func:`rankmeter.evaluate`
+    include_missing : which queries are compared. True (default): every judged query, as
+        trec_eval -c; the set depends on the qrels alone, so adding or removing a system never
+        changes another pair's n, means, p-value or interval. False: only the judged queries
+        that at least one of the compared systems returned results for (the set then moves
+        with the systems compared).
 
-    Which queries: every judged query that at least one system returned results for. A system
-    without results for such a query scores 0 on it (trec_eval -c, applied to the union of the
-    systems' queries), so systems are always paired on the same queries and a system cannot gain
-    by skipping hard ones; such queries are listed among its failures.
+    Either way a system without results for a compared query scores 0 on it, so systems are
+    always paired on the same queries and a system cannot gain by skipping hard ones; such
+    queries are listed among its failures and counted in ``Comparison.filled``.
 
     Examples
     --------
@@ -90,7 +95,7 @@ def compare(
     from rankmeter import stats
 
     # Every argument is checked before any file is read, in the order of the signature.
-    policies = check_policies(rel, True, judged_only, check_ties(ties))
+    policies = check_policies(rel, include_missing, judged_only, check_ties(ties))
     test = _validate.choice("test", test, stats.TESTS, what="the paired test")
     correction = _validate.choice(
         "correction", correction, stats.CORRECTIONS, what="the multiple-comparison correction"
@@ -141,7 +146,9 @@ def compare(
         policies=policies,
     )
 
-    compared = select_queries(loaded_qrels, [by_name[n] for n in order])
+    compared = select_queries(
+        loaded_qrels, [by_name[n] for n in order], include_missing=policies.include_missing
+    )
     notes = compared.note()
     caveat = stats.not_recommended_note(test)
     if caveat is not None:
@@ -195,6 +202,7 @@ def compare(
         explanations=explanations,
         judged=judged,
         judged_k=judged_k,
+        filled=compared.filled(),
     )
 
 

@@ -210,7 +210,8 @@ class Comparison:
     systems : names, baseline first
     metrics : the metrics' names as asked for (``MRR@10`` stays ``MRR@10``), in that order;
         lookups (``mean``, ``difference``) accept any name of a metric
-    query_ids : the compared queries (judged queries that at least one system answered)
+    query_ids : the compared queries: every judged query, or with ``include_missing=False``
+        the judged queries that at least one system answered
     scores : ``{metric: {system: per-query values aligned with query_ids}}``
     means : every system's mean of every metric, with its interval
     differences : every system other than the baseline against it, per metric
@@ -227,6 +228,8 @@ class Comparison:
         the comparison's qrels and policies: how much of what the metrics looked at is judged
         (empty for a comparison built without it)
     judged_k : the k of ``judged``: the largest cutoff of the metrics, 10 when none has one
+    filled : ``{system: queries}``: how many compared queries each system returned nothing
+        for, each scored 0 (empty for a comparison built without it)
     """
 
     systems: tuple[str, ...]
@@ -245,9 +248,11 @@ class Comparison:
     explanations: Mapping[str, Mapping[str, Any]] = field(default_factory=dict, repr=False)
     judged: Mapping[str, float] = field(default_factory=dict)
     judged_k: int = JUDGED_DEFAULT_K
+    filled: Mapping[str, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "judged", MappingProxyType(dict(self.judged)))
+        object.__setattr__(self, "filled", MappingProxyType(dict(self.filled)))
         object.__setattr__(
             self, "scores", ByMetric(self.metrics, _frozen_nested(self.scores), done="compared")
         )
@@ -301,6 +306,7 @@ class Comparison:
             "systems": list(self.systems),
             "metrics": list(self.metrics),
             "n_queries": self.n_queries,
+            "filled": dict(self.filled),
             "means": [m.to_dict() for m in self.means],
             "differences": [d.to_dict() for d in self.differences],
             "failures": [f.to_dict() for f in self.failures],
