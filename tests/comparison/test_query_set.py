@@ -96,8 +96,13 @@ def test_a_third_run_that_answers_more_queries_moves_nothing(cranfield: Path) ->
     assert _pair(two, "dense") == _pair(three, "dense")
     assert two.filled["bm25"] == 75 and three.filled["hybrid"] == 0
     # The restriction is still there, and it is the one that moves with the systems.
-    old_two = compare(qrels, {k: runs[k] for k in ("bm25", "dense")}, ["nDCG@10"],
-                      resamples=500, include_missing=False)
+    old_two = compare(
+        qrels,
+        {k: runs[k] for k in ("bm25", "dense")},
+        ["nDCG@10"],
+        resamples=500,
+        include_missing=False,
+    )
     old_three = compare(qrels, runs, ["nDCG@10"], resamples=500, include_missing=False)
     assert (old_two.n_queries, old_three.n_queries) == (150, 225)
 
@@ -105,6 +110,10 @@ def test_a_third_run_that_answers_more_queries_moves_nothing(cranfield: Path) ->
 def test_no_judged_query_answered_is_still_an_error_under_the_restriction() -> None:
     from rankmeter.errors import PolicyError
 
-    with pytest.raises(PolicyError, match="^no run has results for any judged query"):
-        compare({"a": {"x": 1}}, {"r": {"b": {"x": 1.0}}, "s": {"c": {"x": 1.0}}},
-                ["P@1"], include_missing=False)
+    with pytest.raises(PolicyError, match=r"^no run has results for any judged query"):
+        compare(
+            {"a": {"x": 1}},
+            {"r": {"b": {"x": 1.0}}, "s": {"c": {"x": 1.0}}},
+            ["P@1"],
+            include_missing=False,
+        )

@@ -47,6 +47,7 @@ def compare(
     judged_only: bool = False,
     ties: str = "trec_eval",
     include_missing: bool = True,
+    simultaneous: bool = False,
 ) -> Comparison:
     """Compare systems with a baseline on the same queries, with honest statistics.
 
@@ -64,6 +65,12 @@ def compare(
     resamples, seed : randomizations/bootstrap resamples and the seed: the same seed gives the
         same numbers, always
     interval, level : ``"bca"`` (default) or ``"percentile"`` bootstrap intervals at ``level``
+    simultaneous : the intervals of the differences: each at ``level`` on its own (False,
+        default; not corrected for the many comparisons, so one can exclude 0 where the
+        corrected p is above alpha), or simultaneous (True): Bonferroni intervals, each at
+        ``1 - (1 - level) / k`` for the ``k`` comparisons, which all hold together with
+        probability at least ``level``: the intervals' counterpart of the Bonferroni and
+        (conservatively) the Holm correction. The means' intervals stay at ``level``.
     segments : path to a table ``query id -> tag columns`` or ``{column: {query: value}}``
     min_segment : segments with fewer queries are shown but never flagged
     queries : path to query texts (TSV ``qid<TAB>text`` or BEIR JSONL) or ``{query: text}``
@@ -111,6 +118,7 @@ def compare(
     )
     resamples = stats.check_resamples(resamples, what="randomizations and bootstrap resamples")
     seed = _validate.integer("seed", seed, low=0, what="the seed of the random number generator")
+    simultaneous = _validate.boolean("simultaneous", simultaneous)
     min_segment = _validate.integer(
         "min_segment", min_segment, low=1, what="smaller segments are shown, never flagged"
     )
@@ -144,6 +152,7 @@ def compare(
         min_segment=min_segment,
         cutoff=cutoff,
         policies=policies,
+        simultaneous=simultaneous,
     )
 
     compared = select_queries(
@@ -154,6 +163,16 @@ def compare(
     if caveat is not None:
         notes.append(caveat)
     ranked = {n: join_compared(loaded_qrels, by_name[n], policies, compared.rows) for n in order}
+    no_relevant = int((ranked[base].num_rel(policies.rel) == 0).sum())
+    if no_relevant:
+        # Judged, but nothing relevant: every metric is 0 there for every system (a tie), and
+        # a mean over such queries alone is 0, whose relative change reads "–".
+        notes.append(
+            f"{no_relevant} of the {len(compared.ids)} compared queries "
+            f"{'has' if no_relevant == 1 else 'have'} no relevant document (grade >= "
+            f"{policies.to_dict()['rel']}): every metric is 0 there for "
+            "every system (a tie)"
+        )
     # Read before the resampling, so that a file that belongs elsewhere fails at once.
     segment_table = load_segments(segments)
     notes += segment_coverage(segment_table, compared.ids, segments)
@@ -203,6 +222,7 @@ def compare(
         judged=judged,
         judged_k=judged_k,
         filled=compared.filled(),
+        no_relevant=no_relevant,
     )
 
 
