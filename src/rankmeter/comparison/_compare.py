@@ -116,6 +116,12 @@ def compare(
     level = _validate.real(
         "level", level, low=0, high=1, open_low=True, open_high=True, what="e.g. 0.95 for 95%"
     )
+    resamples = _validate.integer(
+        "resamples",
+        resamples,
+        low=stats.MIN_RESAMPLES,
+        what="randomizations and bootstrap resamples; fewer cannot give a p-value below 0.05",
+    )
     resamples = stats.check_resamples(resamples, what="randomizations and bootstrap resamples")
     seed = _validate.integer("seed", seed, low=0, what="the seed of the random number generator")
     simultaneous = _validate.boolean("simultaneous", simultaneous)
@@ -162,6 +168,21 @@ def compare(
     caveat = stats.not_recommended_note(test)
     if caveat is not None:
         notes.append(caveat)
+    n_compared = len(compared.ids)
+    stats.check_bootstrap_test(test, n_compared)
+    if test == "randomization" and stats.exact_randomization(n_compared, resamples):
+        notes.append(
+            f"with {n_compared} queries the randomization test counts all 2^{n_compared} = "
+            f"{2**n_compared:,} sign patterns (exact p-values) instead of {resamples:,} random ones"
+        )
+    cautions = stats.sample_cautions(
+        test=test,
+        n=n_compared,
+        resamples=resamples,
+        alpha=alpha,
+        correction=correction,
+        family=len(measures) * (len(order) - 1),
+    )
     ranked = {n: join_compared(loaded_qrels, by_name[n], policies, compared.rows) for n in order}
     no_relevant = int((ranked[base].num_rel(policies.rel) == 0).sum())
     if no_relevant:
@@ -223,6 +244,7 @@ def compare(
         judged_k=judged_k,
         filled=compared.filled(),
         no_relevant=no_relevant,
+        cautions=tuple(cautions),
     )
 
 
