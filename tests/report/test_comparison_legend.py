@@ -93,3 +93,16 @@ def test_queries_scored_zero_are_counted_in_every_format(shown: rankmeter.Compar
                 text
             ), fmt
             assert "every judged query (trec_eval -c" in text, fmt
+
+
+def test_cautions_are_warnings_in_every_format(shown: rankmeter.Comparison) -> None:
+    """Four queries: too few for the intervals, and the exact test's smallest p (2/16) cannot
+    reach alpha after Holm over 2 comparisons."""
+    assert len(shown.cautions) == 2
+    for fmt, text in everything(shown).items():
+        if fmt == "json":
+            assert json.loads(text)["cautions"] == list(shown.cautions)
+            continue
+        warning = "Warning: " if fmt == "latex" else "warning: "
+        assert warning + "only 4 queries: bootstrap intervals are too narrow" in text, fmt
+        assert "the exact paired randomization test can give is 2/16 = 0.125" in text, fmt
