@@ -166,3 +166,23 @@ def test_one_query_where_b_loses_is_counted(cli: CLI, tmp_path: Path) -> None:
     (difference,) = payload["differences"]
     assert (difference["wins"], difference["ties"], difference["losses"]) == (0, 0, 1)
     assert difference["p_value"] is None  # not computable from one query
+
+
+def test_query_set_and_simultaneous_options(cli: CLI, tmp_path: Path) -> None:
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("".join(f"q{i} 0 a 1\nq{i} 0 b 0\n" for i in range(1, 9)))
+    runs = []
+    for name, queries in (("one", range(1, 5)), ("two", range(1, 7))):
+        path = tmp_path / f"{name}.run"
+        path.write_text(
+            "".join(f"q{i} Q0 a 1 2.0 {name}\nq{i} Q0 b 2 1.0 {name}\n" for i in queries)
+        )
+        runs.append(path)
+    default = cli("compare", qrels, *runs, "-m", "P@1", "-f", "json")
+    assert json.loads(default.out)["n_queries"] == 8
+    answered = cli(
+        "compare", qrels, *runs, "-m", "P@1", "-f", "json", "--answered-only", "--simultaneous"
+    )
+    payload = json.loads(answered.out)
+    assert payload["n_queries"] == 6 and payload["filled"] == {"one": 2, "two": 0}
+    assert payload["settings"]["simultaneous"] is True

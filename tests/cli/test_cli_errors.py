@@ -319,7 +319,7 @@ def test_an_empty_segments_file_is_named(cli: CLI, tmp_path: Path) -> None:
     (tmp_path / "segments.tsv").write_text("")
     result = cli(
         "compare", tmp_path / "qrels.txt", tmp_path / "a.run", tmp_path / "b.run",
-        "--segments", tmp_path / "segments.tsv", "--resamples", "10",
+        "--segments", tmp_path / "segments.tsv", "--resamples", "20",
     )  # fmt: skip
     assert "segments.tsv: file is empty" in result.assert_one_error_line(1)
 

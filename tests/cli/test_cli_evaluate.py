@@ -381,7 +381,7 @@ def test_a_grade_beyond_the_exp_gain_is_one_error_not_nan(
     run.write_text("1 Q0 b 1 2.0 r\n1 Q0 a 2 1.0 r\n2 Q0 c 1 1.0 r\n")
     for command in (
         ["evaluate", qrels, run, "-m", "nDCG(gain=exp)@10", "-f", output_format],
-        ["compare", qrels, run, run, "-m", "nDCG(gain=exp)@10", "--resamples", "10"],
+        ["compare", qrels, run, run, "-m", "nDCG(gain=exp)@10", "--resamples", "20"],
         ["explain", qrels, run, "--query", "1", "-m", "nDCG(gain=exp)@10", "-f", "json"],
     ):
         done = run_process(command)

@@ -334,7 +334,7 @@ def test_output_file_keeps_data_exact_and_escapes_reports(
     tsv, markdown = tmp_path / "out.tsv", tmp_path / "out.md"
     q, a, b = str(hostile["qrels.txt"]), str(hostile["a.run"]), str(hostile["b.run"])
     evaluate = ["evaluate", q, a, "-q", "-f", "tsv", "-o", str(tsv)]
-    compare = ["compare", q, a, b, "-m", "P@1", "--resamples", "9", "-f", "markdown"]
+    compare = ["compare", q, a, b, "-m", "P@1", "--resamples", "20", "-f", "markdown"]
     run_commands([evaluate, [*compare, "-o", str(markdown)]], tmp_path, terminal=True)
     assert f"{TAG_A}\t{Q1}\t" in tsv.read_text(encoding="utf-8")
     assert not raw_controls(markdown.read_text(encoding="utf-8"))

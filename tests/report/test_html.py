@@ -241,7 +241,7 @@ def test_marks_are_explained_and_nan_is_a_dash(
     comparison = synthetic_comparison
     page = kit.parse(render_html(comparison))
     legend = page.find("section", id="summary").find("p", cls="legend-text").text
-    assert "* = significant at alpha 0.05 after the correction" in legend
+    assert legend.startswith("Legend: * = significant at alpha 0.05 after the Holm correction")
     assert "d_z" in legend and "W/T/L" in legend
     d = comparison.difference(kit.NEW, "P@10")
     assert math.isnan(d.relative)

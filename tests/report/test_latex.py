@@ -194,7 +194,8 @@ def test_table_compiles(names: list[str], tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     "options",
     [
-        {"level": 0.9, "test": "bootstrap", "interval": "percentile"},
+        # (the bootstrap test is refused on these 3 queries: issue 13)
+        {"level": 0.9, "test": "randomization", "interval": "percentile"},
         {"level": 0.999, "test": "t", "correction": "bonferroni", "alpha": 0.01},
         {"test": "wilcoxon", "correction": "none"},
         {"test": "sign"},

@@ -111,6 +111,23 @@ def compare(
     rel: RelOption = 1,
     judged_only: JudgedOnlyOption = False,
     ties: TiesOption = Ties.trec_eval,
+    include_missing: Annotated[
+        bool,
+        typer.Option(
+            "--include-missing/--answered-only",
+            help="Which queries are compared: every judged query (default, as trec_eval -c: "
+            "the same whichever runs are compared), or only those some run answered (a set "
+            "that changes with the runs). A run's missing query scores 0 either way.",
+        ),
+    ] = True,
+    simultaneous: Annotated[
+        bool,
+        typer.Option(
+            "--simultaneous/--marginal",
+            help="Intervals of the differences: each on its own (default), or simultaneous "
+            "(Bonferroni: all hold together at --level).",
+        ),
+    ] = False,
     output_format: Annotated[
         CompareFormat,
         typer.Option("--format", "-f", help="Output format (html: one self-contained file)."),
@@ -174,6 +191,8 @@ def compare(
             rel=rel,
             judged_only=judged_only,
             ties=ties.value,
+            include_missing=include_missing,
+            simultaneous=simultaneous,
         )
     below = judged_below
     if output_format is CompareFormat.json:

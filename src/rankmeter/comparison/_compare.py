@@ -46,6 +46,8 @@ def compare(
     rel: float = 1,
     judged_only: bool = False,
     ties: str = "trec_eval",
+    include_missing: bool = True,
+    simultaneous: bool = False,
 ) -> Comparison:
     """Compare systems with a baseline on the same queries, with honest statistics.
 
@@ -63,17 +65,27 @@ def compare(
     resamples, seed : randomizations/bootstrap resamples and the seed: the same seed gives the
         same numbers, always
     interval, level : ``"bca"`` (default) or ``"percentile"`` bootstrap intervals at ``level``
+    simultaneous : the intervals of the differences: each at ``level`` on its own (False,
+        default; not corrected for the many comparisons, so one can exclude 0 where the
+        corrected p is above alpha), or simultaneous (True): Bonferroni intervals, each at
+        ``1 - (1 - level) / k`` for the ``k`` comparisons, which all hold together with
+        probability at least ``level``: the intervals' counterpart of the Bonferroni and
+        (conservatively) the Holm correction. The means' intervals stay at ``level``.
     segments : path to a table ``query id -> tag columns`` or ``{column: {query: value}}``
     min_segment : segments with fewer queries are shown but never flagged
     queries : path to query texts (TSV ``qid<TAB>text`` or BEIR JSONL) or ``{query: text}``
     worst : how many of the most-losing queries to list per system
     cutoff : "nothing relevant in the top ``cutoff``" for the failure lists
     rel, judged_only, ties : evaluation policies, as for :func:`rankmeter.evaluate`
+    include_missing : which queries are compared. True (default): every judged query, as
+        trec_eval -c; the set depends on the qrels alone, so adding or removing a system never
+        changes another pair's n, means, p-value or interval. False: only the judged queries
+        that at least one of the compared systems returned results for (the set then moves
+        with the systems compared).
 
-    Which queries: every judged query that at least one system returned results for. A system
-    without results for such a query scores 0 on it (trec_eval -c, applied to the union of the
-    systems' queries), so systems are always paired on the same queries and a system cannot gain
-    by skipping hard ones; such queries are listed among its failures.
+    Either way a system without results for a compared query scores 0 on it, so systems are
+    always paired on the same queries and a system cannot gain by skipping hard ones; such
+    queries are listed among its failures and counted in ``Comparison.filled``.
 
     Examples
     --------
@@ -90,7 +102,7 @@ def compare(
     from rankmeter import stats
 
     # Every argument is checked before any file is read, in the order of the signature.
-    policies = check_policies(rel, True, judged_only, check_ties(ties))
+    policies = check_policies(rel, include_missing, judged_only, check_ties(ties))
     test = _validate.choice("test", test, stats.TESTS, what="the paired test")
     correction = _validate.choice(
         "correction", correction, stats.CORRECTIONS, what="the multiple-comparison correction"
@@ -104,8 +116,15 @@ def compare(
     level = _validate.real(
         "level", level, low=0, high=1, open_low=True, open_high=True, what="e.g. 0.95 for 95%"
     )
+    resamples = _validate.integer(
+        "resamples",
+        resamples,
+        low=stats.MIN_RESAMPLES,
+        what="randomizations and bootstrap resamples; fewer cannot give a p-value below 0.05",
+    )
     resamples = stats.check_resamples(resamples, what="randomizations and bootstrap resamples")
     seed = _validate.integer("seed", seed, low=0, what="the seed of the random number generator")
+    simultaneous = _validate.boolean("simultaneous", simultaneous)
     min_segment = _validate.integer(
         "min_segment", min_segment, low=1, what="smaller segments are shown, never flagged"
     )
@@ -139,14 +158,42 @@ def compare(
         min_segment=min_segment,
         cutoff=cutoff,
         policies=policies,
+        simultaneous=simultaneous,
     )
 
-    compared = select_queries(loaded_qrels, [by_name[n] for n in order])
+    compared = select_queries(
+        loaded_qrels, [by_name[n] for n in order], include_missing=policies.include_missing
+    )
     notes = compared.note()
     caveat = stats.not_recommended_note(test)
     if caveat is not None:
         notes.append(caveat)
+    n_compared = len(compared.ids)
+    stats.check_bootstrap_test(test, n_compared)
+    if test == "randomization" and stats.exact_randomization(n_compared, resamples):
+        notes.append(
+            f"with {n_compared} queries the randomization test counts all 2^{n_compared} = "
+            f"{2**n_compared:,} sign patterns (exact p-values) instead of {resamples:,} random ones"
+        )
+    cautions = stats.sample_cautions(
+        test=test,
+        n=n_compared,
+        resamples=resamples,
+        alpha=alpha,
+        correction=correction,
+        family=len(measures) * (len(order) - 1),
+    )
     ranked = {n: join_compared(loaded_qrels, by_name[n], policies, compared.rows) for n in order}
+    no_relevant = int((ranked[base].num_rel(policies.rel) == 0).sum())
+    if no_relevant:
+        # Judged, but nothing relevant: every metric is 0 there for every system (a tie), and
+        # a mean over such queries alone is 0, whose relative change reads "–".
+        notes.append(
+            f"{no_relevant} of the {len(compared.ids)} compared queries "
+            f"{'has' if no_relevant == 1 else 'have'} no relevant document (grade >= "
+            f"{policies.to_dict()['rel']}): every metric is 0 there for "
+            "every system (a tie)"
+        )
     # Read before the resampling, so that a file that belongs elsewhere fails at once.
     segment_table = load_segments(segments)
     notes += segment_coverage(segment_table, compared.ids, segments)
@@ -195,6 +242,9 @@ def compare(
         explanations=explanations,
         judged=judged,
         judged_k=judged_k,
+        filled=compared.filled(),
+        no_relevant=no_relevant,
+        cautions=tuple(cautions),
     )
 
 

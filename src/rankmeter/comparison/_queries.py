@@ -1,9 +1,12 @@
 """Which queries are compared, and each run joined with exactly those queries.
 
-The compared queries are the judged queries that at least one system returned results for. A
-system without results for one of them scores 0 on it (trec_eval -c, over the union of the
-systems' queries), so every system is paired on the same queries and none gains by skipping
-hard ones.
+By default the compared queries are every judged query (``include_missing=True``, as
+trec_eval -c): the set depends on the qrels alone, never on which systems are compared, so
+adding a system to a comparison leaves every other pair's numbers as they were. With
+``include_missing=False`` they are the judged queries that at least one compared system
+returned results for (a set that moves when a system is added or removed). Either way a system
+without results for a compared query scores 0 on it, so every system is paired on the same
+queries and none gains by skipping hard ones.
 """
 
 from __future__ import annotations
@@ -30,16 +33,36 @@ class ComparedQueries:
     rows : their rows in the qrels (qrels order)
     ids : their ids, in the same order
     answered : per system, the query ids it returned results for
-    skipped : judged queries that no system returned results for (left out)
+    skipped : judged queries that no system returned results for (left out; always 0 with
+        ``include_missing``)
+    include_missing : every judged query is compared (True), or only those some system
+        answered (False)
     """
 
     rows: IntArray
     ids: tuple[str, ...]
     answered: Mapping[str, frozenset[str]]
     skipped: int
+    include_missing: bool = True
+
+    def filled(self) -> dict[str, int]:
+        """Per system, how many compared queries it returned nothing for (each scores 0)."""
+        return {
+            name: sum(1 for q in self.ids if q not in queries)
+            for name, queries in self.answered.items()
+        }
 
     def note(self) -> list[str]:
-        """What a reader should know about the queries left out (nothing when none were)."""
+        """What a reader should know about the queries left out, or answered by no system
+        (nothing when there are none)."""
+        if self.include_missing:
+            nobody = sum(1 for q in self.ids if not any(q in a for a in self.answered.values()))
+            if not nobody:
+                return []
+            return [
+                f"{nobody} judged {'query has' if nobody == 1 else 'queries have'} no results "
+                "from any system: every system scores 0 there (a tie)"
+            ]
         if not self.skipped:
             return []
         return [
@@ -48,25 +71,31 @@ class ComparedQueries:
         ]
 
 
-def select_queries(qrels: Qrels, systems: Sequence[Run]) -> ComparedQueries:
-    """The judged queries that some system answered, or a PolicyError when there are none."""
+def select_queries(
+    qrels: Qrels, systems: Sequence[Run], *, include_missing: bool = True
+) -> ComparedQueries:
+    """Every judged query (``include_missing``), or the judged queries that some system
+    answered; a PolicyError when no system answered any judged query."""
     answered = {run.name: frozenset(run.query_ids) for run in systems}
     index = qrels.query_rows()
     chosen = np.zeros(qrels.n_queries, dtype=bool)
     for queries in answered.values():
         chosen[[index[q] for q in queries if q in index]] = True
-    rows = np.flatnonzero(chosen)
-    if len(rows) == 0:
+    if not chosen.any():
         raise PolicyError(
             "no run has results for any judged query: check that the runs and the qrels belong "
             "together"
         )
+    if include_missing:
+        chosen[:] = True
+    rows = np.flatnonzero(chosen)
     all_ids = qrels.query_ids
     return ComparedQueries(
         rows=rows,
         ids=tuple(str(all_ids[i]) for i in rows),
         answered=answered,
         skipped=qrels.n_queries - len(rows),
+        include_missing=include_missing,
     )
 
 

@@ -47,6 +47,16 @@ class Settings:
     min_segment: int
     cutoff: int
     policies: Policies
+    simultaneous: bool = False
+
+    def difference_level(self, family: int) -> float:
+        """The confidence level of each difference's interval in a family of ``family``
+        comparisons: ``level`` itself, or with ``simultaneous`` the Bonferroni level
+        ``1 - (1 - level) / family``, at which the ``family`` intervals all cover their true
+        differences together with probability at least ``level``."""
+        if not self.simultaneous or family <= 1:
+            return self.level
+        return 1.0 - (1.0 - self.level) / family
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -61,6 +71,7 @@ class Settings:
             "min_segment": self.min_segment,
             "cutoff": self.cutoff,
             "policies": self.policies.to_dict(),
+            "simultaneous": self.simultaneous,
         }
 
     def describe(self) -> str:
@@ -210,7 +221,8 @@ class Comparison:
     systems : names, baseline first
     metrics : the metrics' names as asked for (``MRR@10`` stays ``MRR@10``), in that order;
         lookups (``mean``, ``difference``) accept any name of a metric
-    query_ids : the compared queries (judged queries that at least one system answered)
+    query_ids : the compared queries: every judged query, or with ``include_missing=False``
+        the judged queries that at least one system answered
     scores : ``{metric: {system: per-query values aligned with query_ids}}``
     means : every system's mean of every metric, with its interval
     differences : every system other than the baseline against it, per metric
@@ -227,6 +239,13 @@ class Comparison:
         the comparison's qrels and policies: how much of what the metrics looked at is judged
         (empty for a comparison built without it)
     judged_k : the k of ``judged``: the largest cutoff of the metrics, 10 when none has one
+    filled : ``{system: queries}``: how many compared queries each system returned nothing
+        for, each scored 0 (empty for a comparison built without it)
+    no_relevant : how many compared queries have no relevant judgment (every metric is 0 there
+        for every system)
+    cautions : why some numbers cannot be trusted as they stand (too few queries for the test
+        or the intervals, too few resamples to reach alpha after the correction); every report
+        shows them as warnings
     """
 
     systems: tuple[str, ...]
@@ -245,9 +264,13 @@ class Comparison:
     explanations: Mapping[str, Mapping[str, Any]] = field(default_factory=dict, repr=False)
     judged: Mapping[str, float] = field(default_factory=dict)
     judged_k: int = JUDGED_DEFAULT_K
+    filled: Mapping[str, int] = field(default_factory=dict)
+    no_relevant: int = 0
+    cautions: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "judged", MappingProxyType(dict(self.judged)))
+        object.__setattr__(self, "filled", MappingProxyType(dict(self.filled)))
         object.__setattr__(
             self, "scores", ByMetric(self.metrics, _frozen_nested(self.scores), done="compared")
         )
@@ -268,6 +291,12 @@ class Comparison:
     @property
     def n_queries(self) -> int:
         return len(self.query_ids)
+
+    @property
+    def difference_level(self) -> float:
+        """The confidence level of the differences' intervals: ``settings.level``, or the
+        Bonferroni level over every difference with ``settings.simultaneous``."""
+        return self.settings.difference_level(len(self.differences))
 
     def mean(self, system: str, metric: str) -> SystemMean:
         metric = metric_key(metric, self.metrics, done="compared")
@@ -301,6 +330,9 @@ class Comparison:
             "systems": list(self.systems),
             "metrics": list(self.metrics),
             "n_queries": self.n_queries,
+            "filled": dict(self.filled),
+            "no_relevant": self.no_relevant,
+            "difference_level": self.difference_level,
             "means": [m.to_dict() for m in self.means],
             "differences": [d.to_dict() for d in self.differences],
             "failures": [f.to_dict() for f in self.failures],
@@ -311,6 +343,7 @@ class Comparison:
                 for family, by_system in self.curves.items()
             },
             "notes": list(self.notes),
+            "cautions": list(self.cautions),
         }
         if per_query:
             out["per_query"] = {

@@ -7,6 +7,7 @@ across segments, systems and metrics; smaller ones are shown but never flagged.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 import numpy as np
 
@@ -51,7 +52,8 @@ def segment_results(
         if len(rows) == 0:
             continue
         subset = _subset(scores, rows)
-        summary = summarise(order, metrics, subset, settings)
+        # A segment's intervals are each on its own (the legend of the segments says so).
+        summary = summarise(order, metrics, subset, replace(settings, simultaneous=False))
         summaries.append((name, subset, summary))
         means += [
             SegmentMean(

@@ -75,11 +75,21 @@ def summarise(
         )
         low, high = both.low[:k], both.high[:k]
         bounds = both.select(slice(k, None))
+    level = settings.difference_level(len(differences))
+    if bounds is not None and level != settings.level:
+        # Simultaneous intervals: the same resamples (same seed), wider quantiles.
+        bounds = stats.bootstrap_intervals(
+            diffs,
+            level=level,
+            method=settings.interval,
+            resamples=settings.resamples,
+            seed=settings.seed,
+        )
     tested = stats.paired_test(
         diffs,
         settings.test,
         interval=settings.interval,
-        level=settings.level,
+        level=level,
         resamples=settings.resamples,
         seed=settings.seed,
         bounds=bounds,

@@ -1,7 +1,8 @@
 """Render a Comparison: terminal (rich), Markdown, LaTeX (booktabs) and JSON.
 
-Every number a reader sees has its interval or its n beside it. Significance marks are explained
-where they appear: ``*`` = significant after the correction at the comparison's alpha.
+Every number a reader sees has its interval or its n beside it. Significance marks, the kind of
+interval and every "–" are explained where they appear (:func:`legend`); every format shows how
+many queries each system left without results, and the comparison's cautions as warnings.
 """
 
 from __future__ import annotations
@@ -24,8 +25,9 @@ __all__ = ["render_json", "render_latex", "render_markdown", "render_table"]
 def render_json(
     comparison: Comparison, *, per_query: bool = False, judged_below: float = JUDGED_BELOW
 ) -> str:
-    """The comparison's ``to_dict()``, with ``"warnings": [{"run", "k", "judged",
-    "threshold"}]`` when a system's Judged@k is below ``judged_below`` (only then)."""
+    """The comparison's ``to_dict()`` (its ``"cautions"`` are the statistical warnings), with
+    ``"warnings": [{"run", "k", "judged", "threshold"}]`` when a system's Judged@k is below
+    ``judged_below`` (only then)."""
     payload = comparison.to_dict(per_query=per_query)
     warnings = comparison.judged_warnings(judged_below)
     if warnings:
@@ -61,23 +63,107 @@ def headline(comparison: Comparison) -> str:
 
 
 def legend(comparison: Comparison) -> str:
+    """What the marks, the interval, d_z, W/T/L and every "–" of the tables mean: one
+    paragraph that starts with a word (a Markdown line starting with ``*`` would be a bullet)."""
+    from rankmeter.stats import correction_phrase
+
+    s = comparison.settings
+    family = _comparisons(len(comparison.differences))
+    if s.correction == "none":
+        mark = f"* = p below alpha {s.alpha:g} (no correction for {family})"
+    else:
+        mark = (
+            f"* = significant at alpha {s.alpha:g} after the {correction_phrase(s.correction)} "
+            f"over {family}"
+        )
+    parts = [
+        mark,
+        interval_legend(comparison),
+        "d_z = mean difference / standard deviation of the differences (paired effect size)",
+        "W/T/L = queries won / tied / lost against the baseline",
+        policies(comparison),
+    ]
+    return "Legend: " + "; ".join(parts) + "." + "".join(f" {d}" for d in dash_reasons(comparison))
+
+
+def interval_legend(comparison: Comparison) -> str:
+    """Which interval the difference column shows, and why it may disagree with the mark."""
+    from rankmeter.stats import interval_phrase, paired_test_label
+
+    s = comparison.settings
+    k = len(comparison.differences)
+    test = paired_test_label(s.test)
+    if s.simultaneous and k > 1:
+        return (
+            f"CI = simultaneous {interval_phrase(s.interval, s.level)}s of the differences "
+            f"(Bonferroni: each at {comparison.difference_level:.2%}, so all {k} hold together "
+            f"with probability at least {s.level:.0%}); they come from the bootstrap and p from "
+            f"the {test}, so near alpha the two can still disagree"
+        )
+    uncorrected = (
+        f", not corrected for the {k} comparisons (it can exclude 0 where the corrected p is "
+        "above alpha; --simultaneous gives intervals corrected for the family)"
+        if k > 1 and s.correction != "none"
+        else ""
+    )
     return (
-        f"* = significant at alpha {comparison.settings.alpha:g} after the correction; "
-        "d_z = mean difference / standard deviation of the differences (paired effect size); "
-        "W/T/L = queries won / tied / lost against the baseline; "
-        f"{policies(comparison)}."
+        f"CI = {interval_phrase(s.interval, s.level)} of each difference on its own"
+        f"{uncorrected}; intervals come from the bootstrap and p from the {test}"
     )
 
 
-#: Which queries a comparison counts, in the policy sentence (Policies.describe).
-COMPARED_QUERIES = (
-    "queries: judged and answered by at least one system (a system without results for one "
-    "scores 0 there)"
-)
+def dash_reasons(comparison: Comparison) -> list[str]:
+    """Why a "–" stands where a number would, one sentence per reason that occurs."""
+    found = comparison.differences
+    out = []
+    if any(d.n < 2 for d in found):
+        out.append("– in CI, d_z and p: fewer than 2 queries, nothing to test.")
+    if any(d.n >= 2 and not math.isfinite(d.effect_size) for d in found):
+        out.append(
+            "– in d_z: the difference is the same on every query (no spread), so d_z is infinite."
+        )
+    if any(not math.isfinite(d.relative) for d in found):
+        out.append(
+            "– in rel.: the baseline's mean is 0, so there is no relative change (e.g. no "
+            "relevant document found by the baseline, or only queries without one)."
+        )
+    return out
+
+
+def queries_phrase(comparison: Comparison) -> str:
+    """Which queries the comparison counts, in the policy sentence (Policies.describe)."""
+    if comparison.settings.policies.include_missing:
+        return (
+            "queries: every judged query (trec_eval -c: a system without results for one "
+            "scores 0 there)"
+        )
+    return (
+        "queries: judged and answered by at least one of the compared systems (a system "
+        "without results for one scores 0 there; this set changes with the systems compared)"
+    )
 
 
 def policies(comparison: Comparison) -> str:
-    return comparison.settings.policies.describe(queries=COMPARED_QUERIES)
+    return comparison.settings.policies.describe(queries=queries_phrase(comparison))
+
+
+def filled_line(comparison: Comparison) -> str | None:
+    """How many compared queries each system returned nothing for (each scored 0); None for
+    a comparison that does not know."""
+    if not comparison.filled:
+        return None
+    counts = ", ".join(f"{s} {comparison.filled.get(s, 0)}" for s in comparison.systems)
+    return (
+        f"Queries without results, each scored 0, of the {_queries(comparison.n_queries)}: "
+        f"{counts}."
+    )
+
+
+def warning_texts(comparison: Comparison, judged_below: float) -> list[str]:
+    """Every warning, one plain line each (not escaped): a run's Judged@k below
+    ``judged_below``, then the comparison's cautions (too few queries or resamples)."""
+    warnings = warning_lines(comparison.judged_warnings(judged_below))
+    return [*warnings, *(f"warning: {c}" for c in comparison.cautions)]
 
 
 def failure_lines(comparison: Comparison, *, limit: int = 10) -> list[str]:
@@ -192,7 +278,7 @@ def difference_header(comparison: Comparison) -> list[str]:
         "system",
         "metric",
         "Δ",
-        f"{s.level:.0%} CI",
+        f"{s.level:.0%} CI" + (" (simult.)" if s.simultaneous else ""),
         "rel.",
         "d_z",
         "p",
@@ -241,13 +327,15 @@ def render_table(comparison: Comparison, *, judged_below: float = JUDGED_BELOW) 
             differences.add_section()
         previous = row[0]
         differences.add_row(*map(shown, row), style="bold" if row[7].endswith("*") else None)
+    filled = filled_line(comparison)
     parts: list[Any] = [
         shown(headline(comparison)),
+        *([shown(filled)] if filled else []),
         means,
         differences,
-        Text(legend(comparison), style="dim"),
+        shown(legend(comparison), style="dim"),
     ]
-    warnings = warning_lines(comparison.judged_warnings(judged_below))
+    warnings = warning_texts(comparison, judged_below)
     parts += [shown(line, style="yellow") for line in warnings]
     if comparison.notes:
         parts += [shown(f"note: {n}", style="yellow") for n in comparison.notes]
@@ -292,6 +380,7 @@ def render_markdown(comparison: Comparison, *, judged_below: float = JUDGED_BELO
         "",
         markdown_text(headline(comparison)),
         "",
+        *([markdown_text(filled), ""] if (filled := filled_line(comparison)) else []),
         f"## Means over {_queries(comparison.n_queries)} [{level} CI]",
         "",
         *_md_table(["metric", *systems], means_rows(comparison), left=1),
@@ -303,7 +392,7 @@ def render_markdown(comparison: Comparison, *, judged_below: float = JUDGED_BELO
         markdown_text(legend(comparison)),
         "",
     ]
-    warnings = warning_lines(comparison.judged_warnings(judged_below))
+    warnings = warning_texts(comparison, judged_below)
     out += [f"> {markdown_text(line)}" for line in warnings]
     out += [f"> note: {markdown_text(n)}" for n in comparison.notes]
     if comparison.notes or warnings:
@@ -327,7 +416,7 @@ def render_latex(comparison: Comparison, *, judged_below: float = JUDGED_BELOW) 
     system, its difference from the baseline with the interval; significance marked and
     explained in the caption. Under it, in small type, the notes and a warning for each system
     whose Judged@k is below ``judged_below``."""
-    from rankmeter.stats import correction_phrase, interval_phrase, paired_test_label
+    from rankmeter.stats import correction_label, paired_test_label
 
     s = comparison.settings
     metrics = comparison.metrics
@@ -359,16 +448,26 @@ def render_latex(comparison: Comparison, *, judged_below: float = JUDGED_BELOW) 
         lines.append(name + " & " + " & ".join(cells) + " \\\\")
     test = paired_test_label(s.test, resamples=s.resamples, seed=s.seed, article=True)
     # Every piece of text is escaped: the level's percent sign would start a comment.
+    family = _comparisons(len(comparison.differences))
+    if s.correction == "none":
+        corrected = f"without correction for {family}"
+    else:
+        corrected = (
+            f"after the {latex_text(correction_label(s.correction))} correction over {family}"
+        )
+    filled = filled_line(comparison)
     caption = (
-        f"Mean over {_queries(comparison.n_queries)}. For each system: difference from the "
-        f"baseline {latex_text(comparison.baseline)} and its "
-        f"{latex_text(interval_phrase(s.interval, s.level))}. "
-        f"$^{{*}}$: significant at $\\alpha={s.alpha:g}$ by {latex_text(test)} with "
-        f"{latex_text(correction_phrase(s.correction))} "
-        f"over the {len(comparison.differences)} comparisons."
+        f"Mean over {_queries(comparison.n_queries)}. "
+        f"Queries: {latex_text(queries_phrase(comparison).removeprefix('queries: '))}. "
+        f"{latex_text(filled) + ' ' if filled else ''}"
+        f"For each system: difference from the baseline {latex_text(comparison.baseline)} and "
+        f"its {latex_text(interval_legend(comparison).removeprefix('CI = '))}. "
+        f"$^{{*}}$: {'p below' if s.correction == 'none' else 'significant at'} "
+        f"$\\alpha={s.alpha:g}$ by {latex_text(test)} {corrected}."
+        f"{''.join(' ' + latex_text(d) for d in dash_reasons(comparison))}"
     )
     lines += ["\\bottomrule", "\\end{tabular}"]
-    warnings = warning_lines(comparison.judged_warnings(judged_below))
+    warnings = warning_texts(comparison, judged_below)
     if comparison.notes or warnings:
         # What the other formats say under their tables (coverage of segments, queries left
         # out, a test not recommended), in small type under this one; escaped as all text.
@@ -381,6 +480,10 @@ def render_latex(comparison: Comparison, *, judged_below: float = JUDGED_BELOW) 
         lines += ["\\par\\smallskip", f"{{\\footnotesize {notes}\\par}}"]
     lines += [f"\\caption{{{caption}}}", "\\end{table}"]
     return "\n".join(lines) + "\n"
+
+
+def _comparisons(k: int) -> str:
+    return "the 1 comparison" if k == 1 else f"the {k} comparisons"
 
 
 def _queries(n: int) -> str:

@@ -27,8 +27,16 @@ from rankmeter.comparison import CURVE_FAMILIES, Comparison, Difference, Failure
 from rankmeter.report import _svg
 from rankmeter.report._html import PageIds, page_head, render, safe, template_ids
 from rankmeter.report._text import num, signed
-from rankmeter.report.comparison import headline, interval, legend, percent, pvalue
-from rankmeter.report.judged import warning_lines
+from rankmeter.report.comparison import (
+    filled_line,
+    headline,
+    interval,
+    legend,
+    percent,
+    pvalue,
+    queries_phrase,
+    warning_texts,
+)
 from rankmeter.results import JUDGED_BELOW, Policies
 
 __all__ = ["DASHES", "MAX_POINTS", "PALETTE", "page_head", "render_html"]
@@ -90,7 +98,7 @@ def render_html(comparison: Comparison, *, judged_below: float = JUDGED_BELOW) -
         nav=_nav(bool(explanations)),
         settings=_settings(comparison),
         summary=_summary(comparison),
-        notes=[*warning_lines(comparison.judged_warnings(judged_below)), *comparison.notes],
+        notes=[*warning_texts(comparison, judged_below), *comparison.notes],
         plots=_plots(comparison, styles, ids),
         segments=_segments(comparison),
         failures=_failures(comparison, anchors, ids),
@@ -182,14 +190,24 @@ def _settings(comparison: Comparison) -> list[tuple[str, str]]:
         ("Systems", ", ".join(comparison.systems)),
         (
             "Queries",
-            f"{comparison.n_queries} (judged queries answered by at least one system; "
-            "a system without results for one scores 0 on it)",
+            f"{comparison.n_queries} {'query' if comparison.n_queries == 1 else 'queries'}: "
+            f"{queries_phrase(comparison).removeprefix('queries: ')}",
         ),
+        *([("Without results", filled)] if (filled := filled_line(comparison)) else []),
         ("Metrics", ", ".join(comparison.metrics)),
         ("Test", test),
         ("Correction", f"{correction}, over {len(comparison.differences)} comparisons"),
         ("Alpha", f"{s.alpha:g}"),
-        ("Intervals", f"{_level(comparison)}s ({s.resamples:,} resamples)"),
+        (
+            "Intervals",
+            f"{_level(comparison)}s ({s.resamples:,} resamples)"
+            + (
+                f"; differences: simultaneous, each at {comparison.difference_level:.2%} "
+                "(Bonferroni)"
+                if s.simultaneous and len(comparison.differences) > 1
+                else ""
+            ),
+        ),
         ("Resamples", f"{s.resamples:,}"),
         ("Seed", str(s.seed)),
         ("Policies", _policy_text(s.policies)),
@@ -204,12 +222,13 @@ def _summary_header(comparison: Comparison) -> list[str]:
     s = comparison.settings
     level = f"{s.level:.0%} CI"
     correction = correction_label(s.correction, short=True)
+    simultaneous = " simult." if s.simultaneous else ""
     return [
         "metric",
         "system",
         "n",
         f"mean [{level}]",
-        f"Δ vs {comparison.baseline} [{level}]",
+        f"Δ vs {comparison.baseline} [{level}{simultaneous}]",
         "rel.",
         "d_z",
         "p",
@@ -261,11 +280,19 @@ def _summary(comparison: Comparison) -> dict[str, Any]:
         f"Mean of each metric over {comparison.n_queries} queries with its {_level(comparison)}; "
         f"every system against the baseline {comparison.baseline}, paired on the same queries."
     )
+    filled = filled_line(comparison)
+    if filled:
+        caption += " " + filled
     return {
         "caption": caption,
         "header": _summary_header(comparison),
         "groups": groups,
         "legend": legend(comparison),
+        "mark": (
+            "p below alpha (no correction)"
+            if comparison.settings.correction == "none"
+            else "significant after the correction"
+        ),
     }
 
 

@@ -15,6 +15,10 @@ Everything works on matrices of shape (n, m): ``n`` queries (rows, paired across
 - :func:`win_tie_loss`: how many queries each comparison wins, ties and loses, as a
   :class:`WinTieLoss` (it unpacks as ``wins, ties, losses``).
 - :func:`means`: column means, finite wherever the values are (even where their sum is not).
+- :func:`smallest_pvalue`, :func:`sample_cautions`, :func:`check_bootstrap_test`: whether a
+  sample can carry its statistics (too few queries or resamples), with the thresholds
+  :data:`MIN_RESAMPLES`, :data:`SMALL_SAMPLE` and :data:`BOOTSTRAP_TEST_MIN_QUERIES` and why
+  they are what they are (``rankmeter.stats._adequacy``).
 - Labels: :func:`paired_test_label`, :func:`correction_label`, :func:`correction_phrase`,
   :func:`interval_label`, :func:`interval_phrase`, :func:`not_recommended_note` and
   :func:`describe_settings` spell every test, correction and interval method, the same way in
@@ -42,6 +46,14 @@ Bad arguments raise :class:`rankmeter.errors.PolicyError` naming the value and t
 
 from __future__ import annotations
 
+from rankmeter.stats._adequacy import (
+    BOOTSTRAP_TEST_MIN_QUERIES,
+    MIN_RESAMPLES,
+    SMALL_SAMPLE,
+    check_bootstrap_test,
+    sample_cautions,
+    smallest_pvalue,
+)
 from rankmeter.stats._checks import MAX_RESAMPLES, FloatArray, IntArray, means
 from rankmeter.stats._checks import resamples as check_resamples
 from rankmeter.stats._corrections import adjust, correct
@@ -60,13 +72,17 @@ from rankmeter.stats._names import (
     paired_test_label,
 )
 from rankmeter.stats._paired import effect_sizes, paired_pvalues, paired_test, win_tie_loss
+from rankmeter.stats._resampling import exact_randomization
 from rankmeter.stats._results import ConfidenceInterval, Correction, PairedTest, WinTieLoss
 
 __all__ = [
+    "BOOTSTRAP_TEST_MIN_QUERIES",
     "CORRECTIONS",
     "INTERVALS",
     "MAX_RESAMPLES",
+    "MIN_RESAMPLES",
     "NOT_RECOMMENDED",
+    "SMALL_SAMPLE",
     "TESTS",
     "ConfidenceInterval",
     "Correction",
@@ -76,12 +92,14 @@ __all__ = [
     "WinTieLoss",
     "adjust",
     "bootstrap_intervals",
+    "check_bootstrap_test",
     "check_resamples",
     "correct",
     "correction_label",
     "correction_phrase",
     "describe_settings",
     "effect_sizes",
+    "exact_randomization",
     "interval_label",
     "interval_phrase",
     "means",
@@ -89,5 +107,7 @@ __all__ = [
     "paired_pvalues",
     "paired_test",
     "paired_test_label",
+    "sample_cautions",
+    "smallest_pvalue",
     "win_tie_loss",
 ]

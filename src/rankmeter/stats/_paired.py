@@ -21,6 +21,8 @@ from rankmeter.stats._resampling import (
     bootstrap_weights,
     column_sums,
     constant_columns,
+    every_flip,
+    exact_randomization,
     flip_weights,
 )
 from rankmeter.stats._results import ConfidenceInterval, PairedTest, WinTieLoss
@@ -52,6 +54,9 @@ def paired_pvalues(
           :math:`p = (\#\{b : |T^*_b| \ge |T|\} + 1) / (B + 1)`. Agrees, up to Monte Carlo
           error, with ``scipy.stats.permutation_test(..., permutation_type="samples")`` on the
           mean difference, and tends to the exact test over all :math:`2^n` sign patterns.
+          Where :math:`2^n \le B` (up to 13 queries at the default 10,000) every sign pattern
+          is counted instead: the exact :math:`p = \#\{s : |T^*_s| \ge |T|\} / 2^n`, the same
+          for every seed (the smallest is :math:`2 / 2^n`: 0.25 with 3 queries).
         - ``"t"``: paired t-test, the same as ``scipy.stats.ttest_rel(a, b)`` (equivalently
           ``ttest_1samp(diffs, 0)``).
         - ``"bootstrap"``: paired bootstrap test of the mean difference: the centred
@@ -97,10 +102,12 @@ def paired_pvalues(
     >>> diffs = np.array([0.10, 0.25, 0.05, 0.0, 0.30, -0.05, 0.15, 0.20])
     >>> paired_pvalues(diffs, "t").round(4)
     array([0.0234])
-    >>> paired_pvalues(diffs, "randomization", resamples=20_000, seed=1).round(3)
+    >>> paired_pvalues(diffs, "randomization", resamples=200, seed=1).round(3)
     array([0.045])
+    >>> paired_pvalues(diffs, "randomization", resamples=20_000, seed=1)  # 2**8 <= 20,000
+    array([0.046875])
 
-    (All 2**8 sign patterns would give exactly 12/256 = 0.047.)
+    (With 20,000 resamples all 2**8 sign patterns are counted: exactly 12/256.)
 
     Several comparisons at once, one per column; a column of zeros has p = 1:
 
@@ -139,6 +146,13 @@ def _randomization(values: FloatArray, resamples: int, seed: int) -> FloatArray:
     threshold = np.abs(observed) - RELATIVE_TOLERANCE * column_sums(np.abs(values))
     columns = Columns(values)
     extreme = np.zeros(values.shape[1], dtype=np.int64)
+    if exact_randomization(n, resamples):
+        # Every sign pattern fits in the resamples: count them all (the identity included),
+        # an exact p-value that no seed changes, instead of a sample of them.
+        for flips in every_flip(n):
+            flipped = observed - 2.0 * columns.weighted_sums(flips)
+            extreme += (np.abs(flipped) >= threshold).sum(axis=0)
+        return np.asarray(extreme / float(2**n), dtype=np.float64)
     for flips in flip_weights(n, resamples, seed):
         flipped = observed - 2.0 * columns.weighted_sums(flips)
         extreme += (np.abs(flipped) >= threshold).sum(axis=0)

@@ -50,6 +50,25 @@ def flip_weights(n: int, resamples: int, seed: int) -> Iterator[FloatArray]:
         yield np.unpackbits(random_bytes, axis=1, count=n).astype(np.float64)
 
 
+#: Above this many queries the sign patterns are never enumerated (2^n would overflow the
+#: count; MAX_RESAMPLES is far below 2^62 anyway).
+_MAX_EXACT_N = 62
+
+
+def exact_randomization(n: int, resamples: int) -> bool:
+    """True where all 2^n sign patterns fit in ``resamples``: the randomization test counts
+    them all (exact) instead of drawing ``resamples`` of them."""
+    return 1 <= n <= _MAX_EXACT_N and 2**n <= resamples
+
+
+def every_flip(n: int) -> Iterator[FloatArray]:
+    """Every one of the 2^n 0/1 flip patterns (rows x n), in chunks, each exactly once."""
+    for start in range(0, 2**n, MAX_CHUNK_ROWS):  # n <= 62: a chunk is at most 62 KiB x 8
+        stop = min(start + MAX_CHUNK_ROWS, 2**n)
+        codes = np.arange(start, stop, dtype=np.int64)[:, None]
+        yield ((codes >> np.arange(n, dtype=np.int64)) & 1).astype(np.float64)
+
+
 def bootstrap_weights(n: int, resamples: int, seed: int) -> Iterator[FloatArray]:
     """Resample counts (rows x n): how often each query is drawn, n draws with replacement."""
     rng = np.random.Generator(np.random.PCG64(seed))
