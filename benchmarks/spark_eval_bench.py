@@ -54,6 +54,8 @@ import generate  # noqa: E402
 from run import (  # noqa: E402
     DEFAULT_OUT,
     SOURCE_STATE,
+    SPARK_EVAL_END,
+    SPARK_EVAL_START,
     Measurement,
     fmt_mb,
     fmt_seconds,
@@ -66,8 +68,8 @@ from run import (  # noqa: E402
 )
 from tools import METRICS  # noqa: E402
 
-START = "<!-- spark-eval:start -->"
-END = "<!-- spark-eval:end -->"
+START = SPARK_EVAL_START
+END = SPARK_EVAL_END
 CRANFIELD = HERE.parent.parent / "shared" / "data" / "cranfield"
 #: The agreement's metrics: the timed five and a few that read grades, cutoffs and judgments
 #: differently.

@@ -123,3 +123,20 @@ def test_the_model_spreads_the_per_row_work_and_keeps_the_fixed_part() -> None:
     assert many["network_s"] == pytest.approx(2e9 * 15 / 16 / (16 * 1e9))
     parts = ("driver_s", "before_s", "after_s", "network_s")
     assert many["total_s"] == pytest.approx(sum(many[k] for k in parts))
+
+
+def test_run_py_keeps_the_spark_section_when_it_rewrites_results(tmp_path: Path) -> None:
+    """`make bench` runs run.py first, but run.py alone rewrites RESULTS.md: the Spark
+    evaluation's section must survive it, as the profile's and the hash kernels' do."""
+    sys.path.insert(0, str(BENCH))
+    try:
+        import run
+        import spark_eval_bench as bench
+    finally:
+        sys.path.remove(str(BENCH))
+    out = tmp_path / "RESULTS.md"
+    section = f"{bench.START}\n## Evaluation on Spark\n\nmeasured\n{bench.END}\n"
+    run.write_section(out, section, bench.START, bench.END)
+    run.write_results(out, "# rewritten\n")
+    kept = out.read_text()
+    assert kept.startswith("# rewritten\n") and section.strip() in kept
