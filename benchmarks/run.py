@@ -83,11 +83,14 @@ COMPARE_START = "<!-- compare:start -->"
 COMPARE_END = "<!-- compare:end -->"
 HASH_START = "<!-- hash:start -->"
 HASH_END = "<!-- hash:end -->"
+SPARK_EVAL_START = "<!-- spark-eval:start -->"
+SPARK_EVAL_END = "<!-- spark-eval:end -->"
 #: Sections other scripts write into RESULTS.md; run.py keeps them when it rewrites the rest.
 KEPT_SECTIONS = (
     (COMPARE_START, COMPARE_END),
     (PROFILE_START, PROFILE_END),
     (HASH_START, HASH_END),
+    (SPARK_EVAL_START, SPARK_EVAL_END),
 )
 
 
@@ -1075,7 +1078,7 @@ def agreement_section(agreements: list[Agreement]) -> list[str]:
 
 def write_results(path: Path, text: str) -> None:
     """Replace ``path`` atomically, keeping the sections that other scripts write (the compare
-    benchmark, the profile, the hash kernels)."""
+    benchmark, the profile, the hash kernels, evaluation on Spark)."""
     kept = []
     with contextlib.suppress(OSError):
         old = path.read_text()
