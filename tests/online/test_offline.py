@@ -123,7 +123,7 @@ def test_a_partial_overlap_of_queries_is_a_warning(files: dict[str, Path], tmp_p
     assert (result.log_queries, result.shared_queries) == (20, 19)
     assert result.warnings == (
         "the log and the offline comparison share 19 queries: 1 of the log's 20 queries is "
-        "not compared offline (not judged, or in neither run; e.g. 'web-1'), and 11 of the 30 "
+        "not compared offline (not judged; e.g. 'web-1'), and 11 of the 30 "
         "queries compared offline are not in the log (e.g. 'q1', 'q20', 'q21'): the two sides "
         "measure partly different queries",
     )

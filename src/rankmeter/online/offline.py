@@ -117,7 +117,7 @@ class OnlineOffline:
     online metric. ``warnings`` says first what makes the online side untrustworthy (a failed
     sample-ratio check), then whether the two sides measure different queries.
     ``log_queries`` is the number of distinct queries in the log, ``shared_queries`` how many
-    of them are compared offline (judged, and answered by a run).
+    of them are compared offline (judged).
     """
 
     control: str
@@ -331,8 +331,8 @@ def _examples(ids: Iterable[str], count: int = 3) -> str:
 
 @dataclass(frozen=True)
 class _QueryOverlap:
-    """The log's queries against the queries compared offline (compare's rule: the judged
-    queries that at least one of the runs answered)."""
+    """The log's queries against the queries compared offline (compare's default: every
+    judged query, a run's missing query scoring 0)."""
 
     log: frozenset[str]
     offline: frozenset[str]
@@ -346,8 +346,7 @@ class _QueryOverlap:
         table = read_log(log, engine=engine, validate=False)
         query = table.query_id.coalesce(table.query_text)
         found = table.select(query=query).filter(query.notnull()).distinct().to_pyarrow()
-        answered = set(runs[0].query_ids) | set(runs[1].query_ids)
-        offline = frozenset(str(q) for q in qrels.query_ids if q in answered)
+        offline = frozenset(str(q) for q in qrels.query_ids)
         overlap = cls(frozenset(str(q) for q in found["query"].to_pylist()), offline)
         if not overlap.shared:
             raise PolicyError(
@@ -372,7 +371,7 @@ class _QueryOverlap:
             parts.append(
                 f"{len(log_only)} of the log's {len(self.log)} queries "
                 f"{'is' if len(log_only) == 1 else 'are'} not compared offline "
-                f"(not judged, or in neither run; e.g. {_examples(log_only)})"
+                f"(not judged; e.g. {_examples(log_only)})"
             )
         if offline_only:
             parts.append(
