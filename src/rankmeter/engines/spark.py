@@ -95,14 +95,14 @@ def evaluate(
     measures = resolve_metrics(metrics)
     session = _session(spark)
     if buckets is None:
-        buckets = max(1, 4 * int(session.sparkContext.defaultParallelism))
+        buckets = 4 * _cores(session)
     buckets = integer("buckets", buckets, low=1, what="how many buckets the queries go into")
     qrels_frame = _qrels_frame(session, qrels)
     runs, many = _run_frames(session, run, name)
     sources = _sources(runs)
     order = list(sources)
     frame = runs[0][0]
-    for other, _ in runs[1:]:
+    for other, _, _ in runs[1:]:
         frame = frame.unionByName(other)
     per_query = _per_query(
         session, qrels_frame, frame, order, measures, policies, buckets, sources, _shown(qrels)
@@ -113,10 +113,19 @@ def evaluate(
     return results[0]
 
 
+def _cores(session: Any) -> int:
+    """The session's default parallelism; on Spark Connect (no SparkContext on the client),
+    its shuffle partitions setting."""
+    try:
+        return max(1, int(session.sparkContext.defaultParallelism))
+    except Exception:  # Spark Connect raises its own not-implemented error here
+        return max(1, int(session.conf.get("spark.sql.shuffle.partitions", "200")) // 4)
+
+
 def _session(spark: Any) -> Any:
     """The SparkSession of ``spark`` (a session, or an Ibis PySpark backend)."""
     session = getattr(spark, "_session", spark)
-    if not hasattr(session, "sparkContext"):
+    if not (hasattr(session, "createDataFrame") and hasattr(session, "read")):
         raise PolicyError(
             f"spark must be a SparkSession or rankmeter.engines.connect('spark'), not "
             f"{type(spark).__name__}"
@@ -150,12 +159,24 @@ def _fields(session: Any, path: str) -> Any:
     return lines.select("line", "__line__", F.split("line", " ").alias("f"))
 
 
-def _bad_line(lines: Any, condition: Any, path: str, reason: str) -> None:
-    bad = lines.filter(condition).orderBy("__line__").select("line").limit(1).collect()
-    if bad:
-        text = bad[0]["line"]
-        shown = text if len(text) <= 80 else text[:77] + "..."
-        raise FormatError(path, f"{reason}: {shown!r}")
+def _first_bad(
+    lines: Any, path: str, checks: Sequence[tuple[Any, str]], **also: Any
+) -> dict[str, Any]:
+    """One pass over the lines: the first line (in file order) failing each check raises
+    its reason; ``also``: more aggregates (e.g. the first line's tag), returned by name."""
+    from pyspark.sql import functions as F
+
+    firsts = [
+        F.min_by(F.when(bad, F.col("line")), F.when(bad, F.col("__line__"))).alias(f"bad{i}")
+        for i, (bad, _) in enumerate(checks)
+    ]
+    row = lines.agg(*firsts, *(value.alias(name) for name, value in also.items())).collect()[0]
+    found = [(row[f"bad{i}"], reason) for i, (_, reason) in enumerate(checks)]
+    for text, reason in found:
+        if text is not None:
+            shown = text if len(text) <= 80 else text[:77] + "..."
+            raise FormatError(path, f"{reason}: {shown!r}")
+    return {name: row[name] for name in also}
 
 
 def _qrels_frame(session: Any, qrels: Any) -> Any:
@@ -172,14 +193,14 @@ def _qrels_frame(session: Any, qrels: Any) -> Any:
     if _is_parquet(path):
         return _qrels_frame(session, session.read.parquet(path))
     lines = _fields(session, path)
-    _bad_line(
-        lines,
-        F.size("f") != 4,
-        path,
-        "a qrels line has 4 fields (query, iteration, document, grade)",
-    )
     grade = F.col("f")[3].cast("long")
-    _bad_line(lines, grade.isNull(), path, "the grade (4th field) is not an integer")
+    fields = "a qrels line has 4 fields (query, iteration, document, grade)"
+    not_integer = "the grade (4th field) is not an integer"
+    _first_bad(
+        lines,
+        path,
+        [(F.size("f") != 4, fields), ((F.size("f") == 4) & grade.isNull(), not_integer)],
+    )
     return lines.select(
         F.col("f")[0].alias("query_id"), F.col("f")[2].alias("doc_id"), grade.alias("relevance")
     )
@@ -198,38 +219,42 @@ def _is_parquet(path: str) -> bool:
     return path.lower().endswith((".parquet", ".pq")) or os.path.isdir(path)
 
 
-def _run_frames(session: Any, run: Any, name: str | None) -> tuple[list[tuple[Any, str]], bool]:
+def _run_frames(
+    session: Any, run: Any, name: str | None
+) -> tuple[list[tuple[Any, str | None, str]], bool]:
     """Each run as a DataFrame with run, query_id, doc_id, score, with how errors name it
     (its file); and whether several were given (a list or a dict)."""
     if isinstance(run, Mapping):
         if name is not None:
             raise PolicyError("name names a single run; a dict of runs is named by its keys")
         return [
-            (_run_frame(session, r, str(n), keep_names=False), _shown(r)) for n, r in run.items()
+            (*_run_frame(session, r, str(n), keep_names=False), _shown(r)) for n, r in run.items()
         ], True
     if isinstance(run, (list, tuple)):
         if name is not None:
             raise PolicyError("name names a single run; give a dict {name: run} for several")
-        return [(_run_frame(session, r, None, keep_names=True), _shown(r)) for r in run], True
-    return [(_run_frame(session, run, name, keep_names=True), _shown(run))], False
+        return [(*_run_frame(session, r, None, keep_names=True), _shown(r)) for r in run], True
+    return [(*_run_frame(session, run, name, keep_names=True), _shown(run))], False
 
 
-def _run_frame(session: Any, run: Any, name: str | None, *, keep_names: bool) -> Any:
+def _run_frame(
+    session: Any, run: Any, name: str | None, *, keep_names: bool
+) -> tuple[Any, str | None]:
+    """The run as a DataFrame, and its one name when it has one (None: its ``run`` column
+    names several)."""
     from pyspark.sql import functions as F
 
     if _is_frame(run):
         _require(run, RUN_COLUMNS, "a run", "<run>")
-        label = (
-            F.col("run").cast("string")
-            if keep_names and name is None and "run" in run.columns
-            else F.lit(name or "run")
-        )
-        return run.select(
+        several = keep_names and name is None and "run" in run.columns
+        label = F.col("run").cast("string") if several else F.lit(name or "run")
+        frame = run.select(
             label.alias("run"),
             F.col("query_id").cast("string").alias("query_id"),
             F.col("doc_id").cast("string").alias("doc_id"),
             F.col("score").cast("double").alias("score"),
         )
+        return frame, None if several else (name or "run")
     path = _path(run, "run")
     if _is_parquet(path):
         from rankmeter.io.tables import default_run_name
@@ -239,33 +264,37 @@ def _run_frame(session: Any, run: Any, name: str | None, *, keep_names: bool) ->
             name = default_run_name(path)
         return _run_frame(session, frame, name, keep_names=keep_names)
     lines = _fields(session, path)
-    _bad_line(
-        lines,
-        F.size("f") < 6,
-        path,
-        "a run line has 6 fields (query, Q0, document, rank, score, tag)",
-    )
     score = F.col("f")[4].cast("double")
-    _bad_line(lines, score.isNull(), path, "the score (5th field) is not a number")
+    fields = "a run line has 6 fields (query, Q0, document, rank, score, tag)"
+    not_number = "the score (5th field) is not a number"
+    first = _first_bad(
+        lines,
+        path,
+        [(F.size("f") < 6, fields), ((F.size("f") >= 6) & score.isNull(), not_number)],
+        tag=F.min_by(F.col("f")[5], F.col("__line__")),
+    )
     if name is None:
-        first = lines.orderBy("__line__").select(F.col("f")[5].alias("tag")).limit(1).collect()
-        name = first[0]["tag"] if first else "run"
-    return lines.select(
+        name = first["tag"] or "run"
+    frame = lines.select(
         F.lit(name).alias("run"),
         F.col("f")[0].alias("query_id"),
         F.col("f")[2].alias("doc_id"),
         score.alias("score"),
     )
+    return frame, name
 
 
-def _sources(runs: Iterable[tuple[Any, str]]) -> dict[str, str]:
+def _sources(runs: Iterable[tuple[Any, str | None, str]]) -> dict[str, str]:
     """``"run NAME"`` -> how errors name that run, for the run names in the order given (a
     frame's own names sorted); two runs given apart must not share a name (their rows would
     merge)."""
     names: dict[str, str] = {}
-    for frame, source in runs:
-        for row in frame.select("run").distinct().orderBy("run").collect():
-            name = row["run"]
+    for frame, known, source in runs:
+        if known is not None:
+            own = [known]
+        else:  # a job: the names a run column holds
+            own = [r["run"] for r in frame.select("run").distinct().orderBy("run").collect()]
+        for name in own:
             if name in names:
                 raise PolicyError(
                     f"two runs are named {name!r}: their rows would be evaluated as one run; "
