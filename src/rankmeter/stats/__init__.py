@@ -14,6 +14,10 @@ Everything works on matrices of shape (n, m): ``n`` queries (rows, paired across
   adds which are significant at ``alpha``, as a :class:`Correction`.
 - :func:`win_tie_loss`: how many queries each comparison wins, ties and loses, as a
   :class:`WinTieLoss` (it unpacks as ``wins, ties, losses``).
+- :func:`power`: the power of a paired t-test (analytic) or randomization test (simulated)
+  at the current number of queries, the queries needed for a target power and the minimum
+  detectable difference, as a :class:`PowerAnalysis`; :func:`detectable_difference` and
+  :func:`power_sentence` give a report's one line about it (:data:`POWER_TESTS`).
 - :func:`means`: column means, finite wherever the values are (even where their sum is not).
 - Labels: :func:`paired_test_label`, :func:`correction_label`, :func:`correction_phrase`,
   :func:`interval_label`, :func:`interval_phrase`, :func:`not_recommended_note` and
@@ -59,6 +63,13 @@ from rankmeter.stats._names import (
     not_recommended_note,
     paired_test_label,
 )
+from rankmeter.stats._power import (
+    POWER_TESTS,
+    PowerAnalysis,
+    detectable_difference,
+    power,
+    power_sentence,
+)
 from rankmeter.stats._paired import effect_sizes, paired_pvalues, paired_test, win_tie_loss
 from rankmeter.stats._results import ConfidenceInterval, Correction, PairedTest, WinTieLoss
 
@@ -67,12 +78,14 @@ __all__ = [
     "INTERVALS",
     "MAX_RESAMPLES",
     "NOT_RECOMMENDED",
+    "POWER_TESTS",
     "TESTS",
     "ConfidenceInterval",
     "Correction",
     "FloatArray",
     "IntArray",
     "PairedTest",
+    "PowerAnalysis",
     "WinTieLoss",
     "adjust",
     "bootstrap_intervals",
@@ -81,6 +94,7 @@ __all__ = [
     "correction_label",
     "correction_phrase",
     "describe_settings",
+    "detectable_difference",
     "effect_sizes",
     "interval_label",
     "interval_phrase",
@@ -89,5 +103,7 @@ __all__ = [
     "paired_pvalues",
     "paired_test",
     "paired_test_label",
+    "power",
+    "power_sentence",
     "win_tie_loss",
 ]
