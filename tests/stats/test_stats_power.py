@@ -70,7 +70,8 @@ def test_t_test_numbers_equal_statsmodels(
     # target by 1.7e-5, which is 2e-6 in d).
     expected_n = reference.solve_power(effect_size=abs(d), alpha=alpha, power=target)
     assert result.n_required == pytest.approx(
-        expected_n, abs=_solver_slack(lambda x: reference.power(abs(d), x, alpha), expected_n, target)
+        expected_n,
+        abs=_solver_slack(lambda x: reference.power(abs(d), x, alpha), expected_n, target),
     )
     assert result.queries_needed == math.ceil(result.n_required)
     expected_d = reference.solve_power(nobs=n, alpha=alpha, power=target)
@@ -93,18 +94,19 @@ def test_observed_differences_give_the_same_numbers_as_their_mean_and_sd() -> No
     assert observed.power_at_n == pytest.approx(expected, abs=1e-9)
 
 
-@pytest.mark.parametrize(("correction", "family", "per_test"), [
-    ("none", 4, 0.05),
-    ("bonferroni", 4, 0.0125),
-    ("holm", 4, 0.0125),
-    ("bh", 5, 0.01),
-])
+@pytest.mark.parametrize(
+    ("correction", "family", "per_test"),
+    [
+        ("none", 4, 0.05),
+        ("bonferroni", 4, 0.0125),
+        ("holm", 4, 0.0125),
+        ("bh", 5, 0.01),
+    ],
+)
 def test_a_correction_tests_each_comparison_at_alpha_over_m(
     correction: str, family: int, per_test: float
 ) -> None:
-    result = power(
-        effect=0.03, sd=0.1, n=80, correction=correction, comparisons=family, test="t"
-    )
+    result = power(effect=0.03, sd=0.1, n=80, correction=correction, comparisons=family, test="t")
     assert result.alpha_per_test == pytest.approx(per_test)
     reference = statsmodels_power.TTestPower()
     assert result.power_at_n == pytest.approx(
@@ -228,37 +230,68 @@ def test_too_few_sign_flips_for_the_corrected_alpha_are_refused() -> None:
         r"comparisons\): the smallest is 1/100; use resamples >= 2,000 \(10 / 0\.005\)",
     ):
         power(
-            effect=0.1, sd=0.1, n=20, test="randomization", resamples=99,
-            correction="bonferroni", comparisons=10,
+            effect=0.1,
+            sd=0.1,
+            n=20,
+            test="randomization",
+            resamples=99,
+            correction="bonferroni",
+            comparisons=10,
         )
 
 
 # --- input checks ------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("kwargs", "message"), [
-    ({"effect": 0.1, "sd": 0.1, "n": 1}, r"n=1 must be an integer >= 2 \(queries"),
-    ({"effect": 0.1, "sd": 0.1, "n": 20, "alpha": 1.0}, r"alpha=1\.0 must be a number strictly "
-     r"between 0 and 1 \(the significance level\)"),
-    ({"effect": 0.1, "sd": 0.1, "n": 20, "alpha": 0}, r"alpha=0 must be a number strictly"),
-    ({"effect": 0.1, "sd": 0.1, "n": 20, "power": 1}, r"power=1 must be a number strictly "
-     r"between 0 and 1 \(the target power"),
-    ({"effect": 0.1, "sd": 0.1, "n": 20, "power": -0.2}, r"power=-0\.2 must be a number"),
-    ({"effect": 0.1, "sd": 0.0, "n": 20}, r"sd=0\.0 must be a number > 0 \(the standard "
-     r"deviation of the per-query differences\)"),
-    ({"effect": float("nan"), "sd": 0.1, "n": 20}, r"effect=nan must be a finite number"),
-    ({"effect": 0.1, "n": 20}, r"give sd= with effect= and n= \(or the observed differences\)"),
-    ({"effect": 0.1, "sd": 0.1}, r"give n= with effect= and sd= \(or the observed differences\)"),
-    ({}, r"give the per-query differences, or effect=, sd= and n="),
-    ({"effect": 0.1, "sd": 0.1, "n": 20, "test": "wilcoxon"}, r"test='wilcoxon' must be one of "
-     r"'t', 'randomization'"),
-    ({"effect": 0.1, "sd": 0.1, "n": 20, "correction": "sidak"}, r"correction='sidak' must be "
-     r"one of 'holm', 'bonferroni', 'bh', 'none'"),
-    ({"effect": 0.1, "sd": 0.1, "n": 20, "comparisons": 0}, r"comparisons=0 must be an integer "
-     r">= 1"),
-    ({"effect": 0.1, "sd": 0.1, "n": 20, "test": "randomization", "simulations": 5},
-     r"simulations=5 must be an integer from 100 to 1,000,000"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"effect": 0.1, "sd": 0.1, "n": 1}, r"n=1 must be an integer >= 2 \(queries"),
+        (
+            {"effect": 0.1, "sd": 0.1, "n": 20, "alpha": 1.0},
+            r"alpha=1\.0 must be a number strictly "
+            r"between 0 and 1 \(the significance level\)",
+        ),
+        ({"effect": 0.1, "sd": 0.1, "n": 20, "alpha": 0}, r"alpha=0 must be a number strictly"),
+        (
+            {"effect": 0.1, "sd": 0.1, "n": 20, "power": 1},
+            r"power=1 must be a number strictly "
+            r"between 0 and 1 \(the target power",
+        ),
+        ({"effect": 0.1, "sd": 0.1, "n": 20, "power": -0.2}, r"power=-0\.2 must be a number"),
+        (
+            {"effect": 0.1, "sd": 0.0, "n": 20},
+            r"sd=0\.0 must be a number > 0 \(the standard "
+            r"deviation of the per-query differences\)",
+        ),
+        ({"effect": float("nan"), "sd": 0.1, "n": 20}, r"effect=nan must be a finite number"),
+        ({"effect": 0.1, "n": 20}, r"give sd= with effect= and n= \(or the observed differences\)"),
+        (
+            {"effect": 0.1, "sd": 0.1},
+            r"give n= with effect= and sd= \(or the observed differences\)",
+        ),
+        ({}, r"give the per-query differences, or effect=, sd= and n="),
+        (
+            {"effect": 0.1, "sd": 0.1, "n": 20, "test": "wilcoxon"},
+            r"test='wilcoxon' must be one of "
+            r"'t', 'randomization'",
+        ),
+        (
+            {"effect": 0.1, "sd": 0.1, "n": 20, "correction": "sidak"},
+            r"correction='sidak' must be "
+            r"one of 'holm', 'bonferroni', 'bh', 'none'",
+        ),
+        (
+            {"effect": 0.1, "sd": 0.1, "n": 20, "comparisons": 0},
+            r"comparisons=0 must be an integer "
+            r">= 1",
+        ),
+        (
+            {"effect": 0.1, "sd": 0.1, "n": 20, "test": "randomization", "simulations": 5},
+            r"simulations=5 must be an integer from 100 to 1,000,000",
+        ),
+    ],
+)
 def test_bad_arguments_are_one_clear_line(kwargs: dict[str, object], message: str) -> None:
     with pytest.raises(PolicyError, match=message) as raised:
         power(**kwargs)  # type: ignore[arg-type]

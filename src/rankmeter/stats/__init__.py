@@ -63,6 +63,7 @@ from rankmeter.stats._names import (
     not_recommended_note,
     paired_test_label,
 )
+from rankmeter.stats._paired import effect_sizes, paired_pvalues, paired_test, win_tie_loss
 from rankmeter.stats._power import (
     POWER_TESTS,
     PowerAnalysis,
@@ -70,7 +71,6 @@ from rankmeter.stats._power import (
     power,
     power_sentence,
 )
-from rankmeter.stats._paired import effect_sizes, paired_pvalues, paired_test, win_tie_loss
 from rankmeter.stats._results import ConfidenceInterval, Correction, PairedTest, WinTieLoss
 
 __all__ = [

@@ -211,16 +211,30 @@ def power(
         n_real = _t_sample_size(abs(d), per_test, target)
         d_min = _t_detectable(n, per_test, target)
         return PowerAnalysis(
-            test=test, n=n, effect=effect, sd=sd, effect_size=d, source=source, alpha=alpha,
-            correction=correction, comparisons=comparisons, alpha_per_test=per_test,
-            target_power=target, power_at_n=_t_power(d, n, per_test), n_required=n_real,
+            test=test,
+            n=n,
+            effect=effect,
+            sd=sd,
+            effect_size=d,
+            source=source,
+            alpha=alpha,
+            correction=correction,
+            comparisons=comparisons,
+            alpha_per_test=per_test,
+            target_power=target,
+            power_at_n=_t_power(d, n, per_test),
+            n_required=n_real,
             queries_needed=_t_whole_queries(abs(d), per_test, target, n_real),
-            detectable_effect_size=d_min, detectable_difference=d_min * sd,
-        )  # fmt: skip
+            detectable_effect_size=d_min,
+            detectable_difference=d_min * sd,
+        )
     simulations = _validate.integer(
-        "simulations", simulations, low=MIN_SIMULATIONS, high=MAX_SIMULATIONS,
+        "simulations",
+        simulations,
+        low=MIN_SIMULATIONS,
+        high=MAX_SIMULATIONS,
         what="simulated query sets",
-    )  # fmt: skip
+    )
     resamples = _checks.resamples(resamples, what="sign flips per simulated test")
     _check_flips_reach(resamples, per_test, alpha, comparisons)
     max_queries = _validate.integer(
@@ -231,14 +245,28 @@ def power(
     needed = _simulated_queries(sim, abs(effect), abs(d), per_test, target, max_queries)
     smallest = _simulated_detectable(sim, n, target)
     return PowerAnalysis(
-        test=test, n=n, effect=effect, sd=sd, effect_size=d, source=source, alpha=alpha,
-        correction=correction, comparisons=comparisons, alpha_per_test=per_test,
-        target_power=target, power_at_n=at_n, n_required=math.inf if needed is None else needed,
+        test=test,
+        n=n,
+        effect=effect,
+        sd=sd,
+        effect_size=d,
+        source=source,
+        alpha=alpha,
+        correction=correction,
+        comparisons=comparisons,
+        alpha_per_test=per_test,
+        target_power=target,
+        power_at_n=at_n,
+        n_required=math.inf if needed is None else needed,
         queries_needed=needed,
-        detectable_effect_size=smallest / sd, detectable_difference=smallest,
-        simulations=simulations, resamples=resamples, seed=seed,
-        power_error=math.sqrt(at_n * (1 - at_n) / simulations), max_queries=max_queries,
-    )  # fmt: skip
+        detectable_effect_size=smallest / sd,
+        detectable_difference=smallest,
+        simulations=simulations,
+        resamples=resamples,
+        seed=seed,
+        power_error=math.sqrt(at_n * (1 - at_n) / simulations),
+        max_queries=max_queries,
+    )
 
 
 # power() under another name, for functions whose parameter ``power`` hides it.
@@ -285,17 +313,18 @@ def power_sentence(n: int, difference: float, metric: str, power: float) -> str:
 # --- inputs ---------------------------------------------------------------------------------
 
 
-def _inputs(
-    differences: Any, effect: Any, sd: Any, n: Any
-) -> tuple[Any, int, float, float, str]:
+def _inputs(differences: Any, effect: Any, sd: Any, n: Any) -> tuple[Any, int, float, float, str]:
     """(the centred shape to resample or None, n, effect, sd, where they come from)."""
     if effect is not None:
         effect = _validate.real("effect", effect, what="the true difference, in metric units")
     if sd is not None:
         sd = _validate.real(
-            "sd", sd, low=0, open_low=True,
+            "sd",
+            sd,
+            low=0,
+            open_low=True,
             what="the standard deviation of the per-query differences",
-        )  # fmt: skip
+        )
     if differences is None:
         if effect is None and sd is None and n is None:
             raise PolicyError("give the per-query differences, or effect=, sd= and n=")
@@ -336,7 +365,9 @@ def _inputs(
     if n is not None:
         parts.append("stated n")
     source = "observed" if not parts else "observed differences, " + ", ".join(parts)
-    shape = centred / observed_sd if observed_sd > 0 else None
+    # Scaled by the population sd (ddof 0), so that the values resampled from have exactly
+    # the standard deviation sd planned for (a bootstrap population's own variance).
+    shape = centred / float(np.std(column)) if observed_sd > 0 else None
     mean = float(_checks.means(column)[0])
     return (
         shape,
