@@ -106,3 +106,11 @@ def test_power_near_one_is_not_shown_as_certain() -> None:
     assert 0.9995 <= analyses["P@10"].power_at_n < 1
     assert r"| \>0.999 |" in render_markdown(analyses, baseline="a", system="b")
     assert ">0.999" in _terminal(render_table(analyses, baseline="a", system="b"))
+
+
+def test_a_simulated_power_of_one_says_how_many_sets_were_significant() -> None:
+    analyses = {"P@10": power(effect=0.1, sd=0.1, n=60, test="randomization", simulations=100)}
+    assert analyses["P@10"].power_at_n == 1.0 and analyses["P@10"].power_error == 0.0
+    markdown = render_markdown(analyses, baseline="a", system="b")
+    assert "| 1.000 (100 of 100) |" in markdown and "± 0.000" not in markdown
+    assert "1.000 (100 of 100)" in _terminal(render_table(analyses, baseline="a", system="b"))

@@ -107,8 +107,11 @@ def _power_cell(analysis: PowerAnalysis) -> str:
     # A power is below 1: 0.9996 is not shown as a certain 1.000.
     nearly_one = 0.9995 <= analysis.power_at_n < 1
     shown_power = ">0.999" if nearly_one else num(analysis.power_at_n, 3)
-    if analysis.power_error is None:
+    if analysis.power_error is None or analysis.simulations is None:
         return shown_power
+    if analysis.power_error == 0:  # every simulated set, or none: a binomial error of 0 says
+        significant = round(analysis.power_at_n * analysis.simulations)  # too little
+        return f"{shown_power} ({significant:,} of {analysis.simulations:,})"
     return f"{shown_power} ± {num(analysis.power_error, 3)}"
 
 
@@ -136,12 +139,13 @@ def _rows(analyses: Mapping[str, PowerAnalysis]) -> Iterator[tuple[str, ...]]:
 
 def _legend(first: PowerAnalysis) -> list[str]:
     """What each number means."""
-    planned = {
-        "observed": "the observed mean difference (system minus baseline) and its standard "
-        "deviation over the queries",
-    }.get(first.source, f"from {first.source}")
+    planned = (
+        "here the observed mean of system minus baseline and its standard deviation"
+        if first.source == "observed"
+        else f"here from {first.source}"
+    )
     return [
-        f"Δ planned, sd: the true difference the analysis plans for and the spread of the "
+        "Δ planned, sd: the true difference the analysis plans for and the spread of the "
         f"per-query differences ({planned}); d_z = Δ / sd",
         "power at n: the chance that the test calls Δ significant with the queries at hand "
         "(at Δ = the observed difference it says no more than the p-value does)",
