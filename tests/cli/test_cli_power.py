@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
-from collections import Counter
+import shlex
 from pathlib import Path
 
 import numpy as np
@@ -17,8 +18,6 @@ import rankmeter
 from rankmeter.stats import power
 
 from ._cli_support import CLI, run_process
-
-_TOKEN = re.compile(r"[a-z0-9]+")
 
 
 def _differences(qrels: Path, base: Path, new: Path, metric: str) -> np.ndarray:
@@ -118,34 +117,49 @@ def test_the_real_command_lists_power(files: dict[str, Path]) -> None:
 # --- Cranfield, every format ----------------------------------------------------------------
 
 
-def _word_runs(cranfield: Path, folder: Path) -> tuple[Path, Path]:
-    """Two lexical rankers on Cranfield: query words in common, and the same weighted by idf
-    (the example of docs/power.md), top 100 per query."""
-    with (cranfield / "corpus.jsonl").open(encoding="utf-8") as handle:
-        docs = [json.loads(line) for line in handle if line.strip()]
-    with (cranfield / "queries.jsonl").open(encoding="utf-8") as handle:
-        queries = [json.loads(line) for line in handle if line.strip()]
-    words = {d["_id"]: set(_TOKEN.findall(f"{d['title']} {d['text']}".lower())) for d in docs}
-    counts = Counter(w for terms in words.values() for w in terms)
-    idf = {w: math.log(len(docs) / c) for w, c in counts.items()}
-    paths = (folder / "overlap.run", folder / "idf.run")
-    with paths[0].open("w") as overlap, paths[1].open("w") as weighted:
-        for q in queries:
-            terms = set(_TOKEN.findall(q["text"].lower()))
-            for name, out, weight in (
-                ("overlap", overlap, lambda _: 1.0),
-                ("idf", weighted, idf.__getitem__),
-            ):
-                scores = {d: sum(weight(t) for t in terms & w) for d, w in words.items()}
-                top = sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:100]
-                for rank, (d, s) in enumerate(top, 1):
-                    out.write(f"{q['_id']} Q0 {d} {rank} {s:.6f} {name}\n")
-    return paths
+DOC = Path(__file__).resolve().parents[2] / "docs" / "power.md"
+SHARED_CRANFIELD = "../shared/data/cranfield"
+
+
+def _doc_blocks(kind: str) -> list[str]:
+    """The fenced blocks of docs/power.md whose fence names ``kind`` (python, console)."""
+    return re.findall(rf"^```{kind}\n(.*?)^```$", DOC.read_text(encoding="utf-8"), re.S | re.M)
 
 
 @pytest.fixture(scope="module")
 def cranfield_runs(cranfield: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    return _word_runs(cranfield, tmp_path_factory.mktemp("power-runs"))
+    """The two lexical rankers of docs/power.md (query words in common; the same weighted by
+    idf), built by the very code the page shows."""
+    folder = tmp_path_factory.mktemp("power-runs")
+    (code,) = [block for block in _doc_blocks("python") if ">>>" not in block]
+    assert f'Path("{SHARED_CRANFIELD}")' in code
+    code = code.replace(f'Path("{SHARED_CRANFIELD}")', f"Path({str(cranfield)!r})")
+    here = Path.cwd()
+    try:
+        os.chdir(folder)
+        exec(compile(code, str(DOC), "exec"), {"__name__": "power_doc"})
+    finally:
+        os.chdir(here)
+    return folder / "overlap.run", folder / "idf.run"
+
+
+@pytest.mark.parametrize("block", range(2))
+def test_the_docs_worked_example_is_what_the_command_prints(
+    cli: CLI,
+    cranfield: Path,
+    cranfield_runs: tuple[Path, Path],
+    block: int,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    console = _doc_blocks("console")
+    assert len(console) == 2
+    command, _, shown = console[block].partition("\n")
+    assert command.startswith("$ rankmeter power ")
+    args = shlex.split(command[len("$ rankmeter ") :].replace(SHARED_CRANFIELD, str(cranfield)))
+    monkeypatch.chdir(cranfield_runs[0].parent)
+    result = cli(*args)
+    assert (result.code, result.err) == (0, ""), result.err
+    assert result.out == shown
 
 
 @pytest.mark.parametrize("fmt", ["table", "json", "markdown"])
