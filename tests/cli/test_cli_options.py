@@ -64,6 +64,7 @@ def test_shared_options_have_one_declaration() -> None:
         "evaluate",
         "explain",
         "online-vs-offline",
+        "power",
         "two-stage",
     ]
 

@@ -56,6 +56,7 @@ def _app() -> Any:
         metrics,
         online,
         pool,
+        power,
         retrieval,
     )
     from rankmeter.cli import audit as audit_command
@@ -74,6 +75,7 @@ def _app() -> Any:
         evaluate,
         explain,
         compare,
+        power,
         demo,
         metrics,
         ann,

@@ -14,6 +14,10 @@ Everything works on matrices of shape (n, m): ``n`` queries (rows, paired across
   adds which are significant at ``alpha``, as a :class:`Correction`.
 - :func:`win_tie_loss`: how many queries each comparison wins, ties and loses, as a
   :class:`WinTieLoss` (it unpacks as ``wins, ties, losses``).
+- :func:`power`: the power of a paired t-test (analytic) or randomization test (simulated)
+  at the current number of queries, the queries needed for a target power and the minimum
+  detectable difference, as a :class:`PowerAnalysis`; :func:`detectable_difference` and
+  :func:`power_sentence` give a report's one line about it (:data:`POWER_TESTS`).
 - :func:`means`: column means, finite wherever the values are (even where their sum is not).
 - :func:`smallest_pvalue`, :func:`sample_cautions`, :func:`check_bootstrap_test`: whether a
   sample can carry its statistics (too few queries or resamples), with the thresholds
@@ -72,6 +76,13 @@ from rankmeter.stats._names import (
     paired_test_label,
 )
 from rankmeter.stats._paired import effect_sizes, paired_pvalues, paired_test, win_tie_loss
+from rankmeter.stats._power import (
+    POWER_TESTS,
+    PowerAnalysis,
+    detectable_difference,
+    power,
+    power_sentence,
+)
 from rankmeter.stats._resampling import exact_randomization
 from rankmeter.stats._results import ConfidenceInterval, Correction, PairedTest, WinTieLoss
 
@@ -82,6 +93,7 @@ __all__ = [
     "MAX_RESAMPLES",
     "MIN_RESAMPLES",
     "NOT_RECOMMENDED",
+    "POWER_TESTS",
     "SMALL_SAMPLE",
     "TESTS",
     "ConfidenceInterval",
@@ -89,6 +101,7 @@ __all__ = [
     "FloatArray",
     "IntArray",
     "PairedTest",
+    "PowerAnalysis",
     "WinTieLoss",
     "adjust",
     "bootstrap_intervals",
@@ -98,6 +111,7 @@ __all__ = [
     "correction_label",
     "correction_phrase",
     "describe_settings",
+    "detectable_difference",
     "effect_sizes",
     "exact_randomization",
     "interval_label",
@@ -107,6 +121,8 @@ __all__ = [
     "paired_pvalues",
     "paired_test",
     "paired_test_label",
+    "power",
+    "power_sentence",
     "sample_cautions",
     "smallest_pvalue",
     "win_tie_loss",

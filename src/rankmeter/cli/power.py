@@ -1,0 +1,164 @@
+"""`rankmeter power QRELS BASE NEW`: is the query set big enough to tell the two apart?"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from rankmeter.cli._common import (
+    JudgedOnlyOption,
+    MetricOption,
+    OutputOption,
+    QrelsArgument,
+    RelOption,
+    Ties,
+    TiesOption,
+    emit,
+    render_rich,
+)
+
+if TYPE_CHECKING:
+    from rankmeter.data import Qrels, Run
+
+
+class PowerFormat(str, Enum):
+    table = "table"
+    json = "json"
+    markdown = "markdown"
+
+
+class PowerTest(str, Enum):
+    t = "t"
+    randomization = "randomization"
+
+
+class Correction(str, Enum):
+    holm = "holm"
+    bonferroni = "bonferroni"
+    bh = "bh"
+    none = "none"
+
+
+def power(
+    qrels: QrelsArgument,
+    base: Annotated[str, typer.Argument(help="The baseline's run file.")],
+    new: Annotated[str, typer.Argument(help="The new system's run file.")],
+    metric: MetricOption = None,
+    alpha: Annotated[float, typer.Option(help="Significance level (family-wise).")] = 0.05,
+    target: Annotated[float, typer.Option("--power", help="Target power, e.g. 0.8 for 80%.")] = 0.8,
+    correction: Annotated[
+        Correction,
+        typer.Option(
+            help="Correction over the metrics, as compare's: each test then runs at alpha / "
+            "the number of metrics (exact for bonferroni, conservative for holm and bh)."
+        ),
+    ] = Correction.holm,
+    test: Annotated[
+        PowerTest,
+        typer.Option(
+            help="t: the paired t-test, analytic. randomization: compare's default test, "
+            "simulated (slower; see --simulations)."
+        ),
+    ] = PowerTest.t,
+    effect: Annotated[
+        float | None,
+        typer.Option(
+            help="Plan for this true difference (metric units) instead of the observed mean."
+        ),
+    ] = None,
+    sd: Annotated[
+        float | None,
+        typer.Option(help="Spread of the per-query differences, instead of the observed one."),
+    ] = None,
+    simulations: Annotated[
+        int, typer.Option(help="Simulated query sets (randomization test).")
+    ] = 1_000,
+    resamples: Annotated[
+        int, typer.Option(help="Sign flips per simulated randomization test.")
+    ] = 1_000,
+    seed: Annotated[int, typer.Option(help="Seed of the simulation: same seed, same numbers.")] = 0,
+    rel: RelOption = 1,
+    judged_only: JudgedOnlyOption = False,
+    ties: TiesOption = Ties.trec_eval,
+    output_format: Annotated[
+        PowerFormat, typer.Option("--format", "-f", help="Output format.")
+    ] = PowerFormat.table,
+    output: OutputOption = None,
+) -> None:
+    """Power and sample size: the power at the current number of queries, the queries needed
+    for the target power, and the smallest difference detectable now.
+
+    Default metrics: nDCG@10 P@10 R@100 RR AP (compare's). The queries are every judged query;
+    a run without results for one scores 0 on it (trec_eval -c).
+    """
+    from rankmeter.errors import PolicyError
+    from rankmeter.evaluation import evaluate
+    from rankmeter.io import read_qrels, read_run
+    from rankmeter.metrics import DEFAULT_METRICS
+    from rankmeter.report import power as report
+    from rankmeter.report import terminal_safe
+    from rankmeter.results import unique_names
+    from rankmeter.stats import power as analyse
+
+    if [qrels, base, new].count("-") > 1:
+        raise PolicyError("only one input can be read from stdin ('-')")
+    names = list(dict.fromkeys(metric or [])) or list(DEFAULT_METRICS)
+    loaded_qrels = read_qrels(qrels)
+    runs = [read_run(base, ties=ties.value), read_run(new, ties=ties.value)]
+    base_name, new_name = unique_names([r.name for r in runs], [base, new])
+    results = evaluate(
+        loaded_qrels,
+        {base_name: runs[0], new_name: runs[1]},
+        names,
+        rel=rel,
+        include_missing=True,
+        judged_only=judged_only,
+        ties=ties.value,
+    )
+    before, after = results[base_name], results[new_name]
+    position = {q: i for i, q in enumerate(before.per_query.query_ids)}
+    order = [position[q] for q in after.per_query.query_ids]
+    analyses = {}
+    for label in after.metrics:
+        diffs = after.per_query[label] - before.per_query[label][order]
+        analyses[label] = analyse(
+            diffs,
+            effect=effect,
+            sd=sd,
+            alpha=alpha,
+            power=target,
+            test=test.value,
+            correction=correction.value,
+            comparisons=len(names),
+            simulations=simulations,
+            resamples=resamples,
+            seed=seed,
+        )
+    notes = [_query_note(loaded_qrels, runs, [base_name, new_name])]
+    who = {"baseline": base_name, "system": new_name}
+    if output_format is PowerFormat.json:
+        text = report.render_json(analyses, **who, notes=notes)
+        emit(terminal_safe(text, output), output)
+    elif output_format is PowerFormat.markdown:
+        text = report.render_markdown(analyses, **who, notes=notes)
+        emit(terminal_safe(text, output), output)
+    else:
+        render_rich(report.render_table(analyses, **who, notes=notes), output)
+
+
+def _query_note(qrels: Qrels, runs: list[Run], names: list[str]) -> str:
+    """Which queries were used, and how many each run had no results for."""
+    judged = set(qrels.query_ids)
+    missing = [
+        f"{name} {len(judged - set(run.query_ids))}" for name, run in zip(names, runs, strict=True)
+    ]
+    return (
+        f"queries: every judged query ({len(judged):,}); a run without results for one scores "
+        f"0 on it (trec_eval -c); without results: {', '.join(missing)}"
+    )
+
+
+def register(app: typer.Typer) -> None:
+    app.command(no_args_is_help=True)(power)
