@@ -25,7 +25,9 @@ def _pair(result: object, system: str) -> str:
     out = []
     for metric in result.metrics:
         d = result.difference(system, metric).to_dict()
-        del d["p_corrected"], d["significant"]
+        # the corrected p, and the detectable difference (tested at alpha / family), grow with
+        # the family; everything else must not move
+        del d["p_corrected"], d["significant"], d["detectable"]
         out.append(d)
         out += [result.mean(s, metric).to_dict() for s in (result.baseline, system)]
     return json.dumps(out, sort_keys=True, allow_nan=True)
@@ -117,3 +119,22 @@ def test_no_judged_query_answered_is_still_an_error_under_the_restriction() -> N
             ["P@1"],
             include_missing=False,
         )
+
+
+def test_each_difference_says_what_its_queries_can_detect() -> None:
+    from rankmeter.stats import detectable_difference
+
+    n = 30
+    qrels = {f"q{i}": {f"d{i}_{j}": (i + j) % 3 for j in range(4)} for i in range(n)}
+    runs = _runs(qrels, {k: list(qrels) for k in ("base", "new", "third")}, seed=4)
+    result = compare(qrels, runs, ["nDCG@10", "P@2"], resamples=200)
+    for row in result.differences:
+        diffs = result.scores[row.metric][row.system] - result.scores[row.metric]["base"]
+        assert row.detectable == detectable_difference(diffs, comparisons=4, correction="holm")
+        assert row.to_dict()["detectable"] == row.detectable
+    first = [d for d in result.differences if d.metric == "nDCG@10"]
+    assert [note for note in result.notes if "detectable" in note] == [
+        f"{d.system} vs base: with {n} queries a difference of {d.detectable:.3f} nDCG@10 is "
+        "detectable at 80% power (paired t-test, alpha 0.05 / 4 comparisons)"
+        for d in first
+    ]

@@ -261,7 +261,7 @@ def _noted(tmp_path: Path) -> rankmeter.Comparison:
 
 def test_the_notes_are_in_the_latex(tmp_path: Path) -> None:
     noted = _noted(tmp_path)
-    assert len(noted.notes) == 3, noted.notes  # precondition
+    assert len(noted.notes) == 4, noted.notes  # precondition (the last: the power sentence)
     latex = render_latex(noted)
     for note in noted.notes:
         assert latex_text(note) in latex, (note, latex)

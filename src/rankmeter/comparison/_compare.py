@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -15,11 +16,11 @@ from rankmeter.comparison._annotations import (
 from rankmeter.comparison._curves import CURVE_FAMILIES, mean_curves
 from rankmeter.comparison._failures import explain_worst, failures_of
 from rankmeter.comparison._queries import join_compared, select_queries
-from rankmeter.comparison._records import Comparison, Settings
+from rankmeter.comparison._records import Comparison, Difference, Settings
 from rankmeter.comparison._segments import segment_groups, segment_results
 from rankmeter.comparison._summaries import differences, summarise, system_means
 from rankmeter.data.run import check_ties
-from rankmeter.errors import PolicyError
+from rankmeter.errors import PolicyError, RankmeterError
 from rankmeter.evaluation import check_policies, resolve_metrics
 from rankmeter.io import as_qrels, load_runs
 from rankmeter.metrics import Metric
@@ -225,13 +226,17 @@ def compare(
         segment_groups(segment_table, compared.ids), order, metric_names, scores, settings
     )
     by_system = {n: mean_curves(ranked[n]) for n in order}
+    rows, power_notes = _detectable(
+        differences(summary, scores, base, corrected), scores, alpha, correction
+    )
+    notes += power_notes
     return Comparison(
         systems=tuple(order),
         metrics=metric_names,
         query_ids=compared.ids,
         scores=scores,
         means=system_means(summary),
-        differences=differences(summary, scores, base, corrected),
+        differences=rows,
         failures=failures,
         segments=segment_rows,
         segment_means=segment_means,
@@ -246,6 +251,49 @@ def compare(
         no_relevant=no_relevant,
         cautions=tuple(cautions),
     )
+
+
+#: The power a compare report's "detectable difference" is stated at.
+REPORTED_POWER = 0.8
+
+
+def _detectable(
+    rows: Sequence[Difference],
+    scores: Mapping[str, Mapping[str, Any]],
+    alpha: float,
+    correction: str,
+) -> tuple[tuple[Difference, ...], list[str]]:
+    """Each difference with the smallest difference its queries can detect at 80 % power (the
+    paired t-test's, analytic), and one note per system on the first metric."""
+    import dataclasses
+
+    from rankmeter import stats
+
+    family = len(rows)
+    out: list[Difference] = []
+    lines: list[str] = []
+    for row in rows:
+        diffs = scores[row.metric][row.system] - scores[row.metric][row.baseline]
+        try:
+            value = stats.detectable_difference(
+                diffs,
+                alpha=alpha,
+                power=REPORTED_POWER,
+                comparisons=family,
+                correction=correction,
+            )
+        except RankmeterError:  # fewer than 2 queries, or no spread: nothing to size
+            value = math.nan
+        out.append(dataclasses.replace(row, detectable=value))
+        if row.metric == rows[0].metric and math.isfinite(value):
+            lines.append(
+                f"{row.system} vs {row.baseline}: "
+                + stats.power_sentence(row.n, value, row.metric, REPORTED_POWER)
+                + f" (paired t-test, alpha {alpha:g}"
+                + (f" / {family} comparisons" if family > 1 and correction != "none" else "")
+                + ")"
+            )
+    return tuple(out), lines
 
 
 def _judged(

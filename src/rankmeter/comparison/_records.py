@@ -5,6 +5,7 @@ Every renderer (rankmeter.report) reads these; none of them renders itself.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -125,6 +126,10 @@ class Difference:
     wins: int
     ties: int
     losses: int
+    #: The smallest true difference a paired t-test at the comparison's alpha (each of the
+    #: family's tests at alpha / family) detects with 80 % power on these queries' spread
+    #: (rankmeter.stats.detectable_difference); NaN with fewer than 2 queries or no spread.
+    detectable: float = math.nan
 
     def to_dict(self) -> dict[str, Any]:
         return _fields(self)
