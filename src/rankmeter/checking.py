@@ -26,7 +26,7 @@ Result objects are frozen and know ``to_dict()``; :mod:`rankmeter.report.checkin
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -34,6 +34,7 @@ import numpy.typing as npt
 
 from rankmeter._validate import integer
 from rankmeter.data import Qrels, Run
+from rankmeter.data.run import unique_names
 from rankmeter.errors import PolicyError
 from rankmeter.io import as_qrels, read_qrels
 from rankmeter.io.rows import RunRows, read_run_rows
@@ -408,9 +409,12 @@ def check(
         else as_qrels(qrels)
     )
     named = _named_runs(runs)
+    read = [read_run_rows(value, format=run_format, name=name) for name, value in named]
+    # Runs that share a name (their TREC tag) are told apart by their files, as evaluate does.
+    unique = unique_names([r.name for r in read], [r.source for r in read])
     checked = [
-        _check_run(loaded, read_run_rows(value, format=run_format, name=name), k, measures)
-        for name, value in named
+        _check_run(loaded, replace(rows, name=name), k, measures)
+        for rows, name in zip(read, unique, strict=True)
     ]
     return DataCheck(_qrels_summary(loaded), tuple(checked), k, tuple(m.label for m in measures))
 

@@ -155,8 +155,8 @@ def read_run_rows(value: Any, *, format: str | None = None, name: str | None = N
     s = _require(names, SCORE_COLUMNS, "score", origin)
     rank = _find(names, RANK_COLUMNS)
     if name is None:
-        tag = _find(names, NAME_COLUMNS)
-        name = str(table.column(tag)[0].as_py()) if tag and table.num_rows else default
+        named = _find(names, NAME_COLUMNS)
+        name = str(table.column(named)[0].as_py()) if named and table.num_rows else default
     ranks = None if rank is None else _numbers(table.column(rank))
     column = table.column
     return RunRows(name, origin.name, column(q), column(d), column(s), ranks, True, origin)
