@@ -134,9 +134,7 @@ def test_score_order_counts_queries_whose_scores_move() -> None:
 def test_a_run_object_has_no_written_order() -> None:
     result = check(QRELS, as_run({"q1": {"a": 1.0, "b": 2.0}}))
     assert result.runs[0].order is None
-    assert [w.kind for w in data_warnings(QRELS, as_run({"q1": {"a": 1.0}}))] == [
-        "partial_overlap"
-    ]
+    assert [w.kind for w in data_warnings(QRELS, as_run({"q1": {"a": 1.0}}))] == ["partial_overlap"]
 
 
 # -- duplicates ------------------------------------------------------------------------------

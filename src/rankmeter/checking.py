@@ -437,7 +437,7 @@ def data_warnings(
     loaded = as_qrels(qrels)
     found: list[DataWarning] = []
     for name, value in _named_runs(runs):
-        rows = read_run_rows(value, format=run_format, name=name)
+        rows = read_run_rows(value, format=run_format, name=name, docs=False)
         queries = _query_codes(rows)
         overlap = _overlap(loaded, queries[1])
         order = score_order(rows, queries[0]) if rows.written else None
@@ -614,7 +614,8 @@ def _ties(qrels: Qrels, run: Run, k: int, measures: Sequence[Any]) -> tuple[Ties
     from rankmeter.evaluation import evaluate
     from rankmeter.metrics import parse_metric
 
-    common = run.subset(q for q in run.query_ids if q in set(qrels.query_ids))
+    judged = set(qrels.query_ids)
+    common = run.subset(q for q in run.query_ids if q in judged)
     positions, tied = _tied_positions(common, k)
     judged_metric = parse_metric(f"Judged@{k}")
     asked = [m for m in measures if m != judged_metric]
@@ -632,8 +633,7 @@ def _ties(qrels: Qrels, run: Run, k: int, measures: Sequence[Any]) -> tuple[Ties
             )
             for m in asked
         )
-    judged = float(as_ranked.metrics[judged_metric.label])
-    return Ties(k, positions, tied, ranges), judged
+    return Ties(k, positions, tied, ranges), float(as_ranked.metrics[judged_metric.label])
 
 
 def _tied_positions(run: Run, k: int) -> tuple[int, int]:

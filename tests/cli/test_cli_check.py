@@ -123,9 +123,10 @@ def test_bad_input_is_one_line(cli: CLI, data: dict[str, Path], tmp_path: Path) 
     assert "k=0 must be an integer >= 1" in cli(
         "check", data["qrels"], data["good"], "-k", "0"
     ).assert_one_error_line(2)
-    assert "unknown metric" in cli(
-        "check", data["qrels"], data["good"], "-m", "nope"
-    ).assert_one_error_line(2).lower()
+    assert (
+        "unknown metric"
+        in cli("check", data["qrels"], data["good"], "-m", "nope").assert_one_error_line(2).lower()
+    )
 
 
 # -- rankmeter evaluate: the same warnings on stderr, stdout unchanged -------------------------

@@ -107,9 +107,7 @@ def evaluate_files(
         _warn_about_data(loaded_qrels, runs, [r.run for r in listed], run_format)
 
 
-def _warn_about_data(
-    qrels: Any, runs: list[str], names: list[str], run_format: str | None
-) -> None:
+def _warn_about_data(qrels: Any, runs: list[str], names: list[str], run_format: str | None) -> None:
     """The data warnings (rankmeter.checking.data_warnings: query overlap, scores rising with
     the rank) on stderr, one line each; stdout stays the numbers. A run read from standard
     input or a FIFO cannot be read again: ``rankmeter check`` checks it."""

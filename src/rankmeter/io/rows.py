@@ -84,13 +84,16 @@ class RunRows:
         )
 
 
-def read_run_rows(value: Any, *, format: str | None = None, name: str | None = None) -> RunRows:
+def read_run_rows(
+    value: Any, *, format: str | None = None, name: str | None = None, docs: bool = True
+) -> RunRows:
     """A run's rows as written, from what :func:`rankmeter.io.as_run` takes: a path or ``"-"``
     (TREC, CSV/TSV, JSONL, Parquet; ``format`` overrides the detection), a dict ``{query:
     {doc: score}}``, a DataFrame or Arrow table, or a Run (its ranking: ``written`` False).
 
     Lines are read with the readers' rules and their errors (a bad score names its line);
-    repeated (query, doc) pairs are kept, for the caller to count.
+    repeated (query, doc) pairs are kept, for the caller to count. ``docs=False`` may leave
+    out a TREC file's doc ids (``doc_ids`` None), for checks of the order alone.
 
     >>> rows = read_run_rows({"q1": {"d1": 0.5, "d2": 0.9}}, name="bm25")
     >>> len(rows), rows.ranks is None, rows.written
@@ -127,12 +130,12 @@ def read_run_rows(value: Any, *, format: str | None = None, name: str | None = N
         source = Source(value)
         fmt = source.detect_format(format)
         if fmt == "trec":
-            columns, origin, tag = read_trec_run_columns(source)
+            columns, origin, tag = read_trec_run_columns(source, docs=docs)
             return RunRows(
                 name or tag,
                 source.name,
                 columns["qid"],
-                columns["docid"],
+                columns.get("docid"),
                 columns["score"],
                 _numbers(columns["rank"]),
                 True,
@@ -189,13 +192,19 @@ def _numbers(column: Any) -> npt.NDArray[np.float64] | None:
 
     if isinstance(column, pa.ChunkedArray):
         column = column.combine_chunks()
-    if pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
-        numeric = pc.match_substring_regex(column, r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
-        column = pc.if_else(numeric, column, pa.scalar(None, column.type))
     try:
         values = pc.cast(column, pa.float64())
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-        return None
+        if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)):
+            return None
+        # Some ranks are words: those become NaN (the rare path, so the regex runs only here).
+        numeric = pc.match_substring_regex(column, r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
+        try:
+            values = pc.cast(
+                pc.if_else(numeric, column, pa.scalar(None, column.type)), pa.float64()
+            )
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            return None
     if values.null_count == len(values):
         return None
     return np.asarray(numpy_of(values, fill=np.nan), dtype=np.float64)

@@ -69,6 +69,8 @@ def read_trec_qrels(source: Source) -> Qrels:
 #: The run's columns as written, rank included (as text: trec_eval never reads it), for
 #: :func:`read_trec_run_columns`.
 RUN_ROWS_LAYOUT = _Layout("run", RUN_LAYOUT.columns, "score", ("qid", "docid", "rank", "score"))
+#: The same without the doc ids (for the checks that need only the order: less to read).
+RUN_ORDER_LAYOUT = _Layout("run", RUN_LAYOUT.columns, "score", ("qid", "rank", "score"))
 
 
 def read_trec_run(source: Source, *, name: str | None, ties: str) -> Run:
@@ -87,13 +89,17 @@ def read_trec_run(source: Source, *, name: str | None, ties: str) -> Run:
     )
 
 
-def read_trec_run_columns(source: Source) -> tuple[dict[str, Any], Origin, str]:
-    """A run file's columns as written (``qid``, ``docid``, ``rank`` as text, ``score``), the
-    origin of its rows and the run's name (its tag): read as :func:`read_trec_run` reads it,
-    without building the Run (so repeated results are kept, to be counted)."""
-    columns = _read(source, RUN_ROWS_LAYOUT)
+def read_trec_run_columns(
+    source: Source, *, docs: bool = True
+) -> tuple[dict[str, Any], Origin, str]:
+    """A run file's columns as written (``qid``, ``docid`` unless ``docs`` is False, ``rank``
+    as text, ``score``), the origin of its rows and the run's name (its tag): read as
+    :func:`read_trec_run` reads it, without building the Run (so repeated results are kept,
+    to be counted)."""
+    layout = RUN_ROWS_LAYOUT if docs else RUN_ORDER_LAYOUT
+    columns = _read(source, layout)
     name = _run_name(source, columns)
-    origin = _origin(source, columns, RUN_ROWS_LAYOUT)
+    origin = _origin(source, columns, layout)
     columns.pop("_rows", None)
     return columns, origin, name
 
