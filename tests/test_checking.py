@@ -143,7 +143,7 @@ def test_a_run_object_has_no_written_order() -> None:
 def test_every_duplicate_is_counted(tmp_path: Path) -> None:
     """The reader stops at the first repeated pair; check counts them all."""
     lines = [f"q1 Q0 d{i} {i + 1} {1000 - i} sys\n" for i in range(2000)]
-    repeated = lines[:1125] + [lines[3]]  # d3: three times
+    repeated = [*lines[:1125], lines[3]]  # d3: three times
     run = _write(tmp_path / "dups.run", lines + repeated)
     with pytest.raises(FormatError, match="duplicate result for query 'q1'"):
         read_run(run)
