@@ -29,7 +29,7 @@ LAYERS: dict[int, tuple[str, ...]] = {
     1: ("data",),
     2: ("io", "metrics"),
     3: ("results", "evaluation", "stats", "datasets", "engines"),
-    4: ("explanation", "comparison", "vector", "judgments", "online", "clicks"),
+    4: ("explanation", "comparison", "checking", "vector", "judgments", "online", "clicks"),
     5: ("report",),
     6: ("cli",),
 }

@@ -59,6 +59,7 @@ def test_shared_options_have_one_declaration() -> None:
     assert users == [
         "audit-labels",
         "bm25",
+        "check",
         "compare",
         "embed-eval",
         "evaluate",

@@ -45,6 +45,7 @@ def _app() -> Any:
     from rankmeter.cli import agree as agree_command
     from rankmeter.cli import (
         ann,
+        check,
         clicks,
         compare,
         demo,
@@ -73,6 +74,7 @@ def _app() -> Any:
     )
     for module in (
         evaluate,
+        check,
         explain,
         compare,
         power,

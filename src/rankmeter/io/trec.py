@@ -66,16 +66,17 @@ def read_trec_qrels(source: Source) -> Qrels:
     )
 
 
+#: The run's columns as written, rank included (as text: trec_eval never reads it), for
+#: :func:`read_trec_run_columns`.
+RUN_ROWS_LAYOUT = _Layout("run", RUN_LAYOUT.columns, "score", ("qid", "docid", "rank", "score"))
+#: The same without the doc ids (for the checks that need only the order: less to read).
+RUN_ORDER_LAYOUT = _Layout("run", RUN_LAYOUT.columns, "score", ("qid", "rank", "score"))
+
+
 def read_trec_run(source: Source, *, name: str | None, ties: str) -> Run:
     columns = _read(source, RUN_LAYOUT)
     if name is None:
-        # The tag of the first data line (not a comment; however long) names the run: from
-        # the first piece read, or from the file read again where Arrow read it whole.
-        rows = columns.get("_rows")
-        if rows is not None:
-            name = rows.spans[0][0].tag() or "run"
-        else:
-            name = run_tag(source.first_line(lambda line: is_row(line, RUN_LAYOUT))) or "run"
+        name = _run_name(source, columns)
     origin = _origin(source, columns, RUN_LAYOUT)
     # Popped, so each column can be freed as soon as the Run has taken what it needs.
     return Run.from_columns(
@@ -86,6 +87,30 @@ def read_trec_run(source: Source, *, name: str | None, ties: str) -> Run:
         ties=ties,
         origin=origin,
     )
+
+
+def read_trec_run_columns(
+    source: Source, *, docs: bool = True
+) -> tuple[dict[str, Any], Origin, str]:
+    """A run file's columns as written (``qid``, ``docid`` unless ``docs`` is False, ``rank``
+    as text, ``score``), the origin of its rows and the run's name (its tag): read as
+    :func:`read_trec_run` reads it, without building the Run (so repeated results are kept,
+    to be counted)."""
+    layout = RUN_ROWS_LAYOUT if docs else RUN_ORDER_LAYOUT
+    columns = _read(source, layout)
+    name = _run_name(source, columns)
+    origin = _origin(source, columns, layout)
+    columns.pop("_rows", None)
+    return columns, origin, name
+
+
+def _run_name(source: Source, columns: dict[str, Any]) -> str:
+    """The tag of the first data line (not a comment; however long): from the first piece
+    read, or from the file read again where Arrow read it whole."""
+    rows = columns.get("_rows")
+    if rows is not None:
+        return rows.spans[0][0].tag() or "run"
+    return run_tag(source.first_line(lambda line: is_row(line, RUN_LAYOUT))) or "run"
 
 
 def trec_run_lines(run: Run) -> Iterator[str]:

@@ -1,0 +1,697 @@
+"""check(qrels, runs) -> DataCheck: is the data fit to be evaluated, before a number is trusted?
+
+A run can evaluate without an error and still give a meaningless number. :func:`check` looks
+at the data itself, run by run:
+
+- **query overlap**: judged queries without results and result queries without judgments
+  (ids from another id scheme, such as ir_datasets' Cranfield ids, match only in part). No
+  query in common is fatal; a partial overlap is a warning.
+- **score order**: whether the scores rise with the rank, as when the rank and score columns
+  are swapped or lower scores mean better (distances). Defined in :func:`score_order`. Fatal:
+  rankmeter ranks by score descending, so the ranking it evaluates is upside down.
+- **duplicates**: every repeated (query, doc) pair, counted (the readers stop at the first).
+  Fatal: the readers refuse the run.
+- **ties**: the share of tied positions in the top k, and how far each metric can move across
+  the orders of the tied results (:class:`TieRange`); a warning when it can move by
+  :data:`TIE_SPREAD` or more.
+- **Judged@k**: how much of each run's top k is judged; a warning below :data:`JUDGED_BELOW`.
+- the qrels' **grade distribution**.
+
+:func:`data_warnings` gives the cheap checks (overlap and score order) for commands that
+evaluate (``rankmeter evaluate``, ``rankmeter compare``), to be printed beside their numbers.
+
+Result objects are frozen and know ``to_dict()``; :mod:`rankmeter.report.checking` words them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from rankmeter._validate import integer
+from rankmeter.data import Qrels, Run
+from rankmeter.data.run import unique_names
+from rankmeter.errors import PolicyError
+from rankmeter.io import as_qrels, read_qrels
+from rankmeter.io.rows import RunRows, read_run_rows
+
+__all__ = [
+    "EXAMPLES",
+    "JUDGED_BELOW",
+    "TIE_SPREAD",
+    "DataCheck",
+    "DataWarning",
+    "Duplicates",
+    "Overlap",
+    "QrelsSummary",
+    "RunCheck",
+    "ScoreOrder",
+    "TieRange",
+    "Ties",
+    "check",
+    "data_warnings",
+    "score_order",
+]
+
+#: Examples kept for each list of ids (queries without results, duplicate pairs, ...).
+EXAMPLES = 5
+#: A metric that can move by this much (absolute) across tie orders gets a warning.
+TIE_SPREAD = 0.01
+#: Judged@k below this gets a warning (the default of ``rankmeter evaluate --judged-below``).
+JUDGED_BELOW = 0.9
+
+
+@dataclass(frozen=True)
+class Overlap:
+    """The query ids of a run against the qrels'.
+
+    Attributes
+    ----------
+    judged : queries in the qrels
+    with_results : queries in the run
+    common : queries in both (what ``evaluate`` averages over by default)
+    judged_without_results, results_without_judgments : how many queries are only in the
+        qrels, only in the run
+    judged_without_results_examples, results_without_judgments_examples : the first few of
+        each (natural order), at most :data:`EXAMPLES`
+    """
+
+    judged: int
+    with_results: int
+    common: int
+    judged_without_results: int
+    results_without_judgments: int
+    judged_without_results_examples: tuple[str, ...]
+    results_without_judgments_examples: tuple[str, ...]
+
+    @property
+    def empty(self) -> bool:
+        """No query in common: nothing of the run can be evaluated."""
+        return self.common == 0
+
+    @property
+    def partial(self) -> bool:
+        """Some queries are only in the qrels or only in the run."""
+        return not self.empty and bool(
+            self.judged_without_results or self.results_without_judgments
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "judged": self.judged,
+            "with_results": self.with_results,
+            "common": self.common,
+            "judged_without_results": self.judged_without_results,
+            "judged_without_results_examples": list(self.judged_without_results_examples),
+            "results_without_judgments": self.results_without_judgments,
+            "results_without_judgments_examples": list(self.results_without_judgments_examples),
+        }
+
+
+@dataclass(frozen=True)
+class ScoreOrder:
+    """Whether a run's scores fall with its rank, as they should (see :func:`score_order`).
+
+    Attributes
+    ----------
+    by : ``"rank column"`` or ``"file order"``: what the written ranking was read from
+    queries : queries whose scores are not all equal (the others say nothing)
+    rising : those among them whose score rises with the rank
+    rank_fractions : whether the rank column holds fractions (as scores do): then the rank
+        and score columns look swapped, rather than the scores meaning lower-is-better
+    """
+
+    by: str
+    queries: int
+    rising: int
+    rank_fractions: bool
+
+    @property
+    def reversed(self) -> bool:
+        """The scores rise with the rank in most queries (more than half)."""
+        return self.queries > 0 and self.rising * 2 > self.queries
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "by": self.by,
+            "queries": self.queries,
+            "rising": self.rising,
+            "rank_fractions": self.rank_fractions,
+            "reversed": self.reversed,
+        }
+
+
+@dataclass(frozen=True)
+class Duplicates:
+    """Repeated (query, doc) pairs of a run.
+
+    Attributes
+    ----------
+    lines : rows that repeat a pair seen before (rows minus distinct pairs)
+    pairs : distinct pairs written more than once
+    examples : ``(query, doc, times written)`` of the first few pairs, in file order
+    """
+
+    lines: int
+    pairs: int
+    examples: tuple[tuple[str, str, int], ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "lines": self.lines,
+            "pairs": self.pairs,
+            "examples": [{"query": q, "doc": d, "times": n} for q, d, n in self.examples],
+        }
+
+
+@dataclass(frozen=True)
+class TieRange:
+    """How far one metric can move across the orders of tied results.
+
+    Attributes
+    ----------
+    metric : the metric's label
+    value : its mean under trec_eval's tie order (score descending, then doc id descending)
+    best, worst : its mean with every group of equal scores ordered by grade descending (best)
+        or ascending (worst; unjudged counts as grade 0), evaluated by ``evaluate`` with
+        ``ties="input"`` on the run so reordered
+    """
+
+    metric: str
+    value: float
+    best: float
+    worst: float
+
+    @property
+    def spread(self) -> float:
+        return self.best - self.worst
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "metric": self.metric,
+            "value": self.value,
+            "best": self.best,
+            "worst": self.worst,
+            "spread": self.spread,
+        }
+
+
+@dataclass(frozen=True)
+class Ties:
+    """Tied scores in a run's top k, and what they can do to its metrics.
+
+    Attributes
+    ----------
+    k : the cutoff
+    positions : top-k positions over the queries in common with the qrels
+    tied : those whose score another result of the same query shares (anywhere in its
+        ranking: a tie across the cutoff decides what is in the top k)
+    ranges : one :class:`TieRange` per metric
+    """
+
+    k: int
+    positions: int
+    tied: int
+    ranges: tuple[TieRange, ...]
+
+    @property
+    def share(self) -> float:
+        """The share of tied positions in the top k (0 when there are none)."""
+        return self.tied / self.positions if self.positions else 0.0
+
+    @property
+    def luck(self) -> tuple[TieRange, ...]:
+        """The metrics that can move by :data:`TIE_SPREAD` or more."""
+        return tuple(r for r in self.ranges if r.spread >= TIE_SPREAD)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "k": self.k,
+            "positions": self.positions,
+            "tied": self.tied,
+            "share": self.share,
+            "metrics": [r.to_dict() for r in self.ranges],
+        }
+
+
+@dataclass(frozen=True)
+class DataWarning:
+    """One thing found in a run: ``kind`` is ``"no_overlap"``, ``"partial_overlap"``,
+    ``"score_order"``, ``"duplicates"``, ``"ties"`` or ``"judged"``; ``fatal`` when it makes
+    the run's numbers meaningless. ``detail`` is the finding's record (an :class:`Overlap`,
+    :class:`ScoreOrder`, :class:`Duplicates` or :class:`Ties`; for ``"judged"``, the run's
+    Judged@k as a float). Worded by :func:`rankmeter.report.checking.warning_line`."""
+
+    run: str
+    source: str
+    kind: str
+    fatal: bool
+    detail: Any
+    k: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        detail = self.detail
+        return {
+            "run": self.run,
+            "source": self.source,
+            "kind": self.kind,
+            "fatal": self.fatal,
+            "detail": detail.to_dict() if hasattr(detail, "to_dict") else detail,
+            **({"k": self.k} if self.k is not None else {}),
+        }
+
+
+@dataclass(frozen=True)
+class RunCheck:
+    """What :func:`check` found in one run.
+
+    ``order`` is None when the input keeps no written order (a Run object); ``ties`` and
+    ``judged`` (mean Judged@k over the queries in common) are None when the run has no query
+    in common with the qrels.
+    """
+
+    name: str
+    source: str
+    rows: int
+    overlap: Overlap
+    order: ScoreOrder | None
+    duplicates: Duplicates
+    ties: Ties | None
+    judged: float | None
+    k: int
+
+    @property
+    def warnings(self) -> tuple[DataWarning, ...]:
+        """Every finding, the fatal ones first."""
+        found = [*_order_and_overlap(self.name, self.source, self.overlap, self.order)]
+        if self.duplicates.lines:
+            found.append(DataWarning(self.name, self.source, "duplicates", True, self.duplicates))
+        if self.ties is not None and self.ties.luck:
+            found.append(DataWarning(self.name, self.source, "ties", False, self.ties, self.k))
+        if self.judged is not None and self.judged < JUDGED_BELOW:
+            found.append(DataWarning(self.name, self.source, "judged", False, self.judged, self.k))
+        return tuple(sorted(found, key=lambda w: not w.fatal))
+
+    @property
+    def ok(self) -> bool:
+        """No fatal finding."""
+        return not any(w.fatal for w in self.warnings)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "source": self.source,
+            "rows": self.rows,
+            "ok": self.ok,
+            "overlap": self.overlap.to_dict(),
+            "score_order": None if self.order is None else self.order.to_dict(),
+            "duplicates": self.duplicates.to_dict(),
+            "ties": None if self.ties is None else self.ties.to_dict(),
+            "judged": self.judged,
+            "warnings": [w.to_dict() for w in self.warnings],
+        }
+
+
+@dataclass(frozen=True)
+class QrelsSummary:
+    """The qrels: where from, how many queries and judgments, and each grade's count
+    (ascending by grade)."""
+
+    source: str
+    queries: int
+    judgments: int
+    grades: tuple[tuple[float, int], ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "source": self.source,
+            "queries": self.queries,
+            "judgments": self.judgments,
+            "grades": [{"grade": _number(g), "count": n} for g, n in self.grades],
+        }
+
+
+@dataclass(frozen=True)
+class DataCheck:
+    """What :func:`check` found: the qrels' summary and one :class:`RunCheck` per run."""
+
+    qrels: QrelsSummary
+    runs: tuple[RunCheck, ...]
+    k: int
+    metrics: tuple[str, ...]
+
+    @property
+    def warnings(self) -> tuple[DataWarning, ...]:
+        return tuple(w for r in self.runs for w in r.warnings)
+
+    @property
+    def ok(self) -> bool:
+        """No run has a fatal finding (``rankmeter check`` exits 1 otherwise)."""
+        return all(r.ok for r in self.runs)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "ok": self.ok,
+            "k": self.k,
+            "metrics": list(self.metrics),
+            "qrels": self.qrels.to_dict(),
+            "runs": [r.to_dict() for r in self.runs],
+        }
+
+
+def check(
+    qrels: Any,
+    runs: Any,
+    *,
+    k: int = 10,
+    metrics: str | Iterable[str] | None = None,
+    qrels_format: str | None = None,
+    run_format: str | None = None,
+) -> DataCheck:
+    """Check qrels and runs before trusting the numbers they give.
+
+    Parameters
+    ----------
+    qrels : what :func:`rankmeter.evaluate` takes (a path, a dict, a frame, a Qrels)
+    runs : one run (a path, a dict, a frame, a Run) or a list of them, or ``{name: run}``
+    k : the top k looked at for ties and Judged@k (an integer >= 1)
+    metrics : the metrics whose range across tie orders is reported; default ``nDCG@k``
+    qrels_format, run_format : the file formats, when not detected (``"trec"``, ``"csv"``, ...)
+
+    Returns
+    -------
+    DataCheck, whose ``ok`` is False when a run's numbers would be meaningless: no query in
+    common with the qrels, scores rising with the rank, or repeated (query, doc) pairs.
+
+    Examples
+    --------
+    A run whose scores rise with its rank (the best document last):
+
+    >>> qrels = {"q1": {"a": 1}, "q2": {"b": 1}}
+    >>> run = {"q1": {"a": 1.0, "x": 2.0, "y": 3.0}, "q3": {"b": 1.0}}
+    >>> result = check(qrels, run, k=3)
+    >>> result.ok, [w.kind for w in result.warnings]
+    (False, ['score_order', 'partial_overlap', 'judged'])
+    >>> result.runs[0].overlap.judged_without_results_examples
+    ('q2',)
+    """
+    from rankmeter.evaluation import resolve_metrics
+
+    k = integer("k", k, low=1, what="the cutoff looked at")
+    measures = resolve_metrics(f"nDCG@{k}" if metrics is None else metrics)
+    loaded = (
+        read_qrels(qrels, format=qrels_format)
+        if qrels_format is not None and isinstance(qrels, str)
+        else as_qrels(qrels)
+    )
+    named = _named_runs(runs)
+    read = [read_run_rows(value, format=run_format, name=name) for name, value in named]
+    # Runs that share a name (their TREC tag) are told apart by their files, as evaluate does.
+    unique = unique_names([r.name for r in read], [r.source for r in read])
+    checked = [
+        _check_run(loaded, replace(rows, name=name), k, measures)
+        for rows, name in zip(read, unique, strict=True)
+    ]
+    return DataCheck(_qrels_summary(loaded), tuple(checked), k, tuple(m.label for m in measures))
+
+
+def data_warnings(
+    qrels: Any, runs: Any, *, run_format: str | None = None
+) -> tuple[DataWarning, ...]:
+    """The warnings a command that evaluates prints beside its numbers: for each run, its
+    query overlap with the qrels (``"no_overlap"``, fatal; ``"partial_overlap"``) and its
+    score order (``"score_order"``, fatal: scores rising with the rank). Cheap: one read of
+    each run, no evaluation.
+
+    ``runs``: one run or several, as :func:`check` takes them; a Run object has no written
+    order, so only its overlap is checked. Word each with
+    :func:`rankmeter.report.checking.warning_line`.
+
+    >>> [w.kind for w in data_warnings({"q1": {"a": 1}}, {"q2": {"a": 1.0}})]
+    ['no_overlap']
+    """
+    loaded = as_qrels(qrels)
+    found: list[DataWarning] = []
+    for name, value in _named_runs(runs):
+        rows = read_run_rows(value, format=run_format, name=name, docs=False)
+        queries = _query_codes(rows)
+        overlap = _overlap(loaded, queries[1])
+        order = score_order(rows, queries[0]) if rows.written else None
+        found += _order_and_overlap(rows.name, rows.source, overlap, order)
+    return tuple(found)
+
+
+def score_order(rows: RunRows, query_codes: npt.NDArray[np.int64] | None = None) -> ScoreOrder:
+    """Whether a run's scores fall as its rank grows.
+
+    The written ranking of a query is its rank column's order (ascending; equal ranks in
+    file order) when every rank of the run is a whole number, else the order of its lines (a
+    rank column of fractions holds scores: the columns are swapped). Along it, each step to
+    the next result with a different score either rises or falls; a query *rises* when it
+    has more rising steps than falling ones. Queries whose scores are all equal say nothing.
+    The run is *reversed* when more than half of the other queries rise.
+
+    >>> rows = read_run_rows({"q1": {"a": 1.0, "b": 2.0}, "q2": {"c": 3.0, "d": 2.0}})
+    >>> order = score_order(rows)
+    >>> order.queries, order.rising, order.reversed
+    (2, 1, False)
+    """
+    if query_codes is None:
+        query_codes = _query_codes(rows)[0]
+    scores = _scores(rows)
+    n = len(scores)
+    position = np.arange(n, dtype=np.int64)
+    ranks = rows.ranks
+    whole = ranks is not None and bool(np.all(np.isfinite(ranks) & (ranks == np.floor(ranks))))
+    fractions = ranks is not None and not whole and bool(np.any(np.isfinite(ranks)))
+    if whole and ranks is not None:
+        order = np.lexsort((position, ranks, query_codes))
+        by = "rank column"
+    else:
+        order = np.lexsort((position, query_codes))
+        by = "file order"
+    q, s = query_codes[order], scores[order]
+    same = q[1:] == q[:-1]
+    steps = np.sign(s[1:] - s[:-1])
+    n_queries = int(query_codes.max(initial=-1)) + 1
+    up = np.bincount(q[1:][same & (steps > 0)], minlength=n_queries)
+    down = np.bincount(q[1:][same & (steps < 0)], minlength=n_queries)
+    moving = (up + down) > 0
+    return ScoreOrder(by, int(moving.sum()), int((up > down).sum()), fractions)
+
+
+# -- the parts -------------------------------------------------------------------------------
+
+
+def _named_runs(runs: Any) -> list[tuple[str | None, Any]]:
+    """``(name or None, run)`` for one run, a list of runs or ``{name: run}``."""
+    if isinstance(runs, (list, tuple)):
+        if not runs:
+            raise PolicyError("no runs given")
+        return [(None, r) for r in runs]
+    if isinstance(runs, Mapping) and runs:
+        first = next(iter(runs.values()))
+        inner = next(iter(first.values()), None) if isinstance(first, Mapping) else None
+        if not isinstance(first, Mapping) or isinstance(inner, Mapping):
+            return [(str(name), r) for name, r in runs.items()]
+    return [(None, runs)]
+
+
+def _order_and_overlap(
+    name: str, source: str, overlap: Overlap, order: ScoreOrder | None
+) -> Iterable[DataWarning]:
+    if overlap.empty:
+        yield DataWarning(name, source, "no_overlap", True, overlap)
+    if order is not None and order.reversed:
+        yield DataWarning(name, source, "score_order", True, order)
+    if overlap.partial:
+        yield DataWarning(name, source, "partial_overlap", False, overlap)
+
+
+def _check_run(qrels: Qrels, rows: RunRows, k: int, measures: Sequence[Any]) -> RunCheck:
+    codes, query_ids = _query_codes(rows)
+    overlap = _overlap(qrels, query_ids)
+    duplicates, kept = _duplicates(rows)
+    run = rows.to_run(kept)
+    order = score_order(rows, codes) if rows.written else None
+    ties = judged = None
+    if not overlap.empty:
+        ties, judged = _ties(qrels, run, k, measures)
+    return RunCheck(run.name, rows.source, len(rows), overlap, order, duplicates, ties, judged, k)
+
+
+def _query_codes(rows: RunRows) -> tuple[npt.NDArray[np.int64], list[str]]:
+    """Each row's query as a code, and the query id of each code."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from rankmeter.data.arrays import numpy_of
+
+    ids = rows.query_ids
+    if not isinstance(ids, (pa.Array, pa.ChunkedArray)):
+        ids = pa.array([str(q) for q in ids], type=pa.string())
+    if not pa.types.is_string(ids.type):
+        ids = pc.cast(ids, pa.string())
+    encoded = pc.dictionary_encode(ids)
+    if isinstance(encoded, pa.ChunkedArray):
+        encoded = encoded.unify_dictionaries().combine_chunks()
+    codes = numpy_of(encoded.indices).astype(np.int64)
+    return codes, [str(q) for q in encoded.dictionary.to_pylist()]
+
+
+def _scores(rows: RunRows) -> npt.NDArray[np.float64]:
+    """The rows' scores as float64, in written order (the Run was built from them, so they
+    are numbers)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from rankmeter.data.arrays import numpy_of
+
+    scores = rows.scores
+    if not isinstance(scores, (pa.Array, pa.ChunkedArray)):
+        return np.asarray(scores, dtype=np.float64)
+    return np.asarray(numpy_of(pc.cast(scores, pa.float64())), dtype=np.float64)
+
+
+def _overlap(qrels: Qrels, run_queries: Iterable[str]) -> Overlap:
+    from rankmeter.data.ids import natural_order
+
+    judged = set(qrels.query_ids)
+    ran = set(run_queries)
+
+    def examples(ids: set[str]) -> tuple[str, ...]:
+        listed = list(ids)
+        return tuple(listed[i] for i in natural_order(listed)[:EXAMPLES])
+
+    only_judged, only_ran = judged - ran, ran - judged
+    return Overlap(
+        len(judged),
+        len(ran),
+        len(judged & ran),
+        len(only_judged),
+        len(only_ran),
+        examples(only_judged),
+        examples(only_ran),
+    )
+
+
+def _duplicates(rows: RunRows) -> tuple[Duplicates, npt.NDArray[np.int64] | None]:
+    """Every repeated (query, doc) pair, and the rows to keep (the first of each pair; None:
+    all of them)."""
+    import pyarrow as pa
+
+    from rankmeter.data.arrays import numpy_of
+
+    n = len(rows)
+    if not isinstance(rows.query_ids, (pa.Array, pa.ChunkedArray)):
+        return Duplicates(0, 0, ()), None  # a dict or a Run holds each pair once
+    table = pa.table(
+        {"q": rows.query_ids, "d": rows.doc_ids, "row": pa.array(np.arange(n, dtype=np.int64))}
+    )
+    groups = table.group_by(["q", "d"]).aggregate([("row", "min"), ("row", "count")])
+    if groups.num_rows == n:
+        return Duplicates(0, 0, ()), None
+    first = numpy_of(groups.column("row_min")).astype(np.int64)
+    count = numpy_of(groups.column("row_count")).astype(np.int64)
+    repeated = np.flatnonzero(count > 1)
+    shown = repeated[np.argsort(first[repeated], kind="stable")][:EXAMPLES]
+    queries = groups.column("q").take(pa.array(shown)).to_pylist()
+    docs = groups.column("d").take(pa.array(shown)).to_pylist()
+    examples = tuple(
+        (str(q), str(d), int(c)) for q, d, c in zip(queries, docs, count[shown], strict=True)
+    )
+    found = Duplicates(int(n - groups.num_rows), len(repeated), examples)
+    return found, np.sort(first)
+
+
+def _ties(qrels: Qrels, run: Run, k: int, measures: Sequence[Any]) -> tuple[Ties, float]:
+    """The run's ties in the top k over the queries in common with the qrels, each metric's
+    range across tie orders, and the run's Judged@k."""
+    from rankmeter.evaluation import evaluate
+    from rankmeter.metrics import parse_metric
+
+    judged = set(qrels.query_ids)
+    common = run.subset(q for q in run.query_ids if q in judged)
+    positions, tied = _tied_positions(common, k)
+    judged_metric = parse_metric(f"Judged@{k}")
+    asked = [m for m in measures if m != judged_metric]
+    as_ranked = evaluate(qrels, common, [*asked, judged_metric])
+    ranges: tuple[TieRange, ...] = ()
+    if asked:
+        best = evaluate(qrels, _reordered(qrels, common, best=True), asked, ties="input")
+        worst = evaluate(qrels, _reordered(qrels, common, best=False), asked, ties="input")
+        ranges = tuple(
+            TieRange(
+                m.label,
+                float(as_ranked.metrics[m.label]),
+                float(best.metrics[m.label]),
+                float(worst.metrics[m.label]),
+            )
+            for m in asked
+        )
+    return Ties(k, positions, tied, ranges), float(as_ranked.metrics[judged_metric.label])
+
+
+def _tied_positions(run: Run, k: int) -> tuple[int, int]:
+    """Top-k positions, and those whose score another result of its query shares."""
+    offsets, scores = run.offsets, run.scores
+    n = len(scores)
+    segment = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
+    rank = np.arange(n) - offsets[segment]
+    equal_next = (scores[1:] == scores[:-1]) & (segment[1:] == segment[:-1])
+    tied = np.zeros(n, dtype=bool)
+    tied[:-1] |= equal_next
+    tied[1:] |= equal_next
+    top = rank < k
+    return int(top.sum()), int((tied & top).sum())
+
+
+def _reordered(qrels: Qrels, run: Run, *, best: bool) -> Run:
+    """The run with each group of equal scores ordered by grade (descending for ``best``,
+    else ascending; unjudged as 0), for the "input" tie policy to keep."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from rankmeter.data.arrays import numpy_of
+
+    table = run.to_arrow()
+    n = table.num_rows
+    table = table.append_column("row", pa.array(np.arange(n, dtype=np.int64)))
+    joined = table.join(
+        qrels.to_arrow(), ["query_id", "doc_id"], ["query_id", "doc_id"], join_type="left outer"
+    )
+    rows = numpy_of(joined.column("row")).astype(np.int64)
+    grades = np.zeros(n, dtype=np.float64)
+    grades[rows] = numpy_of(joined.column("relevance").cast(pa.float64()), fill=0.0)
+    scores = numpy_of(table.column("score"))
+    queries = numpy_of(pc.dictionary_encode(table.column("query_id")).combine_chunks().indices)
+    keys = grades if not best else -grades
+    # The rows are in rank order: query, score descending; within a score, the grade decides.
+    order = np.lexsort((np.arange(n), keys, -scores, queries))
+    pick = pa.array(order)
+    return Run.from_columns(
+        table.column("query_id").take(pick),
+        table.column("doc_id").take(pick),
+        table.column("score").take(pick),
+        name=run.name,
+        ties="input",
+        origin=run.source,
+    )
+
+
+def _qrels_summary(qrels: Qrels) -> QrelsSummary:
+    grades, counts = np.unique(np.asarray(qrels.grades, dtype=np.float64), return_counts=True)
+    return QrelsSummary(
+        qrels.source,
+        qrels.n_queries,
+        len(qrels),
+        tuple((float(g), int(c)) for g, c in zip(grades, counts, strict=True)),
+    )
+
+
+def _number(value: float) -> int | float:
+    return int(value) if float(value).is_integer() else value

@@ -1,0 +1,87 @@
+"""`rankmeter check QRELS RUN [RUN ...]`: is the data fit to be evaluated?
+
+Prints one report (query overlap, score order, duplicates, ties and how far they can move a
+metric, Judged@k, the qrels' grades) and exits 1 when a run's numbers would be meaningless: no
+query in common with the qrels, scores rising with the rank, repeated (query, doc) pairs.
+Warnings alone exit 0. See docs/check.md.
+"""
+
+from __future__ import annotations
+
+import sys
+from enum import Enum
+from typing import Annotated
+
+import typer
+
+from rankmeter.cli._common import (
+    MetricOption,
+    OutputOption,
+    QrelsArgument,
+    QrelsFormatOption,
+    RunFormatOption,
+    emit,
+    render_rich,
+)
+
+
+class CheckFormat(str, Enum):
+    table = "table"
+    json = "json"
+    markdown = "markdown"
+
+
+def check(
+    qrels: QrelsArgument,
+    runs: Annotated[list[str], typer.Argument(help="One or more run files.")],
+    k: Annotated[int, typer.Option("-k", help="The top k looked at for ties and Judged@k.")] = 10,
+    metric: MetricOption = None,
+    output_format: Annotated[
+        CheckFormat, typer.Option("--format", "-f", help="Output format.")
+    ] = CheckFormat.table,
+    qrels_format: QrelsFormatOption = None,
+    run_format: RunFormatOption = None,
+    output: OutputOption = None,
+) -> None:
+    """Check qrels and runs before trusting a number: query overlap, score order (rank and
+    score columns swapped), every duplicate, ties in the top k and how far they can move the
+    metrics (default nDCG@k), Judged@k, the qrels' grades. Exit 1 when a run's numbers would
+    be meaningless (no query in common, scores rising with the rank, duplicates); warnings
+    alone exit 0."""
+    from rankmeter.checking import check as check_data
+    from rankmeter.errors import PolicyError
+    from rankmeter.report import terminal_safe, visible
+    from rankmeter.report.checking import render_json, render_markdown, render_table
+
+    if [qrels, *runs].count("-") > 1:
+        raise PolicyError("only one input can be read from stdin ('-')")
+    result = check_data(
+        qrels,
+        runs,
+        k=k,
+        metrics=metric or None,
+        qrels_format=qrels_format.value if qrels_format else None,
+        run_format=run_format.value if run_format else None,
+    )
+    if output_format is CheckFormat.json:
+        emit(terminal_safe(render_json(result), output), output)
+    elif output_format is CheckFormat.markdown:
+        emit(terminal_safe(render_markdown(result), output), output)
+    else:
+        render_rich(render_table(result), output)
+    if not result.ok:
+        fatal = [w for w in result.warnings if w.fatal]
+        runs_hit = sorted({w.run for w in fatal})
+        print(
+            visible(
+                f"rankmeter: check failed: {len(fatal)} error{'s' if len(fatal) > 1 else ''} "
+                f"make the numbers of {', '.join(repr(r) for r in runs_hit)} meaningless "
+                f"(the first: {fatal[0].kind.replace('_', ' ')} in {fatal[0].source})"
+            ),
+            file=sys.stderr,
+        )
+        raise typer.Exit(1)
+
+
+def register(app: typer.Typer) -> None:
+    app.command(no_args_is_help=True)(check)
