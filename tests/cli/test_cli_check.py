@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ._cli_support import CLI, NO_JUDGED_WARNING
+from ._cli_support import CLI
 
 QRELS = "q1 0 a 2\nq1 0 b 1\nq1 0 c 0\nq2 0 d 1\nq2 0 e 0\n"
 GOOD = "q1 Q0 a 1 3.25 sys\nq1 Q0 b 2 2.5 sys\nq1 Q0 c 3 1.75 sys\nq2 Q0 d 1 0.75 sys\nq2 Q0 e 2 0.5 sys\n"
@@ -127,35 +127,3 @@ def test_bad_input_is_one_line(cli: CLI, data: dict[str, Path], tmp_path: Path) 
         "unknown metric"
         in cli("check", data["qrels"], data["good"], "-m", "nope").assert_one_error_line(2).lower()
     )
-
-
-# -- rankmeter evaluate: the same warnings on stderr, stdout unchanged -------------------------
-
-
-@pytest.mark.parametrize("fmt", ["table", "json", "tsv"])
-def test_evaluate_warns_on_stderr_only(cli: CLI, data: dict[str, Path], fmt: str) -> None:
-    args = ("evaluate", data["qrels"], data["partial"], data["swapped"], "-f", fmt)
-    quiet = cli(*args, *NO_JUDGED_WARNING, "--quiet")
-    loud = cli(*args, *NO_JUDGED_WARNING)
-    assert loud.code == quiet.code == 0
-    assert loud.out == quiet.out and "matches the qrels" not in loud.out
-    assert quiet.err == ""
-    lines = loud.err.splitlines()
-    assert len(lines) == 2, loud.err
-    assert lines[0].startswith("warning: run 'partial.run'") or "partial.run" in lines[0]
-    assert "matches the qrels' queries only in part" in lines[0]
-    assert "swapped.run" in lines[1] and "rank and score columns look swapped" in lines[1]
-
-
-def test_evaluate_clean_run_prints_nothing_on_stderr(cli: CLI, data: dict[str, Path]) -> None:
-    result = cli("evaluate", data["qrels"], data["good"], *NO_JUDGED_WARNING)
-    assert result.code == 0 and result.err == ""
-
-
-def test_evaluate_warns_about_no_overlap_with_include_missing(
-    cli: CLI, data: dict[str, Path]
-) -> None:
-    """With -c a run without a query in common evaluates (every query 0): say so."""
-    result = cli("evaluate", data["qrels"], data["foreign"], "-c", *NO_JUDGED_WARNING)
-    assert result.code == 0
-    assert "has no query in common with the qrels" in result.err

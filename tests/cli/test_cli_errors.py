@@ -273,10 +273,7 @@ def test_successful_output_replaces_the_file(
 ) -> None:
     target = tmp_path / "result.json"
     target.write_text("old\n")
-    # --quiet: the sample run matches the qrels only in part, which evaluate warns about.
-    result = cli(
-        "evaluate", files["qrels"], files["a"], "-m", "P@2", "-f", "json", "-o", target, "--quiet"
-    )
+    result = cli("evaluate", files["qrels"], files["a"], "-m", "P@2", "-f", "json", "-o", target)
     assert (result.code, result.out, result.err) == (0, "", "")
     assert target.read_text().startswith('{\n  "metrics"')
     assert _leftovers(tmp_path) == []

@@ -103,23 +103,3 @@ def evaluate_files(
     else:
         table = render_table(listed, per_query=per_query, goal=chosen, judged_below=judged_below)
         render_rich(table, output)
-    if not quiet:
-        _warn_about_data(loaded_qrels, runs, [r.run for r in listed], run_format)
-
-
-def _warn_about_data(qrels: Any, runs: list[str], names: list[str], run_format: str | None) -> None:
-    """The data warnings (rankmeter.checking.data_warnings: query overlap, scores rising with
-    the rank) on stderr, one line each; stdout stays the numbers. A run read from standard
-    input or a FIFO cannot be read again: ``rankmeter check`` checks it."""
-    import dataclasses
-    import os
-
-    from rankmeter.checking import data_warnings
-    from rankmeter.report import visible
-    from rankmeter.report.checking import warning_line
-
-    for path, name in zip(runs, names, strict=True):
-        if path == "-" or not os.path.isfile(path):
-            continue
-        for warning in data_warnings(qrels, path, run_format=run_format):
-            print(visible(warning_line(dataclasses.replace(warning, run=name))), file=sys.stderr)
