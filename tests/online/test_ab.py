@@ -4,6 +4,7 @@ check, a planted segment regression and bad input."""
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 from typing import Any
 
@@ -456,3 +457,104 @@ def test_a_metric_without_variance_is_not_tested() -> None:
     no_result, ctr = result.metrics
     assert math.isnan(no_result.pvalue) and no_result.verdict == "not tested"
     assert math.isfinite(ctr.pvalue) and ctr.verdict != "not tested"
+
+
+# ----------------------------------------------------------------------------------------------
+# Several experiments in one log
+
+
+def _with_experiment(log: pa.Table, experiment: str | None, prefix: str = "") -> pa.Table:
+    """``log`` tagged with one experiment id (null for None), its users, sessions and
+    requests renamed with ``prefix`` so that two logs can share one file."""
+    for column in ("user_id", "session_id", "request_id"):
+        renamed = pa.array([prefix + v for v in log[column].to_pylist()])
+        log = log.set_column(log.schema.get_field_index(column), column, renamed)
+    return log.append_column("experiment_id", pa.array([experiment] * log.num_rows, pa.string()))
+
+
+def _two_experiments() -> tuple[pa.Table, pa.Table, pa.Table]:
+    """exp-a (CTR up in the treatment), exp-b (no effect) and both pooled in one log."""
+    rates = {(v, n): r for v, r in (("control", 0.2), ("treatment", 0.3)) for n in (True, False)}
+    first = _with_experiment(random_log(300, seed=21, ctr=rates), "exp-a", "a")
+    second = _with_experiment(random_log(200, seed=22), "exp-b", "b")
+    return first, second, pa.concat_tables([first, second])
+
+
+def test_several_experiments_are_refused_until_one_is_chosen() -> None:
+    first, second, both = _two_experiments()
+    # they were pooled silently: 500 users, exp-a's effect diluted by exp-b
+    with pytest.raises(
+        PolicyError,
+        match=rf"^the log <table> holds 2 experiments: 'exp-a' \({first.num_rows:,} rows\), "
+        rf"'exp-b' \({second.num_rows:,} rows\); choose one with --experiment ID "
+        r"\(experiment= in Python\)$",
+    ):
+        ab(both, metrics=["ctr"])
+    chosen = ab(both, metrics=["ctr"], experiment="exp-a")
+    alone = ab(first, metrics=["ctr"])
+    assert chosen.experiment == "exp-a" and alone.experiment is None
+    assert chosen.srm == alone.srm and chosen.counts == alone.counts
+    assert chosen.metrics[0].difference == pytest.approx(alone.metrics[0].difference, rel=1e-12)
+    assert chosen.to_dict()["experiment"] == "exp-a"
+
+
+def test_an_unknown_experiment_is_refused_with_the_known_ones() -> None:
+    first, _, both = _two_experiments()
+    with pytest.raises(
+        PolicyError,
+        match=r"^experiment='exp-c' is not in the log <table>; its experiments: 'exp-a' "
+        r"\(\d[\d,]* rows\), 'exp-b' \(\d[\d,]* rows\)$",
+    ):
+        ab(both, experiment="exp-c")
+    untagged = random_log(40, seed=1)
+    with pytest.raises(
+        PolicyError, match=r"^experiment='exp-a' is not in the log <table>; it has no experiment_id"
+    ):
+        ab(untagged, experiment="exp-a")
+
+
+def test_a_log_of_one_experiment_or_none_is_analysed_as_before() -> None:
+    log = random_log(100, seed=3)
+    plain = ab(log, metrics=["ctr"])
+    tagged = ab(_with_experiment(log, "exp-a"), metrics=["ctr"])
+    null = ab(_with_experiment(log, None), metrics=["ctr"])
+    assert plain.metrics == tagged.metrics == null.metrics
+
+
+def test_the_experiment_list_is_cut_after_a_few() -> None:
+    parts = [_with_experiment(random_log(4, seed=i), f"e{i}", f"p{i}-") for i in range(8)]
+    with pytest.raises(PolicyError, match=r"'e\d' \(\d+ rows\), and 3 more; choose one"):
+        ab(pa.concat_tables(parts))
+
+
+def test_the_pre_period_follows_the_chosen_experiment() -> None:
+    first, _, both = _two_experiments()
+    pre_first = first.filter(pa.compute.match_substring(first["request_id"], "-r0"))
+    # the pre-period of exp-a also holds a day earlier rows of exp-b for some of the same
+    # users: with exp-a chosen, only its rows count. (The log check refuses a user in two
+    # variants across experiments, so this part runs without it.)
+    other = _with_experiment(random_log(50, seed=9), "exp-b", "a")
+    earlier = pa.compute.subtract(other["event_ts"], pa.scalar(dt.timedelta(days=1)))
+    other = other.set_column(other.schema.get_field_index("event_ts"), "event_ts", earlier)
+    pre_both = pa.concat_tables([pre_first, other])
+    expected = ab(first, pre=pre_first, metrics=["ctr"]).metrics[0]
+    got = ab(both, pre=pre_both, metrics=["ctr"], experiment="exp-a", validate=False).metrics[0]
+    untagged_both = pre_both.drop_columns(["experiment_id"])
+    polluted = ab(first, pre=untagged_both, metrics=["ctr"], validate=False).metrics[0]
+    assert polluted.pvalue != pytest.approx(expected.pvalue, rel=1e-6)
+    assert got.difference == pytest.approx(expected.difference, rel=1e-12)
+    assert got.pvalue == pytest.approx(expected.pvalue, rel=1e-12)
+    # a pre-period without experiment ids is used whole
+    untagged = pre_first.drop_columns(["experiment_id"])
+    whole = ab(both, pre=untagged, metrics=["ctr"], experiment="exp-a").metrics[0]
+    assert whole.pvalue == pytest.approx(expected.pvalue, rel=1e-12)
+    # a pre-period with several experiments and none chosen is refused, naming the pre-period
+    with pytest.raises(PolicyError, match=r"^the pre-period log <pre-period table> holds 2 "):
+        ab(first, pre=pre_both, metrics=["ctr"], validate=False)
+    # a pre-period with experiment ids but not the chosen one
+    with pytest.raises(
+        PolicyError,
+        match=r"^experiment='exp-a' is not in the pre-period log <pre-period table>; its "
+        r"experiments: 'exp-b' \(\d+ rows\)",
+    ):
+        ab(both, pre=other, experiment="exp-a", validate=False)

@@ -279,6 +279,8 @@ class ABResult:
     holds one :class:`MetricEffect` per metric asked for, ``segments`` one
     :class:`SegmentEffect` per metric and segment value, ``latency`` the exact quantiles per
     variant (control first), ``counts`` the size of each variant (control first).
+    ``experiment`` is the ``experiment_id`` analysed when one was chosen (``None``: the log's
+    rows whatever their id, which is at most one).
     """
 
     control: str
@@ -295,6 +297,7 @@ class ABResult:
     reformulation_window: float
     cuped: bool
     notes: tuple[str, ...] = field(default=())
+    experiment: str | None = None
 
     @property
     def warnings(self) -> tuple[str, ...]:
@@ -317,6 +320,7 @@ class ABResult:
     def to_dict(self) -> dict[str, Any]:
         return {
             "warnings": list(self.warnings),
+            "experiment": self.experiment,
             "control": self.control,
             "treatment": self.treatment,
             "sample_ratio": self.srm.to_dict(),
@@ -465,12 +469,14 @@ def _user_table(
     return _per_user(requests, keys)
 
 
-def _as_table(log: Any, engine: str, validate: bool) -> tuple[IbisTable, str]:
+def _as_table(
+    log: Any, engine: str, validate: bool, *, unnamed: str = "<table>"
+) -> tuple[IbisTable, str]:
     """The log as a typed Ibis table (:func:`rankmeter.online.read_log`), and how to name it
-    in errors."""
+    in errors (``unnamed`` for a table in memory)."""
     _ibis()
     table = read_log(log, engine=engine, validate=validate)
-    name = str(log) if isinstance(log, (str, os.PathLike)) else "<table>"
+    name = str(log) if isinstance(log, (str, os.PathLike)) else unnamed
     return table, name
 
 
@@ -481,6 +487,7 @@ def _as_table(log: Any, engine: str, validate: bool) -> tuple[IbisTable, str]:
 def ab(
     log: Any,
     *,
+    experiment: str | None = None,
     control: str | None = None,
     metrics: Iterable[str] | None = None,
     segments: Iterable[str] | None = None,
@@ -507,6 +514,11 @@ def ab(
     ----------
     log : Ibis table, pyarrow Table or path
         One row per impression, with the columns of the online log contract (docs/ab.md).
+    experiment : str, optional
+        The ``experiment_id`` to analyse: only its rows are read (and only its rows of the
+        pre-period, when the pre-period has experiment ids). Required when the log holds more
+        than one experiment id; a log whose ``experiment_id`` is null or one value throughout
+        is analysed whole without it.
     control : str, optional
         The control variant's name; default ``"control"`` if present, else the first variant
         in sort order. The log must have exactly two variants.
@@ -517,7 +529,9 @@ def ab(
         segment value too, corrected across all segment values per metric, and segments that
         got significantly worse are flagged.
     pre : same kinds as ``log``, optional
-        The pre-period log of the same users: enables CUPED.
+        The pre-period log of the same users: enables CUPED. Where it has experiment ids,
+        ``experiment`` chooses its rows as it does the log's (several ids and none chosen is
+        refused; ids without the chosen one too); without ids it is used whole.
     alpha : float, default 0.05
         Significance level (the intervals are at ``1 - alpha``).
     correction : {"holm", "bonferroni", "bh", "none"}, default "holm"
@@ -577,16 +591,22 @@ def ab(
     engine = _validate.choice("engine", engine, ("duckdb", "spark"))
     if control is not None:
         control = _validate.identifier("control", control)
+    if experiment is not None:
+        experiment = _validate.identifier("experiment", experiment)
     validate = _validate.boolean("validate", validate)
 
     table, name = _as_table(log, engine, validate)
+    table = _one_experiment(table, experiment, f"the log {name}")
     segment_columns = _segment_columns(segments, table, name)
     users = _user_table(table, (), success_dwell, reformulation_window)
     _check_one_variant_per_user(users, name)
     cuped = pre is not None
     pre_users: IbisTable | None = None
     if cuped:
-        pre_table, _ = _as_table(pre, engine, validate)
+        pre_table, pre_name = _as_table(pre, engine, validate, unnamed="<pre-period table>")
+        pre_table = _one_experiment(
+            pre_table, experiment, f"the pre-period log {pre_name}", untagged_whole=True
+        )
         pre_users = _pre_period(pre_table, success_dwell, reformulation_window)
         users = _with_pre(users, pre_users)
 
@@ -632,7 +652,47 @@ def ab(
         reformulation_window=reformulation_window,
         cuped=cuped,
         notes=tuple(notes),
+        experiment=experiment,
     )
+
+
+#: How many experiment ids an error message lists before "and N more".
+SHOWN_EXPERIMENTS = 5
+
+
+def _one_experiment(
+    table: IbisTable, experiment: str | None, where: str, *, untagged_whole: bool = False
+) -> IbisTable:
+    """The rows of one experiment: ``experiment``'s when chosen, else the whole table, which
+    may then hold at most one experiment id (several are never pooled silently).
+    ``untagged_whole``: a table without experiment ids is used whole even when one was chosen
+    (a pre-period logged before any experiment)."""
+    counted = table.group_by("experiment_id").aggregate(rows=table.count())
+    found = [
+        (str(row["experiment_id"]), int(row["rows"]))
+        for row in counted.to_pyarrow().to_pylist()
+        if row["experiment_id"] is not None
+    ]
+    found.sort(key=lambda item: (-item[1], item[0]))
+    listed = ", ".join(f"{e!r} ({n:,} rows)" for e, n in found[:SHOWN_EXPERIMENTS])
+    if len(found) > SHOWN_EXPERIMENTS:
+        listed += f", and {len(found) - SHOWN_EXPERIMENTS} more"
+    if experiment is None:
+        if len(found) > 1:
+            raise PolicyError(
+                f"{where} holds {len(found)} experiments: {listed}; choose one with "
+                "--experiment ID (experiment= in Python)"
+            )
+        return table
+    if experiment in {e for e, _ in found}:
+        return table.filter(table.experiment_id == experiment)
+    if not found:
+        if untagged_whole:
+            return table
+        raise PolicyError(
+            f"experiment={experiment!r} is not in {where}; it has no experiment_id values"
+        )
+    raise PolicyError(f"experiment={experiment!r} is not in {where}; its experiments: {listed}")
 
 
 def _metric_names(metrics: Iterable[str] | None) -> list[str]:

@@ -183,8 +183,9 @@ def settings_line(result: ABResult) -> str:
     from rankmeter.stats import correction_phrase
 
     cuped = "CUPED on the pre-period" if result.cuped else "no CUPED (no pre-period)"
+    experiment = "" if result.experiment is None else f"experiment {result.experiment}; "
     return (
-        f"Welch's t on delta-method variances (tea-tasting), alpha {result.alpha:g}, "
+        f"{experiment}Welch's t on delta-method variances (tea-tasting), alpha {result.alpha:g}, "
         f"{correction_phrase(result.correction)} across metrics and per metric across "
         f"segments; MDE at power {result.power:g}; {cuped}; success: dwell >= "
         f"{result.success_dwell:g} s; reformulation: another query within "
