@@ -558,3 +558,58 @@ def test_the_pre_period_follows_the_chosen_experiment() -> None:
         r"experiments: 'exp-b' \(\d+ rows\)",
     ):
         ab(both, pre=other, experiment="exp-a", validate=False)
+
+
+# ----------------------------------------------------------------------------------------------
+# CUPED: the raw means beside the adjusted ones; a pre-period from before the experiment
+
+
+def _shifted(log: pa.Table, delta: dt.timedelta) -> pa.Table:
+    moved = pa.compute.add(log["event_ts"], pa.scalar(delta))
+    return log.set_column(log.schema.get_field_index("event_ts"), "event_ts", moved)
+
+
+def test_cuped_keeps_the_raw_means_beside_the_adjusted_ones() -> None:
+    log = _log_of(CONTROL, TREATMENT)
+    pre = _shifted(_log_of(PRE_CONTROL, PRE_TREATMENT), dt.timedelta(days=-7))
+    effect = ab(log, pre=pre, metrics=["ctr"]).metrics[0]
+    plain = ab(log, metrics=["ctr"]).metrics[0]
+    # the raw means are the ratios of the per-user sums, as without CUPED
+    raw_c = sum(c for c, _ in CONTROL) / sum(n for _, n in CONTROL)
+    raw_t = sum(c for c, _ in TREATMENT) / sum(n for _, n in TREATMENT)
+    assert (effect.control_raw, effect.treatment_raw) == (pytest.approx(raw_c), pytest.approx(raw_t))
+    assert (plain.control, plain.treatment) == (pytest.approx(raw_c), pytest.approx(raw_t))
+    assert (plain.control_raw, plain.treatment_raw) == (plain.control, plain.treatment)
+    assert effect.control != pytest.approx(raw_c)  # the adjusted mean moved
+    data = effect.to_dict()
+    assert (data["control_raw"], data["treatment_raw"]) == (effect.control_raw, effect.treatment_raw)
+
+
+def test_a_pre_period_that_overlaps_a_users_experiment_is_refused() -> None:
+    log = _log_of(CONTROL, TREATMENT)
+    # the pre-period's events an hour into the experiment: its covariate saw the treatment
+    late = _shifted(_log_of(PRE_CONTROL, PRE_TREATMENT), dt.timedelta(hours=1))
+    with pytest.raises(
+        FormatError,
+        match=r"^<pre-period table>: user 'control0' has pre-period events up to "
+        r"2026-01-01 01:00:00\+00:00, after their first request in the experiment at "
+        r"2026-01-01 00:00:00\+00:00 \(<table>\); CUPED needs a covariate from before the "
+        r"treatment: give a pre-period that ends before the experiment starts$",
+    ):
+        ab(log, pre=late, metrics=["ctr"])
+
+
+def test_staggered_enrolment_may_overlap_overall_and_is_noted() -> None:
+    # Each user's pre-period ends before that user's own first request, though the last
+    # pre-period event comes after the experiment's first: users entered it one by one.
+    log = random_log(100, seed=3)
+    first_pages = log.filter(pa.compute.match_substring(log["request_id"], "-r0"))
+    pre = _shifted(first_pages, dt.timedelta(seconds=-5))
+    result = ab(log, pre=pre, metrics=["ctr"])
+    assert result.cuped
+    note = next(n for n in result.notes if n.startswith("the pre-period"))
+    assert note.startswith("the pre-period runs to 2026-01-02 03:30:15+00:00, after the "
+                           "experiment's first request at 2026-01-01 00:00:20+00:00")
+    assert "(staggered enrolment)" in note
+    before = ab(log, pre=_shifted(pre, dt.timedelta(days=-2)), metrics=["ctr"])
+    assert not any(n.startswith("the pre-period") for n in before.notes)

@@ -22,7 +22,7 @@ import math
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, TypeAlias
+from typing import Any, NamedTuple, TypeAlias
 
 from rankmeter import _validate
 from rankmeter.errors import FormatError, MetricError, PolicyError
@@ -181,6 +181,11 @@ class MetricEffect:
     :attr:`ABMetric.higher_is_better`), ``"no significant difference"`` or ``"not tested"`` (no
     p-value: the metric has no variance in the data). ``mde`` and ``mde_relative``
     are the minimum detectable effect at the analysis' power with the users observed.
+
+    With CUPED (``cuped``), ``control`` and ``treatment`` are tea-tasting's CUPED-adjusted
+    means, and the difference, its interval, the relative difference, the p-values and the
+    MDE are the adjusted ones; ``control_raw`` and ``treatment_raw`` are the unadjusted means
+    (the ratio of the per-user sums), equal to ``control`` and ``treatment`` without CUPED.
     """
 
     metric: str
@@ -200,6 +205,8 @@ class MetricEffect:
     mde: float
     mde_relative: float
     cuped: bool
+    control_raw: float = math.nan
+    treatment_raw: float = math.nan
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -207,6 +214,8 @@ class MetricEffect:
             "higher_is_better": self.higher_is_better,
             "control": self.control,
             "treatment": self.treatment,
+            "control_raw": self.control_raw,
+            "treatment_raw": self.treatment_raw,
             "difference": self.difference,
             "difference_ci": [self.difference_low, self.difference_high],
             "relative": self.relative,
@@ -602,19 +611,20 @@ def ab(
     _check_one_variant_per_user(users, name)
     cuped = pre is not None
     pre_users: IbisTable | None = None
+    notes: list[str] = []
     if cuped:
         pre_table, pre_name = _as_table(pre, engine, validate, unnamed="<pre-period table>")
         pre_table = _one_experiment(
             pre_table, experiment, f"the pre-period log {pre_name}", untagged_whole=True
         )
         pre_users = _pre_period(pre_table, success_dwell, reformulation_window)
+        _check_pre_period_precedes(table, pre_users, name, pre_name, notes)
         users = _with_pre(users, pre_users)
 
     chosen = [AB_METRICS[n] for n in names]
     tt_metrics = {m.name: _tea_metric(m, cuped, alpha, power) for m in chosen}
     aggregates = _aggregates(users, "variant", tt_metrics.values())
     control, treatment = _variants(sorted(map(str, aggregates)), control, name)
-    notes: list[str] = []
 
     srm = _sample_ratio(aggregates, control, treatment, expected_ratio, srm_alpha)
     effects = _effects(chosen, tt_metrics, aggregates, control, treatment, alpha, correction)
@@ -765,15 +775,50 @@ def _variants(variants: list[str], control: str | None, name: str) -> tuple[str,
 
 
 def _pre_period(pre_table: IbisTable, success_dwell: float, window: float) -> IbisTable:
-    """The pre-period's per-user values (``pre_<column>``, one row per user), brought back
-    as a small Arrow table and handed to the log's engine as an in-memory table: the
-    pre-period may have been read on another connection than the log."""
+    """The pre-period's per-user values (``pre_<column>``, one row per user) and the user's
+    last pre-period event (``pre_last_ts``), brought back as a small Arrow table and handed to
+    the log's engine as an in-memory table: the pre-period may have been read on another
+    connection than the log."""
     ibis = _ibis()
     users = _user_table(pre_table, (), success_dwell, window)
     per_user = users.group_by("user_id").aggregate(
         **{f"pre_{c}": users[c].sum() for c in USER_COLUMNS}
     )
+    last = pre_table.group_by("user_id").aggregate(pre_last_ts=pre_table.event_ts.max())
+    per_user = per_user.join(last, "user_id")
     return ibis.memtable(per_user.rename(pre_user_id="user_id").to_pyarrow())
+
+
+def _check_pre_period_precedes(
+    table: IbisTable, pre_users: IbisTable, name: str, pre_name: str, notes: list[str]
+) -> None:
+    """CUPED's covariate must come from before the treatment. A user whose pre-period runs
+    past their own first request of the experiment is refused; a pre-period that runs past
+    the experiment's first request only overall (users enrolled one by one, each user's
+    pre-period ending before their own start) is legitimate, and noted."""
+    first = table.aggregate(first_ts=table.event_ts.min()).to_pyarrow()["first_ts"][0].as_py()
+    last = pre_users.aggregate(last_ts=pre_users.pre_last_ts.max()).to_pyarrow()
+    pre_last = last["last_ts"][0].as_py()
+    if first is None or pre_last is None or pre_last <= first:
+        return
+    starts = table.group_by("user_id").aggregate(first_ts=table.event_ts.min())
+    joined = starts.join(pre_users, starts.user_id == pre_users.pre_user_id)
+    late = joined.filter(joined.pre_last_ts > joined.first_ts).order_by("user_id").limit(1)
+    found = late.select("user_id", "first_ts", "pre_last_ts").to_pyarrow().to_pylist()
+    if found:
+        row = found[0]
+        raise FormatError(
+            pre_name,
+            f"user {row['user_id']!r} has pre-period events up to {row['pre_last_ts']}, after "
+            f"their first request in the experiment at {row['first_ts']} ({name}); CUPED needs "
+            "a covariate from before the treatment: give a pre-period that ends before the "
+            "experiment starts",
+        )
+    notes.append(
+        f"the pre-period runs to {pre_last}, after the experiment's first request at {first}, "
+        "but each user's pre-period ends before that user's own first request (staggered "
+        "enrolment), so CUPED's covariate still comes from before the treatment"
+    )
 
 
 def _with_pre(users: IbisTable, pre: IbisTable) -> IbisTable:
@@ -855,23 +900,41 @@ def _nan_effect(metric: ABMetric, cuped: bool) -> MetricEffect:
     )  # fmt: skip
 
 
-def _analyse(
-    metric: ABMetric, tt_metric: Any, control: Any, treatment: Any
-) -> tuple[Any, float, float]:
+class _Analysed(NamedTuple):
+    """tea-tasting's result for one metric (None: undefined), its minimum detectable effect
+    (absolute, relative) and the raw (not CUPED-adjusted) means of both variants."""
+
+    result: Any
+    mde: float
+    mde_relative: float
+    control_raw: float
+    treatment_raw: float
+
+
+def _raw_mean(metric: ABMetric, aggregate: Any) -> float:
+    """mean(numerator) / mean(denominator) over the users: the metric without CUPED."""
+    denominator = float(aggregate.mean(metric.denominator))
+    if denominator == 0 or not math.isfinite(denominator):
+        return math.nan
+    return float(aggregate.mean(metric.numerator)) / denominator
+
+
+def _analyse(metric: ABMetric, tt_metric: Any, control: Any, treatment: Any) -> _Analysed:
     """tea-tasting's result and minimum detectable effect (absolute, relative) for one metric;
     NaN where the statistics are undefined (a variance of zero, no denominator)."""
     import numpy as np
 
+    raw = (_raw_mean(metric, control), _raw_mean(metric, treatment))
     with np.errstate(all="ignore"):
         try:
             result = tt_metric.analyze_aggregates(control, treatment)
         except (ZeroDivisionError, ValueError):
-            return None, math.nan, math.nan
+            return _Analysed(None, math.nan, math.nan, *raw)
         try:
             mde = tt_metric.solve_power_from_aggregates(control + treatment, "rel_effect_size")[0]
-            return result, float(mde.effect_size), float(mde.rel_effect_size)
+            return _Analysed(result, float(mde.effect_size), float(mde.rel_effect_size), *raw)
         except (ZeroDivisionError, ValueError, RuntimeError):
-            return result, math.nan, math.nan
+            return _Analysed(result, math.nan, math.nan, *raw)
 
 
 def _effects(
@@ -892,19 +955,21 @@ def _effects(
 
 def _corrected(
     chosen: Sequence[ABMetric],
-    raw: Sequence[tuple[Any, float, float]],
+    raw: Sequence[_Analysed],
     alpha: float,
     correction: str,
     cuped: bool,
 ) -> list[MetricEffect]:
     from rankmeter.stats import correct
 
-    pvalues = [math.nan if r is None else _finite(r.pvalue) for r, _, _ in raw]
+    pvalues = [math.nan if a.result is None else _finite(a.result.pvalue) for a in raw]
     corrected = correct(pvalues, correction, alpha=alpha)
     effects = []
-    for i, (metric, (r, mde, mde_rel)) in enumerate(zip(chosen, raw, strict=True)):
+    for i, (metric, analysed) in enumerate(zip(chosen, raw, strict=True)):
+        r, mde, mde_rel = analysed.result, analysed.mde, analysed.mde_relative
+        raw_means = {"control_raw": analysed.control_raw, "treatment_raw": analysed.treatment_raw}
         if r is None:
-            effects.append(_nan_effect(metric, cuped))
+            effects.append(replace(_nan_effect(metric, cuped), **raw_means))
             continue
         significant = bool(corrected.significant[i])
         if not math.isfinite(float(r.pvalue)):
@@ -936,6 +1001,7 @@ def _corrected(
                 mde=mde,
                 mde_relative=mde_rel,
                 cuped=cuped,
+                **raw_means,
             )
         )
     return effects
@@ -1032,7 +1098,7 @@ def _segments(
     results: list[SegmentEffect] = []
     cuped = pre_users is not None
     for metric in chosen:
-        raw: list[tuple[Any, float, float]] = []
+        raw: list[_Analysed] = []
         kept: list[tuple[str, str, int, int, bool]] = []
         for column, value, c_aggr, t_aggr in cells:
             n_c = 0 if c_aggr is None else int(c_aggr.count())
