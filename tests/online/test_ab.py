@@ -613,3 +613,28 @@ def test_staggered_enrolment_may_overlap_overall_and_is_noted() -> None:
     assert "(staggered enrolment)" in note
     before = ab(log, pre=_shifted(pre, dt.timedelta(days=-2)), metrics=["ctr"])
     assert not any(n.startswith("the pre-period") for n in before.notes)
+
+
+# ----------------------------------------------------------------------------------------------
+# Segments: a missing value is a level of its own
+
+
+def test_users_without_a_segment_value_are_a_missing_level() -> None:
+    log = random_log(400, seed=8)
+    users = log["user_id"].to_pylist()
+    # a third of the users' device was not logged
+    device = [None if int(u[1:]) % 3 == 0 else d for u, d in zip(users, log["device"].to_pylist())]
+    log = log.set_column(log.schema.get_field_index("device"), "device", pa.array(device))
+    result = ab(log, metrics=["ctr"], segments=["device"])
+    by_value = {s.value: s for s in result.segments}
+    assert set(by_value) == {"desktop", "mobile", "(missing)"}
+    missing = by_value["(missing)"]
+    assert missing.missing and not by_value["mobile"].missing
+    # every user is in exactly one level: nobody was dropped
+    counted = sum(s.control_users + s.treatment_users for s in result.segments)
+    assert counted == 400
+    # the level's numbers are those of its users analysed alone
+    alone = ab(log.filter(pa.compute.is_null(log["device"])), metrics=["ctr"]).metrics[0]
+    assert missing.effect.difference == pytest.approx(alone.difference, rel=1e-9)
+    assert missing.to_dict()["value"] is None and missing.to_dict()["missing"] is True
+    assert [s.value for s in result.segments][-1] == "(missing)"  # after the values

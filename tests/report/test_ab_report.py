@@ -136,3 +136,18 @@ def test_cuped_shows_the_raw_means_in_every_format(cuped: Any) -> None:
 def test_without_cuped_the_means_are_shown_once(skewed: Any) -> None:
     assert "(raw)" not in _terminal(skewed) and "(raw)" not in render_markdown(skewed)
     assert "raw " not in render_html(skewed).split('id="metrics"')[1].split("</table>")[0]
+
+
+def test_a_missing_segment_value_is_its_own_level_in_every_format() -> None:
+    import pyarrow as pa
+
+    log = random_log(300, seed=8)
+    users, devices = log["user_id"].to_pylist(), log["device"].to_pylist()
+    device = [None if int(u[1:]) % 4 == 0 else d for u, d in zip(users, devices, strict=True)]
+    log = log.set_column(log.schema.get_field_index("device"), "device", pa.array(device))
+    result = ab(log, metrics=["ctr"], segments=["device"])
+    assert any(line.startswith("│ device=(missing) ") for line in _terminal(result).splitlines())
+    assert "| device=(missing) | ctr |" in render_markdown(result)
+    assert '<th scope="row">device=(missing)<br>' in render_html(result)
+    missing = [s for s in json.loads(render_json(result))["segments"] if s["missing"]]
+    assert len(missing) == 1 and missing[0]["value"] is None and missing[0]["column"] == "device"

@@ -49,6 +49,9 @@ LATENCY_QUANTILES: tuple[float, ...] = (0.5, 0.95, 0.99)
 #: A segment column with more distinct values than this is refused (it is not a segment).
 MAX_SEGMENT_VALUES = 100
 
+#: How the level of the requests whose segment value is null (not logged) is shown.
+MISSING_SEGMENT = "(missing)"
+
 
 @dataclass(frozen=True)
 class ABMetric:
@@ -236,6 +239,9 @@ class SegmentEffect:
 
     ``adjusted`` is corrected across every segment value of every segment column, per metric;
     ``worse`` flags a significant effect (after that correction) in the worse direction.
+    ``missing`` marks the level of the users whose segment value is null: ``value`` reads
+    :data:`MISSING_SEGMENT` (``null`` in :meth:`to_dict`), and they are analysed as a level of
+    their own rather than dropped.
     """
 
     column: str
@@ -243,6 +249,7 @@ class SegmentEffect:
     control_users: int
     treatment_users: int
     effect: MetricEffect
+    missing: bool = False
 
     @property
     def worse(self) -> bool:
@@ -251,7 +258,8 @@ class SegmentEffect:
     def to_dict(self) -> dict[str, Any]:
         return {
             "column": self.column,
-            "value": self.value,
+            "value": None if self.missing else self.value,
+            "missing": self.missing,
             "control_users": self.control_users,
             "treatment_users": self.treatment_users,
             "worse": self.worse,
@@ -1071,13 +1079,10 @@ def _segments(
 ) -> list[SegmentEffect]:
     """Every metric per segment value; corrected per metric across all segment values."""
     ibis = _ibis()
-    cells: list[tuple[str, str, Any, Any]] = []  # column, value, control and treatment aggr.
+    cells: list[tuple[str, Any, Any, Any]] = []  # column, value, control and treatment aggr.
     for column in columns:
-        values = [
-            v
-            for v in table.select(column).distinct().to_pyarrow().column(column).to_pylist()
-            if v is not None
-        ]
+        distinct = table.select(column).distinct().to_pyarrow().column(column).to_pylist()
+        values: list[Any] = [v for v in distinct if v is not None]
         if len(values) > MAX_SEGMENT_VALUES:
             raise PolicyError(
                 f"segment column {column!r} has {len(values)} values (at most "
@@ -1085,28 +1090,37 @@ def _segments(
                 "is_new_user"
             )
         values.sort(key=lambda v: (str(type(v)), v))
+        if len(values) < len(distinct):
+            values.append(None)  # requests without a value: a level of their own, last
         users = _user_table(table, [column], success_dwell, reformulation_window)
         if pre_users is not None:
             users = _with_pre(users, pre_users)
         # One integer cell per (value, variant): one query gives every cell's aggregates.
-        code = ibis.cases(*((users.segment_0 == v, k) for k, v in enumerate(values)), else_=-1)
+        code = ibis.cases(
+            *(
+                (users.segment_0.isnull() if v is None else users.segment_0 == v, k)
+                for k, v in enumerate(values)
+            ),
+            else_=-1,
+        )
         cell = code * 2 + (users.variant != control).cast("int64")
         users = users.mutate(_cell=cell)
         aggregates = _aggregates(users, "_cell", tt_metrics.values())
         for k, value in enumerate(values):
-            cells.append((column, _shown(value), aggregates.get(2 * k), aggregates.get(2 * k + 1)))
+            cells.append((column, value, aggregates.get(2 * k), aggregates.get(2 * k + 1)))
     results: list[SegmentEffect] = []
     cuped = pre_users is not None
     for metric in chosen:
         raw: list[_Analysed] = []
-        kept: list[tuple[str, str, int, int, bool]] = []
+        kept: list[tuple[str, Any, int, int, bool]] = []
         for column, value, c_aggr, t_aggr in cells:
+            shown = _shown(value)
             n_c = 0 if c_aggr is None else int(c_aggr.count())
             n_t = 0 if t_aggr is None else int(t_aggr.count())
             if n_c < 2 or n_t < 2:
                 if metric is chosen[0]:
                     notes.append(
-                        f"segment {column}={value}: {n_c} control and {n_t} treatment users; "
+                        f"segment {column}={shown}: {n_c} control and {n_t} treatment users; "
                         "at least 2 of each are needed, so it is not analysed"
                     )
                 continue
@@ -1118,7 +1132,7 @@ def _segments(
                 tt_metric = _tea_metric(metric, False, alpha, tt_metric.power)
                 if metric is chosen[0]:
                     notes.append(
-                        f"segment {column}={value}: its users have no pre-period data, so it "
+                        f"segment {column}={shown}: its users have no pre-period data, so it "
                         "is analysed without CUPED"
                     )
             raw.append(_analyse(metric, tt_metric, c_aggr, t_aggr))
@@ -1127,8 +1141,10 @@ def _segments(
             continue
         effects = _corrected([metric] * len(raw), raw, alpha, correction, cuped)
         for (column, value, n_c, n_t, without_pre), effect in zip(kept, effects, strict=True):
-            shown = replace(effect, cuped=False) if without_pre else effect
-            results.append(SegmentEffect(column, value, n_c, n_t, shown))
+            final = replace(effect, cuped=False) if without_pre else effect
+            results.append(
+                SegmentEffect(column, _shown(value), n_c, n_t, final, missing=value is None)
+            )
     return results
 
 
@@ -1140,6 +1156,8 @@ def _has_pre_period(metric: ABMetric, control: Any, treatment: Any) -> bool:
 
 
 def _shown(value: Any) -> str:
+    if value is None:
+        return MISSING_SEGMENT
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)
