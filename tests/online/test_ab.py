@@ -499,7 +499,7 @@ def test_several_experiments_are_refused_until_one_is_chosen() -> None:
 
 
 def test_an_unknown_experiment_is_refused_with_the_known_ones() -> None:
-    first, _, both = _two_experiments()
+    _, _, both = _two_experiments()
     with pytest.raises(
         PolicyError,
         match=r"^experiment='exp-c' is not in the log <table>; its experiments: 'exp-a' "
@@ -577,12 +577,18 @@ def test_cuped_keeps_the_raw_means_beside_the_adjusted_ones() -> None:
     # the raw means are the ratios of the per-user sums, as without CUPED
     raw_c = sum(c for c, _ in CONTROL) / sum(n for _, n in CONTROL)
     raw_t = sum(c for c, _ in TREATMENT) / sum(n for _, n in TREATMENT)
-    assert (effect.control_raw, effect.treatment_raw) == (pytest.approx(raw_c), pytest.approx(raw_t))
+    assert (effect.control_raw, effect.treatment_raw) == (
+        pytest.approx(raw_c),
+        pytest.approx(raw_t),
+    )
     assert (plain.control, plain.treatment) == (pytest.approx(raw_c), pytest.approx(raw_t))
     assert (plain.control_raw, plain.treatment_raw) == (plain.control, plain.treatment)
     assert effect.control != pytest.approx(raw_c)  # the adjusted mean moved
     data = effect.to_dict()
-    assert (data["control_raw"], data["treatment_raw"]) == (effect.control_raw, effect.treatment_raw)
+    assert (data["control_raw"], data["treatment_raw"]) == (
+        effect.control_raw,
+        effect.treatment_raw,
+    )
 
 
 def test_a_pre_period_that_overlaps_a_users_experiment_is_refused() -> None:
@@ -608,8 +614,10 @@ def test_staggered_enrolment_may_overlap_overall_and_is_noted() -> None:
     result = ab(log, pre=pre, metrics=["ctr"])
     assert result.cuped
     note = next(n for n in result.notes if n.startswith("the pre-period"))
-    assert note.startswith("the pre-period runs to 2026-01-02 03:30:15+00:00, after the "
-                           "experiment's first request at 2026-01-01 00:00:20+00:00")
+    assert note.startswith(
+        "the pre-period runs to 2026-01-02 03:30:15+00:00, after the "
+        "experiment's first request at 2026-01-01 00:00:20+00:00"
+    )
     assert "(staggered enrolment)" in note
     before = ab(log, pre=_shifted(pre, dt.timedelta(days=-2)), metrics=["ctr"])
     assert not any(n.startswith("the pre-period") for n in before.notes)
@@ -623,7 +631,8 @@ def test_users_without_a_segment_value_are_a_missing_level() -> None:
     log = random_log(400, seed=8)
     users = log["user_id"].to_pylist()
     # a third of the users' device was not logged
-    device = [None if int(u[1:]) % 3 == 0 else d for u, d in zip(users, log["device"].to_pylist())]
+    devices = log["device"].to_pylist()
+    device = [None if int(u[1:]) % 3 == 0 else d for u, d in zip(users, devices, strict=True)]
     log = log.set_column(log.schema.get_field_index("device"), "device", pa.array(device))
     result = ab(log, metrics=["ctr"], segments=["device"])
     by_value = {s.value: s for s in result.segments}

@@ -975,9 +975,14 @@ def _corrected(
     effects = []
     for i, (metric, analysed) in enumerate(zip(chosen, raw, strict=True)):
         r, mde, mde_rel = analysed.result, analysed.mde, analysed.mde_relative
-        raw_means = {"control_raw": analysed.control_raw, "treatment_raw": analysed.treatment_raw}
         if r is None:
-            effects.append(replace(_nan_effect(metric, cuped), **raw_means))
+            effects.append(
+                replace(
+                    _nan_effect(metric, cuped),
+                    control_raw=analysed.control_raw,
+                    treatment_raw=analysed.treatment_raw,
+                )
+            )
             continue
         significant = bool(corrected.significant[i])
         if not math.isfinite(float(r.pvalue)):
@@ -1009,7 +1014,8 @@ def _corrected(
                 mde=mde,
                 mde_relative=mde_rel,
                 cuped=cuped,
-                **raw_means,
+                control_raw=analysed.control_raw,
+                treatment_raw=analysed.treatment_raw,
             )
         )
     return effects
