@@ -172,3 +172,27 @@ def test_a_missing_log_and_a_bad_engine(cli: CLI, tmp_path: Path, logs: dict[str
     assert "postgres" in message
     message = cli("ab", logs["log"], "--alpha", "2").assert_one_error_line(2)
     assert message == "alpha=2.0 must be a number strictly between 0 and 1"
+
+
+def test_several_experiments_need_experiment(cli: CLI, tmp_path: Path) -> None:
+    parts = []
+    for experiment, users, prefix in (("exp-a", 60, "a"), ("exp-b", 40, "b")):
+        log = random_log(users, seed=len(prefix) + users)
+        for column in ("user_id", "session_id", "request_id"):
+            renamed = pa.array([prefix + v for v in log[column].to_pylist()])
+            log = log.set_column(log.schema.get_field_index(column), column, renamed)
+        parts.append(log.append_column("experiment_id", pa.array([experiment] * log.num_rows)))
+    path = _write(pa.concat_tables(parts), tmp_path / "two.parquet")
+    message = cli("ab", path, "-m", "ctr").assert_one_error_line(2)
+    assert message == (
+        f"the log {path} holds 2 experiments: 'exp-a' ({parts[0].num_rows:,} rows), 'exp-b' "
+        f"({parts[1].num_rows:,} rows); choose one with --experiment ID (experiment= in Python)"
+    )
+    message = cli("ab", path, "--experiment", "exp-c").assert_one_error_line(2)
+    assert message.startswith(f"experiment='exp-c' is not in the log {path}; its experiments: ")
+    result = cli("ab", path, "-m", "ctr", "--experiment", "exp-b", "-f", "json")
+    assert result.code == 0, result.err
+    payload = json.loads(result.out)
+    assert payload["experiment"] == "exp-b"
+    users = payload["sample_ratio"]["control_users"] + payload["sample_ratio"]["treatment_users"]
+    assert users == 40

@@ -4,6 +4,7 @@ check, a planted segment regression and bad input."""
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 from typing import Any
 
@@ -456,3 +457,193 @@ def test_a_metric_without_variance_is_not_tested() -> None:
     no_result, ctr = result.metrics
     assert math.isnan(no_result.pvalue) and no_result.verdict == "not tested"
     assert math.isfinite(ctr.pvalue) and ctr.verdict != "not tested"
+
+
+# ----------------------------------------------------------------------------------------------
+# Several experiments in one log
+
+
+def _with_experiment(log: pa.Table, experiment: str | None, prefix: str = "") -> pa.Table:
+    """``log`` tagged with one experiment id (null for None), its users, sessions and
+    requests renamed with ``prefix`` so that two logs can share one file."""
+    for column in ("user_id", "session_id", "request_id"):
+        renamed = pa.array([prefix + v for v in log[column].to_pylist()])
+        log = log.set_column(log.schema.get_field_index(column), column, renamed)
+    return log.append_column("experiment_id", pa.array([experiment] * log.num_rows, pa.string()))
+
+
+def _two_experiments() -> tuple[pa.Table, pa.Table, pa.Table]:
+    """exp-a (CTR up in the treatment), exp-b (no effect) and both pooled in one log."""
+    rates = {(v, n): r for v, r in (("control", 0.2), ("treatment", 0.3)) for n in (True, False)}
+    first = _with_experiment(random_log(300, seed=21, ctr=rates), "exp-a", "a")
+    second = _with_experiment(random_log(200, seed=22), "exp-b", "b")
+    return first, second, pa.concat_tables([first, second])
+
+
+def test_several_experiments_are_refused_until_one_is_chosen() -> None:
+    first, second, both = _two_experiments()
+    # they were pooled silently: 500 users, exp-a's effect diluted by exp-b
+    with pytest.raises(
+        PolicyError,
+        match=rf"^the log <table> holds 2 experiments: 'exp-a' \({first.num_rows:,} rows\), "
+        rf"'exp-b' \({second.num_rows:,} rows\); choose one with --experiment ID "
+        r"\(experiment= in Python\)$",
+    ):
+        ab(both, metrics=["ctr"])
+    chosen = ab(both, metrics=["ctr"], experiment="exp-a")
+    alone = ab(first, metrics=["ctr"])
+    assert chosen.experiment == "exp-a" and alone.experiment is None
+    assert chosen.srm == alone.srm and chosen.counts == alone.counts
+    assert chosen.metrics[0].difference == pytest.approx(alone.metrics[0].difference, rel=1e-12)
+    assert chosen.to_dict()["experiment"] == "exp-a"
+
+
+def test_an_unknown_experiment_is_refused_with_the_known_ones() -> None:
+    _, _, both = _two_experiments()
+    with pytest.raises(
+        PolicyError,
+        match=r"^experiment='exp-c' is not in the log <table>; its experiments: 'exp-a' "
+        r"\(\d[\d,]* rows\), 'exp-b' \(\d[\d,]* rows\)$",
+    ):
+        ab(both, experiment="exp-c")
+    untagged = random_log(40, seed=1)
+    with pytest.raises(
+        PolicyError, match=r"^experiment='exp-a' is not in the log <table>; it has no experiment_id"
+    ):
+        ab(untagged, experiment="exp-a")
+
+
+def test_a_log_of_one_experiment_or_none_is_analysed_as_before() -> None:
+    log = random_log(100, seed=3)
+    plain = ab(log, metrics=["ctr"])
+    tagged = ab(_with_experiment(log, "exp-a"), metrics=["ctr"])
+    null = ab(_with_experiment(log, None), metrics=["ctr"])
+    assert plain.metrics == tagged.metrics == null.metrics
+
+
+def test_the_experiment_list_is_cut_after_a_few() -> None:
+    parts = [_with_experiment(random_log(4, seed=i), f"e{i}", f"p{i}-") for i in range(8)]
+    with pytest.raises(PolicyError, match=r"'e\d' \(\d+ rows\), and 3 more; choose one"):
+        ab(pa.concat_tables(parts))
+
+
+def test_the_pre_period_follows_the_chosen_experiment() -> None:
+    first, _, both = _two_experiments()
+    pre_first = first.filter(pa.compute.match_substring(first["request_id"], "-r0"))
+    # the pre-period of exp-a also holds a day earlier rows of exp-b for some of the same
+    # users: with exp-a chosen, only its rows count. (The log check refuses a user in two
+    # variants across experiments, so this part runs without it.)
+    other = _with_experiment(random_log(50, seed=9), "exp-b", "a")
+    earlier = pa.compute.subtract(other["event_ts"], pa.scalar(dt.timedelta(days=1)))
+    other = other.set_column(other.schema.get_field_index("event_ts"), "event_ts", earlier)
+    pre_both = pa.concat_tables([pre_first, other])
+    expected = ab(first, pre=pre_first, metrics=["ctr"]).metrics[0]
+    got = ab(both, pre=pre_both, metrics=["ctr"], experiment="exp-a", validate=False).metrics[0]
+    untagged_both = pre_both.drop_columns(["experiment_id"])
+    polluted = ab(first, pre=untagged_both, metrics=["ctr"], validate=False).metrics[0]
+    assert polluted.pvalue != pytest.approx(expected.pvalue, rel=1e-6)
+    assert got.difference == pytest.approx(expected.difference, rel=1e-12)
+    assert got.pvalue == pytest.approx(expected.pvalue, rel=1e-12)
+    # a pre-period without experiment ids is used whole
+    untagged = pre_first.drop_columns(["experiment_id"])
+    whole = ab(both, pre=untagged, metrics=["ctr"], experiment="exp-a").metrics[0]
+    assert whole.pvalue == pytest.approx(expected.pvalue, rel=1e-12)
+    # a pre-period with several experiments and none chosen is refused, naming the pre-period
+    with pytest.raises(PolicyError, match=r"^the pre-period log <pre-period table> holds 2 "):
+        ab(first, pre=pre_both, metrics=["ctr"], validate=False)
+    # a pre-period with experiment ids but not the chosen one
+    with pytest.raises(
+        PolicyError,
+        match=r"^experiment='exp-a' is not in the pre-period log <pre-period table>; its "
+        r"experiments: 'exp-b' \(\d+ rows\)",
+    ):
+        ab(both, pre=other, experiment="exp-a", validate=False)
+
+
+# ----------------------------------------------------------------------------------------------
+# CUPED: the raw means beside the adjusted ones; a pre-period from before the experiment
+
+
+def _shifted(log: pa.Table, delta: dt.timedelta) -> pa.Table:
+    moved = pa.compute.add(log["event_ts"], pa.scalar(delta))
+    return log.set_column(log.schema.get_field_index("event_ts"), "event_ts", moved)
+
+
+def test_cuped_keeps_the_raw_means_beside_the_adjusted_ones() -> None:
+    log = _log_of(CONTROL, TREATMENT)
+    pre = _shifted(_log_of(PRE_CONTROL, PRE_TREATMENT), dt.timedelta(days=-7))
+    effect = ab(log, pre=pre, metrics=["ctr"]).metrics[0]
+    plain = ab(log, metrics=["ctr"]).metrics[0]
+    # the raw means are the ratios of the per-user sums, as without CUPED
+    raw_c = sum(c for c, _ in CONTROL) / sum(n for _, n in CONTROL)
+    raw_t = sum(c for c, _ in TREATMENT) / sum(n for _, n in TREATMENT)
+    assert (effect.control_raw, effect.treatment_raw) == (
+        pytest.approx(raw_c),
+        pytest.approx(raw_t),
+    )
+    assert (plain.control, plain.treatment) == (pytest.approx(raw_c), pytest.approx(raw_t))
+    assert (plain.control_raw, plain.treatment_raw) == (plain.control, plain.treatment)
+    assert effect.control != pytest.approx(raw_c)  # the adjusted mean moved
+    data = effect.to_dict()
+    assert (data["control_raw"], data["treatment_raw"]) == (
+        effect.control_raw,
+        effect.treatment_raw,
+    )
+
+
+def test_a_pre_period_that_overlaps_a_users_experiment_is_refused() -> None:
+    log = _log_of(CONTROL, TREATMENT)
+    # the pre-period's events an hour into the experiment: its covariate saw the treatment
+    late = _shifted(_log_of(PRE_CONTROL, PRE_TREATMENT), dt.timedelta(hours=1))
+    with pytest.raises(
+        FormatError,
+        match=r"^<pre-period table>: user 'control0' has pre-period events up to "
+        r"2026-01-01 01:00:00\+00:00, after their first request in the experiment at "
+        r"2026-01-01 00:00:00\+00:00 \(<table>\); CUPED needs a covariate from before the "
+        r"treatment: give a pre-period that ends before the experiment starts$",
+    ):
+        ab(log, pre=late, metrics=["ctr"])
+
+
+def test_staggered_enrolment_may_overlap_overall_and_is_noted() -> None:
+    # Each user's pre-period ends before that user's own first request, though the last
+    # pre-period event comes after the experiment's first: users entered it one by one.
+    log = random_log(100, seed=3)
+    first_pages = log.filter(pa.compute.match_substring(log["request_id"], "-r0"))
+    pre = _shifted(first_pages, dt.timedelta(seconds=-5))
+    result = ab(log, pre=pre, metrics=["ctr"])
+    assert result.cuped
+    note = next(n for n in result.notes if n.startswith("the pre-period"))
+    assert note.startswith(
+        "the pre-period runs to 2026-01-02 03:30:15+00:00, after the "
+        "experiment's first request at 2026-01-01 00:00:20+00:00"
+    )
+    assert "(staggered enrolment)" in note
+    before = ab(log, pre=_shifted(pre, dt.timedelta(days=-2)), metrics=["ctr"])
+    assert not any(n.startswith("the pre-period") for n in before.notes)
+
+
+# ----------------------------------------------------------------------------------------------
+# Segments: a missing value is a level of its own
+
+
+def test_users_without_a_segment_value_are_a_missing_level() -> None:
+    log = random_log(400, seed=8)
+    users = log["user_id"].to_pylist()
+    # a third of the users' device was not logged
+    devices = log["device"].to_pylist()
+    device = [None if int(u[1:]) % 3 == 0 else d for u, d in zip(users, devices, strict=True)]
+    log = log.set_column(log.schema.get_field_index("device"), "device", pa.array(device))
+    result = ab(log, metrics=["ctr"], segments=["device"])
+    by_value = {s.value: s for s in result.segments}
+    assert set(by_value) == {"desktop", "mobile", "(missing)"}
+    missing = by_value["(missing)"]
+    assert missing.missing and not by_value["mobile"].missing
+    # every user is in exactly one level: nobody was dropped
+    counted = sum(s.control_users + s.treatment_users for s in result.segments)
+    assert counted == 400
+    # the level's numbers are those of its users analysed alone
+    alone = ab(log.filter(pa.compute.is_null(log["device"])), metrics=["ctr"]).metrics[0]
+    assert missing.effect.difference == pytest.approx(alone.difference, rel=1e-9)
+    assert missing.to_dict()["value"] is None and missing.to_dict()["missing"] is True
+    assert [s.value for s in result.segments][-1] == "(missing)"  # after the values

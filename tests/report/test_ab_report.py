@@ -87,3 +87,67 @@ def test_undefined_statistics_are_dashes_and_null() -> None:
     assert no_result["pvalue"] is None and no_result["relative"] is None
     row = next(line for line in _terminal(result).splitlines() if "no_result" in line)
     assert "–" in row
+
+
+@pytest.fixture(scope="module")
+def cuped() -> Any:
+    """A CUPED analysis (the pre-period: each user's first page, a week earlier) with
+    segments: the widest tables the page has."""
+    import datetime as dt
+
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    log = random_log(300, seed=3)
+    pre = log.filter(pc.match_substring(log["request_id"], "-r0"))
+    earlier = pc.subtract(pre["event_ts"], pa.scalar(dt.timedelta(days=7)))
+    pre = pre.set_column(pre.schema.get_field_index("event_ts"), "event_ts", earlier)
+    return ab(log, pre=pre, segments=["device", "is_new_user"])
+
+
+def test_cuped_shows_the_raw_means_in_every_format(cuped: Any) -> None:
+    ctr = cuped.metrics[0]
+    assert ctr.cuped and ctr.control_raw != ctr.control
+    raw, adjusted = f"{ctr.control_raw:.4f}", f"{ctr.control:.4f}"
+    legend = "the difference, its interval, the relative difference, the p-values and the MDE "
+    legend += "are CUPED-adjusted"
+
+    text = _terminal(cuped)
+    assert "control (raw)" in text and "control (CUPED)" in text
+    row = next(line for line in text.splitlines() if line.startswith("│ ctr "))
+    assert row.index(raw) < row.index(adjusted)
+    assert legend in " ".join(text.split())
+
+    markdown = render_markdown(cuped)
+    header = next(line for line in markdown.splitlines() if line.startswith("| metric"))
+    assert "| control (raw) | treatment (raw) | control (CUPED) | treatment (CUPED) |" in header
+    assert raw in next(line for line in markdown.splitlines() if line.startswith("| ctr"))
+    assert legend in markdown
+
+    payload = json.loads(render_json(cuped))
+    assert payload["metrics"]["ctr"]["control_raw"] == ctr.control_raw
+    assert payload["metrics"]["ctr"]["control"] == ctr.control
+
+    page = render_html(cuped)
+    assert f'{adjusted}<br><span class="ci">raw {raw}</span>' in page
+    assert "CUPED; raw" in page and legend in page
+
+
+def test_without_cuped_the_means_are_shown_once(skewed: Any) -> None:
+    assert "(raw)" not in _terminal(skewed) and "(raw)" not in render_markdown(skewed)
+    assert "raw " not in render_html(skewed).split('id="metrics"')[1].split("</table>")[0]
+
+
+def test_a_missing_segment_value_is_its_own_level_in_every_format() -> None:
+    import pyarrow as pa
+
+    log = random_log(300, seed=8)
+    users, devices = log["user_id"].to_pylist(), log["device"].to_pylist()
+    device = [None if int(u[1:]) % 4 == 0 else d for u, d in zip(users, devices, strict=True)]
+    log = log.set_column(log.schema.get_field_index("device"), "device", pa.array(device))
+    result = ab(log, metrics=["ctr"], segments=["device"])
+    assert any(line.startswith("│ device=(missing) ") for line in _terminal(result).splitlines())
+    assert "| device=(missing) | ctr |" in render_markdown(result)
+    assert '<th scope="row">device=(missing)<br>' in render_html(result)
+    missing = [s for s in json.loads(render_json(result))["segments"] if s["missing"]]
+    assert len(missing) == 1 and missing[0]["value"] is None and missing[0]["column"] == "device"

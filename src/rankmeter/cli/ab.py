@@ -26,6 +26,13 @@ def ab(
             "Parquet files)."
         ),
     ],
+    experiment: Annotated[
+        str | None,
+        typer.Option(
+            help="The experiment_id to analyse (required when the log holds several; the "
+            "pre-period's rows are chosen by it too where it has experiment ids)."
+        ),
+    ] = None,
     control: Annotated[
         str | None,
         typer.Option(
@@ -92,6 +99,7 @@ def ab(
 
     result = analyse(
         log,
+        experiment=experiment,
         control=control,
         metrics=metric or None,
         segments=segments.split(",") if segments else None,

@@ -22,7 +22,7 @@ import math
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, TypeAlias
+from typing import Any, NamedTuple, TypeAlias
 
 from rankmeter import _validate
 from rankmeter.errors import FormatError, MetricError, PolicyError
@@ -48,6 +48,9 @@ LATENCY_QUANTILES: tuple[float, ...] = (0.5, 0.95, 0.99)
 
 #: A segment column with more distinct values than this is refused (it is not a segment).
 MAX_SEGMENT_VALUES = 100
+
+#: How the level of the requests whose segment value is null (not logged) is shown.
+MISSING_SEGMENT = "(missing)"
 
 
 @dataclass(frozen=True)
@@ -181,6 +184,11 @@ class MetricEffect:
     :attr:`ABMetric.higher_is_better`), ``"no significant difference"`` or ``"not tested"`` (no
     p-value: the metric has no variance in the data). ``mde`` and ``mde_relative``
     are the minimum detectable effect at the analysis' power with the users observed.
+
+    With CUPED (``cuped``), ``control`` and ``treatment`` are tea-tasting's CUPED-adjusted
+    means, and the difference, its interval, the relative difference, the p-values and the
+    MDE are the adjusted ones; ``control_raw`` and ``treatment_raw`` are the unadjusted means
+    (the ratio of the per-user sums), equal to ``control`` and ``treatment`` without CUPED.
     """
 
     metric: str
@@ -200,6 +208,8 @@ class MetricEffect:
     mde: float
     mde_relative: float
     cuped: bool
+    control_raw: float = math.nan
+    treatment_raw: float = math.nan
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -207,6 +217,8 @@ class MetricEffect:
             "higher_is_better": self.higher_is_better,
             "control": self.control,
             "treatment": self.treatment,
+            "control_raw": self.control_raw,
+            "treatment_raw": self.treatment_raw,
             "difference": self.difference,
             "difference_ci": [self.difference_low, self.difference_high],
             "relative": self.relative,
@@ -227,6 +239,9 @@ class SegmentEffect:
 
     ``adjusted`` is corrected across every segment value of every segment column, per metric;
     ``worse`` flags a significant effect (after that correction) in the worse direction.
+    ``missing`` marks the level of the users whose segment value is null: ``value`` reads
+    :data:`MISSING_SEGMENT` (``null`` in :meth:`to_dict`), and they are analysed as a level of
+    their own rather than dropped.
     """
 
     column: str
@@ -234,6 +249,7 @@ class SegmentEffect:
     control_users: int
     treatment_users: int
     effect: MetricEffect
+    missing: bool = False
 
     @property
     def worse(self) -> bool:
@@ -242,7 +258,8 @@ class SegmentEffect:
     def to_dict(self) -> dict[str, Any]:
         return {
             "column": self.column,
-            "value": self.value,
+            "value": None if self.missing else self.value,
+            "missing": self.missing,
             "control_users": self.control_users,
             "treatment_users": self.treatment_users,
             "worse": self.worse,
@@ -279,6 +296,8 @@ class ABResult:
     holds one :class:`MetricEffect` per metric asked for, ``segments`` one
     :class:`SegmentEffect` per metric and segment value, ``latency`` the exact quantiles per
     variant (control first), ``counts`` the size of each variant (control first).
+    ``experiment`` is the ``experiment_id`` analysed when one was chosen (``None``: the log's
+    rows whatever their id, which is at most one).
     """
 
     control: str
@@ -295,6 +314,7 @@ class ABResult:
     reformulation_window: float
     cuped: bool
     notes: tuple[str, ...] = field(default=())
+    experiment: str | None = None
 
     @property
     def warnings(self) -> tuple[str, ...]:
@@ -317,6 +337,7 @@ class ABResult:
     def to_dict(self) -> dict[str, Any]:
         return {
             "warnings": list(self.warnings),
+            "experiment": self.experiment,
             "control": self.control,
             "treatment": self.treatment,
             "sample_ratio": self.srm.to_dict(),
@@ -465,12 +486,14 @@ def _user_table(
     return _per_user(requests, keys)
 
 
-def _as_table(log: Any, engine: str, validate: bool) -> tuple[IbisTable, str]:
+def _as_table(
+    log: Any, engine: str, validate: bool, *, unnamed: str = "<table>"
+) -> tuple[IbisTable, str]:
     """The log as a typed Ibis table (:func:`rankmeter.online.read_log`), and how to name it
-    in errors."""
+    in errors (``unnamed`` for a table in memory)."""
     _ibis()
     table = read_log(log, engine=engine, validate=validate)
-    name = str(log) if isinstance(log, (str, os.PathLike)) else "<table>"
+    name = str(log) if isinstance(log, (str, os.PathLike)) else unnamed
     return table, name
 
 
@@ -481,6 +504,7 @@ def _as_table(log: Any, engine: str, validate: bool) -> tuple[IbisTable, str]:
 def ab(
     log: Any,
     *,
+    experiment: str | None = None,
     control: str | None = None,
     metrics: Iterable[str] | None = None,
     segments: Iterable[str] | None = None,
@@ -507,6 +531,11 @@ def ab(
     ----------
     log : Ibis table, pyarrow Table or path
         One row per impression, with the columns of the online log contract (docs/ab.md).
+    experiment : str, optional
+        The ``experiment_id`` to analyse: only its rows are read (and only its rows of the
+        pre-period, when the pre-period has experiment ids). Required when the log holds more
+        than one experiment id; a log whose ``experiment_id`` is null or one value throughout
+        is analysed whole without it.
     control : str, optional
         The control variant's name; default ``"control"`` if present, else the first variant
         in sort order. The log must have exactly two variants.
@@ -517,7 +546,9 @@ def ab(
         segment value too, corrected across all segment values per metric, and segments that
         got significantly worse are flagged.
     pre : same kinds as ``log``, optional
-        The pre-period log of the same users: enables CUPED.
+        The pre-period log of the same users: enables CUPED. Where it has experiment ids,
+        ``experiment`` chooses its rows as it does the log's (several ids and none chosen is
+        refused; ids without the chosen one too); without ids it is used whole.
     alpha : float, default 0.05
         Significance level (the intervals are at ``1 - alpha``).
     correction : {"holm", "bonferroni", "bh", "none"}, default "holm"
@@ -577,24 +608,31 @@ def ab(
     engine = _validate.choice("engine", engine, ("duckdb", "spark"))
     if control is not None:
         control = _validate.identifier("control", control)
+    if experiment is not None:
+        experiment = _validate.identifier("experiment", experiment)
     validate = _validate.boolean("validate", validate)
 
     table, name = _as_table(log, engine, validate)
+    table = _one_experiment(table, experiment, f"the log {name}")
     segment_columns = _segment_columns(segments, table, name)
     users = _user_table(table, (), success_dwell, reformulation_window)
     _check_one_variant_per_user(users, name)
     cuped = pre is not None
     pre_users: IbisTable | None = None
+    notes: list[str] = []
     if cuped:
-        pre_table, _ = _as_table(pre, engine, validate)
+        pre_table, pre_name = _as_table(pre, engine, validate, unnamed="<pre-period table>")
+        pre_table = _one_experiment(
+            pre_table, experiment, f"the pre-period log {pre_name}", untagged_whole=True
+        )
         pre_users = _pre_period(pre_table, success_dwell, reformulation_window)
+        _check_pre_period_precedes(table, pre_users, name, pre_name, notes)
         users = _with_pre(users, pre_users)
 
     chosen = [AB_METRICS[n] for n in names]
     tt_metrics = {m.name: _tea_metric(m, cuped, alpha, power) for m in chosen}
     aggregates = _aggregates(users, "variant", tt_metrics.values())
     control, treatment = _variants(sorted(map(str, aggregates)), control, name)
-    notes: list[str] = []
 
     srm = _sample_ratio(aggregates, control, treatment, expected_ratio, srm_alpha)
     effects = _effects(chosen, tt_metrics, aggregates, control, treatment, alpha, correction)
@@ -632,7 +670,47 @@ def ab(
         reformulation_window=reformulation_window,
         cuped=cuped,
         notes=tuple(notes),
+        experiment=experiment,
     )
+
+
+#: How many experiment ids an error message lists before "and N more".
+SHOWN_EXPERIMENTS = 5
+
+
+def _one_experiment(
+    table: IbisTable, experiment: str | None, where: str, *, untagged_whole: bool = False
+) -> IbisTable:
+    """The rows of one experiment: ``experiment``'s when chosen, else the whole table, which
+    may then hold at most one experiment id (several are never pooled silently).
+    ``untagged_whole``: a table without experiment ids is used whole even when one was chosen
+    (a pre-period logged before any experiment)."""
+    counted = table.group_by("experiment_id").aggregate(rows=table.count())
+    found = [
+        (str(row["experiment_id"]), int(row["rows"]))
+        for row in counted.to_pyarrow().to_pylist()
+        if row["experiment_id"] is not None
+    ]
+    found.sort(key=lambda item: (-item[1], item[0]))
+    listed = ", ".join(f"{e!r} ({n:,} rows)" for e, n in found[:SHOWN_EXPERIMENTS])
+    if len(found) > SHOWN_EXPERIMENTS:
+        listed += f", and {len(found) - SHOWN_EXPERIMENTS} more"
+    if experiment is None:
+        if len(found) > 1:
+            raise PolicyError(
+                f"{where} holds {len(found)} experiments: {listed}; choose one with "
+                "--experiment ID (experiment= in Python)"
+            )
+        return table
+    if experiment in {e for e, _ in found}:
+        return table.filter(table.experiment_id == experiment)
+    if not found:
+        if untagged_whole:
+            return table
+        raise PolicyError(
+            f"experiment={experiment!r} is not in {where}; it has no experiment_id values"
+        )
+    raise PolicyError(f"experiment={experiment!r} is not in {where}; its experiments: {listed}")
 
 
 def _metric_names(metrics: Iterable[str] | None) -> list[str]:
@@ -705,15 +783,50 @@ def _variants(variants: list[str], control: str | None, name: str) -> tuple[str,
 
 
 def _pre_period(pre_table: IbisTable, success_dwell: float, window: float) -> IbisTable:
-    """The pre-period's per-user values (``pre_<column>``, one row per user), brought back
-    as a small Arrow table and handed to the log's engine as an in-memory table: the
-    pre-period may have been read on another connection than the log."""
+    """The pre-period's per-user values (``pre_<column>``, one row per user) and the user's
+    last pre-period event (``pre_last_ts``), brought back as a small Arrow table and handed to
+    the log's engine as an in-memory table: the pre-period may have been read on another
+    connection than the log."""
     ibis = _ibis()
     users = _user_table(pre_table, (), success_dwell, window)
     per_user = users.group_by("user_id").aggregate(
         **{f"pre_{c}": users[c].sum() for c in USER_COLUMNS}
     )
+    last = pre_table.group_by("user_id").aggregate(pre_last_ts=pre_table.event_ts.max())
+    per_user = per_user.join(last, "user_id")
     return ibis.memtable(per_user.rename(pre_user_id="user_id").to_pyarrow())
+
+
+def _check_pre_period_precedes(
+    table: IbisTable, pre_users: IbisTable, name: str, pre_name: str, notes: list[str]
+) -> None:
+    """CUPED's covariate must come from before the treatment. A user whose pre-period runs
+    past their own first request of the experiment is refused; a pre-period that runs past
+    the experiment's first request only overall (users enrolled one by one, each user's
+    pre-period ending before their own start) is legitimate, and noted."""
+    first = table.aggregate(first_ts=table.event_ts.min()).to_pyarrow()["first_ts"][0].as_py()
+    last = pre_users.aggregate(last_ts=pre_users.pre_last_ts.max()).to_pyarrow()
+    pre_last = last["last_ts"][0].as_py()
+    if first is None or pre_last is None or pre_last <= first:
+        return
+    starts = table.group_by("user_id").aggregate(first_ts=table.event_ts.min())
+    joined = starts.join(pre_users, starts.user_id == pre_users.pre_user_id)
+    late = joined.filter(joined.pre_last_ts > joined.first_ts).order_by("user_id").limit(1)
+    found = late.select("user_id", "first_ts", "pre_last_ts").to_pyarrow().to_pylist()
+    if found:
+        row = found[0]
+        raise FormatError(
+            pre_name,
+            f"user {row['user_id']!r} has pre-period events up to {row['pre_last_ts']}, after "
+            f"their first request in the experiment at {row['first_ts']} ({name}); CUPED needs "
+            "a covariate from before the treatment: give a pre-period that ends before the "
+            "experiment starts",
+        )
+    notes.append(
+        f"the pre-period runs to {pre_last}, after the experiment's first request at {first}, "
+        "but each user's pre-period ends before that user's own first request (staggered "
+        "enrolment), so CUPED's covariate still comes from before the treatment"
+    )
 
 
 def _with_pre(users: IbisTable, pre: IbisTable) -> IbisTable:
@@ -795,23 +908,41 @@ def _nan_effect(metric: ABMetric, cuped: bool) -> MetricEffect:
     )  # fmt: skip
 
 
-def _analyse(
-    metric: ABMetric, tt_metric: Any, control: Any, treatment: Any
-) -> tuple[Any, float, float]:
+class _Analysed(NamedTuple):
+    """tea-tasting's result for one metric (None: undefined), its minimum detectable effect
+    (absolute, relative) and the raw (not CUPED-adjusted) means of both variants."""
+
+    result: Any
+    mde: float
+    mde_relative: float
+    control_raw: float
+    treatment_raw: float
+
+
+def _raw_mean(metric: ABMetric, aggregate: Any) -> float:
+    """mean(numerator) / mean(denominator) over the users: the metric without CUPED."""
+    denominator = float(aggregate.mean(metric.denominator))
+    if denominator == 0 or not math.isfinite(denominator):
+        return math.nan
+    return float(aggregate.mean(metric.numerator)) / denominator
+
+
+def _analyse(metric: ABMetric, tt_metric: Any, control: Any, treatment: Any) -> _Analysed:
     """tea-tasting's result and minimum detectable effect (absolute, relative) for one metric;
     NaN where the statistics are undefined (a variance of zero, no denominator)."""
     import numpy as np
 
+    raw = (_raw_mean(metric, control), _raw_mean(metric, treatment))
     with np.errstate(all="ignore"):
         try:
             result = tt_metric.analyze_aggregates(control, treatment)
         except (ZeroDivisionError, ValueError):
-            return None, math.nan, math.nan
+            return _Analysed(None, math.nan, math.nan, *raw)
         try:
             mde = tt_metric.solve_power_from_aggregates(control + treatment, "rel_effect_size")[0]
-            return result, float(mde.effect_size), float(mde.rel_effect_size)
+            return _Analysed(result, float(mde.effect_size), float(mde.rel_effect_size), *raw)
         except (ZeroDivisionError, ValueError, RuntimeError):
-            return result, math.nan, math.nan
+            return _Analysed(result, math.nan, math.nan, *raw)
 
 
 def _effects(
@@ -832,19 +963,26 @@ def _effects(
 
 def _corrected(
     chosen: Sequence[ABMetric],
-    raw: Sequence[tuple[Any, float, float]],
+    raw: Sequence[_Analysed],
     alpha: float,
     correction: str,
     cuped: bool,
 ) -> list[MetricEffect]:
     from rankmeter.stats import correct
 
-    pvalues = [math.nan if r is None else _finite(r.pvalue) for r, _, _ in raw]
+    pvalues = [math.nan if a.result is None else _finite(a.result.pvalue) for a in raw]
     corrected = correct(pvalues, correction, alpha=alpha)
     effects = []
-    for i, (metric, (r, mde, mde_rel)) in enumerate(zip(chosen, raw, strict=True)):
+    for i, (metric, analysed) in enumerate(zip(chosen, raw, strict=True)):
+        r, mde, mde_rel = analysed.result, analysed.mde, analysed.mde_relative
         if r is None:
-            effects.append(_nan_effect(metric, cuped))
+            effects.append(
+                replace(
+                    _nan_effect(metric, cuped),
+                    control_raw=analysed.control_raw,
+                    treatment_raw=analysed.treatment_raw,
+                )
+            )
             continue
         significant = bool(corrected.significant[i])
         if not math.isfinite(float(r.pvalue)):
@@ -876,6 +1014,8 @@ def _corrected(
                 mde=mde,
                 mde_relative=mde_rel,
                 cuped=cuped,
+                control_raw=analysed.control_raw,
+                treatment_raw=analysed.treatment_raw,
             )
         )
     return effects
@@ -945,13 +1085,10 @@ def _segments(
 ) -> list[SegmentEffect]:
     """Every metric per segment value; corrected per metric across all segment values."""
     ibis = _ibis()
-    cells: list[tuple[str, str, Any, Any]] = []  # column, value, control and treatment aggr.
+    cells: list[tuple[str, Any, Any, Any]] = []  # column, value, control and treatment aggr.
     for column in columns:
-        values = [
-            v
-            for v in table.select(column).distinct().to_pyarrow().column(column).to_pylist()
-            if v is not None
-        ]
+        distinct = table.select(column).distinct().to_pyarrow().column(column).to_pylist()
+        values: list[Any] = [v for v in distinct if v is not None]
         if len(values) > MAX_SEGMENT_VALUES:
             raise PolicyError(
                 f"segment column {column!r} has {len(values)} values (at most "
@@ -959,28 +1096,37 @@ def _segments(
                 "is_new_user"
             )
         values.sort(key=lambda v: (str(type(v)), v))
+        if len(values) < len(distinct):
+            values.append(None)  # requests without a value: a level of their own, last
         users = _user_table(table, [column], success_dwell, reformulation_window)
         if pre_users is not None:
             users = _with_pre(users, pre_users)
         # One integer cell per (value, variant): one query gives every cell's aggregates.
-        code = ibis.cases(*((users.segment_0 == v, k) for k, v in enumerate(values)), else_=-1)
+        code = ibis.cases(
+            *(
+                (users.segment_0.isnull() if v is None else users.segment_0 == v, k)
+                for k, v in enumerate(values)
+            ),
+            else_=-1,
+        )
         cell = code * 2 + (users.variant != control).cast("int64")
         users = users.mutate(_cell=cell)
         aggregates = _aggregates(users, "_cell", tt_metrics.values())
         for k, value in enumerate(values):
-            cells.append((column, _shown(value), aggregates.get(2 * k), aggregates.get(2 * k + 1)))
+            cells.append((column, value, aggregates.get(2 * k), aggregates.get(2 * k + 1)))
     results: list[SegmentEffect] = []
     cuped = pre_users is not None
     for metric in chosen:
-        raw: list[tuple[Any, float, float]] = []
-        kept: list[tuple[str, str, int, int, bool]] = []
+        raw: list[_Analysed] = []
+        kept: list[tuple[str, Any, int, int, bool]] = []
         for column, value, c_aggr, t_aggr in cells:
+            shown = _shown(value)
             n_c = 0 if c_aggr is None else int(c_aggr.count())
             n_t = 0 if t_aggr is None else int(t_aggr.count())
             if n_c < 2 or n_t < 2:
                 if metric is chosen[0]:
                     notes.append(
-                        f"segment {column}={value}: {n_c} control and {n_t} treatment users; "
+                        f"segment {column}={shown}: {n_c} control and {n_t} treatment users; "
                         "at least 2 of each are needed, so it is not analysed"
                     )
                 continue
@@ -992,7 +1138,7 @@ def _segments(
                 tt_metric = _tea_metric(metric, False, alpha, tt_metric.power)
                 if metric is chosen[0]:
                     notes.append(
-                        f"segment {column}={value}: its users have no pre-period data, so it "
+                        f"segment {column}={shown}: its users have no pre-period data, so it "
                         "is analysed without CUPED"
                     )
             raw.append(_analyse(metric, tt_metric, c_aggr, t_aggr))
@@ -1001,8 +1147,10 @@ def _segments(
             continue
         effects = _corrected([metric] * len(raw), raw, alpha, correction, cuped)
         for (column, value, n_c, n_t, without_pre), effect in zip(kept, effects, strict=True):
-            shown = replace(effect, cuped=False) if without_pre else effect
-            results.append(SegmentEffect(column, value, n_c, n_t, shown))
+            final = replace(effect, cuped=False) if without_pre else effect
+            results.append(
+                SegmentEffect(column, _shown(value), n_c, n_t, final, missing=value is None)
+            )
     return results
 
 
@@ -1014,6 +1162,8 @@ def _has_pre_period(metric: ABMetric, control: Any, treatment: Any) -> bool:
 
 
 def _shown(value: Any) -> str:
+    if value is None:
+        return MISSING_SEGMENT
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)

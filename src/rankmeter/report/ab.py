@@ -73,18 +73,44 @@ METRIC_HEADER = [
     "verdict",
 ]
 SEGMENT_HEADER = ["segment", "metric", "users C/T", *METRIC_HEADER[2:10], "verdict"]
+#: With CUPED the means are shown twice: raw (unadjusted) and CUPED-adjusted.
+CUPED_MEANS_HEADER = ["control (raw)", "treatment (raw)", "control (CUPED)", "treatment (CUPED)"]
+
+
+def _level(result: ABResult) -> str:
+    return f"{(1 - result.alpha) * 100:g}% interval"
+
+
+def _means_header(result: ABResult) -> list[str]:
+    return CUPED_MEANS_HEADER if result.cuped else ["control", "treatment"]
+
+
+def _effect_header(result: ABResult) -> list[str]:
+    """The columns of :func:`_effect_cells`: the means, then the effect and its p-values."""
+    stats = METRIC_HEADER[4:10]
+    return [*_means_header(result), *(_level(result) if h == "95% interval" else h for h in stats)]
 
 
 def _metric_header(result: ABResult) -> list[str]:
-    level = f"{(1 - result.alpha) * 100:g}% interval"
-    return [level if h == "95% interval" else h for h in METRIC_HEADER]
+    return [*METRIC_HEADER[:2], *_effect_header(result), *METRIC_HEADER[10:]]
 
 
-def _effect_cells(effect: MetricEffect) -> list[str]:
+def _segment_header(result: ABResult) -> list[str]:
+    return [*SEGMENT_HEADER[:3], *_effect_header(result), "verdict"]
+
+
+def _means(effect: MetricEffect, cuped: bool) -> list[str]:
+    d = _digits(effect.metric)
+    adjusted = [num(effect.control, d), num(effect.treatment, d)]
+    if not cuped:
+        return adjusted
+    return [num(effect.control_raw, d), num(effect.treatment_raw, d), *adjusted]
+
+
+def _effect_cells(effect: MetricEffect, cuped: bool = False) -> list[str]:
     d = _digits(effect.metric)
     return [
-        num(effect.control, d),
-        num(effect.treatment, d),
+        *_means(effect, cuped),
         signed(effect.difference, d),
         _interval(effect.difference_low, effect.difference_high, d),
         _percent(effect.relative),
@@ -104,7 +130,7 @@ def metric_rows(result: ABResult) -> list[list[str]]:
         [
             e.metric,
             _direction(e),
-            *_effect_cells(e),
+            *_effect_cells(e, result.cuped),
             "–" if not math.isfinite(e.mde_relative) else f"±{abs(e.mde_relative) * 100:.1f}%",
             _verdict(e.verdict),
         ]
@@ -123,7 +149,7 @@ def segment_rows(result: ABResult) -> list[list[str]]:
             _segment_name(s),
             s.effect.metric,
             f"{s.control_users}/{s.treatment_users}",
-            *_effect_cells(s.effect),
+            *_effect_cells(s.effect, result.cuped),
             "WORSE" if s.worse else _verdict(s.effect.verdict),
         ]
         for s in result.segments
@@ -182,9 +208,16 @@ def srm_line(result: ABResult) -> str:
 def settings_line(result: ABResult) -> str:
     from rankmeter.stats import correction_phrase
 
-    cuped = "CUPED on the pre-period" if result.cuped else "no CUPED (no pre-period)"
+    cuped = (
+        "CUPED on the pre-period: the difference, its interval, the relative difference, the "
+        "p-values and the MDE are CUPED-adjusted, as are the means labelled CUPED; the raw "
+        "means are the unadjusted ones"
+        if result.cuped
+        else "no CUPED (no pre-period)"
+    )
+    experiment = "" if result.experiment is None else f"experiment {result.experiment}; "
     return (
-        f"Welch's t on delta-method variances (tea-tasting), alpha {result.alpha:g}, "
+        f"{experiment}Welch's t on delta-method variances (tea-tasting), alpha {result.alpha:g}, "
         f"{correction_phrase(result.correction)} across metrics and per metric across "
         f"segments; MDE at power {result.power:g}; {cuped}; success: dwell >= "
         f"{result.success_dwell:g} s; reformulation: another query within "
@@ -199,8 +232,11 @@ def _notes(result: ABResult) -> Iterator[str]:
 
 
 _RIGHT: list[Align] = ["right"]
-_METRIC_ALIGN: list[Align] = [None, None, *_RIGHT * 9, None]
-_SEGMENT_ALIGN: list[Align] = [None, None, *_RIGHT * 9, None]
+
+
+def _align(header: list[str], text: int) -> list[Align]:
+    """The first ``text`` columns and the last (the verdict) left, the numbers right."""
+    return [None] * text + _RIGHT * (len(header) - text - 1) + [None]
 
 
 def render_markdown(result: ABResult) -> str:
@@ -212,15 +248,14 @@ def render_markdown(result: ABResult) -> str:
     lines += [markdown_text(srm_line(result)), ""]
     lines += markdown_table(COUNT_HEADER, count_rows(result), [None, *_RIGHT * 5])
     lines += ["", "Metrics:", ""]
-    lines += markdown_table(_metric_header(result), metric_rows(result), _METRIC_ALIGN)
+    header = _metric_header(result)
+    lines += markdown_table(header, metric_rows(result), _align(header, 2))
     lines += ["", "Latency (exact quantiles over requests):", ""]
     lines += markdown_table(LATENCY_HEADER, latency_rows(result), [None, *_RIGHT * 4])
     if result.segments:
-        header = _metric_header(result)[2:10]
+        header = _segment_header(result)
         lines += ["", "Segments:", ""]
-        lines += markdown_table(
-            [*SEGMENT_HEADER[:3], *header, "verdict"], segment_rows(result), _SEGMENT_ALIGN
-        )
+        lines += markdown_table(header, segment_rows(result), _align(header, 2))
     lines.append("")
     lines += [f"- {markdown_text(note)}" for note in _notes(result)]
     return "\n".join(lines) + "\n"
@@ -251,27 +286,110 @@ def render_table(result: ABResult) -> Any:
     parts.append(table("latency (exact quantiles over requests)", LATENCY_HEADER,
                        latency_rows(result), 1))  # fmt: skip
     if result.segments:
-        header = [*SEGMENT_HEADER[:3], *_metric_header(result)[2:10], "verdict"]
-        parts.append(table("segments", header, segment_rows(result), 2))
+        parts.append(table("segments", _segment_header(result), segment_rows(result), 2))
     parts.extend(shown(f"note: {note}", "dim") for note in _notes(result))
     return Group(*parts)
 
 
+def _cell(text: str, sub: str = "", *, kind: str = "num") -> dict[str, str]:
+    """One HTML cell: its value, an optional second line (an interval, a raw mean) and its
+    class (``num``, ``num delta`` for the coloured effects, or ``""`` for text)."""
+    return {"text": text, "sub": sub, "kind": kind}
+
+
+def _html_effect_cells(effect: MetricEffect, cuped: bool) -> list[dict[str, str]]:
+    """The means (the raw one beneath a CUPED mean), the difference and the relative
+    difference each with its interval beneath, the p-values: stacked so that the table fits
+    a narrow page."""
+    d = _digits(effect.metric)
+
+    def mean(value: float, raw: float) -> dict[str, str]:
+        return _cell(num(value, d), f"raw {num(raw, d)}" if cuped else "")
+
+    return [
+        mean(effect.control, effect.control_raw),
+        mean(effect.treatment, effect.treatment_raw),
+        _cell(
+            signed(effect.difference, d),
+            _interval(effect.difference_low, effect.difference_high, d),
+            kind="num delta",
+        ),
+        _cell(
+            _percent(effect.relative),
+            _interval(effect.relative_low, effect.relative_high, d, percent=True),
+            kind="num delta",
+        ),
+        _cell(_p(effect.pvalue)),
+        _cell(_p(effect.adjusted)),
+    ]
+
+
+def _html_effect_header(result: ABResult) -> list[dict[str, str]]:
+    means = "CUPED; raw" if result.cuped else ""
+    return [
+        _cell("control", means),
+        _cell("treatment", means),
+        _cell("difference", _level(result)),
+        _cell("relative", _level(result)),
+        _cell("p"),
+        _cell("p (adj.)"),
+    ]
+
+
 def render_html(result: ABResult) -> str:
-    """One self-contained page: the warning first, the verdicts, the tables, the settings."""
+    """One self-contained page: the warning first, the verdicts, the tables, the settings.
+
+    The effect tables put each interval beneath its difference (with CUPED, each raw mean
+    beneath its adjusted one; in the segments table, the users beneath the segment) rather
+    than in a column of its own, so that the tables fit a page 1100 px wide.
+    """
     from rankmeter.report._html import render
 
-    def classed(rows: list[list[str]], effects: list[MetricEffect]) -> list[dict[str, Any]]:
-        out = []
-        for cells, effect in zip(rows, effects, strict=True):
-            kind = effect.verdict if effect.verdict in {"better", "worse"} else ""
-            out.append({"cells": cells, "sig": kind})
-        return out
+    def sig(effect: MetricEffect) -> str:
+        return effect.verdict if effect.verdict in {"better", "worse"} else ""
 
-    metrics = classed(metric_rows(result), [e for e in result.metrics])
-    segments = classed(segment_rows(result), [s.effect for s in result.segments])
-    for row, s in zip(segments, result.segments, strict=True):
-        row["flagged"] = s.worse
+    metrics = [
+        {
+            "name": e.metric,
+            "sub": "",
+            "sig": sig(e),
+            "flagged": False,
+            "cells": [
+                _cell(_direction(e), kind=""),
+                *_html_effect_cells(e, result.cuped),
+                _cell(row[-2]),
+                _cell(row[-1], kind=""),
+            ],
+        }
+        for e, row in zip(result.metrics, metric_rows(result), strict=True)
+    ]
+    segments = [
+        {
+            "name": _segment_name(s),
+            "sub": f"users C/T {row[2]}",
+            "sig": sig(s.effect),
+            "flagged": s.worse,
+            "cells": [
+                _cell(s.effect.metric, kind=""),
+                *_html_effect_cells(s.effect, result.cuped),
+                _cell(row[-1], kind="flag"),
+            ],
+        }
+        for s, row in zip(result.segments, segment_rows(result), strict=True)
+    ]
+    metric_header = [
+        _cell("metric", kind=""),
+        _cell("better", kind=""),
+        *_html_effect_header(result),
+        _cell("MDE"),
+        _cell("verdict", kind=""),
+    ]
+    segment_header = [
+        _cell("segment", "users C/T", kind=""),
+        _cell("metric", kind=""),
+        *_html_effect_header(result),
+        _cell("verdict", kind=""),
+    ]
     return render(
         TEMPLATE,
         title=f"rankmeter: A/B {result.treatment} vs {result.control}",
@@ -283,11 +401,12 @@ def render_html(result: ABResult) -> str:
         srm_failed=result.srm.failed,
         count_header=COUNT_HEADER,
         counts=count_rows(result),
-        metric_header=_metric_header(result),
+        metric_header=metric_header,
         metrics=metrics,
         latency_header=LATENCY_HEADER,
         latency=latency_rows(result),
-        segment_header=[*SEGMENT_HEADER[:3], *_metric_header(result)[2:10], "verdict"],
+        segment_header=segment_header,
         segments=segments,
+        cuped=result.cuped,
         notes=list(_notes(result)),
     )
