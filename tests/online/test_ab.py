@@ -551,13 +551,22 @@ def test_the_pre_period_follows_the_chosen_experiment() -> None:
     # a pre-period with several experiments and none chosen is refused, naming the pre-period
     with pytest.raises(PolicyError, match=r"^the pre-period log <pre-period table> holds 2 "):
         ab(first, pre=pre_both, metrics=["ctr"], validate=False)
-    # a pre-period with experiment ids but not the chosen one
+    # a pre-period tagged with one id of its own (the simulator's "<id>-pre") is used whole
+    own = pre_first.set_column(
+        pre_first.schema.get_field_index("experiment_id"),
+        "experiment_id",
+        pa.array(["exp-a-pre"] * pre_first.num_rows),
+    )
+    tagged = ab(both, pre=own, metrics=["ctr"], experiment="exp-a").metrics[0]
+    assert tagged.pvalue == pytest.approx(expected.pvalue, rel=1e-12)
+    # a pre-period with several experiment ids, none the chosen one
+    third = _with_experiment(random_log(50, seed=10), "exp-c", "c")
     with pytest.raises(
         PolicyError,
         match=r"^experiment='exp-a' is not in the pre-period log <pre-period table>; its "
-        r"experiments: 'exp-b' \(\d+ rows\)",
+        r"experiments: 'exp-(b|c)' \(\d+ rows\), 'exp-(b|c)'",
     ):
-        ab(both, pre=other, experiment="exp-a", validate=False)
+        ab(both, pre=pa.concat_tables([other, third]), experiment="exp-a", validate=False)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -139,3 +139,27 @@ def test_no_shared_query_is_refused(files: dict[str, Path], tmp_path: Path) -> N
         r"30 queries compared offline \(e\.g\. 'q0', 'q1', 'q10'\)",
     ):
         online_vs_offline(files["qrels"], files["control"], files["treatment"], path)
+
+
+def test_one_experiment_of_several_is_chosen(files: dict[str, Path], tmp_path: Path) -> None:
+    import pyarrow as pa
+
+    log = pq.read_table(files["agree"])
+    other = log
+    for column in ("user_id", "session_id", "request_id"):
+        renamed = pa.array(["other-" + v for v in other[column].to_pylist()])
+        other = other.set_column(other.schema.get_field_index(column), column, renamed)
+    tagged = pa.concat_tables(
+        [
+            t.append_column("experiment_id", pa.array([e] * t.num_rows))
+            for t, e in ((log, "exp-a"), (other.slice(0, other.num_rows // 2), "exp-b"))
+        ]
+    )
+    path = tmp_path / "two.parquet"
+    pq.write_table(tagged, path)
+    args = (files["qrels"], files["control"], files["treatment"])
+    with pytest.raises(PolicyError, match=r"holds 2 experiments: 'exp-a' .*--experiment ID"):
+        online_vs_offline(*args, path, online_metrics=["ctr"])
+    chosen = online_vs_offline(*args, path, online_metrics=["ctr"], experiment="exp-a")
+    alone = online_vs_offline(*args, files["agree"], online_metrics=["ctr"])
+    assert chosen.online == alone.online and chosen.log_queries == alone.log_queries

@@ -55,6 +55,15 @@ EngineOption = Annotated[
 ]
 
 
+ExperimentOption = Annotated[
+    str | None,
+    typer.Option(
+        help="The experiment_id to analyse (required when the log holds several; the "
+        "pre-period's rows are chosen by it too where it has experiment ids)."
+    ),
+]
+
+
 class InputFormat(str, Enum):
     trec = "trec"
     csv = "csv"

@@ -8,7 +8,14 @@ from typing import Annotated
 
 import typer
 
-from rankmeter.cli._common import Engine, EngineOption, OutputOption, emit, render_rich
+from rankmeter.cli._common import (
+    Engine,
+    EngineOption,
+    ExperimentOption,
+    OutputOption,
+    emit,
+    render_rich,
+)
 
 
 class ABFormat(str, Enum):
@@ -26,13 +33,7 @@ def ab(
             "Parquet files)."
         ),
     ],
-    experiment: Annotated[
-        str | None,
-        typer.Option(
-            help="The experiment_id to analyse (required when the log holds several; the "
-            "pre-period's rows are chosen by it too where it has experiment ids)."
-        ),
-    ] = None,
+    experiment: ExperimentOption = None,
     control: Annotated[
         str | None,
         typer.Option(

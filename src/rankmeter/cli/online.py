@@ -11,6 +11,7 @@ import typer
 from rankmeter.cli._common import (
     Engine,
     EngineOption,
+    ExperimentOption,
     MetricOption,
     OutputOption,
     emit,
@@ -57,6 +58,7 @@ def online_vs_offline(
     ] = "randomization",
     resamples: Annotated[int, typer.Option(help="Offline randomizations/resamples.")] = 10_000,
     seed: Annotated[int, typer.Option(help="Seed of the offline test.")] = 0,
+    experiment: ExperimentOption = None,
     engine: EngineOption = Engine.duckdb,
     output_format: Annotated[
         OnlineOfflineFormat, typer.Option("--format", "-f", help="Output format.")
@@ -85,6 +87,7 @@ def online_vs_offline(
         resamples=resamples,
         seed=seed,
         pre=pre,
+        experiment=experiment,
         engine=engine.value,
     )
     if output_format is OnlineOfflineFormat.json:

@@ -683,8 +683,8 @@ def _one_experiment(
 ) -> IbisTable:
     """The rows of one experiment: ``experiment``'s when chosen, else the whole table, which
     may then hold at most one experiment id (several are never pooled silently).
-    ``untagged_whole``: a table without experiment ids is used whole even when one was chosen
-    (a pre-period logged before any experiment)."""
+    ``untagged_whole``: a table without experiment ids, or with one id that is not the chosen
+    one, is used whole even when one was chosen (a pre-period logged before the experiment)."""
     counted = table.group_by("experiment_id").aggregate(rows=table.count())
     found = [
         (str(row["experiment_id"]), int(row["rows"]))
@@ -704,9 +704,11 @@ def _one_experiment(
         return table
     if experiment in {e for e, _ in found}:
         return table.filter(table.experiment_id == experiment)
+    if untagged_whole and len(found) <= 1:
+        # A pre-period logged before the experiment: untagged, or tagged once with an id of
+        # its own (rankmeter's simulator writes "<id>-pre").
+        return table
     if not found:
-        if untagged_whole:
-            return table
         raise PolicyError(
             f"experiment={experiment!r} is not in {where}; it has no experiment_id values"
         )

@@ -186,6 +186,7 @@ def online_vs_offline(
     resamples: int = 10_000,
     seed: int = 0,
     pre: Any = None,
+    experiment: str | None = None,
     engine: str = "duckdb",
 ) -> OnlineOffline:
     """Compare two rankers offline (judged queries) and online (an A/B log), side by side.
@@ -207,7 +208,8 @@ def online_vs_offline(
     alpha, correction : significance level and correction, used on both sides (offline
         across the offline metrics, online across the online metrics).
     test, resamples, seed : the offline paired test (:func:`rankmeter.compare`).
-    pre, engine : as :func:`rankmeter.online.ab` (CUPED with a pre-period; where the log is read).
+    pre, experiment, engine : as :func:`rankmeter.online.ab` (CUPED with a pre-period; the
+        experiment_id analysed when the log holds several; where the log is read).
 
     Returns
     -------
@@ -235,12 +237,13 @@ def online_vs_offline(
     # Read once: the overlap of queries and compare use the same objects.
     qrels = as_qrels(qrels)
     control_run, treatment_run = as_run(control_run), as_run(treatment_run)
-    overlap = _QueryOverlap.of(log, qrels, (control_run, treatment_run), engine)
+    overlap = _QueryOverlap.of(log, qrels, (control_run, treatment_run), engine, experiment)
     online = ab(
         log,
         control=control,
         metrics=names,
         pre=pre,
+        experiment=experiment,
         alpha=alpha,
         correction=correction,
         engine=engine,
@@ -338,12 +341,16 @@ class _QueryOverlap:
     offline: frozenset[str]
 
     @classmethod
-    def of(cls, log: Any, qrels: Any, runs: tuple[Any, Any], engine: str) -> _QueryOverlap:
+    def of(
+        cls, log: Any, qrels: Any, runs: tuple[Any, Any], engine: str, experiment: str | None
+    ) -> _QueryOverlap:
         from rankmeter.online.logs import read_log
 
         # ab() validates the log; here only its distinct queries are needed. A request named
         # by its text only is matched by that text.
         table = read_log(log, engine=engine, validate=False)
+        if experiment is not None:
+            table = table.filter(table.experiment_id == experiment)
         query = table.query_id.coalesce(table.query_text)
         found = table.select(query=query).filter(query.notnull()).distinct().to_pyarrow()
         offline = frozenset(str(q) for q in qrels.query_ids)
