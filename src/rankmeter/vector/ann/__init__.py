@@ -37,6 +37,7 @@ from rankmeter.vector.ann.spec import (
     IndexSpec,
     IndexSpecError,
     check_backend,
+    check_index_fits,
     parse_index_spec,
     sweep_settings,
 )
@@ -54,6 +55,7 @@ __all__ = [
     "IndexSpecError",
     "ann_recall",
     "check_backend",
+    "check_index_fits",
     "make_index",
     "parse_index_spec",
     "sweep_settings",
