@@ -267,3 +267,56 @@ def test_ann_recall_checks_a_collection_before_embedding_it(
         result = cli("ann-recall", collection, "--model", model, *args)
         assert message in result.assert_one_error_line(2)
     assert StubEncoder.calls == 0
+
+
+# -- 5. ann-recall: the collection named in JSON, a piped table in 80 columns -----------------
+def test_ann_recall_json_names_the_collection_it_embedded(
+    cli: CLI, collection: Path, model: Path
+) -> None:
+    pytest.importorskip("faiss", reason="faiss-cpu is in the [ann] extra")
+    result = cli("ann-recall", collection, "--model", model, "-i", "flat", "-k", "1", "-f", "json")
+    assert result.code == 0, result.err
+    payload = json.loads(result.out)
+    assert payload["corpus"] == f"{collection} (documents, embedded by {model})"
+    assert payload["queries"] == f"{collection} (queries, embedded by {model})"
+    assert "<corpus array>" not in result.out
+
+
+@pytest.mark.parametrize("sweep", [[], ["--sweep", "efSearch=4,16,64", "--sweep", "M=8,16"]])
+def test_a_piped_ann_recall_table_fits_80_columns(tmp_path: Path, sweep: list[str]) -> None:
+    import numpy as np
+
+    from ._cli_support import run_process
+
+    pytest.importorskip("faiss", reason="faiss-cpu is in the [ann] extra")
+    rng = np.random.default_rng(0)
+    np.save(tmp_path / "c.npy", rng.normal(size=(300, 8)).astype("float32"))
+    np.save(tmp_path / "q.npy", rng.normal(size=(10, 8)).astype("float32"))
+    done = run_process(
+        ["ann-recall", tmp_path / "c.npy", tmp_path / "q.npy", "-k", "10", *sweep],
+        env={"COLUMNS": "", "TERM": "dumb"},
+    )
+    assert done.code == 0, done.err
+    lines = done.out.splitlines()
+    assert max(len(line) for line in lines) <= 80
+    # The notes wrap at the terminal's width, not at the (narrow) table's.
+    assert max(len(line) for line in lines) > 60
+    assert "on 300 corpus vectors x 8 dimensions, 10 queries;" in " ".join(done.out.split())
+    assert "0.0" in done.out or "1.0000" in done.out
+
+
+def test_faiss_hnsw_fills_k_results_when_efsearch_is_below_k() -> None:
+    """docs/vector.md said FAISS HNSW returns fewer than k results when efSearch < k; with
+    faiss 1.15 it fills all k places (only a tiny efSearch, 1 to 4, leaves some empty)."""
+    import numpy as np
+
+    from rankmeter.vector import make_index
+
+    pytest.importorskip("faiss", reason="faiss-cpu is in the [ann] extra")
+    rng = np.random.default_rng(0)
+    index = make_index("hnsw(M=16,efSearch=16)", 32, "l2")
+    index.add(rng.normal(size=(2000, 32)).astype("float32"))
+    _, ids = index.search(rng.normal(size=(200, 32)).astype("float32"), 100)
+    assert (ids >= 0).all()
+    docs = " ".join((Path(__file__).parents[2] / "docs" / "vector.md").read_text().split())
+    assert "returns fewer than k results when `efSearch < k`" not in docs

@@ -175,26 +175,7 @@ def ann_recall(
     elif output_format is AnnFormat.html:
         emit(terminal_safe(render_html(result), output), output)
     else:
-        _print_table(render_table(result), output)
-
-
-def _print_table(table: Any, output: str | None) -> None:
-    """Print the table; wider than the terminal (or 160 columns in a file), it is printed at
-    its full width rather than with numbers cut short."""
-    import io
-
-    from rich.console import Console
-    from rich.measure import Measurement
-
-    probe = Console(width=10_000, file=io.StringIO())
-    needed = Measurement.get(probe, probe.options, table).maximum
-    room = Console().width if output is None or output == "-" else 160
-    if needed <= room:
-        render_rich(table, output)
-        return
-    console = Console(record=True, width=needed, file=io.StringIO())
-    console.print(table)
-    emit(console.export_text(), output)
+        render_rich(render_table(result), output)
 
 
 def _vectors(

@@ -25,12 +25,14 @@ from __future__ import annotations
 from rankmeter.vector.ann.backends import Index, make_index
 from rankmeter.vector.ann.recall import (
     RECALL_RULE,
+    SIMD_LANES,
     TIMED_BUDGET_S,
     TIMED_RUNS,
     TOLERANCE_ULPS,
     AnnRecall,
     AnnRow,
     ann_recall,
+    tie_tolerance,
 )
 from rankmeter.vector.ann.spec import (
     BACKENDS,
@@ -45,6 +47,7 @@ from rankmeter.vector.ann.spec import (
 __all__ = [
     "BACKENDS",
     "RECALL_RULE",
+    "SIMD_LANES",
     "TIMED_BUDGET_S",
     "TIMED_RUNS",
     "TOLERANCE_ULPS",
@@ -59,4 +62,5 @@ __all__ = [
     "make_index",
     "parse_index_spec",
     "sweep_settings",
+    "tie_tolerance",
 ]
