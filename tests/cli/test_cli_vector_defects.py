@@ -119,8 +119,7 @@ def test_embed_eval_does_not_embed_an_empty_query_and_lists_it(
     assert payload["empty_queries"] == ["4"] and payload["unanswered"] == ["4"]
     # Query 4 scores 0 and counts: the mean is over 4 queries.
     per_query = json.loads(
-        cli("embed-eval", collection, "--model", model, "-m", "RR", "-f", "json",
-            "--per-query").out  # fmt: skip
+        cli("embed-eval", collection, "--model", model, "-m", "RR", "-f", "json", "--per-query").out
     )["per_query"]
     assert per_query["4"] == {"RR": 0.0}
     assert payload["metrics"]["RR"] == pytest.approx(sum(v["RR"] for v in per_query.values()) / 4)
@@ -212,10 +211,20 @@ def _model_with_dimension(root: Path, dimension: int) -> Path:
     (root / "modules.json").write_text(
         json.dumps(
             [
-                {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
-                {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"},
+                {
+                    "idx": 0,
+                    "name": "0",
+                    "path": "",
+                    "type": "sentence_transformers.models.Transformer",
+                },
+                {
+                    "idx": 1,
+                    "name": "1",
+                    "path": "1_Pooling",
+                    "type": "sentence_transformers.models.Pooling",
+                },
             ]
-        )  # fmt: skip
+        )
     )
     return root
 

@@ -534,9 +534,7 @@ def test_tie_tolerance_is_a_few_float32_ulps_at_the_scores_scale() -> None:
 
     unit = np.eye(384, dtype=np.float32)[:3]
     # 2 ulps at scale 1, times sqrt(384 / 8): 1.65e-6, not 4·sqrt(384)·eps32 = 9.3e-6.
-    assert tie_tolerance(unit, unit[:1], "cosine")[0] == pytest.approx(
-        2 * 2.0**-23 * math.sqrt(48)
-    )
+    assert tie_tolerance(unit, unit[:1], "cosine")[0] == pytest.approx(2 * 2.0**-23 * math.sqrt(48))
     assert tie_tolerance(unit, unit[:1], "cosine")[0] < 2e-6
     # ip: scaled by ‖q‖·max‖x‖; l2 by (‖q‖ + max‖x‖)².
     assert tie_tolerance(4 * unit, 2 * unit[:1], "ip")[0] == pytest.approx(

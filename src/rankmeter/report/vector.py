@@ -30,9 +30,7 @@ def _ids(ids: tuple[str, ...]) -> str:
     return named + (f" and {more} more" if more > 0 else "")
 
 
-def query_notes(
-    unanswered: tuple[str, ...], empty: tuple[str, ...], n_queries: int
-) -> list[str]:
+def query_notes(unanswered: tuple[str, ...], empty: tuple[str, ...], n_queries: int) -> list[str]:
     """The warning lines on judged queries without results (none: no line)."""
     notes = []
     if empty:
@@ -57,9 +55,7 @@ def render_table(result: RetrievalResult, *, per_query: bool) -> Any:
     from rankmeter.vector.retrieval import QUERIES_RULE
 
     parts = [evaluation_table([result], per_query=per_query, judged_below=0)]
-    parts.append(
-        shown(f"{result.model} on {result.collection}; {QUERIES_RULE}", style="dim")
-    )
+    parts.append(shown(f"{result.model} on {result.collection}; {QUERIES_RULE}", style="dim"))
     notes = query_notes(result.unanswered, result.empty_queries, result.n_queries)
     parts += [shown(note, style="yellow") for note in notes]
     return Group(*parts)

@@ -994,8 +994,6 @@ def evaluate_model(
     >>> dict(result.metrics), result.run
     ({'RR': 1.0, 'P@1': 1.0}, 'Letters')
     """
-    from rankmeter.evaluation import evaluate
-
     top = _check_count("k", k)
     size = _check_count("batch_size", batch_size)
     if not isinstance(index, str) or not index.strip():
@@ -1046,6 +1044,7 @@ def evaluate_model(
         check_index_fits(spec, dim=dim, n_vectors=len(doc_ids), what="the corpus")
         queries_first = "m" in spec.params and dim is None
     if queries_first:
+        assert spec is not None  # queries_first needs an index spec with m
         query_vectors = _embed(resolved, query_texts, "queries", cache, size, report)
         check_index_fits(spec, dim=query_vectors.shape[1])
         corpus_vectors = _embed(resolved, doc_texts, "corpus", cache, size, report)
