@@ -62,19 +62,26 @@ def test_bm25_json_is_the_evaluate_shape_and_the_run_is_written(
     )  # fmt: skip
     assert result.code == 0, result.err
     payload = json.loads(result.out)
-    assert list(payload) == ["metrics"]
+    # Issue 14: what ran on what and how queries count, beside evaluate's "metrics".
+    assert list(payload) == [
+        "run", "model", "collection", "n_queries", "queries", "unanswered", "empty_queries",
+        "metrics",
+    ]  # fmt: skip
+    assert payload["n_queries"] == 225 and payload["unanswered"] == []
     assert list(payload["metrics"]) == ["nDCG@10", "R@100", "RR@10"]
     run = read_run(out)
     assert run.name == "bm25" and run.n_queries == 225
-    expected = evaluate(cranfield / "qrels.trec", out, ["nDCG@10", "R@100", "RR@10"])
-    assert payload == expected.to_dict()
+    expected = evaluate(
+        cranfield / "qrels.trec", out, ["nDCG@10", "R@100", "RR@10"], include_missing=True
+    )
+    assert payload["metrics"] == expected.to_dict()["metrics"]
     assert payload["metrics"]["nDCG@10"] > 0.3
-    # The same command on `rankmeter evaluate` gives the same JSON.
+    # The same command on `rankmeter evaluate` gives the same metrics.
     again = cli(
         "evaluate", cranfield / "qrels.trec", out, "-m", "nDCG@10", "-m", "R@100",
-        "-m", "RR@10", "-f", "json", "--judged-below", "0",
+        "-m", "RR@10", "-f", "json", "--judged-below", "0", "--include-missing",
     )  # fmt: skip
-    assert json.loads(again.out) == payload
+    assert json.loads(again.out) == {"metrics": payload["metrics"]}
 
 
 @pytest.mark.usefixtures("bm25s_installed")

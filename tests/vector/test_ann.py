@@ -509,3 +509,79 @@ def test_missing_backend_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> Non
         RankmeterError, match=r"needs the 'hnswlib' package: pip install 'rankmeter\[ann\]'"
     ):
         make_index("hnsw", 8, backend="hnswlib")
+
+
+# -- issue 14: the tie tolerance is derived from the data's float32 error ----------------------
+class _FixedIndex:
+    """An index that returns the given ids, whatever it is asked (to test the recall rule)."""
+
+    def __init__(self, ids: list[int]) -> None:
+        self.ids = np.asarray([ids], dtype=np.int64)
+        self.nbytes = 0
+
+    def add(self, vectors: object) -> None:
+        pass
+
+    def set(self, **params: int) -> None:
+        pass
+
+    def search(self, queries: object, k: int) -> tuple[np.ndarray, np.ndarray]:
+        return np.zeros((1, k)), self.ids[:, :k]
+
+
+def test_tie_tolerance_is_a_few_float32_ulps_at_the_scores_scale() -> None:
+    from rankmeter.vector.ann import tie_tolerance
+
+    unit = np.eye(384, dtype=np.float32)[:3]
+    # 2 ulps at scale 1, times sqrt(384 / 8): 1.65e-6, not 4·sqrt(384)·eps32 = 9.3e-6.
+    assert tie_tolerance(unit, unit[:1], "cosine")[0] == pytest.approx(2 * 2.0**-23 * math.sqrt(48))
+    assert tie_tolerance(unit, unit[:1], "cosine")[0] < 2e-6
+    # ip: scaled by ‖q‖·max‖x‖; l2 by (‖q‖ + max‖x‖)².
+    assert tie_tolerance(4 * unit, 2 * unit[:1], "ip")[0] == pytest.approx(
+        8 * tie_tolerance(unit, unit[:1], "cosine")[0]
+    )
+    assert tie_tolerance(unit, unit[:1], "l2")[0] == pytest.approx(
+        4 * tie_tolerance(unit, unit[:1], "cosine")[0]
+    )
+
+
+def test_the_tolerance_covers_the_real_float32_error_of_faiss() -> None:
+    from rankmeter.vector.ann import tie_tolerance
+
+    rng = np.random.default_rng(0)
+    for dim in (16, 384):
+        corpus = rng.normal(size=(2000, dim)).astype(np.float32)
+        queries = rng.normal(size=(50, dim)).astype(np.float32)
+        for metric in ("ip", "l2"):
+            index = make_index("flat", dim, metric)
+            index.add(corpus)
+            scores, ids = index.search(queries, 50)
+            exact = score_pairs(corpus.astype(np.float64), queries.astype(np.float64), ids, metric)
+            error = np.abs(scores - exact).max(axis=1)
+            tolerance = tie_tolerance(corpus, queries, metric)
+            # Covered, with room: each of two compared scores is off by under half of it.
+            assert (2 * error < tolerance).all(), (dim, metric)
+            # And not 100 times too large: the largest error is a visible share of it.
+            assert error.max() > tolerance.max() / 200, (dim, metric)
+
+
+@pytest.mark.parametrize(("below", "counted"), [(0.5, True), (1.5, False)])
+def test_a_tie_within_the_tolerance_counts_and_one_just_outside_does_not(
+    monkeypatch: pytest.MonkeyPatch, below: float, counted: bool
+) -> None:
+    from rankmeter.vector.ann import recall as recall_module
+    from rankmeter.vector.ann import tie_tolerance
+
+    # 8 dimensions: one accumulation step, so the tolerance at scale 1 is 2 eps32 = 2**-22;
+    # the second vector's score is 1 - below * tolerance, exact in float32.
+    tol = 2 * 2.0**-23
+    corpus = np.zeros((3, 8), dtype=np.float32)
+    corpus[0, 0] = 1.0
+    corpus[1, 0] = np.float32(1.0 - below * tol)
+    corpus[2, 1] = 1.0
+    query = corpus[:1].copy()
+    assert tie_tolerance(corpus, query, "ip")[0] == pytest.approx(tol)
+    assert float(corpus[1, 0]) == 1.0 - below * tol
+    monkeypatch.setattr(recall_module, "make_index", lambda *a, **o: _FixedIndex([1]))
+    result = ann_recall(corpus, query, "flat", k=[1], metric="ip")
+    assert result.recall(1) == (1.0 if counted else 0.0)

@@ -473,9 +473,25 @@ def test_a_name_not_in_the_local_hub_cache_is_not_downloaded(
     for variable in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"):
         monkeypatch.setenv(variable, "0")
     monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
-    with pytest.raises(RankmeterError, match=r"model 'someone/some-model' is not a folder"):
+    # Issue 14, defect 3: the error says where it looked, that nothing is downloaded, and how
+    # to make the model available (it said "is not a folder; give ... a SentenceTransformer").
+    from huggingface_hub import constants
+
+    cache = re.escape(str(constants.HF_HUB_CACHE))
+    with pytest.raises(
+        RankmeterError,
+        match=r"^model 'someone/some-model' is not available offline: it is not a folder, and "
+        rf"it is not in the local Hugging Face cache {cache} \(looked for someone/some-model\); "
+        r"nothing is downloaded \(HF_HUB_OFFLINE=1\)\. To use it, download it once .*"
+        r"huggingface-cli download someone/some-model.* or give the path of a local model",
+    ):
         evaluate_model(collection, "someone/some-model")
-    with pytest.raises(RankmeterError, match=r"model 'some-model' is not a folder"):
+    with pytest.raises(
+        RankmeterError,
+        match=r"model 'some-model' is not available offline: .*looked for some-model and "
+        r"sentence-transformers/some-model\).*huggingface-cli download "
+        r"sentence-transformers/some-model",
+    ):
         evaluate_model(collection, "some-model")
 
 

@@ -56,8 +56,13 @@ def test_hand_computed_example() -> None:
 def test_to_dict_and_to_pandas() -> None:
     result = two_stage(QRELS, RETRIEVER, RERANKED, pool=3)
     payload = result.to_dict()
-    # ("notes" is new with issue 9: a cutoff deeper than the pool is said in every format.)
-    assert list(payload) == ["pool", "n_queries", "stages", "outside_pool", "unscored", "notes"]
+    # ("notes" is new with issue 9: a cutoff deeper than the pool is said in every format;
+    # "queries" and "unanswered" with issue 14: every judged query counts, 0 if unanswered.)
+    assert list(payload) == [
+        "pool", "n_queries", "queries", "unanswered", "stages", "outside_pool", "unscored",
+        "notes",
+    ]  # fmt: skip
+    assert payload["unanswered"] == []
     assert list(payload["stages"]) == ["retriever", "reranked", "ceiling"]
     assert payload["stages"]["ceiling"] == {"metrics": dict(result.ceiling.metrics)}
     assert list(payload["stages"]["retriever"]["metrics"]) == ["R@3", "nDCG@10"]

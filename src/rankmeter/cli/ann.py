@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from enum import Enum
 from typing import Annotated, Any
@@ -146,16 +147,17 @@ def ann_recall(
         raise usage(exc, "--backend") from None
     swept = _parse_sweep(sweep or [])
     try:
-        sweep_settings(spec, swept)
+        settings = sweep_settings(spec, swept)
     except IndexSpecError as exc:
         raise usage(exc, "--sweep") from None
-    corpus_vectors, query_vectors = _vectors(corpus, queries, model)
+    ks = tuple(k or (1, 10, 100))
+    corpus_vectors, query_vectors, collection = _vectors(corpus, queries, model, settings, ks)
     try:
         result = ann_recall(
             corpus_vectors,
             query_vectors,
             spec,
-            k=k or (1, 10, 100),
+            k=ks,
             metric=metric.value,
             backend=backend.value,
             sweep=swept,
@@ -164,6 +166,8 @@ def ann_recall(
         )
     except IndexSpecError as exc:  # a spec that does not fit the data (pq m and the dimension)
         raise usage(exc, "--index") from None
+    if collection is not None:
+        result = dataclasses.replace(result, corpus=collection[0], queries=collection[1])
     if output_format is AnnFormat.json:
         emit(render_json(result), output)
     elif output_format is AnnFormat.markdown:
@@ -171,30 +175,16 @@ def ann_recall(
     elif output_format is AnnFormat.html:
         emit(terminal_safe(render_html(result), output), output)
     else:
-        _print_table(render_table(result), output)
+        render_rich(render_table(result), output)
 
 
-def _print_table(table: Any, output: str | None) -> None:
-    """Print the table; wider than the terminal (or 160 columns in a file), it is printed at
-    its full width rather than with numbers cut short."""
-    import io
-
-    from rich.console import Console
-    from rich.measure import Measurement
-
-    probe = Console(width=10_000, file=io.StringIO())
-    needed = Measurement.get(probe, probe.options, table).maximum
-    room = Console().width if output is None or output == "-" else 160
-    if needed <= room:
-        render_rich(table, output)
-        return
-    console = Console(record=True, width=needed, file=io.StringIO())
-    console.print(table)
-    emit(console.export_text(), output)
-
-
-def _vectors(corpus: str, queries: str | None, model: str | None) -> tuple[Any, Any]:
-    """Vector files as given, or a BEIR collection folder embedded by the model (cached)."""
+def _vectors(
+    corpus: str, queries: str | None, model: str | None, settings: list[Any], ks: tuple[int, ...]
+) -> tuple[Any, Any, tuple[str, str] | None]:
+    """Vector files as given, or a BEIR collection folder embedded by the model (cached), and
+    then how the collection's vectors are named (its documents and queries, and the model).
+    Every index setting is checked against the model's dimension and the corpus size first:
+    a mistake fails before the embedding, not after it."""
     from pathlib import Path
 
     if not Path(corpus).is_dir():
@@ -208,20 +198,35 @@ def _vectors(corpus: str, queries: str | None, model: str | None) -> tuple[Any, 
                 "--model embeds a collection folder; CORPUS is a vector file",
                 param_hint="'--model'",
             )
-        return corpus, queries
+        return corpus, queries, None
     if queries is not None:
         raise typer.BadParameter(
             "a collection folder is embedded whole: give it alone, without QUERIES",
             param_hint="'QUERIES'",
         )
+    from rankmeter.errors import PolicyError
     from rankmeter.io.beir import load_beir
-    from rankmeter.vector.embed import embed_texts
+    from rankmeter.vector.ann import IndexSpecError, check_index_fits
+    from rankmeter.vector.embed import DEFAULT_MODEL, embed_texts, model_dimension
 
     collection = load_beir(corpus)
     docs = [d.content for d in collection.corpus.values()]
+    dim = model_dimension(model)
+    try:
+        for setting in settings:
+            check_index_fits(setting, dim=dim, n_vectors=len(docs), what=f"the corpus {corpus}")
+    except IndexSpecError as exc:
+        raise typer.BadParameter(str(exc), param_hint="'--index'") from None
+    if max(ks) > len(docs):
+        raise PolicyError(
+            f"k={max(ks)} is more than the corpus has ({len(docs)} documents in {corpus}); "
+            "give smaller k values"
+        )
+    name = model if model is not None else DEFAULT_MODEL
     return (
         embed_texts(model, docs, kind="corpus"),
         embed_texts(model, list(collection.queries.values()), kind="queries"),
+        (f"{corpus} (documents, embedded by {name})", f"{corpus} (queries, embedded by {name})"),
     )
 
 

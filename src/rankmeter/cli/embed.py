@@ -43,6 +43,10 @@ def embed_eval(
             "Nothing is downloaded.",
         ),
     ] = None,
+    name: Annotated[
+        str | None,
+        typer.Option("--name", help="The run's name (its TREC tag). Default: the model's."),
+    ] = None,
     index: Annotated[
         str,
         typer.Option(
@@ -111,12 +115,14 @@ def embed_eval(
 
     Documents and queries are embedded (normalised: cosine = inner product) and cached, each
     query's top k documents are retrieved exactly or through an ANN index, and the run is
-    evaluated as `rankmeter evaluate` would. Default metrics: nDCG@10 R@100 RR@10.
+    evaluated as `rankmeter evaluate --include-missing` would: every judged query counts, one
+    without results (an empty text is not embedded) scores 0 and is listed. Default metrics:
+    nDCG@10 R@100 RR@10.
     """
     from rankmeter.errors import PolicyError
     from rankmeter.metrics import parse_metrics
     from rankmeter.report import terminal_safe
-    from rankmeter.report.evaluation import render_json, render_table
+    from rankmeter.report.vector import render_json, render_table
     from rankmeter.vector.embed import (
         DEFAULT_EMBED_METRICS,
         collection_from_files,
@@ -153,18 +159,14 @@ def embed_eval(
             cache=False if no_cache else (cache if cache is not None else True),
             batch_size=batch_size,
             backend=backend,
+            name=name,
             progress=steps.start,
         )
-    # The Judged@k warning is evaluate's and compare's: this report stays as it was.
+    # The Judged@k warning is evaluate's and compare's: this report does not give it.
     if output_format is EmbedFormat.json:
-        emit(
-            terminal_safe(
-                render_json([result], per_query=per_query, single=True, judged_below=0), output
-            ),
-            output,
-        )
+        emit(terminal_safe(render_json(result, per_query=per_query), output), output)
     else:
-        render_rich(render_table([result], per_query=per_query, judged_below=0), output)
+        render_rich(render_table(result, per_query=per_query), output)
 
 
 def register(app: typer.Typer) -> None:

@@ -10,6 +10,7 @@ import typer
 from rankmeter.cli._common import (
     MetricOption,
     OutputOption,
+    PerQueryOption,
     QrelsArgument,
     QuietOption,
     check_output,
@@ -26,6 +27,12 @@ class EvalFormat(str, Enum):
 
 class FuseMethod(str, Enum):
     rrf = "rrf"
+    combsum = "combsum"
+    minmax = "minmax"
+    zscore = "zscore"
+
+
+class Normalisation(str, Enum):
     minmax = "minmax"
     zscore = "zscore"
 
@@ -61,21 +68,23 @@ def bm25(
         ),
     ] = None,
     metric: MetricOption = None,
+    per_query: PerQueryOption = False,
     output_format: FormatOption = EvalFormat.table,
     output: OutputOption = None,
     quiet: QuietOption = False,
 ) -> None:
     """Retrieve with BM25 (bm25s) over a BEIR collection and evaluate the run on its qrels.
 
-    Default metrics: nDCG@10 P@10 R@100 RR AP.
+    Every judged query counts: one that matches no document (stopwords only) scores 0 and is
+    listed. Default metrics: nDCG@10 P@10 R@100 RR AP.
     """
-    from rankmeter.evaluation import evaluate
     from rankmeter.io import write_trec_run
     from rankmeter.io.beir import load_beir
     from rankmeter.metrics import DEFAULT_METRICS, parse_metrics
     from rankmeter.report import terminal_safe
-    from rankmeter.report.evaluation import render_json, render_table
-    from rankmeter.vector.bm25 import bm25_run
+    from rankmeter.report.vector import render_json, render_table
+    from rankmeter.vector.bm25 import bm25_run, describe_bm25
+    from rankmeter.vector.retrieval import evaluate_retrieval
 
     measures = parse_metrics(metric or DEFAULT_METRICS)
     with Steps(total=3, enabled=False if quiet else None) as steps:
@@ -86,17 +95,18 @@ def bm25(
         if run_out is not None:
             write_trec_run(run, run_out)
         steps.start("evaluating")
-        result = evaluate(loaded.qrels, run, measures)
-    # The Judged@k warning is evaluate's and compare's: this report stays as it was.
-    if output_format is EvalFormat.json:
-        emit(
-            terminal_safe(
-                render_json([result], per_query=False, single=True, judged_below=0), output
-            ),
-            output,
+        result = evaluate_retrieval(
+            loaded.qrels,
+            run,
+            measures,
+            model=describe_bm25(k1=k1, b=b, stemmer=stemmer),
+            collection=collection,
         )
+    # The Judged@k warning is evaluate's and compare's: this report does not give it.
+    if output_format is EvalFormat.json:
+        emit(terminal_safe(render_json(result, per_query=per_query), output), output)
     else:
-        render_rich(render_table([result], per_query=False, judged_below=0), output)
+        render_rich(render_table(result, per_query=per_query), output)
 
 
 def fuse(
@@ -104,9 +114,14 @@ def fuse(
     method: Annotated[
         FuseMethod,
         typer.Option(
-            help="rrf: reciprocal-rank fusion; minmax / zscore: sum of normalised scores."
+            help="rrf: reciprocal-rank fusion; combsum: sum of normalised scores "
+            "(--normalisation); minmax / zscore: combsum with that normalisation."
         ),
     ] = FuseMethod.rrf,
+    normalisation: Annotated[
+        Normalisation | None,
+        typer.Option(help="How combsum normalises each run's scores (default minmax)."),
+    ] = None,
     k: Annotated[float, typer.Option("--k", help="RRF's rank constant: 1 / (k + rank).")] = 60,
     weights: Annotated[
         str | None,
@@ -133,7 +148,15 @@ def fuse(
         raise PolicyError(f"fuse needs two runs or more; got {len(runs)}")
     parsed = None if weights is None else parse_weights(weights, what="--weights")
     loaded = [read_run(path) for path in runs]
-    fused = fuse_runs(loaded, method.value, k=k, weights=parsed, depth=depth, name=name)
+    fused = fuse_runs(
+        loaded,
+        method.value,
+        k=k,
+        weights=parsed,
+        normalisation=None if normalisation is None else normalisation.value,
+        depth=depth,
+        name=name,
+    )
     if output is None or output == "-":
         emit(terminal_safe(trec_run_text(fused), output), None)
     else:
@@ -148,12 +171,14 @@ def two_stage(
     ],
     pool: Annotated[int, typer.Option(help="Candidates per query the reranker sees.")] = 100,
     metric: MetricOption = None,
+    per_query: PerQueryOption = False,
     output_format: FormatOption = EvalFormat.table,
     output: OutputOption = None,
 ) -> None:
     """Evaluate retrieve-then-rerank: the pool's recall, the reranking, the ceiling.
 
     Recall@pool of the retriever, the reranked pool, and the ceiling (the pool sorted by grade).
+    Every judged query counts: one the retriever did not answer scores 0 and is listed.
     Default metric: nDCG@10.
     """
     from rankmeter.errors import PolicyError
@@ -171,9 +196,9 @@ def two_stage(
         metrics=metric or ["nDCG@10"],
     )
     if output_format is EvalFormat.json:
-        emit(report.render_json(result), output)
+        emit(report.render_json(result, per_query=per_query), output)
     else:
-        render_rich(report.render_table(result), output)
+        render_rich(report.render_table(result, per_query=per_query), output)
 
 
 def register(app: typer.Typer) -> None:

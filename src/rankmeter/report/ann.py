@@ -80,29 +80,30 @@ def render_markdown(result: AnnRecall) -> str:
 
 
 def render_table(result: AnnRecall) -> Any:
-    """The trade-off table for a terminal (a rich Table), what was measured in its caption."""
-    from rich import box
-    from rich.table import Table
+    """The trade-off table for a terminal: a title, the table (fitted to the width: text
+    columns folded or rows stacked, numbers whole) and what was measured under it, as lines
+    that wrap at the terminal's width, not at the table's."""
+    from rich.console import Group
+    from rich.text import Text
+
+    from rankmeter.report._rich import FittedTable, shown
 
     header, body = tradeoff_table(result)
     notes = [f"{describe(result)}.", f"{result.recall_rule}."]
-    # Columns that are the same on every row (one build; one setting) go to the caption,
-    # so that the table fits a terminal.
+    # Columns that are the same on every row (one build; one setting) go under the table.
     keep = list(range(len(header)))
     if len({(cells[1], cells[2]) for cells in body}) == 1:
         keep = [i for i in keep if i not in (1, 2)]
         notes.insert(0, f"Built in {body[0][1]} s; index size {body[0][2]}.")
     if len(body) == 1:
         keep.remove(0)
-    table = Table(title=f"ANN recall: {result.title}", title_justify="left")
-    table.box = box.SIMPLE_HEAD
+    table = FittedTable()
     for i in keep:
-        table.add_column(header[i], justify="left" if i == 0 else "right", no_wrap=True)
+        table.add_column(header[i], text=i == 0, justify="left" if i == 0 else "right")
     for cells in body:
-        table.add_row(*(cells[i] for i in keep))
-    table.caption = "\n".join(notes)
-    table.caption_justify = "left"
-    return table
+        table.add_row(*(shown(cells[i]) if i == 0 else cells[i] for i in keep))
+    title = shown(f"ANN recall: {result.title}", style="table.title")
+    return Group(title, table, *(Text(note, style="dim") for note in notes))
 
 
 def _headline(result: AnnRecall) -> str:

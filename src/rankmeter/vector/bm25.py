@@ -14,7 +14,7 @@ from rankmeter._validate import integer, real
 from rankmeter.data import Run
 from rankmeter.errors import PolicyError, RankmeterError
 
-__all__ = ["bm25_run"]
+__all__ = ["bm25_run", "describe_bm25"]
 
 
 def bm25_run(
@@ -114,6 +114,21 @@ def bm25_run(
     return Run.from_columns(
         out_queries, docs.tolist(), np.concatenate(out_scores), name=name, origin="<bm25>"
     )
+
+
+def describe_bm25(
+    *, k1: float = 1.5, b: float = 0.75, stopwords: Any = "en", stemmer: Any = None
+) -> str:
+    """BM25's settings in one line, as outputs name the retriever.
+
+    >>> describe_bm25()
+    'BM25 (bm25s; k1 1.5, b 0.75, stopwords en, no stemming)'
+    """
+    words = "none" if stopwords is None else stopwords if isinstance(stopwords, str) else "list"
+    stemming = "no stemming" if stemmer is None else f"stemmer {stemmer}"
+    if stemmer is not None and not isinstance(stemmer, str):
+        stemming = "a custom stemmer"
+    return f"BM25 (bm25s; k1 {k1:g}, b {b:g}, stopwords {words}, {stemming})"
 
 
 def _top(scores: Any, tie_rank: Any, k: int) -> Any:

@@ -51,6 +51,7 @@ __all__ = [
     "default_model_path",
     "embed_texts",
     "evaluate_model",
+    "model_dimension",
 ]
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
@@ -138,6 +139,7 @@ class _Model:
     key: str | None
     load: Callable[[], Any] = field(repr=False)
     uncached: str = ""
+    folder: Path | None = None
     _encoder: Any = field(default=None, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -193,11 +195,14 @@ def _resolve_model(model: Any, name: str | None, cache_key: str | None = None) -
     if model is None or (isinstance(model, str) and model.lower() in _DEFAULT_ALIASES):
         folder = default_model_path()
         key = _key("model folder", _folder_key(folder), _library_versions(), cache_key)
-        return _Model(name or DEFAULT_MODEL, key, lambda: _load_folder(folder))
+        return _Model(name or DEFAULT_MODEL, key, lambda: _load_folder(folder), folder=folder)
     if isinstance(model, (str, os.PathLike)):
         folder = Path(model).expanduser()
         if not folder.exists():
-            folder = _hub_cache_folder(os.fspath(model))
+            found, searched = _hub_cache_folder(os.fspath(model))
+            if found is None:
+                raise RankmeterError(_not_available(os.fspath(model), searched))
+            folder = found
         if not folder.is_dir():
             raise RankmeterError(
                 f"model {os.fspath(model)!r} is not a folder; give a sentence-transformers "
@@ -206,7 +211,7 @@ def _resolve_model(model: Any, name: str | None, cache_key: str | None = None) -
             )
         label = name or Path(os.fspath(model)).name or os.fspath(model)
         key = _key("model folder", _folder_key(folder), _library_versions(), cache_key)
-        return _Model(label, key, lambda: _load_folder(folder))
+        return _Model(label, key, lambda: _load_folder(folder), folder=folder)
     if not callable(getattr(model, "encode", None)):
         raise RankmeterError(
             f"model must be a model folder, a model name or an object with an encode() method "
@@ -226,6 +231,52 @@ def _resolve_model(model: Any, name: str | None, cache_key: str | None = None) -
         _key("named object", f"{kind.__module__}.{kind.__qualname__}", cache_key),
         lambda: model,
     )
+
+
+def model_dimension(model: Any = None) -> int | None:
+    """The dimension of a model's embeddings, known without embedding anything: read from a
+    sentence-transformers folder's configuration (the last Pooling or Dense module's output,
+    else the transformer's ``hidden_size``) or asked of an object with
+    ``get_sentence_embedding_dimension()``; None where it cannot be known before embedding."""
+    return _dimension(_resolve_model(model, None))
+
+
+def _dimension(model: _Model) -> int | None:
+    if model.folder is not None:
+        return _folder_dimension(model.folder)
+    ask = getattr(model.encoder, "get_sentence_embedding_dimension", None)
+    if not callable(ask):
+        return None
+    try:
+        value = ask()
+    except Exception:  # a model that cannot say: known after embedding
+        return None
+    return int(value) if isinstance(value, (int, np.integer)) and value > 0 else None
+
+
+def _folder_dimension(folder: Path) -> int | None:
+    def read(path: Path) -> dict[str, Any]:
+        try:
+            loaded = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        return loaded if isinstance(loaded, dict) else {}
+
+    dimension = read(folder / "config.json").get("hidden_size")
+    try:
+        modules = json.loads((folder / "modules.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        modules = []
+    for module in modules if isinstance(modules, list) else []:
+        if not isinstance(module, dict):
+            continue
+        kind = str(module.get("type", ""))
+        config = read(folder / str(module.get("path", "")) / "config.json")
+        if kind.endswith("Pooling") and "word_embedding_dimension" in config:
+            dimension = config["word_embedding_dimension"]
+        elif kind.endswith("Dense") and "out_features" in config:
+            dimension = config["out_features"]
+    return dimension if isinstance(dimension, int) and dimension > 0 else None
 
 
 def _key(*parts: str | None) -> str:
@@ -264,23 +315,44 @@ def _warn_uncached(model: _Model, cache: Any) -> None:
         )
 
 
-def _hub_cache_folder(name: str) -> Path:
-    """A model name found in the local Hugging Face cache (nothing is downloaded), else the
-    name as a path (which then fails as 'not a folder')."""
+def _hub_cache_folder(name: str) -> tuple[Path | None, str]:
+    """A model name found in the local Hugging Face cache (nothing is downloaded), or None and
+    where it was looked for (for the error)."""
     looks_like_id = name.count("/") <= 1 and not name.startswith((".", "/", "~", "\\"))
     if not looks_like_id or (os.sep != "/" and os.sep in name):
-        return Path(name)
+        return None, ""
     _offline()
     try:
         hub = importlib.import_module("huggingface_hub")
     except ImportError:
-        return Path(name)
-    for repo in (name,) if "/" in name else (name, f"sentence-transformers/{name}"):
+        return None, "no Hugging Face cache could be searched (huggingface_hub is not installed)"
+    repos = (name,) if "/" in name else (name, f"sentence-transformers/{name}")
+    for repo in repos:
         try:
-            return Path(hub.snapshot_download(repo_id=repo, local_files_only=True))
+            return Path(hub.snapshot_download(repo_id=repo, local_files_only=True)), ""
         except Exception:  # not cached (or not a valid repo id): try the next, then give up
             continue
-    return Path(name)
+    where = getattr(getattr(hub, "constants", None), "HF_HUB_CACHE", "the Hugging Face cache")
+    return None, (
+        f"it is not in the local Hugging Face cache {where} (looked for {' and '.join(repos)})"
+    )
+
+
+def _not_available(name: str, searched: str) -> str:
+    """Why a model name or path gives no model, and how to make one available offline."""
+    if not searched:  # a path: nothing to look up
+        return (
+            f"model {name!r} is not a folder; give a sentence-transformers model folder, a "
+            f"model name in the local Hugging Face cache, a SentenceTransformer object or "
+            f"nothing (the packaged {DEFAULT_MODEL})"
+        )
+    repo = name if "/" in name else f"sentence-transformers/{name}"
+    return (
+        f"model {name!r} is not available offline: it is not a folder, and {searched}; "
+        f"nothing is downloaded (HF_HUB_OFFLINE=1). To use it, download it once "
+        f"where there is a network into that cache (huggingface-cli download {repo}; HF_HOME "
+        f"or HF_HUB_CACHE choose the cache), or give the path of a local model folder"
+    )
 
 
 def _offline() -> None:
@@ -886,13 +958,17 @@ def evaluate_model(
     batch_size : texts per forward pass of the model
     backend : ANN library for ``index`` (None: the default of
         :func:`rankmeter.vector.ann.make_index`)
-    name : the run's name (default: the model's)
+    name : the run's name (default: the model's; ``model`` in the result stays the model's)
     split : the qrels split of a BEIR folder
     progress : called with a label at the start of each step (see :func:`count_steps`)
 
     Returns
     -------
-    EvalResult, the same as :func:`rankmeter.evaluate` returns for the model's run.
+    RetrievalResult, an EvalResult (:class:`rankmeter.vector.retrieval.RetrievalResult`):
+    what :func:`rankmeter.evaluate` returns for the model's run with ``include_missing=True``
+    (every judged query counts; one without results scores 0), and the model's name, the
+    collection and the judged queries left unanswered (``unanswered``; an empty query text
+    is not embedded: ``empty_queries``).
 
     Documents are embedded as ``title + " " + text`` (BEIR's convention) and queries as their
     text; embeddings are normalised, so the inner product is the cosine. Every judged query is
@@ -918,12 +994,15 @@ def evaluate_model(
     >>> dict(result.metrics), result.run
     ({'RR': 1.0, 'P@1': 1.0}, 'Letters')
     """
-    from rankmeter.evaluation import evaluate
-
     top = _check_count("k", k)
     size = _check_count("batch_size", batch_size)
     if not isinstance(index, str) or not index.strip():
         raise PolicyError(f"index={index!r}: give 'flat' or an ANN spec such as 'hnsw(M=16)'")
+    spec = None
+    if backend is not None:
+        from rankmeter.vector.ann import BACKENDS, IndexSpecError
+
+        choice("backend", backend, BACKENDS, error=IndexSpecError)
     if not _is_exact(index):
         from rankmeter.vector.ann import check_backend, parse_index_spec
 
@@ -939,15 +1018,39 @@ def evaluate_model(
 
         check_target(run_out)  # a read-only or impossible target fails now, not after embedding
     loaded = _load_collection(collection, split)
-    resolved = _resolve_model(model, name, cache_key)
+    resolved = _resolve_model(model, None, cache_key)
     _warn_uncached(resolved, cache)
     report = progress or _quiet
     doc_ids = list(loaded.corpus)
-    query_ids = list(loaded.queries)
     doc_texts = [d.content for d in loaded.corpus.values()]
-    query_texts = list(loaded.queries.values())
-    corpus_vectors = _embed(resolved, doc_texts, "corpus", cache, size, report)
-    query_vectors = _embed(resolved, query_texts, "queries", cache, size, report)
+    # An empty query text is not embedded (a model would return some vector for it, and rank
+    # documents by noise): the query gets no results and scores 0, listed as unanswered.
+    empty = [q for q, text in loaded.queries.items() if not text.strip()]
+    query_ids = [q for q, text in loaded.queries.items() if text.strip()]
+    if not query_ids:
+        raise RankmeterError(
+            f"every judged query's text is empty ({len(empty)} queries, e.g. {empty[0]!r}): "
+            "nothing to embed"
+        )
+    query_texts = [loaded.queries[q] for q in query_ids]
+    # The index must fit the corpus and the model's dimension: checked before the (long)
+    # embedding. A dimension the model cannot tell beforehand comes from the queries,
+    # embedded first then (they are few), before the corpus.
+    queries_first = False
+    if spec is not None:
+        from rankmeter.vector.ann import check_index_fits
+
+        dim = _dimension(resolved) if "m" in spec.params else None
+        check_index_fits(spec, dim=dim, n_vectors=len(doc_ids), what="the corpus")
+        queries_first = "m" in spec.params and dim is None
+    if queries_first:
+        assert spec is not None  # queries_first needs an index spec with m
+        query_vectors = _embed(resolved, query_texts, "queries", cache, size, report)
+        check_index_fits(spec, dim=query_vectors.shape[1])
+        corpus_vectors = _embed(resolved, doc_texts, "corpus", cache, size, report)
+    else:
+        corpus_vectors = _embed(resolved, doc_texts, "corpus", cache, size, report)
+        query_vectors = _embed(resolved, query_texts, "queries", cache, size, report)
     if corpus_vectors.shape[1] != query_vectors.shape[1]:
         raise RankmeterError(
             f"corpus and query embeddings differ in dimension ({corpus_vectors.shape[1]} vs "
@@ -956,10 +1059,29 @@ def evaluate_model(
     scores, ids = _search(
         corpus_vectors, query_vectors, min(top, len(doc_ids)), index, backend, report
     )
-    run = _run_from_hits(scores, ids, query_ids, doc_ids, resolved.name)
+    run = _run_from_hits(scores, ids, query_ids, doc_ids, name or resolved.name)
     if run_out is not None:
         from rankmeter.io import write_trec_run
 
         write_trec_run(run, run_out)
     report("evaluating")
-    return evaluate(loaded.qrels, run, measures)
+    from rankmeter.vector.retrieval import evaluate_retrieval
+
+    return evaluate_retrieval(
+        loaded.qrels,
+        run,
+        measures,
+        model=resolved.name,
+        collection=_collection_label(collection, loaded),
+        empty_queries=empty,
+    )
+
+
+def _collection_label(given: Any, loaded: Any) -> str:
+    """The collection as outputs name it: the folder as given, else its root (the qrels file
+    for a collection read from separate files)."""
+    if isinstance(given, (str, os.PathLike)):
+        return os.fspath(given)
+    if loaded.split == "files":
+        return str(loaded.qrels.source)
+    return str(loaded.root)

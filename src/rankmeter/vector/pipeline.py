@@ -61,6 +61,8 @@ class TwoStage:
         retrieved by the reranked stage)
     notes : what a reader must know to read the numbers: metrics whose cutoff is deeper than
         the pool (every stage ranks only the pool, so R@100 of a pool of 50 is R@50)
+    unanswered : judged queries the retriever returned nothing for: they count in every
+        stage and score 0 there (as ``evaluate --include-missing``, ``trec_eval -c``)
 
     Every stage reports ``R@pool`` first (the same for all three: reordering cannot change
     which documents are in the pool), then the metrics asked for.
@@ -73,6 +75,7 @@ class TwoStage:
     outside_pool: int = 0
     unscored: int = 0
     notes: tuple[str, ...] = ()
+    unanswered: tuple[str, ...] = ()
 
     @property
     def stages(self) -> dict[str, EvalResult]:
@@ -84,11 +87,15 @@ class TwoStage:
         return self.retriever.n_queries
 
     def to_dict(self, *, per_query: bool = False) -> dict[str, Any]:
-        """``{"pool", "n_queries", "stages": {stage: {"metrics": {...}}}, "outside_pool",
-        "unscored", "notes"}``."""
+        """``{"pool", "n_queries", "queries", "unanswered", "stages": {stage: {"metrics":
+        {...}[, "per_query": {...}]}}, "outside_pool", "unscored", "notes"}``."""
+        from rankmeter.vector.retrieval import QUERIES_RULE
+
         return {
             "pool": self.pool,
             "n_queries": self.n_queries,
+            "queries": QUERIES_RULE,
+            "unanswered": list(self.unanswered),
             "stages": {k: v.to_dict(per_query=per_query) for k, v in self.stages.items()},
             "outside_pool": self.outside_pool,
             "unscored": self.unscored,
@@ -141,8 +148,9 @@ def two_stage(
 
     Returns
     -------
-    TwoStage, with every stage evaluated on the judged queries that the retriever answered
-    (a query the reranked run lacks scores 0 there). Equal scores are ordered as trec_eval
+    TwoStage, with every stage evaluated on every judged query: one the retriever did not
+    answer scores 0 in every stage (and is listed in ``unanswered``), one the reranked run
+    lacks scores 0 in the reranked stage. Equal scores are ordered as trec_eval
     orders ties (doc id descending) in every stage.
 
     Notes
@@ -163,7 +171,7 @@ def two_stage(
     measures = parse_metrics([next((m for m in asked if m == pool_recall), pool_recall), *asked])
     loaded_qrels = as_qrels(qrels)
     retriever = as_run(retriever_run)
-    judged, candidates = _judged_queries(loaded_qrels, retriever.head(pool))
+    judged, candidates, unanswered = _judged_queries(loaded_qrels, retriever.head(pool))
     scorer = _scorer(reranker)
     outside = unscored = 0
     if scorer is None:
@@ -183,6 +191,7 @@ def two_stage(
         outside,
         unscored,
         _deeper_than_pool(measures, int(pool)),
+        unanswered,
     )
 
 
@@ -243,29 +252,24 @@ def _scorer(reranker: Any) -> Reranker | None:
     return None
 
 
-def _judged_queries(qrels: Qrels, candidates: Run) -> tuple[Qrels, Run]:
-    """The judgments of the queries that the retriever answered, and the pool of those
-    queries only (a reranker need not score queries that cannot be evaluated)."""
+def _judged_queries(qrels: Qrels, candidates: Run) -> tuple[Qrels, Run, tuple[str, ...]]:
+    """The judgments (every judged query counts, answered or not), the pool of the judged
+    queries only (a reranker need not score queries that cannot be evaluated), and the judged
+    queries that the retriever did not answer."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    table = qrels.to_arrow()
-    answered = pa.array(list(candidates.query_ids), type=pa.string())
-    kept = table.filter(pc.is_in(table.column("query_id"), value_set=answered))
-    if kept.num_rows == 0:
+    answered = set(candidates.query_ids)
+    unanswered = tuple(q for q in qrels.query_ids if q not in answered)
+    if len(unanswered) == qrels.n_queries:
         raise RankmeterError(
             f"retriever run {candidates.name!r} ({candidates.source}) has no query in common "
             f"with the qrels ({qrels.source}); check that the files belong together"
         )
-    judged = Qrels.from_columns(
-        kept.column("query_id"),
-        kept.column("doc_id"),
-        kept.column("relevance"),
-        origin=qrels.source,
-    )
-    if judged.n_queries < candidates.n_queries:
+    judged = set(qrels.query_ids)
+    if any(q not in judged for q in candidates.query_ids):
         pool = candidates.to_arrow()
-        wanted = pa.array(list(judged.query_ids), type=pa.string())
+        wanted = pa.array(list(qrels.query_ids), type=pa.string())
         pool = pool.filter(pc.is_in(pool.column("query_id"), value_set=wanted))
         candidates = Run.from_columns(
             pool.column("query_id"),
@@ -275,7 +279,7 @@ def _judged_queries(qrels: Qrels, candidates: Run) -> tuple[Qrels, Run]:
             ties=candidates.ties,
             origin=candidates.source,
         )
-    return judged, candidates
+    return qrels, candidates, unanswered
 
 
 def _pair_keys(table: Any) -> Any:

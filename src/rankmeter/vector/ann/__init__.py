@@ -25,18 +25,21 @@ from __future__ import annotations
 from rankmeter.vector.ann.backends import Index, make_index
 from rankmeter.vector.ann.recall import (
     RECALL_RULE,
+    SIMD_LANES,
     TIMED_BUDGET_S,
     TIMED_RUNS,
     TOLERANCE_ULPS,
     AnnRecall,
     AnnRow,
     ann_recall,
+    tie_tolerance,
 )
 from rankmeter.vector.ann.spec import (
     BACKENDS,
     IndexSpec,
     IndexSpecError,
     check_backend,
+    check_index_fits,
     parse_index_spec,
     sweep_settings,
 )
@@ -44,6 +47,7 @@ from rankmeter.vector.ann.spec import (
 __all__ = [
     "BACKENDS",
     "RECALL_RULE",
+    "SIMD_LANES",
     "TIMED_BUDGET_S",
     "TIMED_RUNS",
     "TOLERANCE_ULPS",
@@ -54,7 +58,9 @@ __all__ = [
     "IndexSpecError",
     "ann_recall",
     "check_backend",
+    "check_index_fits",
     "make_index",
     "parse_index_spec",
     "sweep_settings",
+    "tie_tolerance",
 ]

@@ -27,6 +27,7 @@ __all__ = [
     "IndexSpec",
     "IndexSpecError",
     "check_backend",
+    "check_index_fits",
     "parse_index_spec",
     "sweep_settings",
 ]
@@ -248,6 +249,42 @@ def check_backend(spec: IndexSpec, backend: str) -> None:
             f"not {backend} (which has: "
             f"{', '.join(k for k, v in _KINDS.items() if backend in v.backends)})"
         )
+
+
+def check_index_fits(
+    spec: IndexSpec, *, dim: int | None = None, n_vectors: int | None = None, what: str = ""
+) -> None:
+    """Fail with :class:`IndexSpecError` where ``spec`` cannot be built on ``n_vectors``
+    vectors of ``dim`` dimensions (None: not known yet, not checked): PQ's ``m`` must divide
+    the dimension, and IVF and PQ train ``nlist`` and ``2**nbits`` centroids on the vectors,
+    so they need at least that many. Checked before anything is embedded or built; ``what``
+    names the vectors (``"the corpus"``).
+
+    >>> check_index_fits(parse_index_spec("pq(m=7)"), dim=384)
+    Traceback (most recent call last):
+    ...
+    rankmeter.vector.ann.IndexSpecError: m=7 in pq(m=7,nbits=8) must divide the dimension 384 (each of the m sub-quantizers takes dim / m dimensions)
+    """
+    params = spec.params
+    if dim is not None and "m" in params and dim % params["m"]:
+        raise IndexSpecError(
+            f"m={params['m']} in {spec} must divide the dimension {dim} "
+            "(each of the m sub-quantizers takes dim / m dimensions)"
+        )
+    if n_vectors is None:
+        return
+    vectors = what or "the vectors"
+    for name, needed in (
+        ("nlist", params.get("nlist")),
+        ("nbits", 2 ** params["nbits"] if "nbits" in params else None),
+    ):
+        if needed is not None and needed > n_vectors:
+            shown = f"nlist={needed}" if name == "nlist" else f"nbits={params['nbits']}"
+            raise IndexSpecError(
+                f"{spec} trains {needed} centroids ({shown}) but {vectors} has only "
+                f"{n_vectors} vectors: lower {name} to at most "
+                f"{n_vectors if name == 'nlist' else max(n_vectors.bit_length() - 1, 1)}"
+            )
 
 
 def sweep_settings(spec: IndexSpec, sweep: Mapping[str, Sequence[Any]] | None) -> list[IndexSpec]:

@@ -1,0 +1,61 @@
+"""Render a retriever's evaluation (:class:`rankmeter.vector.retrieval.RetrievalResult`, from
+``rankmeter bm25`` and ``rankmeter embed-eval``): evaluate's table with what ran on what and
+which judged queries got no results under it, or JSON with the same."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from rankmeter.report._json import json_text
+from rankmeter.report._rich import shown
+
+if TYPE_CHECKING:
+    from rankmeter.vector.retrieval import RetrievalResult
+
+__all__ = ["query_notes", "render_json", "render_table"]
+
+#: Query ids listed by name in a note; more are counted.
+LISTED = 10
+
+
+def render_json(result: RetrievalResult, *, per_query: bool) -> str:
+    """``RetrievalResult.to_dict``: run, model, collection, query count and rule, the
+    unanswered queries, the metrics (what ``evaluate --include-missing`` gives)."""
+    return json_text(result.to_dict(per_query=per_query))
+
+
+def _ids(ids: tuple[str, ...]) -> str:
+    named = ", ".join(repr(q) for q in ids[:LISTED])
+    more = len(ids) - LISTED
+    return named + (f" and {more} more" if more > 0 else "")
+
+
+def query_notes(unanswered: tuple[str, ...], empty: tuple[str, ...], n_queries: int) -> list[str]:
+    """The warning lines on judged queries without results (none: no line)."""
+    notes = []
+    if empty:
+        noun = "query has" if len(empty) == 1 else "queries have"
+        notes.append(
+            f"warning: {len(empty)} judged {noun} an empty text, not embedded: {_ids(empty)}"
+        )
+    if unanswered:
+        notes.append(
+            f"warning: {len(unanswered)} of {n_queries} judged queries got no results: each "
+            f"scores 0 in the averages: {_ids(unanswered)}"
+        )
+    return notes
+
+
+def render_table(result: RetrievalResult, *, per_query: bool) -> Any:
+    """Evaluate's table (``queries`` counts every judged query), a line saying what retrieved
+    on which collection and how queries count, and a warning naming the unanswered ones."""
+    from rich.console import Group
+
+    from rankmeter.report.evaluation import render_table as evaluation_table
+    from rankmeter.vector.retrieval import QUERIES_RULE
+
+    parts = [evaluation_table([result], per_query=per_query, judged_below=0)]
+    parts.append(shown(f"{result.model} on {result.collection}; {QUERIES_RULE}", style="dim"))
+    notes = query_notes(result.unanswered, result.empty_queries, result.n_queries)
+    parts += [shown(note, style="yellow") for note in notes]
+    return Group(*parts)
