@@ -8,7 +8,16 @@ from typing import Annotated
 
 import typer
 
-from rankmeter.cli._common import Engine, EngineOption, OutputOption, emit, render_rich
+from rankmeter.cli._common import (
+    Engine,
+    EngineOption,
+    OutputOption,
+    TsUnit,
+    TsUnitOption,
+    UnorderedOption,
+    emit,
+    render_rich,
+)
 
 
 class ABFormat(str, Enum):
@@ -78,6 +87,8 @@ def ab(
         float, typer.Option(help="The sample-ratio check fails below this p-value.")
     ] = 0.001,
     engine: EngineOption = Engine.duckdb,
+    ts_unit: TsUnitOption = TsUnit.s,
+    unordered: UnorderedOption = False,
     output_format: Annotated[
         ABFormat, typer.Option("--format", "-f", help="Output format.")
     ] = ABFormat.table,
@@ -104,6 +115,8 @@ def ab(
         srm_alpha=srm_alpha,
         expected_ratio=expected_ratio,
         engine=engine.value,
+        ts_unit=ts_unit.value,
+        ordered=not unordered,
     )
     if output_format is ABFormat.json:
         emit(terminal_safe(render_json(result), output), output)

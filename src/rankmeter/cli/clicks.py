@@ -9,7 +9,15 @@ from typing import Annotated, Any
 
 import typer
 
-from rankmeter.cli._common import OutputOption, check_output, emit, render_rich
+from rankmeter.cli._common import (
+    OutputOption,
+    TsUnit,
+    TsUnitOption,
+    UnorderedOption,
+    check_output,
+    emit,
+    render_rich,
+)
 
 clicks_app = typer.Typer(
     name="clicks",
@@ -52,14 +60,14 @@ ModelOption = Annotated[
 SeedOption = Annotated[int, typer.Option(help="Seeds EM's starting values and the split.")]
 
 
-def read_click_log(path: str) -> Any:
+def read_click_log(path: str, ts_unit: TsUnit = TsUnit.s, unordered: bool = False) -> Any:
     """The log at ``path`` as the click models read it: read and checked by
-    ``rankmeter.online.read_log`` (the log contract), the columns the models need pulled out
-    of the engine as Arrow."""
+    ``rankmeter.online.read_log`` (the log contract; --ts-unit and --unordered are how it
+    reads), the columns the models need pulled out of the engine as Arrow."""
     from rankmeter.clicks import click_log
     from rankmeter.online import read_log
 
-    log = read_log(path)
+    log = read_log(path, ts_unit=ts_unit.value, ordered=not unordered)
     columns = [c for c in CLICK_COLUMNS if c in log.columns]
     return click_log(log.select(columns).to_pyarrow(), source=path)
 
@@ -84,6 +92,8 @@ def fit_command(
         typer.Option(help="DBN only: fix the probability of going on (fitted when not given)."),
     ] = None,
     seed: SeedOption = 0,
+    ts_unit: TsUnitOption = TsUnit.s,
+    unordered: UnorderedOption = False,
     output_format: Annotated[
         FitFormat, typer.Option("--format", "-f", help="Output format.")
     ] = FitFormat.table,
@@ -97,7 +107,7 @@ def fit_command(
     from rankmeter.clicks import evaluate_model, fit, split_log
     from rankmeter.report import clicks as report
 
-    data = read_click_log(log)
+    data = read_click_log(log, ts_unit, unordered)
     evaluation = None
     if held_out == 0:
         train = data
@@ -146,6 +156,8 @@ def labels_command(
         ),
     ] = "0.1,0.3,0.6",
     seed: Annotated[int, typer.Option(help="Seeds EM's starting values.")] = 0,
+    ts_unit: TsUnitOption = TsUnit.s,
+    unordered: UnorderedOption = False,
 ) -> None:
     """Clicks into graded TREC qrels, corrected for position bias.
 
@@ -160,7 +172,7 @@ def labels_command(
     from rankmeter.report import clicks as report
     from rankmeter.report import visible
 
-    data = read_click_log(log)
+    data = read_click_log(log, ts_unit, unordered)
     fitted = fit(data, model.value, seed=seed)
     qrels = labels(
         data,

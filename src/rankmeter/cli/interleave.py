@@ -8,7 +8,14 @@ from typing import Annotated
 
 import typer
 
-from rankmeter.cli._common import OutputOption, emit, render_rich
+from rankmeter.cli._common import (
+    OutputOption,
+    TsUnit,
+    TsUnitOption,
+    UnorderedOption,
+    emit,
+    render_rich,
+)
 
 
 class InterleaveFormat(str, Enum):
@@ -74,6 +81,8 @@ def interleave(
             "(Clopper-Pearson, conservative)."
         ),
     ] = Interval.wilson,
+    ts_unit: TsUnitOption = TsUnit.s,
+    unordered: UnorderedOption = False,
     output_format: Annotated[
         InterleaveFormat, typer.Option("--format", "-f", help="Output format.")
     ] = InterleaveFormat.table,
@@ -94,6 +103,8 @@ def interleave(
         method=method.value,
         run_a=run_a,
         run_b=run_b,
+        ts_unit=ts_unit.value,
+        ordered=not unordered,
     )
     if output_format is InterleaveFormat.json:
         emit(terminal_safe(render_json(result), output), output)

@@ -16,6 +16,9 @@ from rankmeter.cli._common import (
     Engine,
     EngineOption,
     OutputOption,
+    TsUnit,
+    TsUnitOption,
+    UnorderedOption,
     check_output,
     emit,
     render_rich,
@@ -50,6 +53,8 @@ def check(
         LogsFormat, typer.Option("--format", "-f", help="Output format.")
     ] = LogsFormat.table,
     engine: EngineOption = Engine.duckdb,
+    ts_unit: TsUnitOption = TsUnit.s,
+    unordered: UnorderedOption = False,
     output: OutputOption = None,
 ) -> None:
     """Check a search log against the log schema: per-variant counts (users, sessions,
@@ -59,7 +64,7 @@ def check(
     from rankmeter.report import terminal_safe, visible
     from rankmeter.report.logs import render_json, render_markdown, render_table
 
-    result = check_log(log, engine=engine.value)
+    result = check_log(log, engine=engine.value, ts_unit=ts_unit.value, ordered=not unordered)
     if output_format is LogsFormat.json:
         emit(terminal_safe(render_json(result), output), output)
     elif output_format is LogsFormat.markdown:

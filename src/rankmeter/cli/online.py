@@ -13,6 +13,9 @@ from rankmeter.cli._common import (
     EngineOption,
     MetricOption,
     OutputOption,
+    TsUnit,
+    TsUnitOption,
+    UnorderedOption,
     emit,
     render_rich,
 )
@@ -58,6 +61,8 @@ def online_vs_offline(
     resamples: Annotated[int, typer.Option(help="Offline randomizations/resamples.")] = 10_000,
     seed: Annotated[int, typer.Option(help="Seed of the offline test.")] = 0,
     engine: EngineOption = Engine.duckdb,
+    ts_unit: TsUnitOption = TsUnit.s,
+    unordered: UnorderedOption = False,
     output_format: Annotated[
         OnlineOfflineFormat, typer.Option("--format", "-f", help="Output format.")
     ] = OnlineOfflineFormat.table,
@@ -86,6 +91,8 @@ def online_vs_offline(
         seed=seed,
         pre=pre,
         engine=engine.value,
+        ts_unit=ts_unit.value,
+        ordered=not unordered,
     )
     if output_format is OnlineOfflineFormat.json:
         emit(terminal_safe(render_json(result), output), output)

@@ -465,11 +465,13 @@ def _user_table(
     return _per_user(requests, keys)
 
 
-def _as_table(log: Any, engine: str, validate: bool) -> tuple[IbisTable, str]:
+def _as_table(
+    log: Any, engine: str, validate: bool, ts_unit: str = "s", ordered: bool = True
+) -> tuple[IbisTable, str]:
     """The log as a typed Ibis table (:func:`rankmeter.online.read_log`), and how to name it
     in errors."""
     _ibis()
-    table = read_log(log, engine=engine, validate=validate)
+    table = read_log(log, engine=engine, validate=validate, ts_unit=ts_unit, ordered=ordered)
     name = str(log) if isinstance(log, (str, os.PathLike)) else "<table>"
     return table, name
 
@@ -494,6 +496,8 @@ def ab(
     expected_ratio: float = 1.0,
     engine: str = "duckdb",
     validate: bool = True,
+    ts_unit: str = "s",
+    ordered: bool = True,
 ) -> ABResult:
     """Analyse an A/B test from its search log: did the treatment win, for whom, and can the
     split be trusted?
@@ -538,6 +542,11 @@ def ab(
     validate : bool, default True
         Check the log first (:func:`rankmeter.online.check_log`): its first problem is raised
         as one line naming the file and row.
+    ts_unit, ordered : default "s", True
+        How the log and ``pre`` are read (:func:`rankmeter.online.read_log`): the unit of
+        epoch numbers in event_ts, and whether rows are in time order within a session. An
+        Ibis table (such as read_log returns) has typed timestamps and no file order: neither
+        applies to it.
 
     Returns
     -------
@@ -579,14 +588,14 @@ def ab(
         control = _validate.identifier("control", control)
     validate = _validate.boolean("validate", validate)
 
-    table, name = _as_table(log, engine, validate)
+    table, name = _as_table(log, engine, validate, ts_unit, ordered)
     segment_columns = _segment_columns(segments, table, name)
     users = _user_table(table, (), success_dwell, reformulation_window)
     _check_one_variant_per_user(users, name)
     cuped = pre is not None
     pre_users: IbisTable | None = None
     if cuped:
-        pre_table, _ = _as_table(pre, engine, validate)
+        pre_table, _ = _as_table(pre, engine, validate, ts_unit, ordered)
         pre_users = _pre_period(pre_table, success_dwell, reformulation_window)
         users = _with_pre(users, pre_users)
 

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -389,16 +389,22 @@ def _source(log: Any) -> str:
     return os.fspath(log) if isinstance(log, (str, os.PathLike)) else "<table>"
 
 
-def _log_columns(log: Any, needed: Sequence[str], unit: str, optional: Sequence[str] = ()) -> Any:
+def _log_columns(
+    log: Any,
+    needed: Sequence[str],
+    unit: str,
+    optional: Sequence[str] = (),
+    reading: Mapping[str, Any] | None = None,
+) -> Any:
     """The columns of ``log`` the credit needs (and those of ``optional`` it has), as a
-    pyarrow Table, rows in the log's order."""
+    pyarrow Table, rows in the log's order. ``reading``: read_log's ts_unit and ordered."""
     import pyarrow as pa
 
     source = _source(log)
     if isinstance(log, (str, os.PathLike)):
         from rankmeter.online import read_log
 
-        log = read_log(log)
+        log = read_log(log, **(reading or {}))
     if isinstance(log, pa.RecordBatch):
         log = pa.Table.from_batches([log])
     if not isinstance(log, pa.Table):
@@ -472,7 +478,13 @@ def _runs(method: str, run_a: Any, run_b: Any) -> tuple[Any, Any] | None:
     return as_run(run_a), as_run(run_b)
 
 
-def _credit(log: Any, unit: str, method: str = "team-draft", runs: Any = None) -> _Credit:
+def _credit(
+    log: Any,
+    unit: str,
+    method: str = "team-draft",
+    runs: Any = None,
+    reading: Mapping[str, Any] | None = None,
+) -> _Credit:
     """Per request: its id, A's and B's credited clicks and its user (when the log has
     user_id; required with ``unit="user"``)."""
     import pyarrow.compute as pc
@@ -480,9 +492,9 @@ def _credit(log: Any, unit: str, method: str = "team-draft", runs: Any = None) -
     source = _source(log)
     needed = _NEEDED[method]
     if unit == "user":
-        table = _log_columns(log, ("user_id", *needed), unit)
+        table = _log_columns(log, ("user_id", *needed), unit, reading=reading)
     else:
-        table = _log_columns(log, needed, unit, optional=("user_id",))
+        table = _log_columns(log, needed, unit, optional=("user_id",), reading=reading)
     if table["request_id"].null_count:
         row = int(np.flatnonzero(table["request_id"].is_null().to_numpy(zero_copy_only=False))[0])
         raise FormatError(source, "a row has no request_id", line=row + 1)
@@ -756,6 +768,8 @@ def interleaving_test(
     method: str = "team-draft",
     run_a: Any = None,
     run_b: Any = None,
+    ts_unit: str = "s",
+    ordered: bool = True,
 ) -> InterleavingResult:
     """Credit the clicks of an interleaved log to each ranker and test the preference.
 
@@ -777,6 +791,7 @@ def interleaving_test(
     interval : "wilson" (default: Wilson score interval, near its nominal coverage for small
         counts) or "exact" (Clopper-Pearson, conservative)
     method, run_a, run_b : the credit rule, as in :func:`interleaving_credit`
+    ts_unit, ordered : how a log given as a path is read (:func:`rankmeter.online.read_log`)
 
     Returns
     -------
@@ -799,7 +814,7 @@ def interleaving_test(
     )
     method = choice("method", method, METHODS)
     runs = _runs(method, run_a, run_b)
-    credit = _credit(log, unit, method, runs)
+    credit = _credit(log, unit, method, runs, {"ts_unit": ts_unit, "ordered": ordered})
     clicks_a, clicks_b, users, n_users = (
         credit.clicks_a,
         credit.clicks_b,

@@ -181,6 +181,8 @@ def online_vs_offline(
     seed: int = 0,
     pre: Any = None,
     engine: str = "duckdb",
+    ts_unit: str = "s",
+    ordered: bool = True,
 ) -> OnlineOffline:
     """Compare two rankers offline (judged queries) and online (an A/B log), side by side.
 
@@ -202,6 +204,7 @@ def online_vs_offline(
         across the offline metrics, online across the online metrics).
     test, resamples, seed : the offline paired test (:func:`rankmeter.compare`).
     pre, engine : as :func:`rankmeter.online.ab` (CUPED with a pre-period; where the log is read).
+    ts_unit, ordered : how the log and ``pre`` are read, as :func:`rankmeter.online.read_log`.
 
     Returns
     -------
@@ -232,6 +235,8 @@ def online_vs_offline(
         alpha=alpha,
         correction=correction,
         engine=engine,
+        ts_unit=ts_unit,
+        ordered=ordered,
     )
     runs = {online.control: control_run, online.treatment: treatment_run}
     offline = compare(
