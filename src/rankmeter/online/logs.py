@@ -586,6 +586,7 @@ def _read_jsonl(path: Path, pa: Any) -> Any:
     from pyarrow import json
 
     data = path.read_bytes()
+    numbers: Any
     try:
         table = json.read_json(io.BytesIO(data))
     except pa.ArrowInvalid:
