@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 pytest.importorskip("ibis", reason="search logs need the [online] extra (ibis-framework)")
 
+import pyarrow as pa
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 from _logs_support import arrow, log_rows
@@ -175,3 +177,167 @@ def test_simulate_usage_errors(
     result = cli("logs", "simulate", *collection, *args)
     assert message in result.assert_one_error_line(2)
     assert not (tmp_path / "x.parquet").exists()
+
+
+# --- how a log is read: --ts-unit and --unordered, on every command that reads a log ---------
+
+#: The commands that read a search log's timestamps (interleave reads only the columns its
+#: credit needs: no timestamps, so neither option).
+LOG_READERS = [
+    ("logs", "check"),
+    ("ab",),
+    ("online-vs-offline",),
+    ("clicks", "fit"),
+    ("clicks", "labels"),
+]
+
+
+def _commands() -> dict[tuple[str, ...], Any]:
+    import typer
+
+    from rankmeter.cli import app
+
+    found: dict[tuple[str, ...], Any] = {}
+
+    def walk(command: Any, path: tuple[str, ...]) -> None:
+        for name, sub in getattr(command, "commands", {}).items():
+            walk(sub, (*path, name))
+        if not hasattr(command, "commands"):
+            found[path] = command
+
+    walk(typer.main.get_command(app), ())
+    return found
+
+
+@pytest.mark.parametrize("flag", ["--ts-unit", "--unordered"])
+def test_reading_options_on_every_log_reader_declared_once(flag: str) -> None:
+    declared = {}
+    for path, command in _commands().items():
+        for param in command.params:
+            if flag in param.opts:
+                declared[path] = (tuple(param.opts), param.help)
+    assert sorted(declared) == sorted(LOG_READERS)
+    assert len(set(declared.values())) == 1, declared
+
+
+def ms_and_unsorted(table: pa.Table) -> pa.Table:
+    """``table`` with event_ts as epoch milliseconds (int64) and its rows reversed, as a
+    warehouse export may give it."""
+    import pyarrow.compute as pc
+
+    ts = table["event_ts"]
+    if pa.types.is_string(ts.type):
+        ts = pc.strptime(pc.replace_substring(ts, "Z", ""), format="%Y-%m-%dT%H:%M:%S", unit="ms")
+    ms = pc.cast(ts, pa.timestamp("ms"), safe=False).cast(pa.int64())
+    table = table.set_column(table.column_names.index("event_ts"), "event_ts", ms)
+    return table.take(pa.array(range(table.num_rows - 1, -1, -1)))
+
+
+@pytest.fixture(scope="module")
+def reader_args(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, ...], list[Any]]:
+    """For each log reader: its arguments, with a log in milliseconds and unsorted."""
+    pytest.importorskip("tea_tasting", reason="ab needs the [online] extra")
+    from _ab_logs import random_log
+    from _offline_logs import collection, log_of
+
+    from rankmeter.clicks import simulate
+
+    from .test_cli_clicks import _collection
+
+    folder = tmp_path_factory.mktemp("reading")
+
+    def save(name: str, table: pa.Table) -> Path:
+        path = folder / name
+        pq.write_table(ms_and_unsorted(table), path)
+        return path
+
+    qrels, control, treatment, rankings = collection(folder)
+    offline = save("offline.parquet", log_of(rankings, users=200, clicks_follow=True))
+    click_qrels, click_run = _collection()
+    clicks = save("clicks.parquet", simulate(click_qrels, click_run, sessions=500, seed=2))
+    return {
+        ("logs", "check"): [save("check.parquet", arrow(log_rows()))],
+        ("ab",): [save("ab.parquet", random_log(40, seed=1))],
+        ("online-vs-offline",): [qrels, control, treatment, offline, "--online-metric", "ctr"],
+        ("clicks", "fit"): [clicks],
+        ("clicks", "labels"): [clicks, "-o", "-", "--min-impressions", "5"],
+    }
+
+
+@pytest.mark.parametrize("command", LOG_READERS, ids=" ".join)
+def test_epoch_milliseconds_and_unsorted_rows_are_read_with_the_options(
+    cli: CLI, reader_args: dict[tuple[str, ...], list[Any]], command: tuple[str, ...]
+) -> None:
+    args = [*command, *reader_args[command]]
+    # Milliseconds read as seconds are the year 56000 or so: one line, with the way out.
+    # (logs check prints its report, and the first problem as the one line on stderr)
+    failed = cli(*args)
+    message = failed.err if command == ("logs", "check") else failed.assert_one_error_line(1)
+    assert failed.code == 1 and failed.err.count("\n") == 1
+    assert "read as seconds since 1970 is in the year" in message, message
+    assert "give ts_unit='ms' (--ts-unit ms)" in message
+    done = cli(*args, "--ts-unit", "ms", "--unordered")
+    assert done.code == 0, done.err
+
+
+def test_interleave_reads_a_log_in_milliseconds_and_unsorted(cli: CLI, tmp_path: Path) -> None:
+    from .test_cli_interleave import _rows
+
+    path = tmp_path / "interleave.parquet"
+    pq.write_table(ms_and_unsorted(pa.Table.from_pylist(_rows())), path)
+    result = cli("interleave", path, "-f", "json")
+    assert result.code == 0, result.err
+
+
+def test_simulate_an_interleaved_log_for_interleave(
+    cli: CLI, collection: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    out = tmp_path / "interleaved.parquet"
+    qrels, control, treatment = collection
+    result = cli(
+        "logs", "simulate", qrels, control, treatment, "-o", out, "--users", "300",
+        "--interleave", "team-draft",
+    )  # fmt: skip
+    assert result.code == 0, result.err
+    table = pq.read_table(out)
+    assert set(table["variant"].to_pylist()) == {"interleaved"}
+    assert set(table["interleave_team"].drop_null().to_pylist()) == {"A", "B"}
+    verdict = cli("interleave", out, "-f", "json")
+    assert verdict.code == 0, verdict.err
+    refused = cli(
+        "logs", "simulate", qrels, control, treatment, "-o", tmp_path / "x.parquet",
+        "--interleave", "balanced", "--split", "70,30",
+    )  # fmt: skip
+    assert "split" in refused.assert_one_error_line(2)
+
+
+def test_logs_check_unsorted_names_the_option(cli: CLI, tmp_path: Path) -> None:
+    rows = log_rows()
+    path = tmp_path / "unsorted.csv"
+    pacsv.write_csv(arrow([rows[2], rows[0], rows[1], *rows[3:]]), path)
+    result = cli("logs", "check", path)
+    assert result.code == 1
+    assert result.err.startswith(f"rankmeter: {path}: 1 problem in the log (the first: {path}:3: ")
+    assert "give ordered=False (--unordered) when the rows are not in time order" in result.err
+    assert cli("logs", "check", path, "--unordered").code == 0
+    done = cli("logs", "check", path, "--ts-unit", "sec")
+    assert done.code == 2 and "'sec' is not one of 's', 'ms', 'us', 'ns'" in done.err
+
+
+@pytest.mark.spark
+def test_spark_run_leaves_stderr_empty(spark_backend: Any, good_log: Path) -> None:
+    # A successful `--engine spark` run printed some thirty lines of log4j and the JVM's
+    # incubator warning on stderr. A process of its own: this one's Spark has started already.
+    import subprocess
+    import sys
+
+    command = ["logs", "check", str(good_log), "--engine", "spark"]
+    done = subprocess.run(
+        [sys.executable, "-c", "from rankmeter.cli import main; main()", *command],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "no problems (spark)" in " ".join(done.stdout.split())
+    assert done.stderr == ""

@@ -319,3 +319,186 @@ def test_spark_reads_and_checks_as_duckdb(spark_backend: Any, tmp_path: Path) ->
     ]
     with pytest.raises(FormatError, match=re.escape(f"{bad}:2: position 1 is repeated")):
         read_log(bad, engine="spark")
+
+
+# --- epoch units and the plausibility of every timestamp (a wrong unit must not pass) ---------
+
+
+def epoch_rows(factor: int) -> list[dict[str, Any]]:
+    """The good log with event_ts as integer epoch numbers: seconds times ``factor``."""
+    import datetime as dt
+
+    rows = log_rows()
+    for row in rows:
+        when = dt.datetime.fromisoformat(row["event_ts"].replace("Z", "+00:00"))
+        row["event_ts"] = int(when.timestamp()) * factor
+    return rows
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_epoch_milliseconds_read_as_seconds_are_a_problem_naming_the_unit(
+    kind: str, tmp_path: Path
+) -> None:
+    # 1714557600000 ms read as seconds is the year 56302: it passed silently, and the
+    # reformulation rate (next request within 60 s) then read 0.
+    log = write(kind, epoch_rows(1000), tmp_path)
+    with pytest.raises(
+        FormatError,
+        match="^"
+        + where(kind, log, 1)
+        + re.escape(
+            "event_ts 1714557600000 read as seconds since 1970 is in the year 56302, outside "
+            "1990-2100: it looks like milliseconds; give ts_unit='ms' (--ts-unit ms)"
+        ),
+    ):
+        read_log(log)
+    assert not check_log(log).ok
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize(("unit", "factor"), [("s", 1), ("ms", 1000), ("us", 10**6), ("ns", 10**9)])
+def test_ts_unit_reads_epoch_numbers(kind: str, unit: str, factor: int, tmp_path: Path) -> None:
+    log = read_log(write(kind, epoch_rows(factor), tmp_path), ts_unit=unit)
+    first = log.to_pyarrow().to_pylist()[0]["event_ts"]
+    assert first.isoformat() == "2024-05-01T10:00:00+00:00"
+    assert check_log(write(kind, epoch_rows(factor), tmp_path), ts_unit=unit).ok
+
+
+def test_epoch_text_in_csv_with_a_unit_and_fractions(tmp_path: Path) -> None:
+    rows = log_rows()
+    for row in rows:
+        row["event_ts"] = "1714557600250" if row["request_id"] == "r1" else "1714557700000"
+    log = read_log(write("csv", rows, tmp_path), ts_unit="ms").to_pyarrow().to_pylist()
+    assert log[0]["event_ts"].isoformat() == "2024-05-01T10:00:00.250000+00:00"
+
+
+def test_epoch_nanoseconds_read_as_seconds_name_the_year_and_suggest_ns(tmp_path: Path) -> None:
+    # Too far out to be a timestamp at all as seconds: still the range problem, not a type one.
+    log = write("parquet", epoch_rows(10**9), tmp_path)
+    check = check_log(log)
+    assert [p.message.split(":")[0] for p in check.problems] == [
+        "event_ts 1714557600000000000 read as seconds since 1970 is in the year 54332169411, "
+        "outside 1990-2100"
+    ]
+    assert "give ts_unit='ns' (--ts-unit ns)" in check.problems[0].message
+
+
+def test_a_real_timestamp_column_out_of_range_is_a_problem(tmp_path: Path) -> None:
+    # A timestamp column written with the wrong unit (ms values stored as seconds).
+    table = arrow(epoch_rows(1000))
+    index = table.column_names.index("event_ts")
+    table = table.set_column(index, "event_ts", table["event_ts"].cast(pa.timestamp("s")))
+    path = tmp_path / "log.parquet"
+    pq.write_table(table, path)
+    with pytest.raises(
+        FormatError,
+        match=re.escape(f"{path}:1: event_ts is in the year 56302, outside 1990-2100: "),
+    ):
+        read_log(path)
+    # ISO text too: the epoch's zero is a clock that was never set.
+    rows = log_rows(row4={"ts": "1970-01-01T00:00:00Z"})
+    with pytest.raises(FormatError, match=r"^<table>:4: event_ts is in the year 1970, outside"):
+        read_log(arrow(rows))
+
+
+def test_ts_unit_is_checked() -> None:
+    with pytest.raises(PolicyError, match=r"ts_unit='sec' must be one of 's', 'ms', 'us', 'ns'"):
+        read_log(arrow(log_rows()), ts_unit="sec")
+    with pytest.raises(PolicyError, match=r"ordered=1 must be"):
+        check_log(arrow(log_rows()), ordered=1)  # type: ignore[arg-type]
+
+
+# --- unsorted logs -----------------------------------------------------------------------------
+
+
+def unsorted_rows() -> list[dict[str, Any]]:
+    """The good log with session s1's requests in reverse time order (as Spark writes it)."""
+    rows = log_rows()
+    return [rows[2], rows[0], rows[1], *rows[3:]]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_unsorted_log_is_refused_by_default_and_read_with_ordered_false(
+    kind: str, tmp_path: Path
+) -> None:
+    log = write(kind, unsorted_rows(), tmp_path)
+    with pytest.raises(
+        FormatError,
+        match=re.escape("give ordered=False (--unordered) when the rows are not in time order"),
+    ):
+        read_log(log)
+    assert read_log(log, ordered=False).count().execute() == 7
+    check = check_log(log, ordered=False)
+    assert check.ok, check.problems
+
+
+def test_an_ibis_table_has_no_file_order_to_check() -> None:
+    # read_log's own result is an Ibis table: passing it on (to ab(), online_vs_offline() ...)
+    # validates it again, and that must not undo ordered=False.
+    ibis = pytest.importorskip("ibis")
+    table = read_log(arrow(unsorted_rows()), ordered=False)
+    assert check_log(table).ok
+    assert check_log(ibis.memtable(arrow(unsorted_rows()))).ok
+    assert read_log(table).count().execute() == 7
+
+
+# --- JSONL and CSV: the true file line, and our wording ----------------------------------------
+
+
+def jsonl_lines(rows: list[dict[str, Any]]) -> list[str]:
+    return [json.dumps(row) for row in rows]
+
+
+def test_jsonl_mistyped_value_is_our_problem_at_its_line(tmp_path: Path) -> None:
+    # pyarrow said "JSON parse error: Column(/position) changed from number to string in row 3"
+    # (its 0-based record, one off, and blank lines not counted).
+    lines = jsonl_lines(log_rows(row4={"p": "x"}))
+    path = tmp_path / "log.jsonl"
+    path.write_text("\n".join([*lines[:2], "", *lines[2:]]) + "\n")
+    with pytest.raises(
+        FormatError, match="^" + re.escape(f"{path}:5: position 'x' is not an integer")
+    ):
+        read_log(path)
+    check = check_log(path)
+    assert (check.problems[0].row, check.problems[0].message) == (
+        5,
+        "position 'x' is not an integer",
+    )
+
+
+def test_jsonl_broken_line_is_named(tmp_path: Path) -> None:
+    lines = jsonl_lines(log_rows())
+    lines[2] = lines[2][:-1]  # the closing brace lost
+    path = tmp_path / "log.jsonl"
+    path.write_text("\n\n".join(lines) + "\n")  # blank lines between the records
+    with pytest.raises(
+        FormatError,
+        match="^" + re.escape(f"{path}:5: not a JSON object: Expecting ',' delimiter"),
+    ):
+        read_log(path)
+
+
+def test_csv_not_utf8_names_the_line(tmp_path: Path) -> None:
+    path = tmp_path / "log.csv"
+    pacsv.write_csv(arrow(log_rows(row3={"q": "caf\u00e9"})), path)
+    path.write_bytes(path.read_bytes().replace("caf\u00e9".encode(), b"caf\xe9"))
+    with pytest.raises(
+        FormatError,
+        match="^" + re.escape(f"{path}:4: not UTF-8 text (byte 0xe9): save the log as UTF-8"),
+    ):
+        read_log(path)
+
+
+def test_csv_rows_over_several_lines_keep_the_file_lines(tmp_path: Path) -> None:
+    # Quoted fields over two lines (rows 1 and 2) and a blank line (after row 3): the later
+    # rows' lines were counted as if each row were one line.
+    rows = log_rows(row6={"p": 0})
+    for row in rows:
+        row["query_text"] = "two\nlines" if row["request_id"] == "r1" else "one line"
+    path = tmp_path / "log.csv"
+    pacsv.write_csv(arrow(rows), path)
+    text = path.read_text().split("\n")
+    # header 1, rows 1 and 2 lines 2-5, row 3 line 6, blank line 7, row 4 line 8 ... row 6 10
+    path.write_text("\n".join([*text[:6], "", *text[6:]]))
+    with pytest.raises(FormatError, match="^" + re.escape(f"{path}:10: position 0 is below 1")):
+        read_log(path)

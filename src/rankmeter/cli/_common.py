@@ -64,6 +64,37 @@ ExperimentOption = Annotated[
 ]
 
 
+class TsUnit(str, Enum):
+    """The unit of epoch numbers in a log's event_ts (rankmeter.online.read_log's ts_unit)."""
+
+    s = "s"
+    ms = "ms"
+    us = "us"
+    ns = "ns"
+
+
+# How a search log is read: every command that reads its timestamps (logs check, ab,
+# online-vs-offline, clicks fit|labels; interleave reads only the credit's columns) takes these
+# two, passed to read_log as ts_unit= and ordered=.
+TsUnitOption = Annotated[
+    TsUnit,
+    typer.Option(
+        "--ts-unit",
+        help="The unit of event_ts given as epoch numbers (a numeric column, or numbers in "
+        "CSV/JSONL): s, ms, us or ns since 1970. Timestamps and ISO 8601 text carry their own. "
+        "A timestamp outside 1990-2100 is a problem of the log.",
+    ),
+]
+UnorderedOption = Annotated[
+    bool,
+    typer.Option(
+        "--unordered",
+        help="The rows are not in time order within a session (an export from a warehouse or "
+        "Spark): skip the check that event_ts never goes backwards within a session.",
+    ),
+]
+
+
 class InputFormat(str, Enum):
     trec = "trec"
     csv = "csv"

@@ -13,6 +13,9 @@ from rankmeter.cli._common import (
     EngineOption,
     ExperimentOption,
     OutputOption,
+    TsUnit,
+    TsUnitOption,
+    UnorderedOption,
     emit,
     render_rich,
 )
@@ -86,6 +89,8 @@ def ab(
         float, typer.Option(help="The sample-ratio check fails below this p-value.")
     ] = 0.001,
     engine: EngineOption = Engine.duckdb,
+    ts_unit: TsUnitOption = TsUnit.s,
+    unordered: UnorderedOption = False,
     output_format: Annotated[
         ABFormat, typer.Option("--format", "-f", help="Output format.")
     ] = ABFormat.table,
@@ -113,6 +118,8 @@ def ab(
         srm_alpha=srm_alpha,
         expected_ratio=expected_ratio,
         engine=engine.value,
+        ts_unit=ts_unit.value,
+        ordered=not unordered,
     )
     if output_format is ABFormat.json:
         emit(terminal_safe(render_json(result), output), output)

@@ -13,6 +13,9 @@ from rankmeter.cli._common import (
     Engine,
     EngineOption,
     OutputOption,
+    TsUnit,
+    TsUnitOption,
+    UnorderedOption,
     check_output,
     emit,
     render_rich,
@@ -59,16 +62,23 @@ ModelOption = Annotated[
 SeedOption = Annotated[int, typer.Option(help="Seeds EM's starting values and the split.")]
 
 
-def read_click_log(path: str, engine: Engine = Engine.duckdb, *, counted: bool = False) -> Any:
+def read_click_log(
+    path: str,
+    engine: Engine = Engine.duckdb,
+    ts_unit: TsUnit = TsUnit.s,
+    unordered: bool = False,
+    *,
+    counted: bool = False,
+) -> Any:
     """The log at ``path`` as the click models read it: read and checked by
-    ``rankmeter.online.read_log`` (the log contract) in ``engine``; ``counted``: its
-    impressions counted per (pair, rank, previous click, clicked) in the engine (PBM, UBM,
-    cascade and the labels need no more), else the columns the models need pulled out of
-    the engine as Arrow."""
+    ``rankmeter.online.read_log`` (the log contract; --ts-unit and --unordered are how it
+    reads) in ``engine``; ``counted``: its impressions counted per (pair, rank, previous
+    click, clicked) in the engine (PBM, UBM, cascade and the labels need no more), else the
+    columns the models need pulled out of the engine as Arrow."""
     from rankmeter.clicks import click_counts, click_log
     from rankmeter.online import read_log
 
-    log = read_log(path, engine=engine.value)
+    log = read_log(path, engine=engine.value, ts_unit=ts_unit.value, ordered=not unordered)
     columns = [c for c in CLICK_COLUMNS if c in log.columns]
     if counted:
         return click_counts(log.select(columns), source=path)
@@ -96,6 +106,8 @@ def fit_command(
     ] = None,
     seed: SeedOption = 0,
     engine: EngineOption = Engine.duckdb,
+    ts_unit: TsUnitOption = TsUnit.s,
+    unordered: UnorderedOption = False,
     output_format: Annotated[
         FitFormat, typer.Option("--format", "-f", help="Output format.")
     ] = FitFormat.table,
@@ -112,7 +124,7 @@ def fit_command(
     # Without a held-out split, the models fitted on counts read only those (DBN and the
     # held-out measures need each request's clicks in order).
     counted = held_out == 0 and model is not Model.dbn
-    data = read_click_log(log, engine, counted=counted)
+    data = read_click_log(log, engine, ts_unit, unordered, counted=counted)
     evaluation = None
     if held_out == 0:
         train = data
@@ -162,6 +174,8 @@ def labels_command(
     ] = "0.1,0.3,0.6",
     seed: Annotated[int, typer.Option(help="Seeds EM's starting values.")] = 0,
     engine: EngineOption = Engine.duckdb,
+    ts_unit: TsUnitOption = TsUnit.s,
+    unordered: UnorderedOption = False,
 ) -> None:
     """Clicks into graded TREC qrels, corrected for position bias.
 
@@ -176,7 +190,7 @@ def labels_command(
     from rankmeter.report import clicks as report
     from rankmeter.report import visible
 
-    data = read_click_log(log, engine, counted=model is not Model.dbn)
+    data = read_click_log(log, engine, ts_unit, unordered, counted=model is not Model.dbn)
     fitted = fit(data, model.value, seed=seed)
     qrels = labels(
         data,

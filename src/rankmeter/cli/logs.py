@@ -16,6 +16,9 @@ from rankmeter.cli._common import (
     Engine,
     EngineOption,
     OutputOption,
+    TsUnit,
+    TsUnitOption,
+    UnorderedOption,
     check_output,
     emit,
     render_rich,
@@ -26,6 +29,11 @@ logs_app = typer.Typer(
     help="Search logs: check one against the log schema; simulate one from a collection.",
     no_args_is_help=True,
 )
+
+
+class InterleaveMethod(str, Enum):
+    team_draft = "team-draft"
+    balanced = "balanced"
 
 
 class LogsFormat(str, Enum):
@@ -50,6 +58,8 @@ def check(
         LogsFormat, typer.Option("--format", "-f", help="Output format.")
     ] = LogsFormat.table,
     engine: EngineOption = Engine.duckdb,
+    ts_unit: TsUnitOption = TsUnit.s,
+    unordered: UnorderedOption = False,
     output: OutputOption = None,
 ) -> None:
     """Check a search log against the log schema: per-variant counts (users, sessions,
@@ -59,7 +69,7 @@ def check(
     from rankmeter.report import terminal_safe, visible
     from rankmeter.report.logs import render_json, render_markdown, render_table
 
-    result = check_log(log, engine=engine.value)
+    result = check_log(log, engine=engine.value, ts_unit=ts_unit.value, ordered=not unordered)
     if output_format is LogsFormat.json:
         emit(terminal_safe(render_json(result), output), output)
     elif output_format is LogsFormat.markdown:
@@ -147,10 +157,19 @@ def simulate(
             callback=check_output,
         ),
     ] = None,
+    interleave: Annotated[
+        InterleaveMethod | None,
+        typer.Option(
+            help="An interleaving log instead of an A/B log: every request shows one list "
+            "made from both runs (A: the first, B: the second), with interleave_team; for "
+            "rankmeter interleave."
+        ),
+    ] = None,
 ) -> None:
     """Simulate a search log (Parquet, one row per impression) from qrels and two runs:
     users split between control and treatment, sessions, position-biased clicks, dwell,
-    reformulations, latency, segments (device, is_new_user, query_freq)."""
+    reformulations, latency, segments (device, is_new_user, query_freq). With --interleave,
+    every request interleaves the two runs instead (team-draft or balanced)."""
     from rankmeter.errors import PolicyError
     from rankmeter.io import read_qrels, read_run
     from rankmeter.online import simulate_log
@@ -162,7 +181,8 @@ def simulate(
     given_split = None if split is None else _factors(split, "--split", variants)
     effects = None if segment_effect is None else _factors(segment_effect, "--segment-effect", [])
     judged = read_qrels(qrels)
-    runs = {"control": read_run(run_control), "treatment": read_run(run_treatment)}
+    names = ("A", "B") if interleave is not None else ("control", "treatment")
+    runs = {names[0]: read_run(run_control), names[1]: read_run(run_treatment)}
     settings = dict(
         users=users,
         sessions_per_user=sessions_per_user,
@@ -173,6 +193,8 @@ def simulate(
         split=given_split,
         segment_effects=effects,
     )
+    if interleave is not None:
+        settings["interleave"] = interleave.value
     log = simulate_log(judged, runs, **settings)  # type: ignore[arg-type]
     pre = None if pre_period is None else simulate_log(judged, runs, pre_period=True, **settings)  # type: ignore[arg-type]
     _write_parquet(log, output)

@@ -14,6 +14,9 @@ from rankmeter.cli._common import (
     ExperimentOption,
     MetricOption,
     OutputOption,
+    TsUnit,
+    TsUnitOption,
+    UnorderedOption,
     emit,
     render_rich,
 )
@@ -60,6 +63,8 @@ def online_vs_offline(
     seed: Annotated[int, typer.Option(help="Seed of the offline test.")] = 0,
     experiment: ExperimentOption = None,
     engine: EngineOption = Engine.duckdb,
+    ts_unit: TsUnitOption = TsUnit.s,
+    unordered: UnorderedOption = False,
     output_format: Annotated[
         OnlineOfflineFormat, typer.Option("--format", "-f", help="Output format.")
     ] = OnlineOfflineFormat.table,
@@ -89,6 +94,8 @@ def online_vs_offline(
         pre=pre,
         experiment=experiment,
         engine=engine.value,
+        ts_unit=ts_unit.value,
+        ordered=not unordered,
     )
     if output_format is OnlineOfflineFormat.json:
         emit(terminal_safe(render_json(result), output), output)

@@ -26,6 +26,27 @@ ENGINES = ("duckdb", "spark")
 _ONLINE_EXTRA = "pip install 'rankmeter[online]'"
 _SPARK_EXTRA = "pip install 'rankmeter[spark]'"
 
+# Spark's logging: errors only. Without it a successful start prints some thirty lines of
+# log4j on stderr (the default profile, WARNs about the host name and Hadoop's native
+# library, "Setting default log level"), and every query draws a progress bar there.
+# The level of the logger Spark's shells and PySpark start with (repl, gateway) set to the
+# root's keeps Spark from announcing that it sets its own default level.
+_LOG4J2_PROPERTIES = """\
+rootLogger.level = error
+rootLogger.appenderRef.stderr.ref = stderr
+logger.repl.name = org.apache.spark.repl.Main
+logger.repl.level = error
+logger.gateway.name = org.apache.spark.api.python.PythonGatewayServer
+logger.gateway.level = error
+appender.stderr.type = Console
+appender.stderr.name = stderr
+appender.stderr.target = SYSTEM_ERR
+appender.stderr.layout.type = PatternLayout
+appender.stderr.layout.pattern = %d{yy/MM/dd HH:mm:ss} %p %c{1}: %m%n%ex
+"""
+#: What the JVM itself prints on stderr at start (not log4j): dropped, everything else passes.
+_JVM_START_NOISE = (b"WARNING: Using incubator modules:",)
+
 # One Spark session per process: starting one takes seconds and a JVM.
 _spark_lock = threading.Lock()
 _spark_backend: list[tuple[tuple[str, tuple[tuple[str, str], ...]], Any]] = []
@@ -137,14 +158,60 @@ def _spark(master: str, conf: dict[str, str]) -> Any:
             .appName("rankmeter")
             .config("spark.driver.host", "127.0.0.1")
             .config("spark.ui.enabled", "false")
+            .config("spark.ui.showConsoleProgress", "false")
             .config("spark.sql.session.timeZone", "UTC")
+            .config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={_log4j2()}")
         )
         for name, value in conf.items():
             builder = builder.config(name, value)
-        session = builder.getOrCreate()
+        session = _quietly(builder.getOrCreate)
         backend = ibis.pyspark.connect(session)
         _spark_backend.append((key, backend))
         return backend
+
+
+def _log4j2() -> str:
+    """A file URI of :data:`_LOG4J2_PROPERTIES` (written once per process, in the temp folder)."""
+    import tempfile
+    from pathlib import Path
+
+    handle, name = tempfile.mkstemp(prefix="rankmeter-log4j2-", suffix=".properties")
+    with os.fdopen(handle, "w", encoding="utf-8") as file:
+        file.write(_LOG4J2_PROPERTIES)
+    return Path(name).as_uri()
+
+
+def _quietly(start: Any) -> Any:
+    """``start()`` (the Spark session's start) with the JVM's stderr passed through a filter
+    that drops :data:`_JVM_START_NOISE`: PySpark starts the JVM with this process's stderr,
+    and the JVM prints its incubator-module warning there before any logging is set up."""
+    try:
+        sys.stderr.flush()
+        original = os.dup(2)
+        read_end, write_end = os.pipe()
+    except (OSError, ValueError):  # no stderr descriptor to filter (an embedding host)
+        return start()
+    threading.Thread(
+        target=_forward, args=(read_end, original), name="rankmeter-spark-stderr", daemon=True
+    ).start()
+    os.dup2(write_end, 2)
+    try:
+        return start()
+    finally:
+        sys.stderr.flush()
+        os.dup2(original, 2)
+        os.close(write_end)  # the JVM holds the pipe now: it ends when the JVM does
+
+
+def _forward(read_end: int, target: int) -> None:
+    """Copy lines from ``read_end`` to ``target`` but the JVM's start-up noise."""
+    with os.fdopen(read_end, "rb") as lines:
+        for line in lines:
+            if not line.startswith(_JVM_START_NOISE):
+                try:
+                    os.write(target, line)
+                except OSError:
+                    return
 
 
 def engine_name(backend: Any) -> str:

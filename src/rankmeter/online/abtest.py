@@ -487,12 +487,18 @@ def _user_table(
 
 
 def _as_table(
-    log: Any, engine: str, validate: bool, *, unnamed: str = "<table>"
+    log: Any,
+    engine: str,
+    validate: bool,
+    ts_unit: str = "s",
+    ordered: bool = True,
+    *,
+    unnamed: str = "<table>",
 ) -> tuple[IbisTable, str]:
     """The log as a typed Ibis table (:func:`rankmeter.online.read_log`), and how to name it
     in errors (``unnamed`` for a table in memory)."""
     _ibis()
-    table = read_log(log, engine=engine, validate=validate)
+    table = read_log(log, engine=engine, validate=validate, ts_unit=ts_unit, ordered=ordered)
     name = str(log) if isinstance(log, (str, os.PathLike)) else unnamed
     return table, name
 
@@ -518,6 +524,8 @@ def ab(
     expected_ratio: float = 1.0,
     engine: str = "duckdb",
     validate: bool = True,
+    ts_unit: str = "s",
+    ordered: bool = True,
 ) -> ABResult:
     """Analyse an A/B test from its search log: did the treatment win, for whom, and can the
     split be trusted?
@@ -569,6 +577,11 @@ def ab(
     validate : bool, default True
         Check the log first (:func:`rankmeter.online.check_log`): its first problem is raised
         as one line naming the file and row.
+    ts_unit, ordered : default "s", True
+        How the log and ``pre`` are read (:func:`rankmeter.online.read_log`): the unit of
+        epoch numbers in event_ts, and whether rows are in time order within a session. An
+        Ibis table (such as read_log returns) has typed timestamps and no file order: neither
+        applies to it.
 
     Returns
     -------
@@ -612,7 +625,7 @@ def ab(
         experiment = _validate.identifier("experiment", experiment)
     validate = _validate.boolean("validate", validate)
 
-    table, name = _as_table(log, engine, validate)
+    table, name = _as_table(log, engine, validate, ts_unit, ordered)
     table = _one_experiment(table, experiment, f"the log {name}")
     segment_columns = _segment_columns(segments, table, name)
     users = _user_table(table, (), success_dwell, reformulation_window)
@@ -621,7 +634,9 @@ def ab(
     pre_users: IbisTable | None = None
     notes: list[str] = []
     if cuped:
-        pre_table, pre_name = _as_table(pre, engine, validate, unnamed="<pre-period table>")
+        pre_table, pre_name = _as_table(
+            pre, engine, validate, ts_unit, ordered, unnamed="<pre-period table>"
+        )
         pre_table = _one_experiment(
             pre_table, experiment, f"the pre-period log {pre_name}", untagged_whole=True
         )

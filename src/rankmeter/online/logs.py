@@ -101,6 +101,21 @@ _SUFFIXES = {
 _ROW = "__rankmeter_row"
 _FILE = "__rankmeter_file"
 _HOW_TO_READ = "give a .parquet, .csv or .jsonl file, a folder of .parquet files, or a table"
+#: The units of epoch numbers in ``event_ts`` (``ts_unit``), and how many make a second.
+TS_UNITS: Mapping[str, int] = {"s": 1, "ms": 1_000, "us": 1_000_000, "ns": 1_000_000_000}
+_UNIT_WORDS = {"s": "seconds", "ms": "milliseconds", "us": "microseconds", "ns": "nanoseconds"}
+#: Timestamps outside these years are a problem: a wrong unit (milliseconds read as seconds
+#: give the year 56302) or a clock that was never set (1970) must not pass silently.
+PLAUSIBLE_YEARS = (1990, 2100)
+_LOW_SECONDS = 631_152_000  # 1990-01-01T00:00:00Z
+_HIGH_SECONDS = 4_102_444_800  # 2100-01-01T00:00:00Z
+# Epoch seconds beyond these are not made timestamps at all (engines overflow, Python's datetime
+# stops at the year 9999); the range check names them.
+_REPRESENTABLE_SECONDS = (-62_135_596_800, 253_402_300_799)
+_SECONDS_PER_YEAR = 31_556_952  # the Gregorian calendar's mean year
+# Columns computed for the timestamp checks (names no log uses).
+_TS_SECONDS = "__rankmeter_ts_seconds"
+_TS_YEAR = "__rankmeter_ts_year"
 
 
 @dataclass(frozen=True)
@@ -203,6 +218,11 @@ class _Source:
     table: Any
     name: str
     has_file_column: bool
+    #: The unit of epoch numbers in event_ts.
+    ts_unit: str = "s"
+    #: Whether the rows have an order of their own (a file, an Arrow table): an Ibis table
+    #: has none, so the time-order check does not apply to it.
+    has_order: bool = True
 
 
 def _ibis() -> Any:
@@ -216,7 +236,14 @@ def _ibis() -> Any:
     return ibis
 
 
-def read_log(log: Any, *, engine: str = "duckdb", validate: bool = True) -> Any:
+def read_log(
+    log: Any,
+    *,
+    engine: str = "duckdb",
+    validate: bool = True,
+    ts_unit: str = "s",
+    ordered: bool = True,
+) -> Any:
     """Read a search log as an Ibis table with the log schema's columns, typed.
 
     Parameters
@@ -229,6 +256,17 @@ def read_log(log: Any, *, engine: str = "duckdb", validate: bool = True) -> Any:
         stays on its own backend.
     validate : bool
         Check the log first (:func:`check_log`) and raise its first problem.
+    ts_unit : {"s", "ms", "us", "ns"}
+        The unit of ``event_ts`` given as epoch numbers (a numeric column, or numbers in CSV
+        and JSONL text): seconds (default), milliseconds, microseconds or nanoseconds since
+        1970. Timestamps and ISO 8601 text carry their own unit. Whatever the unit, a
+        timestamp outside the years 1990-2100 is a problem (a wrong unit cannot pass).
+    ordered : bool
+        The rows are in time order within a session (as a logger appends them): a session
+        whose event_ts goes backwards from one row to the next is a problem. False for an
+        unsorted export (warehouses, Spark), which skips only that check. An Ibis table has
+        no order of its own, so the check never applies to one (such as this function's
+        result, passed on to :func:`rankmeter.online.ab`).
 
     Returns
     -------
@@ -269,16 +307,18 @@ def read_log(log: Any, *, engine: str = "duckdb", validate: bool = True) -> Any:
     from rankmeter._validate import boolean
 
     boolean("validate", validate)
-    source = _read(log, engine)
+    source = _read(log, engine, *_reading(ts_unit, ordered))
     _require_columns(source)
     if validate:
-        found = _problems(source)
+        found = _problems(source, ordered)
         if found:
             raise found[0].error()
     return _typed(source).drop(*_bookkeeping(source))
 
 
-def check_log(log: Any, *, engine: str = "duckdb") -> LogCheck:
+def check_log(
+    log: Any, *, engine: str = "duckdb", ts_unit: str = "s", ordered: bool = True
+) -> LogCheck:
     """Check a search log against the log schema and count it per variant.
 
     The checks, each an aggregation in the engine reporting the first offending row:
@@ -290,7 +330,8 @@ def check_log(log: Any, *, engine: str = "duckdb") -> LogCheck:
     impression); a document without a position or a position without a document; negative
     result counts, latencies or dwell times; dwell on a row that was not clicked; an
     ``interleave_team`` other than A or B; a variant seen for one user only; a user in two
-    variants; and timestamps that go backwards within a session in file order.
+    variants; a timestamp outside the years 1990-2100 (epoch numbers in the wrong unit); and,
+    with ``ordered``, timestamps that go backwards within a session in file order.
 
     Parameters
     ----------
@@ -298,6 +339,8 @@ def check_log(log: Any, *, engine: str = "duckdb") -> LogCheck:
         As :func:`read_log` takes it.
     engine : {"duckdb", "spark"}
         Where the checks run.
+    ts_unit, ordered
+        As :func:`read_log` takes them.
 
     Returns
     -------
@@ -305,7 +348,7 @@ def check_log(log: Any, *, engine: str = "duckdb") -> LogCheck:
         The per-variant counts (users, sessions, requests, impressions, clicks) and the
         problems in file order (none: the log is good).
     """
-    source = _read(log, engine)
+    source = _read(log, engine, *_reading(ts_unit, ordered))
     missing = _missing_columns(source)
     from rankmeter.engines import engine_name
 
@@ -317,7 +360,7 @@ def check_log(log: Any, *, engine: str = "duckdb") -> LogCheck:
             rows=0,
             problems=(LogProblem(source.name, None, _missing_message(missing)),),
         )
-    problems = _problems(source)
+    problems = _problems(source, ordered)
     typed = _typed(source)
     counts = (
         typed.filter(typed.variant.notnull())
@@ -364,22 +407,34 @@ def _backend_name(table: Any, engine_name: Any) -> str:
 # --- reading ----------------------------------------------------------------------------------
 
 
-def _read(log: Any, engine: str) -> _Source:
+def _reading(ts_unit: str, ordered: bool) -> tuple[str, bool]:
+    """``ts_unit`` and ``ordered``, checked."""
+    from rankmeter._validate import boolean, choice
+
+    return (
+        choice("ts_unit", ts_unit, TS_UNITS, what="the unit of epoch numbers in event_ts"),
+        boolean("ordered", ordered),
+    )
+
+
+def _read(log: Any, engine: str, ts_unit: str = "s", ordered: bool = True) -> _Source:
+    from dataclasses import replace
+
     from rankmeter.engines import connect
 
     if isinstance(log, str | os.PathLike):
         backend = connect(engine)
-        return _read_path(Path(log), backend)
+        return replace(_read_path(Path(log), backend), ts_unit=ts_unit)
     ibis = _ibis()
     if isinstance(log, ibis.Table):
         numbered = log.mutate(**{_ROW: ibis.row_number() + 1})
-        return _Source(numbered, "<table>", has_file_column=False)
+        return _Source(numbered, "<table>", has_file_column=False, ts_unit=ts_unit, has_order=False)
     import pyarrow as pa
 
     table = _as_arrow(log, pa)
     backend = connect(engine)
     table = table.append_column(_ROW, pa.array(range(1, table.num_rows + 1), pa.int64()))
-    return _Source(_memtable(backend, table), "<table>", has_file_column=False)
+    return _Source(_memtable(backend, table), "<table>", has_file_column=False, ts_unit=ts_unit)
 
 
 def _as_arrow(log: Any, pa: Any) -> Any:
@@ -444,42 +499,156 @@ def _one_line(exc: BaseException) -> str:
 
 
 def _read_csv(path: Path, pa: Any) -> Any:
+    import io
+
     from pyarrow import csv
 
+    data = path.read_bytes()
     # Ids and timestamps stay text: "007" is not 7, and timestamps are parsed in the engine,
     # where an unparseable one is a problem with a row number rather than a reader error.
     types = {name: pa.string() for name in (*_STRINGS, "event_ts")}
     # Empty (or NULL) is missing; "nan" is not: Arrow would read it as missing by default, and
     # a NaN dwell or latency must be reported, not taken for "no value".
-    table = csv.read_csv(
-        path,
-        convert_options=csv.ConvertOptions(
-            column_types=types,
-            null_values=["", "NULL", "null"],
-            strings_can_be_null=True,
-            quoted_strings_can_be_null=False,
-        ),
-    )
-    # The header is line 1: data row n is line n + 1.
-    return table.append_column(_ROW, pa.array(range(2, table.num_rows + 2), pa.int64()))
+    try:
+        table = csv.read_csv(
+            io.BytesIO(data),
+            convert_options=csv.ConvertOptions(
+                column_types=types,
+                null_values=["", "NULL", "null"],
+                strings_can_be_null=True,
+                quoted_strings_can_be_null=False,
+            ),
+        )
+    except pa.ArrowInvalid:
+        _require_utf8(path, data)
+        raise
+    if any(pa.types.is_binary(column.type) for column in table.columns):
+        _require_utf8(path, data)  # Arrow reads a column that is not UTF-8 as bytes
+    return table.append_column(_ROW, pa.array(_csv_lines(data, table.num_rows), pa.int64()))
+
+
+def _require_utf8(path: Path, data: bytes) -> None:
+    """A file that is not UTF-8 is named with the line of its first foreign byte."""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise FormatError(
+            str(path),
+            f"not UTF-8 text (byte 0x{data[exc.start]:02x}): save the log as UTF-8",
+            line=line,
+        ) from None
+
+
+def _csv_lines(data: bytes, rows: int) -> Any:
+    """The file line where each of the ``rows`` data rows of a CSV starts: a quoted field may
+    hold line breaks and Arrow skips empty lines, so row n is not always line n + 1."""
+    import numpy as np
+
+    buffer = np.frombuffer(data, np.uint8)
+    newlines = np.flatnonzero(buffer == ord("\n"))
+    quotes = np.flatnonzero(buffer == ord('"'))
+    # A line break after an odd number of quotes is inside a quoted field ("" is two).
+    ends = newlines[np.searchsorted(quotes, newlines) % 2 == 0] if len(quotes) else newlines
+    starts = np.concatenate(([0], ends + 1))
+    stops = np.concatenate((ends, [len(data)]))
+    length = stops - starts
+    empty = (length == 0) | ((length == 1) & (buffer[np.minimum(starts, len(data) - 1)] == 13))
+    lines = np.searchsorted(newlines, starts[~empty]) + 1
+    if len(lines) == rows + 1:  # the header, then the rows
+        return lines[1:]
+    return _csv_lines_by_reader(data, rows)
+
+
+def _csv_lines_by_reader(data: bytes, rows: int) -> Any:
+    """:func:`_csv_lines` by Python's CSV reader (slower; for what the quote count misreads,
+    such as a quote inside an unquoted field)."""
+    import csv
+    import io
+
+    import numpy as np
+
+    reader = csv.reader(io.StringIO(data.decode("utf-8", "replace"), newline=""))
+    lines, read = [], 0
+    for record in reader:
+        if record:
+            lines.append(read + 1)
+        read = reader.line_num
+    if len(lines) == rows + 1:
+        return np.asarray(lines[1:], dtype=np.int64)
+    return np.arange(2, rows + 2)  # the header is line 1: data row n is line n + 1
 
 
 def _read_jsonl(path: Path, pa: Any) -> Any:
+    import io
+
     import numpy as np
     from pyarrow import json
 
     data = path.read_bytes()
-    table = json.read_json(path)
-    # Blank lines hold no record: number the records by the lines that do.
-    lines = data.split(b"\n")
-    numbers = np.flatnonzero([bool(line.strip()) for line in lines]) + 1
-    if len(numbers) != table.num_rows:  # a record over several lines: count records instead
-        numbers = np.arange(1, table.num_rows + 1)
+    numbers: Any
+    try:
+        table = json.read_json(io.BytesIO(data))
+    except pa.ArrowInvalid:
+        # A broken line or a value whose type changes (a number, then text): read by Python,
+        # so that the line is named and a wrong value is a problem of its column.
+        table, numbers = _read_jsonl_by_lines(path, data, pa)
+    else:
+        # Blank lines hold no record: number the records by the lines that do.
+        lines = data.split(b"\n")
+        numbers = np.flatnonzero([bool(line.strip()) for line in lines]) + 1
+        if len(numbers) != table.num_rows:  # a record over several lines: count records
+            numbers = np.arange(1, table.num_rows + 1)
     for column in _STRINGS:
         if column in table.column_names and not pa.types.is_string(table[column].type):
             index = table.column_names.index(column)
             table = table.set_column(index, column, table[column].cast(pa.string()))
-    return table.append_column(_ROW, pa.array(numbers.astype("int64")))
+    return table.append_column(_ROW, pa.array(np.asarray(numbers, dtype="int64")))
+
+
+def _read_jsonl_by_lines(path: Path, data: bytes, pa: Any) -> tuple[Any, list[int]]:
+    """JSONL read line by line: the table (a column whose values are of several JSON types
+    becomes text, checked by its column's type in the engine) and each record's line."""
+    import json
+
+    _require_utf8(path, data)
+    records: list[dict[str, Any]] = []
+    numbers: list[int] = []
+    for number, line in enumerate(data.decode("utf-8").split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise FormatError(
+                str(path), f"not a JSON object: {exc.msg} (column {exc.colno})", line=number
+            ) from None
+        if not isinstance(record, dict):
+            raise FormatError(
+                str(path), "not a JSON object: each line holds one record, {...}", line=number
+            )
+        records.append(record)
+        numbers.append(number)
+    names = list(dict.fromkeys(name for record in records for name in record))
+    columns = {name: _json_column([r.get(name) for r in records], pa) for name in names}
+    return pa.table(columns) if columns else pa.table({}), numbers
+
+
+def _json_column(values: list[Any], pa: Any) -> Any:
+    """One JSONL column: typed when its values agree, else as text (JSON's own spelling)."""
+    import json
+
+    kinds = {type(v) for v in values if v is not None}
+    if kinds == {int, float}:
+        kinds = {float}
+    if len(kinds) <= 1 and not kinds & {dict, list}:
+        try:
+            return pa.array(values)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
+            pass
+    return pa.array(
+        [v if v is None or isinstance(v, str) else json.dumps(v) for v in values], pa.string()
+    )
 
 
 def _read_parquet(files: list[Path], name: str, backend: Any, *, is_folder: bool) -> _Source:
@@ -548,8 +717,9 @@ def _require_columns(source: _Source) -> None:
         raise FormatError(source.name, _missing_message(missing))
 
 
-def _typed_column(raw: Any, kind: str) -> Any:
-    """``raw`` as ``kind``; a value that is not of the type becomes null (checked apart)."""
+def _typed_column(raw: Any, kind: str, ts_unit: str = "s") -> Any:
+    """``raw`` as ``kind``; a value that is not of the type becomes null (checked apart).
+    Epoch numbers count ``ts_unit``s."""
     ibis = _ibis()
     dtype = raw.type()
     if kind == "boolean":
@@ -568,11 +738,12 @@ def _typed_column(raw: Any, kind: str) -> Any:
     if kind.startswith("timestamp"):
         if dtype.is_timestamp() or dtype.is_date():
             return raw.cast(kind)
-        if dtype.is_numeric():
-            return _epoch_seconds(raw.cast("float64"), kind)
-        if dtype.is_string():
-            return raw.try_cast(kind).coalesce(_epoch_seconds(raw.try_cast("float64"), kind))
-        return ibis.null(kind)
+        seconds = _epoch_number_seconds(raw, kind, ts_unit)
+        if seconds is None:
+            return ibis.null(kind)
+        representable = seconds.between(*_REPRESENTABLE_SECONDS)
+        epoch = _epoch_seconds(ibis.ifelse(representable, seconds, ibis.null("float64")), kind)
+        return epoch if dtype.is_numeric() else raw.try_cast(kind).coalesce(epoch)
     if kind == "string":
         return raw if dtype.is_string() else raw.cast("string")
     if kind == "int64":
@@ -583,6 +754,22 @@ def _typed_column(raw: Any, kind: str) -> Any:
             return ibis.ifelse(raw == raw.round(), raw, ibis.null("float64")).try_cast("int64")
         return raw.try_cast("int64")
     return raw if dtype == ibis.dtype(kind) else raw.try_cast(kind)
+
+
+def _epoch_number_seconds(raw: Any, kind: str, ts_unit: str) -> Any:
+    """The seconds since 1970 of an event_ts given as epoch numbers in ``ts_unit`` (a numeric
+    column, or numbers in text that is not an ISO 8601 timestamp); None for a column that
+    cannot hold them (a timestamp column)."""
+    ibis = _ibis()
+    dtype = raw.type()
+    if dtype.is_numeric():
+        number = raw.cast("float64")
+    elif dtype.is_string():
+        number = ibis.ifelse(raw.try_cast(kind).isnull(), raw.try_cast("float64"), None)
+    else:
+        return None
+    finite = ibis.ifelse(number.isnan() | number.isinf(), ibis.null("float64"), number)
+    return finite / TS_UNITS[ts_unit]
 
 
 def _epoch_seconds(seconds: Any, kind: str) -> Any:
@@ -602,7 +789,9 @@ def _typed(source: _Source) -> Any:
     table = source.table
     present = set(table.columns)
     columns = {
-        name: _typed_column(table[name], kind) if name in present else ibis.null(kind)
+        name: _typed_column(table[name], kind, source.ts_unit)
+        if name in present
+        else ibis.null(kind)
         for name, kind in LOG_COLUMNS.items()
     }
     rest = [c for c in table.columns if c not in LOG_COLUMNS]
@@ -612,13 +801,13 @@ def _typed(source: _Source) -> Any:
 # --- the checks -------------------------------------------------------------------------------
 
 
-def _type_name(kind: str) -> str:
+def _type_name(kind: str, ts_unit: str = "s") -> str:
     return {
         "int64": "an integer",
         "float64": "a number",
         "boolean": "0, 1, true or false",
         "string": "text",
-    }.get(kind, "a timestamp (ISO 8601 text, or seconds since 1970)")
+    }.get(kind, f"a timestamp (ISO 8601 text, or {_UNIT_WORDS[ts_unit]} since 1970)")
 
 
 def _combined(source: _Source) -> Any:
@@ -628,14 +817,22 @@ def _combined(source: _Source) -> Any:
     raw = source.table
     present = set(raw.columns)
     typed = {
-        name: _typed_column(raw[name], kind) if name in present else ibis.null(kind)
+        name: _typed_column(raw[name], kind, source.ts_unit) if name in present else ibis.null(kind)
         for name, kind in LOG_COLUMNS.items()
     }
     written = {f"raw__{name}": raw[name] for name in LOG_COLUMNS if name in present}
-    return raw.select(*[raw[c] for c in _bookkeeping(source)], **typed, **written)
+    seconds = None
+    if "event_ts" in present:
+        seconds = _epoch_number_seconds(raw.event_ts, LOG_COLUMNS["event_ts"], source.ts_unit)
+    timestamps = {
+        _TS_SECONDS: ibis.null("float64") if seconds is None else seconds,
+        # (the year of the UTC instant: engines refuse EXTRACT from a zoned timestamp)
+        _TS_YEAR: typed["event_ts"].cast("timestamp").year().cast("int64"),
+    }
+    return raw.select(*[raw[c] for c in _bookkeeping(source)], **typed, **written, **timestamps)
 
 
-def _checks(source: _Source, typed: Any) -> list[tuple[str, Any, str]]:
+def _checks(source: _Source, typed: Any, ordered: bool = True) -> list[tuple[str, Any, str]]:
     """(name, predicate over ``typed`` (:func:`_combined`), message template) for every check.
 
     Templates are formatted with the offending row's values (``{position}``...) after the
@@ -654,7 +851,11 @@ def _checks(source: _Source, typed: Any) -> list[tuple[str, Any, str]]:
         bad = written.notnull() & typed[name].isnull()
         if written.type().is_floating():
             bad = bad & ~written.isnan()
-        checks.append((f"type:{name}", bad, f"{name} {{{name}!r}} is not {_type_name(kind)}"))
+        if name == "event_ts":  # epoch numbers too far out: the range check names them
+            bad = bad & typed[_TS_SECONDS].isnull()
+        checks.append(
+            (f"type:{name}", bad, f"{name} {{{name}!r}} is not {_type_name(kind, source.ts_unit)}")
+        )
     for name in _NOT_NULL:
         if name in present:
             checks.append(
@@ -815,23 +1016,64 @@ def _checks(source: _Source, typed: Any) -> list[tuple[str, Any, str]]:
             "row: users are the randomisation unit, each stays in one variant",
         )
     )
-    w_session = ibis.window(group_by="session_id", order_by=order)
-    checks.append(
+    # Timestamps a person could have logged: epoch numbers in another unit than ts_unit, or a
+    # clock that was never set, land decades or millennia away.
+    low, high = PLAUSIBLE_YEARS
+    seconds = typed[_TS_SECONDS]
+    epoch_out = seconds.notnull() & ((seconds < _LOW_SECONDS) | (seconds >= _HIGH_SECONDS))
+    unit = _UNIT_WORDS[source.ts_unit]
+    checks += [
         (
-            "time:backwards",
-            typed.session_id.notnull() & (typed.event_ts < typed.event_ts.lag().over(w_session)),
-            "event_ts {event_ts} is earlier than the row before it in session {session_id!r}: "
-            "a session's requests are logged in time order",
+            "range:epoch",
+            epoch_out,
+            f"event_ts {{ts_written}} read as {unit} since 1970 is in the year {{ts_year}}, outside "
+            f"{low}-{high}: {{ts_hint}}",
+        ),
+        (
+            "range:timestamp",
+            ~epoch_out.fill_null(False)
+            & typed.event_ts.notnull()
+            & ((typed[_TS_YEAR] < low) | (typed[_TS_YEAR] >= high)),
+            f"event_ts is in the year {{ts_year}}, outside {low}-{high}: a clock that was not "
+            "set, or epoch numbers stored as a timestamp in the wrong unit",
+        ),
+    ]
+    if ordered and source.has_order:
+        w_session = ibis.window(group_by="session_id", order_by=order)
+        checks.append(
+            (
+                "time:backwards",
+                typed.session_id.notnull()
+                & (typed.event_ts < typed.event_ts.lag().over(w_session)),
+                "event_ts {event_ts} is earlier than the row before it in session "
+                "{session_id!r}: a session's requests are logged in time order; give "
+                "ordered=False (--unordered) when the rows are not in time order",
+            )
         )
-    )
     return checks
 
 
-def _problems(source: _Source) -> list[LogProblem]:
+def _epoch_hint(value: Any, ts_unit: str) -> tuple[int | None, str]:
+    """The year that epoch number ``value`` (in ``ts_unit``) gives, and which unit to give
+    instead."""
+    try:
+        seconds = float(value) / TS_UNITS[ts_unit]
+    except (TypeError, ValueError):
+        return None, "give the unit of the epoch numbers"
+    year = int(1970 + seconds // _SECONDS_PER_YEAR)
+    for unit, per_second in TS_UNITS.items():
+        if unit != ts_unit and _LOW_SECONDS <= float(value) / per_second < _HIGH_SECONDS:
+            return year, (
+                f"it looks like {_UNIT_WORDS[unit]}; give ts_unit={unit!r} (--ts-unit {unit})"
+            )
+    return year, "give the unit of the epoch numbers: ts_unit (--ts-unit) s, ms, us or ns"
+
+
+def _problems(source: _Source, ordered: bool = True) -> list[LogProblem]:
     """The first offending row of every check, in file order (file, row, check)."""
     ibis = _ibis()
     typed = _combined(source)
-    checks = _checks(source, typed)
+    checks = _checks(source, typed, ordered)
     # One query per kind of check (the checks over one window share it): measured faster on
     # DuckDB than one query holding every window (check_log on 4.6 million rows: 24 s against
     # 43 s; read_log's validation 15 s against 42 s).
@@ -881,7 +1123,14 @@ def _rows(
 ) -> dict[tuple[str, int], dict[str, Any]]:
     """The values of the rows at ``places`` (one query), as typed or else as written."""
     ibis = _ibis()
-    both = typed
+    # Python's datetime holds the years 1 to 9999: a timestamp beyond is shown by its year.
+    both = typed.mutate(
+        **{
+            name: ibis.ifelse(typed[_TS_YEAR].between(1, 9999), typed[name], None)
+            for name in ("event_ts", "raw__event_ts")
+            if name in typed.columns and typed[name].type().is_timestamp()
+        }
+    )
     wanted = []
     for file, row in places:
         hit = both[_ROW] == row
@@ -897,6 +1146,10 @@ def _rows(
             # A value that failed its type is shown as it was written.
             if values[name] is None and row.get(f"raw__{name}") is not None:
                 values[name] = row[f"raw__{name}"]
+        values["ts_year"] = row[_TS_YEAR]
+        if row[_TS_SECONDS] is not None:  # epoch numbers: shown as written, and their year
+            values["ts_written"] = row.get("raw__event_ts")
+            values["ts_year"], values["ts_hint"] = _epoch_hint(row["raw__event_ts"], source.ts_unit)
         result[(file, int(row[_ROW]))] = values
     return result
 

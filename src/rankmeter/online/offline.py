@@ -188,6 +188,8 @@ def online_vs_offline(
     pre: Any = None,
     experiment: str | None = None,
     engine: str = "duckdb",
+    ts_unit: str = "s",
+    ordered: bool = True,
 ) -> OnlineOffline:
     """Compare two rankers offline (judged queries) and online (an A/B log), side by side.
 
@@ -210,6 +212,7 @@ def online_vs_offline(
     test, resamples, seed : the offline paired test (:func:`rankmeter.compare`).
     pre, experiment, engine : as :func:`rankmeter.online.ab` (CUPED with a pre-period; the
         experiment_id analysed when the log holds several; where the log is read).
+    ts_unit, ordered : how the log and ``pre`` are read, as :func:`rankmeter.online.read_log`.
 
     Returns
     -------
@@ -247,6 +250,8 @@ def online_vs_offline(
         alpha=alpha,
         correction=correction,
         engine=engine,
+        ts_unit=ts_unit,
+        ordered=ordered,
     )
     runs = {online.control: control_run, online.treatment: treatment_run}
     offline = compare(
