@@ -492,7 +492,8 @@ def test_several_experiments_are_refused_until_one_is_chosen() -> None:
         ab(both, metrics=["ctr"])
     chosen = ab(both, metrics=["ctr"], experiment="exp-a")
     alone = ab(first, metrics=["ctr"])
-    assert chosen.experiment == "exp-a" and alone.experiment is None
+    # a log of one experiment id names it without being told
+    assert chosen.experiment == alone.experiment == "exp-a"
     assert chosen.srm == alone.srm and chosen.counts == alone.counts
     assert chosen.metrics[0].difference == pytest.approx(alone.metrics[0].difference, rel=1e-12)
     assert chosen.to_dict()["experiment"] == "exp-a"
@@ -656,3 +657,16 @@ def test_users_without_a_segment_value_are_a_missing_level() -> None:
     assert missing.effect.difference == pytest.approx(alone.difference, rel=1e-9)
     assert missing.to_dict()["value"] is None and missing.to_dict()["missing"] is True
     assert [s.value for s in result.segments][-1] == "(missing)"  # after the values
+
+
+def test_a_log_of_one_experiment_names_it() -> None:
+    tagged = _with_experiment(random_log(40, seed=3), "exp-only")
+    assert ab(tagged, metrics=["ctr"]).experiment == "exp-only"
+    assert ab(random_log(40, seed=3), metrics=["ctr"]).experiment is None
+
+
+def test_a_schema_column_is_not_a_segment() -> None:
+    with pytest.raises(
+        PolicyError, match=r"^'user_id' is a column of the log schema, not a segment column; "
+    ):
+        ab(random_log(40, seed=3), metrics=["ctr"], segments=["user_id"])

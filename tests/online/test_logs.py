@@ -466,6 +466,20 @@ def test_jsonl_mistyped_value_is_our_problem_at_its_line(tmp_path: Path) -> None
     )
 
 
+def test_jsonl_not_utf8_names_the_line(tmp_path: Path) -> None:
+    # Arrow's JSON reader let the byte through: check_log said "no problems", and ab crashed
+    # decoding the segment value later.
+    lines = jsonl_lines(log_rows(row3={"q": "caf\u00e9"}))
+    path = tmp_path / "log.jsonl"
+    data = ("\n".join(lines) + "\n").encode().replace(b"caf\\u00e9", b"caf\xe9")
+    path.write_bytes(data)
+    message = "^" + re.escape(f"{path}:3: not UTF-8 text (byte 0xe9): save the log as UTF-8")
+    with pytest.raises(FormatError, match=message):
+        read_log(path)
+    with pytest.raises(FormatError, match=message):
+        check_log(path)
+
+
 def test_jsonl_broken_line_is_named(tmp_path: Path) -> None:
     lines = jsonl_lines(log_rows())
     lines[2] = lines[2][:-1]  # the closing brace lost

@@ -163,3 +163,30 @@ def test_one_experiment_of_several_is_chosen(files: dict[str, Path], tmp_path: P
     chosen = online_vs_offline(*args, path, online_metrics=["ctr"], experiment="exp-a")
     alone = online_vs_offline(*args, files["agree"], online_metrics=["ctr"])
     assert chosen.online == alone.online and chosen.log_queries == alone.log_queries
+
+
+def test_with_a_pre_period_the_online_side_says_it_is_cuped_adjusted(
+    files: dict[str, Path], tmp_path: Path
+) -> None:
+    import datetime as dt
+
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from rankmeter.report.online_offline import render_markdown, settings_line
+
+    log = pq.read_table(files["disagree"])
+    earlier = pc.subtract(log["event_ts"], pa.scalar(dt.timedelta(days=7)))
+    pre = tmp_path / "pre.parquet"
+    pq.write_table(log.set_column(log.schema.get_field_index("event_ts"), "event_ts", earlier), pre)
+    args = (files["qrels"], files["control"], files["treatment"], files["agree"])
+    adjusted = online_vs_offline(*args, online_metrics=["ctr"], pre=pre)
+    plain = online_vs_offline(*args, online_metrics=["ctr"])
+    assert adjusted.cuped and not plain.cuped
+    assert adjusted.to_dict()["settings"]["cuped"] is True
+    assert "CUPED-adjusted" in settings_line(adjusted) and "CUPED" not in settings_line(plain)
+    assert "CUPED-adjusted" in render_markdown(adjusted)
+    assert (
+        adjusted.online[0].control
+        == ab(files["agree"], metrics=["ctr"], pre=pre).metrics[0].control
+    )

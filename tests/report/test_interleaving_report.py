@@ -39,7 +39,7 @@ def _text(renderable: object) -> str:
 def test_a_significant_preference() -> None:
     result = interleaving_test(_log([(False, True)] * 9 + [(True, True)]))
     text = _text(render_table(result))
-    assert "ranker B preferred (p = 0.0039 < alpha 0.05)" in text
+    assert "ranker B preferred (p = 0.0039, alpha 0.05)" in text
     assert "won by B (users)" in text and "Wilson score, 95%" in text
     markdown = render_markdown(result)
     assert "| won by B (users) | 9 |  |" in markdown
@@ -54,3 +54,13 @@ def test_nothing_clicked_is_said_and_undefined_is_null() -> None:
     assert "| p-value | – |  |" in markdown
     document = json.loads(render_json(result), parse_constant=lambda name: name)
     assert document["p_value"] is None and document["interval"]["share_b"] == [None, None]
+
+
+def test_a_tiny_p_and_big_counts_read_as_the_ab_report_writes_them() -> None:
+    # p was printed "0.0000" and counts without separators ("1200 requests").
+    result = interleaving_test(_log([(False, True)] * 1_100 + [(True, False)] * 100))
+    text = _text(render_table(result))
+    assert "ranker B preferred (p <0.0001, alpha 0.05)" in text
+    assert "1,200 requests (1,200 with a click), 1,200 users" in text
+    assert "| won by B (users) | 1,100 |  |" in render_markdown(result)
+    assert json.loads(render_json(result))["p_value"] < 1e-100

@@ -626,7 +626,8 @@ def ab(
     validate = _validate.boolean("validate", validate)
 
     table, name = _as_table(log, engine, validate, ts_unit, ordered)
-    table = _one_experiment(table, experiment, f"the log {name}")
+    # The experiment analysed (reported): the one chosen, or the log's only experiment id.
+    table, analysed = _one_experiment(table, experiment, f"the log {name}")
     segment_columns = _segment_columns(segments, table, name)
     users = _user_table(table, (), success_dwell, reformulation_window)
     _check_one_variant_per_user(users, name)
@@ -637,7 +638,7 @@ def ab(
         pre_table, pre_name = _as_table(
             pre, engine, validate, ts_unit, ordered, unnamed="<pre-period table>"
         )
-        pre_table = _one_experiment(
+        pre_table, _ = _one_experiment(
             pre_table, experiment, f"the pre-period log {pre_name}", untagged_whole=True
         )
         pre_users = _pre_period(pre_table, success_dwell, reformulation_window)
@@ -685,7 +686,7 @@ def ab(
         reformulation_window=reformulation_window,
         cuped=cuped,
         notes=tuple(notes),
-        experiment=experiment,
+        experiment=analysed,
     )
 
 
@@ -695,7 +696,7 @@ SHOWN_EXPERIMENTS = 5
 
 def _one_experiment(
     table: IbisTable, experiment: str | None, where: str, *, untagged_whole: bool = False
-) -> IbisTable:
+) -> tuple[IbisTable, str | None]:
     """The rows of one experiment: ``experiment``'s when chosen, else the whole table, which
     may then hold at most one experiment id (several are never pooled silently).
     ``untagged_whole``: a table without experiment ids, or with one id that is not the chosen
@@ -716,13 +717,13 @@ def _one_experiment(
                 f"{where} holds {len(found)} experiments: {listed}; choose one with "
                 "--experiment ID (experiment= in Python)"
             )
-        return table
+        return table, found[0][0] if found else None
     if experiment in {e for e, _ in found}:
-        return table.filter(table.experiment_id == experiment)
+        return table.filter(table.experiment_id == experiment), experiment
     if untagged_whole and len(found) <= 1:
         # A pre-period logged before the experiment: untagged, or tagged once with an id of
         # its own (rankmeter's simulator writes "<id>-pre").
-        return table
+        return table, None
     if not found:
         raise PolicyError(
             f"experiment={experiment!r} is not in {where}; it has no experiment_id values"
@@ -760,9 +761,12 @@ def _segment_columns(segments: Iterable[str] | None, table: IbisTable, name: str
             continue
         if column not in available:
             offer = ", ".join(available) if available else "none"
-            raise PolicyError(
-                f"segment column {column!r} is not in the log {name}; its segment columns: {offer}"
+            what = (
+                f"{column!r} is a column of the log schema, not a segment column"
+                if column in LOG_COLUMNS
+                else f"segment column {column!r} is not in the log {name}"
             )
+            raise PolicyError(f"{what}; its segment columns: {offer}")
         if column not in chosen:
             chosen.append(column)
     return chosen

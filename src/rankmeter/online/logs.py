@@ -586,6 +586,9 @@ def _read_jsonl(path: Path, pa: Any) -> Any:
     from pyarrow import json
 
     data = path.read_bytes()
+    # Arrow's JSON reader passes bytes that are not UTF-8 into its string columns, which
+    # fail only later, when a value is decoded: refuse them here, at their line.
+    _require_utf8(path, data)
     numbers: Any
     try:
         table = json.read_json(io.BytesIO(data))

@@ -134,6 +134,9 @@ class OnlineOffline:
     users: int
     log_queries: int = 0
     shared_queries: int = 0
+    #: The online side is CUPED-adjusted (a pre-period was given): its means, differences,
+    #: intervals and p-values are ab()'s adjusted ones.
+    cuped: bool = False
 
     @property
     def summary(self) -> str:
@@ -167,6 +170,7 @@ class OnlineOffline:
                 "users": self.users,
                 "log_queries": self.log_queries,
                 "shared_queries": self.shared_queries,
+                "cuped": self.cuped,
             },
         }
 
@@ -328,6 +332,7 @@ def online_vs_offline(
         online_correction=online.correction,
         queries=primary.n,
         users=users,
+        cuped=online.cuped,
         log_queries=len(overlap.log),
         shared_queries=len(overlap.shared),
     )

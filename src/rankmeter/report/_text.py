@@ -35,6 +35,18 @@ def num(value: float, digits: int = 4) -> str:
     return "–" if not math.isfinite(value) else decimal(value, digits)
 
 
+def pvalue(value: float) -> str:
+    """A p-value as every report shows it: four decimals, ``<0.0001`` below that, ``–`` where
+    there is none.
+
+    >>> pvalue(0.04321), pvalue(9.8e-63), pvalue(float("nan"))
+    ('0.0432', '<0.0001', '–')
+    """
+    if not math.isfinite(value):
+        return "–"
+    return "<0.0001" if value < 1e-4 else f"{value:.4f}"
+
+
 def signed(value: float, digits: int = 4) -> str:
     """:func:`num` with a ``+`` before positive values.
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from rankmeter._escape import markdown_text
 from rankmeter.report._json import json_text
 from rankmeter.report._markdown import Align, markdown_table
-from rankmeter.report._text import num, signed
+from rankmeter.report._text import num, pvalue, signed
 
 if TYPE_CHECKING:
     from rankmeter.online import ABResult, MetricEffect, SegmentEffect
@@ -50,12 +50,6 @@ def _interval(low: float, high: float, digits: int, *, percent: bool = False) ->
 
 def _direction(effect: MetricEffect) -> str:
     return "higher" if effect.higher_is_better else "lower"
-
-
-def _p(value: float) -> str:
-    if not math.isfinite(value):
-        return "–"
-    return "<0.0001" if value < 1e-4 else f"{value:.4f}"
 
 
 METRIC_HEADER = [
@@ -115,8 +109,8 @@ def _effect_cells(effect: MetricEffect, cuped: bool = False) -> list[str]:
         _interval(effect.difference_low, effect.difference_high, d),
         _percent(effect.relative),
         _interval(effect.relative_low, effect.relative_high, d, percent=True),
-        _p(effect.pvalue),
-        _p(effect.adjusted),
+        pvalue(effect.pvalue),
+        pvalue(effect.adjusted),
     ]
 
 
@@ -200,7 +194,7 @@ def srm_line(result: ABResult) -> str:
     state = "MISMATCH" if srm.failed else "ok"
     return (
         f"sample ratio: {srm.control_users:,} control / {srm.treatment_users:,} treatment "
-        f"users, expected ratio {srm.expected_ratio:g}, p = {_p(srm.pvalue)} "
+        f"users, expected ratio {srm.expected_ratio:g}, p = {pvalue(srm.pvalue)} "
         f"(fails below {srm.alpha:g}): {state}"
     )
 
@@ -319,8 +313,8 @@ def _html_effect_cells(effect: MetricEffect, cuped: bool) -> list[dict[str, str]
             _interval(effect.relative_low, effect.relative_high, d, percent=True),
             kind="num delta",
         ),
-        _cell(_p(effect.pvalue)),
-        _cell(_p(effect.adjusted)),
+        _cell(pvalue(effect.pvalue)),
+        _cell(pvalue(effect.adjusted)),
     ]
 
 

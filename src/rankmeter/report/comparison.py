@@ -15,7 +15,7 @@ from rankmeter.comparison import Comparison, Difference
 from rankmeter.report._json import json_text
 from rankmeter.report._markdown import Align, markdown_table
 from rankmeter.report._rich import FittedTable, shown
-from rankmeter.report._text import num, signed
+from rankmeter.report._text import num, pvalue, signed
 from rankmeter.report.judged import warning_lines, warnings_data
 from rankmeter.results import JUDGED_BELOW
 
@@ -38,12 +38,6 @@ def render_json(
 
 def percent(value: float) -> str:
     return "–" if not math.isfinite(value) else f"{value:+.1%}"
-
-
-def pvalue(value: float) -> str:
-    if not math.isfinite(value):
-        return "–"
-    return "<0.0001" if value < 1e-4 else f"{value:.4f}"
 
 
 def interval(low: float, high: float, digits: int = 4, sign: bool = False) -> str:

@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING, Any
 
 from rankmeter._escape import visible
 from rankmeter.report._rich import shown
-from rankmeter.report._text import signed
-from rankmeter.report.comparison import interval, legend, pvalue
+from rankmeter.report._text import pvalue, signed
+from rankmeter.report.comparison import interval, legend
 from rankmeter.report.evaluation import render_table
 
 if TYPE_CHECKING:

@@ -26,14 +26,13 @@ import numpy as np
 from rankmeter.comparison import CURVE_FAMILIES, Comparison, Difference, Failures
 from rankmeter.report import _svg
 from rankmeter.report._html import PageIds, page_head, render, safe, template_ids
-from rankmeter.report._text import num, signed
+from rankmeter.report._text import num, pvalue, signed
 from rankmeter.report.comparison import (
     filled_line,
     headline,
     interval,
     legend,
     percent,
-    pvalue,
     queries_phrase,
     warning_texts,
 )

@@ -15,7 +15,7 @@ from rankmeter.online.interleaving import InterleavingResult
 from rankmeter.report._json import json_text
 from rankmeter.report._markdown import markdown_table
 from rankmeter.report._rich import FittedTable, shown
-from rankmeter.report._text import num, signed
+from rankmeter.report._text import num, pvalue, signed
 
 __all__ = ["render_json", "render_markdown", "render_table"]
 
@@ -30,30 +30,31 @@ def _units(result: InterleavingResult) -> str:
 
 def headline(result: InterleavingResult) -> str:
     """One sentence: the verdict and its p-value."""
-    p = num(result.p_value, 4)
+    shown = pvalue(result.p_value)
+    p = f"p {shown}" if shown.startswith("<") else f"p = {shown}"
     if result.n == 0:
         return "no clicked request: nothing to credit"
     if result.preferred is None:
-        return f"no significant preference at alpha {result.alpha:g} (p = {p})"
-    return f"ranker {result.preferred} preferred (p = {p} < alpha {result.alpha:g})"
+        return f"no significant preference at alpha {result.alpha:g} ({p})"
+    return f"ranker {result.preferred} preferred ({p}, alpha {result.alpha:g})"
 
 
 def _counts(result: InterleavingResult) -> str:
-    users = f", {result.n_users} users" if result.n_users else ""
+    users = f", {result.n_users:,} users" if result.n_users else ""
     return (
-        f"{result.n_requests} requests ({result.n_clicked_requests} with a click){users}; "
-        f"credited clicks A {result.clicks_a}, B {result.clicks_b}"
+        f"{result.n_requests:,} requests ({result.n_clicked_requests:,} with a click){users}; "
+        f"credited clicks A {result.clicks_a:,}, B {result.clicks_b:,}"
     )
 
 
 def _rows(result: InterleavingResult) -> Iterator[tuple[str, str, str]]:
     """(statistic, value, interval)."""
     units = _units(result)
-    yield f"{units} tested (with a click)", str(result.n), ""
-    yield f"won by A ({units})", str(result.wins_a), ""
-    yield f"won by B ({units})", str(result.wins_b), ""
-    yield f"ties ({units})", str(result.ties), ""
-    yield f"{units} without a click (left out)", str(result.no_click), ""
+    yield f"{units} tested (with a click)", f"{result.n:,}", ""
+    yield f"won by A ({units})", f"{result.wins_a:,}", ""
+    yield f"won by B ({units})", f"{result.wins_b:,}", ""
+    yield f"ties ({units})", f"{result.ties:,}", ""
+    yield f"{units} without a click (left out)", f"{result.no_click:,}", ""
     yield (
         "B's share of the decided",
         num(result.share_b, 3),
@@ -64,7 +65,7 @@ def _rows(result: InterleavingResult) -> Iterator[tuple[str, str, str]]:
         signed(result.delta, 3),
         f"[{signed(result.delta_low, 3)}, {signed(result.delta_high, 3)}]",
     )
-    yield "p-value", num(result.p_value, 4), ""
+    yield "p-value", pvalue(result.p_value), ""
 
 
 def _method_sentence(result: InterleavingResult) -> str:

@@ -71,10 +71,16 @@ def headline(result: OnlineOffline) -> str:
 
 
 def settings_line(result: OnlineOffline) -> str:
+    cuped = (
+        "; CUPED with the pre-period: the online means, differences, intervals and p-values "
+        "are CUPED-adjusted, as rankmeter ab shows them beside the raw means"
+        if result.cuped
+        else ""
+    )
     return (
         f"alpha {result.alpha:g}; offline: {result.offline_test} test over "
         f"{result.queries:,} queries, {result.offline_correction} across the offline metrics; "
-        f"online: delta method over {result.users:,} users (tea-tasting), "
+        f"online: delta method over {result.users:,} users (tea-tasting{cuped}), "
         f"{result.online_correction} across the online metrics; better/worse in each "
         "metric's own direction (lower is better for abandonment, reformulation, no_result, "
         "latency)"
