@@ -341,3 +341,22 @@ def test_spark_run_leaves_stderr_empty(spark_backend: Any, good_log: Path) -> No
     assert done.returncode == 0, done.stderr
     assert "no problems (spark)" in " ".join(done.stdout.split())
     assert done.stderr == ""
+
+
+def test_check_says_when_the_counts_pool_several_experiments(cli: CLI, tmp_path: Path) -> None:
+    # logs check said "no problems" with counts mixing two experiments, which ab then refused.
+    table = arrow(log_rows())
+    ids = ["e1"] * 4 + ["e2"] * (table.num_rows - 4)
+    path = tmp_path / "two.parquet"
+    pq.write_table(table.append_column("experiment_id", pa.array(ids)), path)
+    result = cli("logs", "check", path, "-f", "json")
+    assert result.code == 0, result.err
+    payload = json.loads(result.out)
+    assert payload["experiments"] == {"e1": 4, "e2": table.num_rows - 4}
+    assert payload["note"].startswith("the log holds 2 experiments ('e1': 4 rows, 'e2': 3 rows)")
+    text = cli("logs", "check", path).out
+    assert "rankmeter ab analyses one (--experiment ID)" in " ".join(text.split())
+    assert "Note: the log holds 2 experiments" in cli("logs", "check", path, "-f", "markdown").out
+    single = tmp_path / "one.parquet"
+    pq.write_table(table.append_column("experiment_id", pa.array(["e1"] * table.num_rows)), single)
+    assert json.loads(cli("logs", "check", single, "-f", "json").out)["note"] is None

@@ -29,11 +29,19 @@ def strict(text: str) -> Any:
     return json.loads(text, parse_constant=refuse)
 
 
+#: Modules that call json.dumps for something other than output, and why.
+NOT_OUTPUT = {
+    # A JSONL log's value whose JSON type differs from its column's (a number among texts) is
+    # spelled back as JSON text, to be named in the error message that reports it.
+    "online/logs.py": "spells an input value back as text",
+}
+
+
 def test_every_json_writer_goes_through_the_helper() -> None:
     # json.dumps / json.dump anywhere else could write a bare NaN again.
     offenders = []
     for path in sorted(SRC.rglob("*.py")):
-        if path == SRC / "report" / "_json.py":
+        if path == SRC / "report" / "_json.py" or str(path.relative_to(SRC)) in NOT_OUTPUT:
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             called = (

@@ -187,6 +187,9 @@ class LogCheck:
         One per variant, by name (empty when the columns are missing).
     problems : tuple of LogProblem
         The first offending row of each problem found, in file order.
+    experiments : tuple of (str, int)
+        Each experiment_id of the log with its rows, most rows first (empty without ids).
+        The counts per variant pool them; :func:`rankmeter.online.ab` analyses one.
     """
 
     source: str
@@ -194,6 +197,19 @@ class LogCheck:
     rows: int
     variants: tuple[VariantCounts, ...] = ()
     problems: tuple[LogProblem, ...] = field(default=())
+    experiments: tuple[tuple[str, int], ...] = ()
+
+    @property
+    def note(self) -> str | None:
+        """What a reader of the counts must know: several experiments pooled in them."""
+        if len(self.experiments) < 2:
+            return None
+        listed = ", ".join(f"{e!r}: {n:,} rows" for e, n in self.experiments[:5])
+        more = f", and {len(self.experiments) - 5} more" if len(self.experiments) > 5 else ""
+        return (
+            f"the log holds {len(self.experiments)} experiments ({listed}{more}); the counts "
+            "per variant pool them, and rankmeter ab analyses one (--experiment ID)"
+        )
 
     @property
     def ok(self) -> bool:
@@ -207,6 +223,8 @@ class LogCheck:
             "rows": self.rows,
             "ok": self.ok,
             "variants": [v.to_dict() for v in self.variants],
+            "experiments": {e: n for e, n in self.experiments},
+            "note": self.note,
             "problems": [p.to_dict() for p in self.problems],
         }
 
@@ -377,6 +395,14 @@ def check_log(
         .to_pylist()
     )
     rows = int(typed.count().to_pyarrow().as_py())
+    tagged = typed.filter(typed.experiment_id.notnull())
+    by_experiment = (
+        tagged.group_by("experiment_id").aggregate(rows=tagged.count()).to_pyarrow().to_pylist()
+    )
+    experiments = sorted(
+        ((str(e["experiment_id"]), int(e["rows"])) for e in by_experiment),
+        key=lambda item: (-item[1], item[0]),
+    )
     return LogCheck(
         source=source.name,
         engine=backend_name,
@@ -393,6 +419,7 @@ def check_log(
             for c in counts
         ),
         problems=tuple(problems),
+        experiments=tuple(experiments),
     )
 
 

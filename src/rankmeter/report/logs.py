@@ -63,6 +63,8 @@ def render_table(check: LogCheck) -> Any:
         for row in _count_rows(check):
             counts.add_row(shown(row[0]), *row[1:])
         parts.append(counts)
+    if check.note:
+        parts.append(shown(f"note: {check.note}", "yellow"))
     if check.problems:
         problems = FittedTable(title="problems", title_justify="left")
         problems.add_column("where", text=True)
@@ -81,6 +83,8 @@ def render_markdown(check: LogCheck) -> str:
         right: list[Align] = ["right"] * len(_COUNTS)
         align: list[Align] = [None, *right]
         lines += markdown_table(["variant", *_COUNTS], _count_rows(check), align)
+    if check.note:
+        lines += ["", "Note: " + markdown_text(check.note)]
     if check.problems:
         lines += ["", "Problems, " + markdown_text(_problem_note()) + ":", ""]
         lines += markdown_table(

@@ -313,6 +313,15 @@ def power_sentence(n: int, difference: float, metric: str, power: float) -> str:
 # --- inputs ---------------------------------------------------------------------------------
 
 
+def _std(values: Any, ddof: int = 0) -> float:
+    """The standard deviation, computed on the values scaled to at most 1 in size: finite
+    (and quiet) for differences near the largest float, where squaring them overflows."""
+    scale = float(np.max(np.abs(values))) if len(values) else 0.0
+    if scale == 0.0 or not np.isfinite(scale):
+        return float(np.std(values, ddof=ddof))
+    return scale * float(np.std(values / scale, ddof=ddof))
+
+
 def _inputs(differences: Any, effect: Any, sd: Any, n: Any) -> tuple[Any, int, float, float, str]:
     """(the centred shape to resample or None, n, effect, sd, where they come from)."""
     if effect is not None:
@@ -350,7 +359,7 @@ def _inputs(differences: Any, effect: Any, sd: Any, n: Any) -> tuple[Any, int, f
         count = _validate.integer("n", n, low=2, what="queries; a paired test needs two")
     else:
         count = len(column)
-    observed_sd = float(np.std(column, ddof=1))
+    observed_sd = _std(column, ddof=1)
     centred = column - float(_checks.means(column)[0])
     if observed_sd == 0.0 and sd is None:
         raise PolicyError(
@@ -367,7 +376,7 @@ def _inputs(differences: Any, effect: Any, sd: Any, n: Any) -> tuple[Any, int, f
     source = "observed" if not parts else "observed differences, " + ", ".join(parts)
     # Scaled by the population sd (ddof 0), so that the values resampled from have exactly
     # the standard deviation sd planned for (a bootstrap population's own variance).
-    shape = centred / float(np.std(column)) if observed_sd > 0 else None
+    shape = centred / _std(column) if observed_sd > 0 else None
     mean = float(_checks.means(column)[0])
     return (
         shape,
