@@ -83,6 +83,8 @@ COMPARE_START = "<!-- compare:start -->"
 COMPARE_END = "<!-- compare:end -->"
 HASH_START = "<!-- hash:start -->"
 HASH_END = "<!-- hash:end -->"
+ONLINE_START = "<!-- online:start -->"  # benchmarks/online_bench.py's section
+ONLINE_END = "<!-- online:end -->"
 SPARK_EVAL_START = "<!-- spark-eval:start -->"
 SPARK_EVAL_END = "<!-- spark-eval:end -->"
 #: Sections other scripts write into RESULTS.md; run.py keeps them when it rewrites the rest.
@@ -90,6 +92,7 @@ KEPT_SECTIONS = (
     (COMPARE_START, COMPARE_END),
     (PROFILE_START, PROFILE_END),
     (HASH_START, HASH_END),
+    (ONLINE_START, ONLINE_END),
     (SPARK_EVAL_START, SPARK_EVAL_END),
 )
 

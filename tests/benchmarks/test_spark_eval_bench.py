@@ -140,3 +140,19 @@ def test_run_py_keeps_the_spark_section_when_it_rewrites_results(tmp_path: Path)
     run.write_results(out, "# rewritten\n")
     kept = out.read_text()
     assert kept.startswith("# rewritten\n") and section.strip() in kept
+
+
+def test_run_py_keeps_the_online_section_when_it_rewrites_results(tmp_path: Path) -> None:
+    """The same for `rankmeter ab`'s section (benchmarks/online_bench.py): run.py alone
+    deleted it."""
+    sys.path.insert(0, str(BENCH))
+    try:
+        import online_bench
+        import run
+    finally:
+        sys.path.remove(str(BENCH))
+    out = tmp_path / "RESULTS.md"
+    section = f"{online_bench.START}\n## A/B on a big log\n\nmeasured\n{online_bench.END}\n"
+    run.write_section(out, section, online_bench.START, online_bench.END)
+    run.write_results(out, "# rewritten\n")
+    assert section.strip() in out.read_text()
