@@ -25,7 +25,7 @@ import numpy as np
 
 from rankmeter._validate import choice, integer, real
 from rankmeter.clicks.counts import ClickCounts, click_counts
-from rankmeter.clicks.log import ClickLog, click_log
+from rankmeter.clicks.log import click_log
 from rankmeter.clicks.models import MODELS, ClickModel, fit
 from rankmeter.data.arrays import FloatArray
 from rankmeter.data.qrels import Qrels
@@ -91,12 +91,10 @@ def estimate_relevance(
     """
     estimator = choice("estimator", estimator, ESTIMATORS, what="how clicks are reweighted")
     clip = real("clip", clip, low=0, high=1, open_low=True, what="the smallest propensity used")
-    if isinstance(log, ClickLog) or not isinstance(model, str) or model != "dbn":
-        data = click_counts(log)
-    else:
+    if isinstance(model, str) and model == "dbn":
         # DBN fits the request by position matrix: build it once, count from it.
         log = click_log(log)
-        data = click_counts(log)
+    data = click_counts(log)
     propensities = np.nan_to_num(_propensities(log, data, model), nan=1.0)
     ranks = np.minimum(data.rank, len(propensities) - 1)
     weight = np.maximum(propensities[ranks], clip)
