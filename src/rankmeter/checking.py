@@ -38,6 +38,7 @@ from rankmeter.data.run import unique_names
 from rankmeter.errors import PolicyError
 from rankmeter.io import as_qrels, read_qrels
 from rankmeter.io.rows import RunRows, read_run_rows
+from rankmeter.results import EXAMPLES, Overlap, ScoreOrder, overlap_of
 
 __all__ = [
     "EXAMPLES",
@@ -54,95 +55,14 @@ __all__ = [
     "Ties",
     "check",
     "data_warnings",
+    "result_warnings",
     "score_order",
 ]
 
-#: Examples kept for each list of ids (queries without results, duplicate pairs, ...).
-EXAMPLES = 5
 #: A metric that can move by this much (absolute) across tie orders gets a warning.
 TIE_SPREAD = 0.01
 #: Judged@k below this gets a warning (the default of ``rankmeter evaluate --judged-below``).
 JUDGED_BELOW = 0.9
-
-
-@dataclass(frozen=True)
-class Overlap:
-    """The query ids of a run against the qrels'.
-
-    Attributes
-    ----------
-    judged : queries in the qrels
-    with_results : queries in the run
-    common : queries in both (what ``evaluate`` averages over by default)
-    judged_without_results, results_without_judgments : how many queries are only in the
-        qrels, only in the run
-    judged_without_results_examples, results_without_judgments_examples : the first few of
-        each (natural order), at most :data:`EXAMPLES`
-    """
-
-    judged: int
-    with_results: int
-    common: int
-    judged_without_results: int
-    results_without_judgments: int
-    judged_without_results_examples: tuple[str, ...]
-    results_without_judgments_examples: tuple[str, ...]
-
-    @property
-    def empty(self) -> bool:
-        """No query in common: nothing of the run can be evaluated."""
-        return self.common == 0
-
-    @property
-    def partial(self) -> bool:
-        """Some queries are only in the qrels or only in the run."""
-        return not self.empty and bool(
-            self.judged_without_results or self.results_without_judgments
-        )
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "judged": self.judged,
-            "with_results": self.with_results,
-            "common": self.common,
-            "judged_without_results": self.judged_without_results,
-            "judged_without_results_examples": list(self.judged_without_results_examples),
-            "results_without_judgments": self.results_without_judgments,
-            "results_without_judgments_examples": list(self.results_without_judgments_examples),
-        }
-
-
-@dataclass(frozen=True)
-class ScoreOrder:
-    """Whether a run's scores fall with its rank, as they should (see :func:`score_order`).
-
-    Attributes
-    ----------
-    by : ``"rank column"`` or ``"file order"``: what the written ranking was read from
-    queries : queries whose scores are not all equal (the others say nothing)
-    rising : those among them whose score rises with the rank
-    rank_fractions : whether the rank column holds fractions (as scores do): then the rank
-        and score columns look swapped, rather than the scores meaning lower-is-better
-    """
-
-    by: str
-    queries: int
-    rising: int
-    rank_fractions: bool
-
-    @property
-    def reversed(self) -> bool:
-        """The scores rise with the rank in most queries (more than half)."""
-        return self.queries > 0 and self.rising * 2 > self.queries
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "by": self.by,
-            "queries": self.queries,
-            "rising": self.rising,
-            "rank_fractions": self.rank_fractions,
-            "reversed": self.reversed,
-        }
 
 
 @dataclass(frozen=True)
@@ -252,6 +172,9 @@ class DataWarning:
     fatal: bool
     detail: Any
     k: int | None = None
+    #: For an overlap found by an evaluation: whether it scored the judged queries without
+    #: results as 0 (``compare``'s default, ``evaluate -c``) rather than leaving them out.
+    missing_scored: bool | None = None
 
     def to_dict(self) -> dict[str, Any]:
         detail = self.detail
@@ -262,6 +185,7 @@ class DataWarning:
             "fatal": self.fatal,
             "detail": detail.to_dict() if hasattr(detail, "to_dict") else detail,
             **({"k": self.k} if self.k is not None else {}),
+            **({"missing_scored": self.missing_scored} if self.missing_scored is not None else {}),
         }
 
 
@@ -445,6 +369,59 @@ def data_warnings(
     return tuple(found)
 
 
+def result_warnings(result: Any, *, run_format: str | None = None) -> tuple[DataWarning, ...]:
+    """The warnings to print beside the numbers of an evaluation or a comparison, from what
+    it saw of each run (:class:`~rankmeter.results.RunFacts`): a partial query overlap, and
+    scores that rise with the rank.
+
+    No second read of a run, but for one case: when a run's written order says its results
+    were given lowest score first, a run read from a regular file is read again and judged by
+    its rank column as :func:`check` does (a run written bottom-up, rank 1000 first, is then
+    fine); a run from a pipe or an object is judged by its written order. The evaluation went
+    on, so each finding is a warning here (``fatal`` False), even one that :func:`check`
+    calls fatal; an empty overlap never gets here (the evaluation refuses it).
+
+    Parameters
+    ----------
+    result : an :class:`~rankmeter.results.EvalResult`, an
+        :class:`~rankmeter.results.EvalResults` or a :class:`~rankmeter.comparison.Comparison`
+    run_format : the runs' format, for the one re-read (None: from the file name)
+
+    >>> from rankmeter import evaluate
+    >>> result = evaluate({"q1": {"a": 1}, "q2": {"b": 1}}, {"q1": {"a": 1.0}}, "P@1")
+    >>> [w.kind for w in result_warnings(result)]
+    ['partial_overlap']
+    """
+    import os
+
+    if hasattr(result, "facts") and hasattr(result, "policies"):  # one EvalResult
+        named = [(result.run, result.facts)]
+        scored = bool(result.policies.include_missing)
+    elif hasattr(result, "results"):  # EvalResults
+        named = [(r.run, r.facts) for r in result.results]
+        scored = bool(result.policies.include_missing)
+    else:  # a Comparison: every judged query is compared unless include_missing is False
+        named = list(result.facts.items())
+        scored = bool(result.settings.policies.include_missing)
+    found: list[DataWarning] = []
+    for name, facts in named:
+        if facts is None:
+            continue
+        order: ScoreOrder | None = facts.written_order
+        if order is not None and order.reversed and os.path.isfile(facts.source):
+            rows = read_run_rows(facts.source, format=run_format, name=name, docs=False)
+            order = score_order(rows) if rows.written else order
+        if facts.overlap.partial:
+            found.append(
+                DataWarning(
+                    name, facts.source, "partial_overlap", False, facts.overlap, None, scored
+                )
+            )
+        if order is not None and order.reversed:
+            found.append(DataWarning(name, facts.source, "score_order", False, order))
+    return tuple(found)
+
+
 def score_order(rows: RunRows, query_codes: npt.NDArray[np.int64] | None = None) -> ScoreOrder:
     """Whether a run's scores fall as its rank grows.
 
@@ -558,25 +535,7 @@ def _scores(rows: RunRows) -> npt.NDArray[np.float64]:
 
 
 def _overlap(qrels: Qrels, run_queries: Iterable[str]) -> Overlap:
-    from rankmeter.data.ids import natural_order
-
-    judged = set(qrels.query_ids)
-    ran = set(run_queries)
-
-    def examples(ids: set[str]) -> tuple[str, ...]:
-        listed = list(ids)
-        return tuple(listed[i] for i in natural_order(listed)[:EXAMPLES])
-
-    only_judged, only_ran = judged - ran, ran - judged
-    return Overlap(
-        len(judged),
-        len(ran),
-        len(judged & ran),
-        len(only_judged),
-        len(only_ran),
-        examples(only_judged),
-        examples(only_ran),
-    )
+    return overlap_of(qrels.query_ids, run_queries)
 
 
 def _duplicates(rows: RunRows) -> tuple[Duplicates, npt.NDArray[np.int64] | None]:

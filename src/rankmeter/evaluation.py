@@ -16,10 +16,12 @@ from rankmeter.errors import RankmeterError
 from rankmeter.io import as_qrels, as_run, load_runs
 from rankmeter.metrics import DEFAULT_METRICS, Metric, join, parse_metrics
 from rankmeter.results import (
+    WRITTEN_DEPTH,
     EvalResult,
     EvalResults,
     PerQuery,
     Policies,
+    RunFacts,
     judged_cutoff,
     judged_mean,
 )
@@ -220,6 +222,8 @@ def _evaluate_chunks(
     rows: list[Any] = []
     values: dict[str, list[Any]] = {m.label: [] for m in measures}
     coverage = _Coverage(measures)
+    ran: list[str] = []
+    written = [0, 0]  # queries, rising: see RunFacts
     source = str(path)
     run_name = name or "run"
 
@@ -231,6 +235,8 @@ def _evaluate_chunks(
 
     for chunk in chunks:
         run_name, source = chunk.name, chunk.source
+        ran += chunk.query_ids
+        written = [a + b for a, b in zip(written, chunk.written_order(WRITTEN_DEPTH), strict=True)]
         ranked = join(
             qrels, chunk, rel=policies.rel, judged_only=policies.judged_only, compact=True
         )
@@ -249,7 +255,16 @@ def _evaluate_chunks(
     means = {k: m.aggregate(merged[k]) for k, m in zip(merged, measures, strict=True)}
     query_ids = tuple(str(q) for q in qrels.segment_ids[all_rows[order]])
     per_query = PerQuery(query_ids, measures, merged)
-    return EvalResult(run_name, means, per_query, policies, measures, coverage.mean(), coverage.k)
+    return EvalResult(
+        run_name,
+        means,
+        per_query,
+        policies,
+        measures,
+        coverage.mean(),
+        coverage.k,
+        facts=RunFacts.of(source, qrels.query_ids, ran, written),
+    )
 
 
 class _Coverage:
@@ -334,7 +349,16 @@ def _evaluate_one(
     per_query = PerQuery(tuple(str(q) for q in ranked.query_ids), measures, values)
     coverage = _Coverage(measures)
     coverage.add(ranked, {k: [v] for k, v in values.items()})
-    return EvalResult(run.name, means, per_query, policies, measures, coverage.mean(), coverage.k)
+    return EvalResult(
+        run.name,
+        means,
+        per_query,
+        policies,
+        measures,
+        coverage.mean(),
+        coverage.k,
+        facts=RunFacts.of_run(qrels.query_ids, run),
+    )
 
 
 def _no_common_queries(

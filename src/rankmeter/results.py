@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from numbers import Integral
 from typing import Any, Generic, TypeVar
@@ -12,19 +12,25 @@ from typing import Any, Generic, TypeVar
 import numpy as np
 import numpy.typing as npt
 
-from rankmeter.data.run import unique_names
+from rankmeter.data.run import Run, unique_names
 from rankmeter.metrics import Metric
 
 __all__ = [
+    "EXAMPLES",
     "JUDGED_BELOW",
+    "WRITTEN_DEPTH",
     "ByMetric",
     "EvalResult",
     "EvalResults",
     "JudgedWarning",
+    "Overlap",
     "PerQuery",
     "Policies",
+    "RunFacts",
+    "ScoreOrder",
     "check_judged_below",
     "judged_cutoff",
+    "overlap_of",
     "unique_names",
 ]
 
@@ -36,6 +42,159 @@ JUDGED_DEFAULT_K = 10
 
 V = TypeVar("V")
 FloatArray = npt.NDArray[np.float64]
+
+
+#: How deep into each query :attr:`EvalResult.written_order` looks: a swapped rank column
+#: or lower-is-better scores show at the top as everywhere, and the look stays cheap.
+WRITTEN_DEPTH = 10
+#: Examples kept for each list of ids (queries without results, duplicate pairs, ...).
+EXAMPLES = 5
+
+
+@dataclass(frozen=True)
+class Overlap:
+    """The query ids of a run against the qrels'.
+
+    Attributes
+    ----------
+    judged : queries in the qrels
+    with_results : queries in the run
+    common : queries in both (what ``evaluate`` averages over by default)
+    judged_without_results, results_without_judgments : how many queries are only in the
+        qrels, only in the run
+    judged_without_results_examples, results_without_judgments_examples : the first few of
+        each (natural order), at most :data:`EXAMPLES`
+    """
+
+    judged: int
+    with_results: int
+    common: int
+    judged_without_results: int
+    results_without_judgments: int
+    judged_without_results_examples: tuple[str, ...]
+    results_without_judgments_examples: tuple[str, ...]
+
+    @property
+    def empty(self) -> bool:
+        """No query in common: nothing of the run can be evaluated."""
+        return self.common == 0
+
+    @property
+    def partial(self) -> bool:
+        """Some queries are only in the qrels or only in the run."""
+        return not self.empty and bool(
+            self.judged_without_results or self.results_without_judgments
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "judged": self.judged,
+            "with_results": self.with_results,
+            "common": self.common,
+            "judged_without_results": self.judged_without_results,
+            "judged_without_results_examples": list(self.judged_without_results_examples),
+            "results_without_judgments": self.results_without_judgments,
+            "results_without_judgments_examples": list(self.results_without_judgments_examples),
+        }
+
+
+@dataclass(frozen=True)
+class ScoreOrder:
+    """Whether a run's scores fall with its rank, as they should (see
+    :func:`rankmeter.checking.score_order`).
+
+    Attributes
+    ----------
+    by : ``"rank column"``, ``"file order"`` or ``"written order"`` (each query's top
+        :data:`WRITTEN_DEPTH`, as the evaluation saw them): what the written ranking was read
+        from
+    queries : queries whose scores are not all equal (the others say nothing)
+    rising : those among them whose score rises with the rank
+    rank_fractions : whether the rank column holds fractions (as scores do): then the rank
+        and score columns look swapped, rather than the scores meaning lower-is-better
+    """
+
+    by: str
+    queries: int
+    rising: int
+    rank_fractions: bool
+
+    @property
+    def reversed(self) -> bool:
+        """The scores rise with the rank in most queries (more than half)."""
+        return self.queries > 0 and self.rising * 2 > self.queries
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "by": self.by,
+            "queries": self.queries,
+            "rising": self.rising,
+            "rank_fractions": self.rank_fractions,
+            "reversed": self.reversed,
+        }
+
+
+@dataclass(frozen=True)
+class RunFacts:
+    """What an evaluation saw of a run's data, at no extra cost: the warnings that
+    ``rankmeter evaluate`` and ``rankmeter compare`` print beside their numbers come from it
+    (:func:`rankmeter.checking.result_warnings`).
+
+    Attributes
+    ----------
+    source : where the run was read from (a path, ``<dict>``, ...)
+    overlap : its query ids against the qrels'
+    written_order : whether its results were given lowest score first, by the order they were
+        written in (``by="written order"``: the file's lines or the rows given), in each
+        query's top :data:`WRITTEN_DEPTH` (``rankmeter check`` reads the rank column too)
+    """
+
+    source: str
+    overlap: Overlap
+    written_order: ScoreOrder
+
+    @classmethod
+    def of(
+        cls, source: str, judged_ids: Iterable[str], run_ids: Iterable[str], written: Sequence[int]
+    ) -> RunFacts:
+        """The facts of a run: its ``source``, the qrels' query ids and its own, and its
+        ``written`` order as ``(queries, rising)`` (:meth:`Run.written_order
+        <rankmeter.data.Run.written_order>` at :data:`WRITTEN_DEPTH`, summed over chunks)."""
+        queries, rising = written
+        order = ScoreOrder("written order", queries, rising, rank_fractions=False)
+        return cls(source, overlap_of(judged_ids, run_ids), order)
+
+    @classmethod
+    def of_run(cls, judged_ids: Iterable[str], run: Run) -> RunFacts:
+        """The facts of a run given whole."""
+        return cls.of(run.source, judged_ids, run.query_ids, run.written_order(WRITTEN_DEPTH))
+
+
+def overlap_of(judged_ids: Iterable[str], run_ids: Iterable[str]) -> Overlap:
+    """The :class:`Overlap` of a run's query ids (``run_ids``) with the qrels' (``judged_ids``).
+
+    >>> overlap_of(["1", "2", "3"], ["2", "3", "9"]).to_dict()["judged_without_results_examples"]
+    ['1']
+    """
+    from rankmeter.data.ids import natural_order
+
+    judged = set(judged_ids)
+    ran = set(run_ids)
+
+    def examples(ids: set[str]) -> tuple[str, ...]:
+        listed = list(ids)
+        return tuple(listed[i] for i in natural_order(listed)[:EXAMPLES])
+
+    only_judged, only_ran = judged - ran, ran - judged
+    return Overlap(
+        len(judged),
+        len(ran),
+        len(judged & ran),
+        len(only_judged),
+        len(only_ran),
+        examples(only_judged),
+        examples(only_ran),
+    )
 
 
 @dataclass(frozen=True)
@@ -317,6 +476,9 @@ class EvalResult:
     judged_k : int
         Its k: the largest cutoff of the metrics asked for, 10 when none has one
         (:func:`judged_cutoff`).
+    facts : RunFacts or None
+        What the evaluation saw of the run's data (its source, query overlap with the qrels,
+        written order), for the warnings beside the numbers; None when not known.
     """
 
     run: str
@@ -326,6 +488,7 @@ class EvalResult:
     measures: tuple[Metric, ...]
     judged: float = math.nan
     judged_k: int = JUDGED_DEFAULT_K
+    facts: RunFacts | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "metrics", ByMetric(self.measures, self.metrics))

@@ -23,7 +23,17 @@ def _compare(cli: CLI, paths: dict[str, Path], *extra: str | Path) -> tuple[int,
         "compare", paths["qrels"], paths["base"], paths["new"], "-m", "P@5",
         "--resamples", "100", *extra,
     )  # fmt: skip
-    return result.code, result.out, result.err
+    return result.code, result.out, _without_overlap_warning(result.err)
+
+
+def _without_overlap_warning(err: str) -> str:
+    """stderr less the one warning every compare of this collection gives (issue 16): the
+    "new" run answers no results for query 0, which compare scores 0."""
+    lines = err.splitlines(keepends=True)
+    warned = [line for line in lines if "matches the qrels' queries only in part" in line]
+    assert len(warned) == 1 and "run 'dense'" in warned[0], err
+    assert "judged queries without results score 0" in warned[0]
+    return "".join(line for line in lines if line not in warned)
 
 
 def test_segments_matching_no_compared_query_are_one_error_line(

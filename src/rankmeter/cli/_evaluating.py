@@ -9,6 +9,7 @@ from typing import Any
 
 from rankmeter.cli._output import emit, render_rich
 from rankmeter.cli._progress import Steps
+from rankmeter.cli._warnings import print_data_warnings
 
 #: The output formats of ``--format``.
 OUTPUT_FORMATS = ("table", "json", "tsv", "trec")
@@ -103,3 +104,4 @@ def evaluate_files(
     else:
         table = render_table(listed, per_query=per_query, goal=chosen, judged_below=judged_below)
         render_rich(table, output)
+    print_data_warnings(results, quiet=quiet, run_format=run_format)

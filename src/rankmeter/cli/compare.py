@@ -24,6 +24,7 @@ from rankmeter.cli._common import (
     render_rich,
 )
 from rankmeter.cli._progress import Steps
+from rankmeter.cli._warnings import print_data_warnings
 
 if TYPE_CHECKING:
     from rankmeter.data import Run
@@ -208,6 +209,7 @@ def compare(
         emit(terminal_safe(render_html(result, judged_below=below), output), output)
     else:
         render_rich(report.render_table(result, judged_below=below), output)
+    print_data_warnings(result, quiet=quiet)
 
 
 def _name_runs(loaded: list[Run], paths: list[str]) -> dict[str, Run]:

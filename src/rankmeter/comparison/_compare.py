@@ -24,6 +24,7 @@ from rankmeter.errors import PolicyError, RankmeterError
 from rankmeter.evaluation import check_policies, resolve_metrics
 from rankmeter.io import as_qrels, load_runs
 from rankmeter.metrics import Metric
+from rankmeter.results import RunFacts
 
 
 def compare(
@@ -250,6 +251,7 @@ def compare(
         filled=compared.filled(),
         no_relevant=no_relevant,
         cautions=tuple(cautions),
+        facts={n: RunFacts.of_run(loaded_qrels.query_ids, by_name[n]) for n in order},
     )
 
 

@@ -20,6 +20,7 @@ from rankmeter.results import (
     ByMetric,
     JudgedWarning,
     Policies,
+    RunFacts,
     check_judged_below,
     judged_warning,
     metric_key,
@@ -251,6 +252,9 @@ class Comparison:
     cautions : why some numbers cannot be trusted as they stand (too few queries for the test
         or the intervals, too few resamples to reach alpha after the correction); every report
         shows them as warnings
+    facts : ``{system: RunFacts}``: what the comparison saw of each run's data (source, query
+        overlap with the qrels, written order), for the warnings beside the numbers
+        (:func:`rankmeter.checking.result_warnings`; empty for a comparison built without it)
     """
 
     systems: tuple[str, ...]
@@ -272,6 +276,7 @@ class Comparison:
     filled: Mapping[str, int] = field(default_factory=dict)
     no_relevant: int = 0
     cautions: tuple[str, ...] = ()
+    facts: Mapping[str, RunFacts] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "judged", MappingProxyType(dict(self.judged)))

@@ -292,6 +292,36 @@ class Run:
         kept = np.minimum(lengths, cutoff)
         return self._take(self._query_ids, self._offsets[:-1], kept)
 
+    def written_order(self, depth: int) -> tuple[int, int]:
+        """How many queries were given lowest score first, looking at each query's top
+        ``depth`` results: ``(queries, rising)``.
+
+        Each step down the ranking to a lower score is *backwards* when its result came
+        earlier in the input (the file's lines, the rows or dict entries given) and *forwards*
+        when later; a query is counted when it has such steps, and *rising* when it has more
+        backwards ones, as when a run's rank and score columns are swapped or its scores mean
+        lower-is-better. Costs one pass over ``depth`` results per query.
+
+        >>> run = Run.from_dict({"q1": {"a": 1.0, "b": 2.0, "c": 3.0}, "q2": {"d": 5.0, "e": 4.0}})
+        >>> run.written_order(10)
+        (2, 1)
+        """
+        depth = integer("depth", depth, low=2, what="results looked at per query")
+        n = len(self._query_ids)
+        kept = np.minimum(np.diff(self._offsets), depth)
+        positions = gather_ranges(self._offsets[:-1], kept)
+        groups = np.repeat(np.arange(n, dtype=np.int64), kept)
+        scores, rows = self._scores[positions], self._input_rows[positions]
+        # Steps within one query, to a strictly lower score (the rank order falls or ties).
+        steps = (groups[1:] == groups[:-1]) & (scores[1:] < scores[:-1])
+        earlier = rows[1:] < rows[:-1]
+        at = groups[1:]
+        backwards = np.bincount(at[steps & earlier], minlength=n)
+        forwards = np.bincount(at[steps & ~earlier], minlength=n)
+        return int(np.count_nonzero(backwards + forwards)), int(
+            np.count_nonzero(backwards > forwards)
+        )
+
     def subset(self, query_ids: Iterable[str]) -> Run:
         """The results of these queries only, in this run's order of queries.
 

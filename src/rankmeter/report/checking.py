@@ -86,10 +86,13 @@ def warning_line(warning: DataWarning) -> str:
             "files belong together (ids from another scheme?)"
         )
     elif warning.kind == "partial_overlap":
-        text = (
-            f"matches the qrels' queries only in part: {_overlap_text(detail)}; only the "
-            "queries in both are evaluated (-c scores judged queries without results as 0)"
+        scope = (
+            "judged queries without results score 0, result queries without judgments are left out"
+            if warning.missing_scored
+            else "only the queries in both are evaluated (-c scores judged queries without "
+            "results as 0)"
         )
+        text = f"matches the qrels' queries only in part: {_overlap_text(detail)}; {scope}"
     elif warning.kind == "score_order":
         why = (
             "the rank and score columns look swapped (the rank column holds fractions)"
