@@ -11,7 +11,7 @@ import math
 from typing import Any
 
 from rankmeter._escape import latex_text, markdown_fence, markdown_text
-from rankmeter.comparison import Comparison, Difference
+from rankmeter.comparison import Comparison, Difference, Regression
 from rankmeter.report._json import json_text
 from rankmeter.report._markdown import Align, markdown_table
 from rankmeter.report._rich import FittedTable, shown
@@ -19,7 +19,14 @@ from rankmeter.report._text import num, pvalue, signed
 from rankmeter.report.judged import warning_lines, warnings_data
 from rankmeter.results import JUDGED_BELOW
 
-__all__ = ["render_json", "render_latex", "render_markdown", "render_table"]
+__all__ = [
+    "gate_passed_line",
+    "regression_line",
+    "render_json",
+    "render_latex",
+    "render_markdown",
+    "render_table",
+]
 
 
 def render_json(
@@ -474,6 +481,35 @@ def render_latex(comparison: Comparison, *, judged_below: float = JUDGED_BELOW) 
         lines += ["\\par\\smallskip", f"{{\\footnotesize {notes}\\par}}"]
     lines += [f"\\caption{{{caption}}}", "\\end{table}"]
     return "\n".join(lines) + "\n"
+
+
+def corrected_p(p_value: float, correction: str) -> str:
+    """A corrected p-value named by its correction: ``Holm p 0.0015``; ``p 0.0015`` without."""
+    from rankmeter.stats import correction_label
+
+    name = "" if correction == "none" else correction_label(correction, short=True) + " "
+    return f"{name}p {pvalue(p_value)}"
+
+
+def regression_line(regression: Regression) -> str:
+    """One reason a regression gate failed, on one plain line (not escaped), e.g.
+    ``regression: new is worse than base on nDCG@10 (60 queries): -0.0521 [-0.081, -0.024],
+    Holm p 0.0002``."""
+    r = regression
+    where = f" in segment {r.segment}" if r.segment is not None else ""
+    threshold = f", a drop of more than --min-effect {r.min_effect:g}" if r.min_effect else ""
+    return (
+        f"regression: {r.system} is worse than {r.baseline} on {r.metric}{where} "
+        f"({_queries(r.n)}): {signed(r.difference)} {interval(r.low, r.high, 3, sign=True)}, "
+        f"{corrected_p(r.p_corrected, r.correction)}{threshold}"
+    )
+
+
+def gate_passed_line(comparison: Comparison, min_effect: float) -> str:
+    """The line of a regression gate that passed (plain, not escaped)."""
+    what = "no metric or segment is" if comparison.segments else "no metric is"
+    by = f" by more than {min_effect:g}" if min_effect else ""
+    return f"gate passed: {what} significantly worse than {comparison.baseline}{by}"
 
 
 def _comparisons(k: int) -> str:
