@@ -85,6 +85,12 @@ def test_a_clean_change_passes(cli: CLI, tmp_path: Path) -> None:
     assert err == "rankmeter: gate passed: no metric is significantly worse than base\n"
 
 
+def test_quiet_passes_without_a_word(cli: CLI, tmp_path: Path) -> None:
+    case = write_case(tmp_path, broken=range(0))
+    code, out, err = gate(cli, case, "--quiet")
+    assert (code, err) == (0, "") and "Against base" in out
+
+
 def test_min_effect_above_the_drop_passes(cli: CLI, tmp_path: Path) -> None:
     case = write_case(tmp_path, broken=range(0, N, 2))
     code, out, _ = gate(cli, case, "-f", "json")
