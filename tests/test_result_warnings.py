@@ -43,9 +43,11 @@ def test_written_order_counts_queries_given_lowest_score_first() -> None:
     )
     assert run.written_order(10) == (2, 1)
     # Only the top `depth` results are looked at: below them this query rises.
-    deep = Run.from_dict({"q": {"a": 9.0, "b": 8.0, "c": 1.0, "d": 2.0, "e": 3.0, "f": 4.0}})
+    # Rising takes three steps in four or more: one forward step against three backward ones.
+    deep = Run.from_dict({"q": {"a": 9.0, "b": 1.0, "c": 2.0, "d": 3.0, "e": 4.0}})
     assert deep.written_order(2) == (1, 0)
-    assert deep.written_order(6) == (1, 1)
+    assert deep.written_order(4) == (1, 0)  # 1 forward, 2 backward
+    assert deep.written_order(5) == (1, 1)  # 1 forward, 3 backward
 
 
 def test_a_clean_run_has_no_warning(tmp_path: Path) -> None:
@@ -102,3 +104,28 @@ def test_streamed_chunks_add_up_to_the_whole_run(tmp_path: Path) -> None:
     assert streamed.written_order == whole.written_order and streamed.overlap == whole.overlap
     # ... and the file really came in several chunks.
     assert len(list(iter_run_chunks(path, chunk_rows=3))) > 1
+
+
+def test_a_run_written_in_no_order_is_not_upside_down(tmp_path: Path) -> None:
+    """A shuffled file (every rank 0, lines in no order) is a valid TREC run: about half its
+    queries have more rising steps than falling ones, which must not make it reversed, for
+    the evaluation's written order nor for check's rule."""
+    import numpy as np
+
+    from rankmeter.checking import check
+
+    rng = np.random.default_rng(5)
+    qrels = {f"q{i}": {"d0": 1} for i in range(60)}
+    lines = [
+        f"q{i} Q0 d{j} 0 {score:.6f} shuffled\n"
+        for i in range(60)
+        for j, score in enumerate(rng.normal(size=10))
+    ]
+    path = tmp_path / "shuffled.run"
+    path.write_text("".join(lines))
+    result = evaluate(qrels, path, "P@1")
+    assert result.facts is not None and not result.facts.written_order.reversed
+    assert result.facts.written_order.rising < 6  # 3 in 4 steps rising is rare by chance
+    assert result_warnings(result) == ()
+    assert check(qrels, path).runs[0].order is not None
+    assert not check(qrels, path).runs[0].order.reversed

@@ -54,6 +54,7 @@ __all__ = [
     "TieRange",
     "Ties",
     "check",
+    "clearly_rising",
     "data_warnings",
     "result_warnings",
     "score_order",
@@ -458,7 +459,15 @@ def score_order(rows: RunRows, query_codes: npt.NDArray[np.int64] | None = None)
     up = np.bincount(q[1:][same & (steps > 0)], minlength=n_queries)
     down = np.bincount(q[1:][same & (steps < 0)], minlength=n_queries)
     moving = (up + down) > 0
-    return ScoreOrder(by, int(moving.sum()), int((up > down).sum()), fractions)
+    return ScoreOrder(by, int(moving.sum()), int(clearly_rising(up, down).sum()), fractions)
+
+
+def clearly_rising(up: npt.NDArray[np.int64], down: npt.NDArray[np.int64]) -> npt.NDArray[np.bool_]:
+    """Which queries *rise*: at least three in four of their steps rise (``up``: rising steps,
+    ``down``: falling ones, per query). A query written in no order (a shuffled file, rank
+    column all 0) has about as many of each and does not count, however many queries there
+    are; one written lowest score first has only rising steps."""
+    return (up > 0) & (up >= 3 * down)
 
 
 # -- the parts -------------------------------------------------------------------------------

@@ -86,7 +86,8 @@ def test_table_markdown_latex(cli: CLI, collection: dict[str, Path]) -> None:
     assert "Means over 40 queries" in table.out and "Against bm25" in table.out
     assert "query number" in table.out  # the worst queries come with their text
     markdown = cli("compare", *files, "--resamples", "200", "-f", "markdown")
-    assert markdown.out.startswith("# Comparison") and "| dense | nDCG@10 |" in markdown.out
+    # A pull-request comment (issue 16): the verdict first, no heading.
+    assert markdown.out.startswith("**Verdict:** dense ") and "| dense | nDCG@10 |" in markdown.out
     latex = cli("compare", *files, "--resamples", "200", "-f", "latex")
     assert "\\begin{tabular}" in latex.out and "\\toprule" in latex.out
 

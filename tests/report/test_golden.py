@@ -3,7 +3,9 @@
 The goldens in ``golden/`` were written once, from the code before the renderers moved into
 ``rankmeter.report`` (commit 50a94f5, issue 10), and are never rewritten to make a test pass: a
 difference is a change that users see. (Rewritten once, on purpose, for issue 13: the comparison
-legend, the compared-query sentence, the queries scored 0, the small-sample warning and the power sentence.) HTML is compared as its sequence of tags, attributes and
+legend, the compared-query sentence, the queries scored 0, the small-sample warning and the power sentence;
+and comparison.md once more for issue 16: the Markdown comparison as a pull-request comment, a
+verdict first, then the table, then ``<details>`` blocks.) HTML is compared as its sequence of tags, attributes and
 text, where any run of whitespace counts as one space and whitespace alone between two block
 elements (cells, rows, list items, sections) as none: the templates may indent and break lines
 differently, but no word, tag, attribute or space that shows may change. Text formats (plain

@@ -32,6 +32,8 @@ TEXTS = {
 SEGMENT = "kind=<i>x</i>|`y`"
 ALLOWED_TAGS = {"h1", "h2", "p", "table", "thead", "tbody", "tr", "th", "td", "pre", "code"}
 ALLOWED_TAGS |= {"blockquote", "#document"}
+# The pull-request layout (issue 16): a bold verdict, details in <details> blocks.
+ALLOWED_TAGS |= {"strong", "details", "summary"}
 
 
 def _hostile_comparison() -> Comparison:
@@ -86,9 +88,11 @@ def test_names_render_as_themselves(hostile: Comparison, kit: SimpleNamespace) -
         assert name in text, name
     assert SEGMENT in text
     rows = cells(page)
-    widths = {len(row) for row in rows[: 1 + len(hostile.metrics)]}
+    # The means table comes after the differences' (a header and a row per system and metric).
+    means = rows[1 + (len(SYSTEMS) - 1) * len(hostile.metrics) :][: 1 + len(hostile.metrics)]
+    widths = {len(row) for row in means}
     assert widths == {1 + len(SYSTEMS)}, rows  # the means table: a | in a name is no column
-    header = rows[0]
+    header = means[0]
     assert header[1] == f"{BASE} (baseline)" and header[2] == NEW
 
 
@@ -100,8 +104,8 @@ def test_failures_cannot_leave_their_block(hostile: Comparison, kit: SimpleNames
     listing = blocks[0].text
     assert "lost most on RR" in listing and "returned nothing" in listing
     assert "q```\\n<img src=x onerror=alert(2)>" in listing  # shown, escaped, inside the block
-    # After the block, only the segment section follows.
-    assert re.search(r"</pre>\s*<h2>Segments</h2>", render(markdown))
+    # After the block, its details block closes and only the segments' follows.
+    assert re.search(r"</pre>\s*</details>\s*<details>\s*<summary>Segments", render(markdown))
 
 
 def test_the_synthetic_comparison_escapes_too(

@@ -27,6 +27,7 @@ from rankmeter.cli._progress import Steps
 from rankmeter.cli._warnings import print_data_warnings
 
 if TYPE_CHECKING:
+    from rankmeter.comparison import Comparison
     from rankmeter.data import Run
 
 
@@ -51,6 +52,14 @@ class Correction(str, Enum):
     bonferroni = "bonferroni"
     bh = "bh"
     none = "none"
+
+
+class FailOn(str, Enum):
+    regression = "regression"
+
+
+#: The exit status of a failed regression gate (1 is bad data, 2 a usage error).
+REGRESSION_EXIT = 3
 
 
 class Interval(str, Enum):
@@ -136,13 +145,35 @@ def compare(
     per_query: PerQueryOption = False,
     output: OutputOption = None,
     judged_below: JudgedBelowOption = 0.9,
+    fail_on: Annotated[
+        FailOn | None,
+        typer.Option(
+            "--fail-on",
+            help="regression: a gate for CI. After the report, exit 3 when a system is "
+            "significantly worse than the baseline (after the correction) on a metric or on "
+            "a segment (see --segments) by more than --min-effect, one line per reason on "
+            "stderr.",
+        ),
+    ] = None,
+    min_effect: Annotated[
+        float | None,
+        typer.Option(
+            "--min-effect",
+            help="With --fail-on: the smallest drop of a mean, in the metric's units, that "
+            "fails the gate (default 0: any significant drop).",
+        ),
+    ] = None,
     quiet: QuietOption = False,
 ) -> None:
     """Compare runs with a baseline: differences, intervals, paired tests, failures, segments.
 
     Default metrics: nDCG@10 P@10 R@100 RR AP. -q adds every query's values to the JSON. A
     run whose Judged@k is below --judged-below gets a warning in every format.
+
+    Exit status: 0, or with --fail-on regression exit 3 when the gate fails (1 = bad data,
+    2 = usage error).
     """
+    from rankmeter.comparison import check_min_effect
     from rankmeter.comparison import compare as run_comparison
     from rankmeter.errors import PolicyError
     from rankmeter.io import read_qrels, read_run
@@ -159,6 +190,12 @@ def compare(
             f"compare needs two runs or more (a baseline and a system); got {len(runs)}"
         )
     judged_below = check_judged_below(judged_below)
+    if min_effect is not None and fail_on is None:
+        raise PolicyError(
+            "--min-effect is the threshold of the regression gate: give --fail-on regression "
+            "with it"
+        )
+    threshold = check_min_effect(0.0 if min_effect is None else min_effect)
     chosen = get_goal(goal) if goal is not None else None
     goal_metrics = [m.metric for m in chosen.metrics] if chosen else []
     names = list(dict.fromkeys([*(metric or []), *goal_metrics])) or list(DEFAULT_METRICS)
@@ -210,6 +247,24 @@ def compare(
     else:
         render_rich(report.render_table(result, judged_below=below), output)
     print_data_warnings(result, quiet=quiet)
+    if fail_on is FailOn.regression:
+        _gate(result, threshold, quiet=quiet)
+
+
+def _gate(result: Comparison, min_effect: float, *, quiet: bool) -> None:
+    """The regression gate, after the report is out: one line per reason and exit 3."""
+    import sys
+
+    from rankmeter.report import comparison as report
+    from rankmeter.report import visible
+
+    found = result.regressions(min_effect)
+    for regression in found:
+        print(f"rankmeter: {visible(report.regression_line(regression))}", file=sys.stderr)
+    if found:
+        raise typer.Exit(REGRESSION_EXIT)
+    if not quiet:
+        print(f"rankmeter: {visible(report.gate_passed_line(result, min_effect))}", file=sys.stderr)
 
 
 def _name_runs(loaded: list[Run], paths: list[str]) -> dict[str, Run]:

@@ -30,10 +30,12 @@ from rankmeter.comparison._records import (
     Difference,
     Failures,
     QueryLoss,
+    Regression,
     SegmentMean,
     SegmentResult,
     Settings,
     SystemMean,
+    check_min_effect,
 )
 
 __all__ = [
@@ -43,9 +45,11 @@ __all__ = [
     "Difference",
     "Failures",
     "QueryLoss",
+    "Regression",
     "SegmentMean",
     "SegmentResult",
     "Settings",
     "SystemMean",
+    "check_min_effect",
     "compare",
 ]

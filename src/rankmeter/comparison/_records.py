@@ -218,6 +218,61 @@ class SegmentResult:
         return _fields(self)
 
 
+def check_min_effect(value: Any) -> float:
+    """The gate's threshold, checked: a drop must be larger than this (in the metric's own
+    units) to count as a regression; 0 counts every significant drop.
+
+    >>> check_min_effect(0.01)
+    0.01
+    """
+    from rankmeter._validate import real
+
+    return real(
+        "min_effect",
+        value,
+        low=0,
+        what="the smallest drop of a metric's mean that counts as a regression; 0: any "
+        "significant drop",
+    )
+
+
+@dataclass(frozen=True)
+class Regression:
+    """A system significantly worse than the baseline on one metric, overall or in a segment,
+    by more than a stated effect: one reason for ``compare --fail-on regression`` to fail.
+
+    Attributes
+    ----------
+    system, baseline, metric : what got worse, against what, on which metric
+    segment : ``column=value`` of the segment that got worse; None for all compared queries
+    n : the queries it is measured on
+    baseline_mean, system_mean, difference : the two means and the system's minus the
+        baseline's (negative)
+    low, high : the interval of the difference
+    p_corrected : the p-value after the comparison's correction (across segments for a
+        segment, as its flag)
+    correction : the correction's name (``holm``, ``bonferroni``, ``bh`` or ``none``)
+    min_effect : the threshold the drop exceeds
+    """
+
+    system: str
+    baseline: str
+    metric: str
+    segment: str | None
+    n: int
+    baseline_mean: float
+    system_mean: float
+    difference: float
+    low: float
+    high: float
+    p_corrected: float
+    correction: str
+    min_effect: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return _fields(self)
+
+
 @dataclass(frozen=True)
 class Comparison:
     """The comparison of several systems with a baseline on the same queries.
@@ -322,6 +377,68 @@ class Comparison:
                 return d
         others = [s for s in self.systems if s != self.baseline]
         raise KeyError(f"no comparison for {system!r}; compared systems: {', '.join(others)}")
+
+    def regressions(self, min_effect: float = 0.0) -> tuple[Regression, ...]:
+        """Where a system got significantly worse than the baseline by more than
+        ``min_effect``: the reasons a regression gate fails, none when it passes.
+
+        A metric regresses when its difference is significant after the comparison's
+        correction and below ``-min_effect``; a segment when it is flagged (at least
+        ``min_segment`` queries, significantly worse after the correction across segments)
+        and its difference is below ``-min_effect``. Every metric counts higher as better.
+
+        Parameters
+        ----------
+        min_effect : the smallest drop of a mean, in the metric's units, that counts
+            (``0.01`` on nDCG@10 lets a significant drop of 0.008 pass); 0 counts every
+            significant drop
+
+        Returns
+        -------
+        The regressions of every metric over all compared queries, in the order of
+        ``differences``, then those of the segments, in the order of ``segments``.
+        """
+        min_effect = check_min_effect(min_effect)
+        correction = self.settings.correction
+        found = [
+            Regression(
+                system=d.system,
+                baseline=d.baseline,
+                metric=d.metric,
+                segment=None,
+                n=d.n,
+                baseline_mean=d.baseline_mean,
+                system_mean=d.system_mean,
+                difference=d.difference,
+                low=d.low,
+                high=d.high,
+                p_corrected=d.p_corrected,
+                correction=correction,
+                min_effect=min_effect,
+            )
+            for d in self.differences
+            if d.significant and d.difference < -min_effect
+        ]
+        found += [
+            Regression(
+                system=s.system,
+                baseline=self.baseline,
+                metric=s.metric,
+                segment=s.segment,
+                n=s.n,
+                baseline_mean=s.baseline_mean,
+                system_mean=s.system_mean,
+                difference=s.difference,
+                low=s.low,
+                high=s.high,
+                p_corrected=s.p_corrected,
+                correction=correction,
+                min_effect=min_effect,
+            )
+            for s in self.segments
+            if s.flagged and s.difference < -min_effect
+        ]
+        return tuple(found)
 
     def judged_warnings(self, threshold: float = JUDGED_BELOW) -> tuple[JudgedWarning, ...]:
         """The systems whose Judged@k is below ``threshold`` (0: none), in the systems' order."""

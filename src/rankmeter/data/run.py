@@ -298,8 +298,8 @@ class Run:
 
         Each step down the ranking to a lower score is *backwards* when its result came
         earlier in the input (the file's lines, the rows or dict entries given) and *forwards*
-        when later; a query is counted when it has such steps, and *rising* when it has more
-        backwards ones, as when a run's rank and score columns are swapped or its scores mean
+        when later; a query is counted when it has such steps, and *rising* when three in four
+        of them or more are backwards (a query written in no order is not), as when a run's rank and score columns are swapped or its scores mean
         lower-is-better. Costs one pass over ``depth`` results per query.
 
         >>> run = Run.from_dict({"q1": {"a": 1.0, "b": 2.0, "c": 3.0}, "q2": {"d": 5.0, "e": 4.0}})
@@ -318,9 +318,9 @@ class Run:
         at = groups[1:]
         backwards = np.bincount(at[steps & earlier], minlength=n)
         forwards = np.bincount(at[steps & ~earlier], minlength=n)
-        return int(np.count_nonzero(backwards + forwards)), int(
-            np.count_nonzero(backwards > forwards)
-        )
+        # Rising as rankmeter.checking.clearly_rising says: three steps in four or more.
+        rising = (backwards > 0) & (backwards >= 3 * forwards)
+        return int(np.count_nonzero(backwards + forwards)), int(np.count_nonzero(rising))
 
     def subset(self, query_ids: Iterable[str]) -> Run:
         """The results of these queries only, in this run's order of queries.

@@ -11,7 +11,7 @@ import math
 from typing import Any
 
 from rankmeter._escape import latex_text, markdown_fence, markdown_text
-from rankmeter.comparison import Comparison, Difference
+from rankmeter.comparison import Comparison, Difference, Regression
 from rankmeter.report._json import json_text
 from rankmeter.report._markdown import Align, markdown_table
 from rankmeter.report._rich import FittedTable, shown
@@ -19,7 +19,15 @@ from rankmeter.report._text import num, pvalue, signed
 from rankmeter.report.judged import warning_lines, warnings_data
 from rankmeter.results import JUDGED_BELOW
 
-__all__ = ["render_json", "render_latex", "render_markdown", "render_table"]
+__all__ = [
+    "gate_passed_line",
+    "regression_line",
+    "render_json",
+    "render_latex",
+    "render_markdown",
+    "render_table",
+    "verdict",
+]
 
 
 def render_json(
@@ -362,46 +370,142 @@ def _md_table(header: list[str], rows: list[list[str]], left: int = 2) -> list[s
     return markdown_table(header, rows, align)
 
 
+def _and(items: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _difference_numbers(d: Difference, correction: str) -> str:
+    return (
+        f"{signed(d.difference, 3)} {interval(d.low, d.high, 3, sign=True)}, "
+        f"{corrected_p(d.p_corrected, correction)}"
+    )
+
+
+def _system_verdict(comparison: Comparison, system: str) -> str:
+    base = comparison.baseline
+    correction = comparison.settings.correction
+    found = [comparison.difference(system, m) for m in comparison.metrics]
+    if len(found) == 1:
+        (d,) = found
+        verb = (
+            "shows no significant difference from"
+            if not d.significant
+            else ("beats" if d.difference > 0 else "is worse than")
+        )
+        return f"{system} {verb} {base} on {d.metric}: {_difference_numbers(d, correction)}"
+    better = [d for d in found if d.significant and d.difference > 0]
+    worse = [d for d in found if d.significant and d.difference < 0]
+    same = [d for d in found if d not in better and d not in worse]
+    parts = []
+    with_numbers = [f"{d.metric} ({_difference_numbers(d, correction)})" for d in better]
+    if better:
+        parts.append(f"beats {base} on {_and(with_numbers)}")
+    if worse:
+        against = " than " + base if not parts else ""
+        listed = _and([f"{d.metric} ({_difference_numbers(d, correction)})" for d in worse])
+        parts.append(f"is worse{against} on {listed}")
+    if same:
+        against = " from " + base if not parts else ""
+        parts.append(
+            f"shows no significant difference{against} on {_and([d.metric for d in same])}"
+        )
+    return f"{system} {_and(parts)}"
+
+
+def verdict(comparison: Comparison) -> str:
+    """The comparison in one sentence (plain, not escaped): for each system, whether it beats
+    the baseline, is worse or shows no significant difference on each metric, with the
+    difference, its interval and the corrected p-value; then, with segments, whether any got
+    worse. E.g. ``tuned beats keyword on nDCG@10: +0.148 [+0.083, +0.205], Holm p 0.0015; no
+    segment got worse.``"""
+    clauses = [_system_verdict(comparison, s) for s in comparison.systems[1:]]
+    if comparison.segments:
+        worse: dict[str, dict[str, list[str]]] = {}
+        for s in comparison.segments:
+            if s.flagged:
+                worse.setdefault(s.segment, {}).setdefault(s.system, []).append(s.metric)
+        if not worse:
+            clauses.append("no segment got worse")
+        else:
+            count = "1 segment" if len(worse) == 1 else f"{len(worse)} segments"
+            listed = ", ".join(
+                f"{name} ({_and([f'{system} on {_and(metrics)}' for system, metrics in by.items()])})"
+                for name, by in worse.items()
+            )
+            clauses.append(f"{count} got worse: {listed}")
+    return "; ".join(clauses) + "."
+
+
+def _details(summary: str, body: list[str]) -> list[str]:
+    """A collapsible block GitHub renders: raw HTML around Markdown, blank lines between (an
+    HTML block ends at a blank line, so the body is read as Markdown). ``summary`` is plain
+    text, escaped here."""
+    from rankmeter._escape import html_text
+
+    return [
+        "<details>",
+        f"<summary>{html_text(summary)}</summary>",
+        "",
+        *body,
+        "",
+        "</details>",
+        "",
+    ]
+
+
 def render_markdown(comparison: Comparison, *, judged_below: float = JUDGED_BELOW) -> str:
-    """Markdown that shows every name, id and text as exactly that text: escaped for Markdown
-    and its raw HTML (rankmeter._escape.markdown_text); the failure lists in a code block whose
-    fence no line can close. A system whose Judged@k is below ``judged_below`` gets a warning
-    beside the notes."""
-    level = f"{comparison.settings.level:.0%}"
+    """Markdown for a pull-request comment: a one-line verdict (:func:`verdict`), the table of
+    differences against the baseline and the warnings, then the details in collapsible
+    ``<details>`` blocks: the means with how the numbers were made and the notes, the
+    failures, the segments.
+
+    Every name, id and text shows as exactly that text: escaped for Markdown and its raw HTML
+    (rankmeter._escape.markdown_text); the failure lists in a code block whose fence no line
+    can close. A system whose Judged@k is below ``judged_below`` gets a warning under the
+    table."""
     systems = [s + (" (baseline)" if s == comparison.baseline else "") for s in comparison.systems]
+    queries = _queries(comparison.n_queries)
     out = [
-        "# Comparison",
+        f"**Verdict:** {markdown_text(verdict(comparison))}",
         "",
-        markdown_text(headline(comparison)),
-        "",
-        *([markdown_text(filled), ""] if (filled := filled_line(comparison)) else []),
-        f"## Means over {_queries(comparison.n_queries)} [{level} CI]",
-        "",
-        *_md_table(["metric", *systems], means_rows(comparison), left=1),
-        "",
-        f"## Against {markdown_text(comparison.baseline)}",
+        f"**Against {markdown_text(comparison.baseline)}** on {queries}:",
         "",
         *_md_table(difference_header(comparison), difference_rows(comparison)),
         "",
-        markdown_text(legend(comparison)),
-        "",
     ]
     warnings = warning_texts(comparison, judged_below)
-    out += [f"> {markdown_text(line)}" for line in warnings]
-    out += [f"> note: {markdown_text(n)}" for n in comparison.notes]
-    if comparison.notes or warnings:
-        out.append("")
-    out += ["## Failures", "", *markdown_fence(failure_lines(comparison)), ""]
+    if warnings:
+        out += [*(f"> {markdown_text(line)}" for line in warnings), ""]
+    settings = (
+        f"Against baseline {comparison.baseline} on {queries}: {comparison.settings.describe()}."
+    )
+    means = [
+        markdown_text(settings),
+        "",
+        *([markdown_text(filled), ""] if (filled := filled_line(comparison)) else []),
+        *_md_table(["metric", *systems], means_rows(comparison), left=1),
+        "",
+        markdown_text(legend(comparison)),
+    ]
+    if comparison.notes:
+        means += ["", *(f"> note: {markdown_text(n)}" for n in comparison.notes)]
+    out += _details(f"Means over {queries}, how the numbers were made, notes", means)
+    out += _details(
+        "Failures: the queries each system lost most on, or answered badly",
+        markdown_fence(failure_lines(comparison)),
+    )
     if comparison.segments:
-        out += [
-            "## Segments",
-            "",
-            *_md_table([*SEGMENT_HEADER[:-1], "flag"], segment_rows(comparison)),
-            "",
-            f"WORSE = significantly worse than the baseline after the correction across "
-            f"segments; small = fewer than {comparison.settings.min_segment} queries.",
-            "",
-        ]
+        worse = len({s.segment for s in comparison.segments if s.flagged})
+        out += _details(
+            f"Segments: {worse or 'none'} got worse",
+            [
+                *_md_table([*SEGMENT_HEADER[:-1], "flag"], segment_rows(comparison)),
+                "",
+                f"WORSE = significantly worse than the baseline after the correction across "
+                f"segments; small = fewer than {comparison.settings.min_segment} queries.",
+            ],
+        )
     return "\n".join(out)
 
 
@@ -474,6 +578,35 @@ def render_latex(comparison: Comparison, *, judged_below: float = JUDGED_BELOW) 
         lines += ["\\par\\smallskip", f"{{\\footnotesize {notes}\\par}}"]
     lines += [f"\\caption{{{caption}}}", "\\end{table}"]
     return "\n".join(lines) + "\n"
+
+
+def corrected_p(p_value: float, correction: str) -> str:
+    """A corrected p-value named by its correction: ``Holm p 0.0015``; ``p 0.0015`` without."""
+    from rankmeter.stats import correction_label
+
+    name = "" if correction == "none" else correction_label(correction, short=True) + " "
+    return f"{name}p {pvalue(p_value)}"
+
+
+def regression_line(regression: Regression) -> str:
+    """One reason a regression gate failed, on one plain line (not escaped), e.g.
+    ``regression: new is worse than base on nDCG@10 (60 queries): -0.0521 [-0.081, -0.024],
+    Holm p 0.0002``."""
+    r = regression
+    where = f" in segment {r.segment}" if r.segment is not None else ""
+    threshold = f", a drop of more than --min-effect {r.min_effect:g}" if r.min_effect else ""
+    return (
+        f"regression: {r.system} is worse than {r.baseline} on {r.metric}{where} "
+        f"({_queries(r.n)}): {signed(r.difference)} {interval(r.low, r.high, 3, sign=True)}, "
+        f"{corrected_p(r.p_corrected, r.correction)}{threshold}"
+    )
+
+
+def gate_passed_line(comparison: Comparison, min_effect: float) -> str:
+    """The line of a regression gate that passed (plain, not escaped)."""
+    what = "no metric or segment is" if comparison.segments else "no metric is"
+    by = f" by more than {min_effect:g}" if min_effect else ""
+    return f"gate passed: {what} significantly worse than {comparison.baseline}{by}"
 
 
 def _comparisons(k: int) -> str:
