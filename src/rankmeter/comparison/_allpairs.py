@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -24,7 +24,9 @@ from rankmeter.evaluation import check_policies, resolve_metrics
 from rankmeter.io import as_qrels, load_runs
 from rankmeter.metrics import Metric
 from rankmeter.results import Policies
-from rankmeter.stats import AllPairs
+
+if TYPE_CHECKING:  # rankmeter.stats (and scipy) load when a comparison is made, not on import
+    from rankmeter.stats import AllPairs
 
 #: The fewest runs an all-pairs comparison takes (two are compare's job).
 MIN_SYSTEMS = 3

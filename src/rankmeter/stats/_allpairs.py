@@ -481,16 +481,16 @@ def _randomised(
     # Means that are equal in exact arithmetic may differ in their last bits (a permutation
     # adds the same values in another order): they count as reaching the observed difference.
     tolerance = RELATIVE_TOLERANCE * float(np.abs(values).mean(axis=0).max())
-    ranges = np.concatenate(list(permutation_ranges(values, resamples, seed)))
-    reached = (ranges[None, :] >= observed[:, None] - tolerance).sum(axis=1)
-    pvalues = (reached + 1.0) / (resamples + 1.0)
+    ranges = np.sort(np.concatenate(list(permutation_ranges(values, resamples, seed))))
+    # How many ranges reach each difference: one sorted search, not a pairs x resamples table.
+    reached = resamples - np.searchsorted(ranges, observed - tolerance, side="left")
+    pvalues = np.asarray((reached + 1.0) / (resamples + 1.0), dtype=np.float64)
     # The HSD: the smallest difference whose p-value is below alpha. With c permutations at or
     # above it p = (c + 1) / (B + 1), so at most `allowed` permutations may reach it.
     allowed = math.ceil(alpha * (resamples + 1)) - 2
     if allowed < 0:
         return observed, pvalues, math.inf
-    ordered = np.sort(ranges)[::-1]
-    return observed, pvalues, float(ordered[allowed]) if allowed < len(ordered) else 0.0
+    return observed, pvalues, float(ranges[resamples - 1 - allowed])
 
 
 def _letter(index: int) -> str:
