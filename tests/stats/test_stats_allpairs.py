@@ -257,6 +257,22 @@ def test_the_letters_of_an_analysis_follow_its_significant_pairs() -> None:
         assert data["letters"]["e"] == result.letters[4] and len(data["pairs"]) == 10
 
 
+@pytest.mark.parametrize(
+    ("pairs", "message"),
+    [
+        ([("x", "w")], r"significant pair names 'w', which is not a system"),
+        ([("x", "x")], r"significant pair \('x', 'x'\) names one system twice"),
+    ],
+)
+def test_letters_refuse_pairs_that_are_not_pairs_of_systems(
+    pairs: list[tuple[str, str]], message: str
+) -> None:
+    with pytest.raises(PolicyError, match=message):
+        compact_letters(["x", "y"], [0.1, 0.2], pairs)
+    with pytest.raises(PolicyError, match=r"means has 1 values for 2 systems"):
+        compact_letters(["x", "y"], [0.1], [])
+
+
 def test_a_pair_reads_in_either_order() -> None:
     result = all_pairs(_random_scores(10, 3, 13), ["a", "b", "c"])
     ab, ba = result.pair("a", "b"), result.pair("b", "a")

@@ -543,6 +543,8 @@ def compact_letters(
         if a not in known or b not in known:
             unknown = a if a not in known else b
             raise PolicyError(f"significant pair names {unknown!r}, which is not a system")
+        if a == b:
+            raise PolicyError(f"significant pair ({a!r}, {b!r}) names one system twice")
     # Best mean first; ties keep the order given.
     rank = {s: r for r, s in enumerate(sorted(names, key=lambda s: -means[names.index(s)]))}
     groups: list[frozenset[str]] = [frozenset(names)] if names else []
