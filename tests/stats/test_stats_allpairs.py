@@ -314,3 +314,32 @@ def test_no_residual_variance() -> None:
     ab, ac, _ = result.pairs
     assert ab.p_value == pytest.approx(1.0) and not ab.significant
     assert ac.p_value == pytest.approx(0.0, abs=1e-12) and ac.significant
+
+
+@pytest.mark.parametrize("method", ALL_PAIRS_METHODS)
+def test_query_difficulty_and_order_change_nothing(method: str) -> None:
+    """The two-way model takes each query's level out: adding a constant per query (an easier
+    or harder query for every system), or listing the queries or the systems in another order,
+    leaves every pair's difference, p-value and letter as it was."""
+    values = _random_scores(20, 4, 14)
+    names = ["a", "b", "c", "d"]
+    base = all_pairs(values, names, method=method, resamples=300)
+    shifted = values + np.random.default_rng(1).uniform(-0.5, 0.5, size=(20, 1))
+    rows = np.random.default_rng(2).permutation(20)
+    columns = [2, 0, 3, 1]
+    same_draws = all_pairs(shifted, names, method=method, resamples=300)
+    assert [p.p_value for p in same_draws.pairs] == pytest.approx([p.p_value for p in base.pairs])
+    for other in (
+        same_draws,
+        all_pairs(values[rows], names, method=method, resamples=300),
+        all_pairs(values[:, columns], [names[j] for j in columns], method=method, resamples=300),
+    ):
+        letters = dict(zip(other.systems, other.letters, strict=True))
+        assert letters == dict(zip(base.systems, base.letters, strict=True))
+        for p in base.pairs:
+            q = other.pair(p.first, p.second)
+            assert q.difference == pytest.approx(p.difference, abs=1e-12)
+            if method == "tukey":
+                assert q.p_value == pytest.approx(p.p_value, rel=1e-9)
+    assert same_draws.anova.ss_residual == pytest.approx(base.anova.ss_residual)
+    assert same_draws.anova.ss_queries != pytest.approx(base.anova.ss_queries)
