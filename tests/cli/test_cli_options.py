@@ -29,7 +29,8 @@ def test_q_is_per_query_wherever_it_exists() -> None:
     found = options()
     with_q = sorted(name for name, flags in found.items() if "-q" in flags)
     # bm25 and two-stage offer --per-query since issue 14 (two-stage's per-query values).
-    assert with_q == ["bm25", "compare", "embed-eval", "evaluate", "two-stage"]
+    # all-pairs offers it as compare does (issue 13: every query's values in the JSON).
+    assert with_q == ["all-pairs", "bm25", "compare", "embed-eval", "evaluate", "two-stage"]
     for name in with_q:
         assert "--per-query" in found[name]["-q"].opts, name
     assert "--query" in found["explain"] and "-q" not in found["explain"]
@@ -58,6 +59,7 @@ def test_shared_options_have_one_declaration() -> None:
         assert len(declared) == 1, (flag, declared)
     users = sorted(name for name, flags in found.items() if "--metric" in flags)
     assert users == [
+        "all-pairs",
         "audit-labels",
         "bm25",
         "check",

@@ -16,9 +16,10 @@ from pathlib import Path
 import pytest
 
 import rankmeter
-from rankmeter.comparison import Comparison
+from rankmeter.comparison import AllPairsComparison, Comparison
 from rankmeter.explanation import Explanation
 from rankmeter.results import EvalResult, EvalResults
+from rankmeter.stats import AllPairs
 
 SRC = Path(rankmeter.__file__).resolve().parent
 
@@ -62,7 +63,9 @@ def strings(tree: ast.Module) -> Iterator[str]:
 # -- results are data --------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("cls", [Explanation, EvalResult, EvalResults, Comparison])
+@pytest.mark.parametrize(
+    "cls", [Explanation, EvalResult, EvalResults, Comparison, AllPairsComparison, AllPairs]
+)
 def test_results_do_not_render_themselves(cls: type) -> None:
     renderers = {"to_text", "to_markdown", "to_html", "to_latex", "__str__", "table"}
     assert not renderers & set(vars(cls)), sorted(renderers & set(vars(cls)))

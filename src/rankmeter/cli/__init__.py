@@ -43,6 +43,7 @@ def _app() -> Any:
 
     from rankmeter.cli import ab as ab_command
     from rankmeter.cli import agree as agree_command
+    from rankmeter.cli import allpairs as allpairs_command
     from rankmeter.cli import (
         ann,
         check,
@@ -77,6 +78,7 @@ def _app() -> Any:
         check,
         explain,
         compare,
+        allpairs_command,
         power,
         demo,
         metrics,

@@ -16,6 +16,8 @@ One module per concept:
 - ``_annotations``: segments and query texts: reading them, and how their ids meet the queries
 - ``_segments``: segments of queries tested against the baseline
 - ``_curves``: metric@k curves, through the metrics' own kernels
+- ``_allpairs``: :func:`compare_all`, every pair of three or more systems (Tukey's HSD on the
+  two-way model or the randomised Tukey HSD) on the same queries as :func:`compare`
 
 The package is named comparison, not compare, so that importing it never rebinds the package
 attribute ``rankmeter.compare`` (the function) to a module.
@@ -23,6 +25,7 @@ attribute ``rankmeter.compare`` (the function) to a module.
 
 from __future__ import annotations
 
+from rankmeter.comparison._allpairs import AllPairsComparison, AllPairsSettings, compare_all
 from rankmeter.comparison._compare import compare
 from rankmeter.comparison._curves import CURVE_DEPTH, CURVE_FAMILIES
 from rankmeter.comparison._records import (
@@ -41,6 +44,8 @@ from rankmeter.comparison._records import (
 __all__ = [
     "CURVE_DEPTH",
     "CURVE_FAMILIES",
+    "AllPairsComparison",
+    "AllPairsSettings",
     "Comparison",
     "Difference",
     "Failures",
@@ -52,4 +57,5 @@ __all__ = [
     "SystemMean",
     "check_min_effect",
     "compare",
+    "compare_all",
 ]

@@ -1,7 +1,8 @@
 """Inline SVG charts for the HTML report, drawn with the standard library only.
 
-Three kinds of chart: bars with interval whiskers, lines over ranks 1..n (optionally with a
-point per value), and lines through points on two numeric axes (the ANN recall/QPS trade-off).
+Four kinds of chart: bars with interval whiskers, lines over ranks 1..n (optionally with a
+point per value), lines through points on two numeric axes (the ANN recall/QPS trade-off), and
+a matrix of labelled, coloured cells (every pair of systems).
 Each chart is a complete ``<svg>`` element with a ``<title>`` and a ``<desc>`` (what a screen
 reader says), labelled axes with ticks and grid lines, and, for lines, a legend of the series.
 Coordinates are written with fixed decimals, so the same data gives the same bytes.
@@ -18,7 +19,17 @@ from dataclasses import dataclass
 
 from rankmeter._escape import html_text
 
-__all__ = ["Bar", "Point", "Series", "bar_chart", "line_chart", "nice_ticks", "xy_chart"]
+__all__ = [
+    "Bar",
+    "Cell",
+    "Point",
+    "Series",
+    "bar_chart",
+    "line_chart",
+    "matrix_chart",
+    "nice_ticks",
+    "xy_chart",
+]
 
 FONT_SIZE = 12
 #: Average advance of a character at FONT_SIZE in a sans-serif face, to lay out labels.
@@ -58,6 +69,15 @@ class Point:
 
     x: float
     y: float
+    tooltip: str
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One cell of a :func:`matrix_chart`: its text, fill colour and tooltip."""
+
+    text: str
+    color: str
     tooltip: str
 
 
@@ -400,4 +420,52 @@ def xy_chart(
         out.append("</g>")
     out += _legend(series, frame.left, frame.bottom + 58, width - 70)
     out.append("</svg>")
+    return "\n".join(out)
+
+
+def matrix_chart(
+    *,
+    ident: str,
+    title: str,
+    desc: str,
+    labels: Sequence[str],
+    cells: Sequence[Sequence[Cell]],
+    cell_width: int = 72,
+    cell_height: int = 30,
+) -> str:
+    """A square matrix: ``cells[i][j]`` at row ``labels[i]``, column ``labels[j]``, each a
+    coloured rectangle with its text and a tooltip; the labels name the rows on the left and
+    the columns on top."""
+    k = len(labels)
+    left = min(180, max([len(label) for label in labels] + [4]) * CHAR_WIDTH + 16)
+    top = 26
+    width = int(left + k * cell_width + 8)
+    height = int(top + k * cell_height + 8)
+    out = _open(ident, "matrix", title, desc, width, height)
+    out.append('<g class="axis labels">')
+    for i, label in enumerate(labels):
+        x = _n(left + cell_width * (i + 0.5))
+        out.append(
+            f'<text class="tick" x="{x}" y="{_n(top - 9)}" text-anchor="middle">'
+            f"<title>{html_text(label)}</title>{html_text(shorten(label, cell_width - 4))}</text>"
+        )
+        y = _n(top + cell_height * (i + 0.5))
+        out.append(
+            f'<text class="tick" x="{_n(left - 8)}" y="{y}" text-anchor="end" '
+            f'dominant-baseline="middle"><title>{html_text(label)}</title>'
+            f"{html_text(shorten(label, left - 12))}</text>"
+        )
+    out += ["</g>", '<g class="cells">']
+    for i, row in enumerate(cells):
+        for j, cell in enumerate(row):
+            cx, cy = left + cell_width * j, top + cell_height * i
+            out.append(
+                f'<g class="cell"><title>{html_text(cell.tooltip)}</title>'
+                f'<rect x="{_n(cx)}" y="{_n(cy)}" width="{cell_width}" height="{cell_height}" '
+                f'fill="{html_text(cell.color)}" stroke="#ffffff"/>'
+                f'<text x="{_n(cx + cell_width / 2)}" y="{_n(cy + cell_height / 2)}" '
+                f'text-anchor="middle" dominant-baseline="middle">'
+                f"{html_text(shorten(cell.text, cell_width - 4))}</text></g>"
+            )
+    out += ["</g>", "</svg>"]
     return "\n".join(out)

@@ -18,6 +18,11 @@ Everything works on matrices of shape (n, m): ``n`` queries (rows, paired across
   at the current number of queries, the queries needed for a target power and the minimum
   detectable difference, as a :class:`PowerAnalysis`; :func:`detectable_difference` and
   :func:`power_sentence` give a report's one line about it (:data:`POWER_TESTS`).
+- :func:`all_pairs`: every pair of several systems compared on one metric's query x system
+  matrix with the family-wise error held (Tukey's HSD on the two-way system + query model, or
+  Carterette's randomised Tukey HSD: :data:`ALL_PAIRS_METHODS`), with the two-way ANOVA
+  (:func:`two_way_anova`) and a compact letter display (:func:`compact_letters`), as an
+  :class:`AllPairs`; :func:`all_pairs_label` names the method.
 - :func:`means`: column means, finite wherever the values are (even where their sum is not).
 - :func:`smallest_pvalue`, :func:`sample_cautions`, :func:`check_bootstrap_test`: whether a
   sample can carry its statistics (too few queries or resamples), with the thresholds
@@ -58,6 +63,16 @@ from rankmeter.stats._adequacy import (
     sample_cautions,
     smallest_pvalue,
 )
+from rankmeter.stats._allpairs import (
+    ALL_PAIRS_METHODS,
+    AllPairs,
+    PairDifference,
+    TwoWayAnova,
+    all_pairs,
+    all_pairs_label,
+    compact_letters,
+    two_way_anova,
+)
 from rankmeter.stats._checks import MAX_RESAMPLES, FloatArray, IntArray, means
 from rankmeter.stats._checks import resamples as check_resamples
 from rankmeter.stats._corrections import adjust, correct
@@ -87,6 +102,7 @@ from rankmeter.stats._resampling import exact_randomization
 from rankmeter.stats._results import ConfidenceInterval, Correction, PairedTest, WinTieLoss
 
 __all__ = [
+    "ALL_PAIRS_METHODS",
     "BOOTSTRAP_TEST_MIN_QUERIES",
     "CORRECTIONS",
     "INTERVALS",
@@ -96,17 +112,23 @@ __all__ = [
     "POWER_TESTS",
     "SMALL_SAMPLE",
     "TESTS",
+    "AllPairs",
     "ConfidenceInterval",
     "Correction",
     "FloatArray",
     "IntArray",
+    "PairDifference",
     "PairedTest",
     "PowerAnalysis",
+    "TwoWayAnova",
     "WinTieLoss",
     "adjust",
+    "all_pairs",
+    "all_pairs_label",
     "bootstrap_intervals",
     "check_bootstrap_test",
     "check_resamples",
+    "compact_letters",
     "correct",
     "correction_label",
     "correction_phrase",
@@ -125,5 +147,6 @@ __all__ = [
     "power_sentence",
     "sample_cautions",
     "smallest_pvalue",
+    "two_way_anova",
     "win_tie_loss",
 ]
