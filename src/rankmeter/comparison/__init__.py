@@ -16,6 +16,7 @@ One module per concept:
 - ``_annotations``: segments and query texts: reading them, and how their ids meet the queries
 - ``_segments``: segments of queries tested against the baseline
 - ``_curves``: metric@k curves, through the metrics' own kernels
+- ``_stability``: :func:`stability`, how often resampled queries keep the systems' order
 
 The package is named comparison, not compare, so that importing it never rebinds the package
 attribute ``rankmeter.compare`` (the function) to a module.
@@ -35,6 +36,7 @@ from rankmeter.comparison._records import (
     Settings,
     SystemMean,
 )
+from rankmeter.comparison._stability import QueryStability, stability
 
 __all__ = [
     "CURVE_DEPTH",
@@ -43,9 +45,11 @@ __all__ = [
     "Difference",
     "Failures",
     "QueryLoss",
+    "QueryStability",
     "SegmentMean",
     "SegmentResult",
     "Settings",
     "SystemMean",
     "compare",
+    "stability",
 ]

@@ -18,6 +18,8 @@ Everything works on matrices of shape (n, m): ``n`` queries (rows, paired across
   at the current number of queries, the queries needed for a target power and the minimum
   detectable difference, as a :class:`PowerAnalysis`; :func:`detectable_difference` and
   :func:`power_sentence` give a report's one line about it (:data:`POWER_TESTS`).
+- :func:`query_stability`: how often bootstrap resamples and random halves of the queries
+  keep the systems' order (per pair, Kendall's tau, split-half), as a :class:`Stability`.
 - :func:`means`: column means, finite wherever the values are (even where their sum is not).
 - :func:`smallest_pvalue`, :func:`sample_cautions`, :func:`check_bootstrap_test`: whether a
   sample can carry its statistics (too few queries or resamples), with the thresholds
@@ -85,6 +87,13 @@ from rankmeter.stats._power import (
 )
 from rankmeter.stats._resampling import exact_randomization
 from rankmeter.stats._results import ConfidenceInterval, Correction, PairedTest, WinTieLoss
+from rankmeter.stats._stability import (
+    MIN_STABILITY_RESAMPLES,
+    TAU_QUANTILES,
+    PairStability,
+    Stability,
+    query_stability,
+)
 
 __all__ = [
     "BOOTSTRAP_TEST_MIN_QUERIES",
@@ -92,16 +101,20 @@ __all__ = [
     "INTERVALS",
     "MAX_RESAMPLES",
     "MIN_RESAMPLES",
+    "MIN_STABILITY_RESAMPLES",
     "NOT_RECOMMENDED",
     "POWER_TESTS",
     "SMALL_SAMPLE",
+    "TAU_QUANTILES",
     "TESTS",
     "ConfidenceInterval",
     "Correction",
     "FloatArray",
     "IntArray",
+    "PairStability",
     "PairedTest",
     "PowerAnalysis",
+    "Stability",
     "WinTieLoss",
     "adjust",
     "bootstrap_intervals",
@@ -123,6 +136,7 @@ __all__ = [
     "paired_test_label",
     "power",
     "power_sentence",
+    "query_stability",
     "sample_cautions",
     "smallest_pvalue",
     "win_tie_loss",
