@@ -59,6 +59,7 @@ def _app() -> Any:
         pool,
         power,
         retrieval,
+        stability,
     )
     from rankmeter.cli import audit as audit_command
     from rankmeter.cli import interleave as interleave_command
@@ -78,6 +79,7 @@ def _app() -> Any:
         explain,
         compare,
         power,
+        stability,
         demo,
         metrics,
         ann,
