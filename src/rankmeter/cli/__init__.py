@@ -59,6 +59,7 @@ def _app() -> Any:
         pool,
         power,
         retrieval,
+        sampling,
         stability,
     )
     from rankmeter.cli import audit as audit_command
@@ -80,6 +81,7 @@ def _app() -> Any:
         compare,
         power,
         stability,
+        sampling,
         demo,
         metrics,
         ann,

@@ -486,8 +486,7 @@ def sample_queries(
     >>> [(s.name, s.queries, s.drawn, s.test) for s in sample.strata]
     [('head', 1, 1, 1), ('torso', 1, 1, 0), ('tail', 10, 4, 2)]
     """
-    if not isinstance(traffic, QueryTraffic):
-        traffic = read_traffic(traffic)
+    # Every argument is checked before the traffic is read.
     weighting = _validate.choice(
         "weighting", weighting, WEIGHTINGS, what="how strata are allocated and queries drawn"
     )
@@ -503,6 +502,8 @@ def sample_queries(
             what="the fraction of the drawn queries kept for test",
         )
     seed = _validate.integer("seed", seed, low=0, what="the seed of the random number generator")
+    if not isinstance(traffic, QueryTraffic):
+        traffic = read_traffic(traffic)
     population = len(traffic.query_ids)
     if n > population:
         raise PolicyError(
