@@ -109,3 +109,48 @@ def test_the_real_command_lists_sample_queries(traffic: Path) -> None:
     assert result.code == 0 and "sample-queries" in result.out
     done = run_process(["sample-queries", traffic, "--n", "5"])
     assert done.code == 0 and done.out.startswith("query_id,count,stratum\n")
+
+
+# --- query-mix ----------------------------------------------------------------------------------
+
+
+def test_query_mix_json_is_the_librarys(cli: CLI, traffic: Path, tmp_path: Path) -> None:
+    from rankmeter.online import query_mix
+
+    drawn = tmp_path / "set.csv"
+    assert (
+        cli("sample-queries", traffic, "--n", "60", "--weighting", "uniform", "-o", drawn).code == 0
+    )
+    result = cli("query-mix", drawn, traffic, "-f", "json")
+    assert (result.code, result.err) == (0, ""), result.err
+    payload = json.loads(result.out)
+    expected = query_mix(drawn, traffic)
+    assert payload["chi_square"] == pytest.approx(expected.chi_square)
+    assert payload["strata"][0]["detectable_difference"] is None  # one head query: none
+    assert [s["eval_n"] for s in payload["strata"]] == [s.eval_n for s in expected.strata]
+    assert payload["headline"].startswith("the evaluation set against traffic: chi-square ")
+    assert "the mix differs at alpha 0.05" in payload["headline"]
+
+
+@pytest.mark.parametrize("fmt", ["table", "markdown"])
+def test_query_mix_formats_say_the_same(cli: CLI, traffic: Path, tmp_path: Path, fmt: str) -> None:
+    drawn = tmp_path / "set.csv"
+    cli("sample-queries", traffic, "--n", "40", "--stratify", "segment", "-o", drawn)
+    out = tmp_path / f"mix.{fmt}"
+    result = cli("query-mix", drawn, traffic, "--stratify", "segment", "-f", fmt, "-o", out)
+    assert (result.code, result.out, result.err) == (0, "", ""), result.err
+    text = out.read_text().replace("\\", "")
+    assert "the evaluation set against traffic: chi-square" in text
+    assert "mobile" in text and "desktop" in text
+    assert "detectable Δ" in text and "d_z" in text
+
+
+def test_query_mix_bad_input_is_one_error_line(cli: CLI, traffic: Path, tmp_path: Path) -> None:
+    stray = tmp_path / "set.csv"
+    stray.write_text("query_id\nzz\n")
+    message = cli("query-mix", stray, traffic).assert_one_error_line(2)
+    assert message.startswith("none of the 1 evaluation queries of ")
+    bad = cli("query-mix", stray, traffic, "--sd", "-1").assert_one_error_line(2)
+    assert bad.startswith("sd=-1.0 must be")
+    missing = cli("query-mix", tmp_path / "none.qrels", traffic).assert_one_error_line(1)
+    assert "none.qrels" in missing

@@ -13,6 +13,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+import scipy.stats
 from _ab_logs import impressions
 
 from rankmeter.errors import FormatError, PolicyError
@@ -238,3 +239,91 @@ def test_bad_arguments_are_one_line(kwargs: dict, message: str) -> None:
 def test_a_traffic_object_is_taken_as_it_is() -> None:
     traffic = QueryTraffic(("x", "y"), np.array([2, 2]))
     assert sample_queries(traffic, 2, seed=0).query_ids in {("x", "y"), ("y", "x")}
+
+
+# --- query_mix: the evaluation set against traffic ------------------------------------------------
+
+
+def test_the_mix_test_is_scipys_chisquare() -> None:
+    from rankmeter.online import query_mix
+
+    queries = ["h0", "h1", "h2", *(f"m{i}" for i in range(5)), *(f"t{i}" for i in range(40))]
+    mix = query_mix(queries, THIRDS)
+    assert [(s.name, s.eval_n) for s in mix.strata] == [("head", 3), ("torso", 5), ("tail", 40)]
+    expected = scipy.stats.chisquare([3, 5, 40], [16, 16, 16])
+    assert mix.chi_square == pytest.approx(expected.statistic, rel=1e-12)
+    assert mix.p_value == pytest.approx(expected.pvalue, rel=1e-12)
+    assert mix.dof == 2 and mix.n_matched == 48 and mix.missing == 0
+    assert [s.expected_n for s in mix.strata] == pytest.approx([16, 16, 16])
+    assert [s.eval_share for s in mix.strata] == pytest.approx([3 / 48, 5 / 48, 40 / 48])
+
+
+def test_uniform_weighting_compares_with_distinct_query_shares() -> None:
+    from rankmeter.online import query_mix
+
+    queries = ["h0", *(f"m{i}" for i in range(10)), *(f"t{i}" for i in range(100))]
+    mix = query_mix(queries, THIRDS, weighting="uniform")
+    shares = [100 / 11_100, 1000 / 11_100, 10_000 / 11_100]
+    assert [s.traffic_share for s in mix.strata] == pytest.approx(shares)
+    expected = scipy.stats.chisquare([1, 10, 100], [111 * x for x in shares])
+    assert mix.p_value == pytest.approx(expected.pvalue, rel=1e-12)
+    assert mix.p_value > 0.9  # drawn in proportion to the distinct queries
+
+
+def test_each_stratum_has_the_detectable_difference_of_its_queries() -> None:
+    from rankmeter.online import query_mix
+    from rankmeter.stats import power
+
+    queries = ["h0", *(f"m{i}" for i in range(10)), *(f"t{i}" for i in range(60))]
+    mix = query_mix(queries, THIRDS, sd=0.2, power=0.9, alpha=0.01)
+    head, torso, tail = mix.strata
+    assert np.isnan(head.detectable_difference)  # one query: no paired test
+    for stratum, n in ((torso, 10), (tail, 60)):
+        analysis = power(effect=0.1, sd=0.2, n=n, alpha=0.01, power=0.9)
+        assert stratum.detectable_difference == pytest.approx(analysis.detectable_difference)
+
+
+def test_queries_missing_from_the_log_are_counted_and_left_out() -> None:
+    from rankmeter.online import query_mix
+
+    mix = query_mix(["h0", "m0", "t0", "nowhere", "else"], THIRDS)
+    assert (mix.n_eval, mix.n_matched, mix.missing) == (5, 3, 2)
+    with pytest.raises(
+        PolicyError, match=r"none of the 2 evaluation queries of queries is in dict"
+    ):
+        query_mix(["nowhere", "else"], THIRDS)
+
+
+def test_evaluation_sets_are_read_from_qrels_beir_queries_and_tables(tmp_path: Path) -> None:
+    from rankmeter.online import read_query_ids
+
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("q1 0 d1 1\nq2 0 d1 0\nq1 0 d2 1\n")
+    beir = tmp_path / "queries.jsonl"
+    beir.write_text('{"_id": "q1", "text": "a"}\n{"_id": "q3", "text": "b"}\n')
+    table = tmp_path / "set.csv"
+    table.write_text("query_id,count,stratum,split\nq2,5,head,test\nq4,1,tail,tuning\n")
+    assert read_query_ids(qrels)[0] == ("q1", "q2")
+    assert read_query_ids(beir)[0] == ("q1", "q3")
+    assert read_query_ids(table) == (("q2", "q4"), str(table))
+    bad = tmp_path / "bad.csv"
+    bad.write_text("query_id,x\n,1\n")
+    with pytest.raises(FormatError, match=r"bad\.csv:2: empty query_id"):
+        read_query_ids(bad)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"weighting": "zipf"}, r"weighting='zipf'"),
+        ({"alpha": 0}, r"alpha=0 must be"),
+        ({"power": 1}, r"power=1 must be"),
+        ({"sd": 0}, r"sd=0 must be"),
+        ({"stratify": "device"}, r"stratify='device' is neither 'bucket' nor a segment column"),
+    ],
+)
+def test_bad_mix_arguments_are_one_line(kwargs: dict, message: str) -> None:
+    from rankmeter.online import query_mix
+
+    with pytest.raises(PolicyError, match=message):
+        query_mix(["h0"], THIRDS, **kwargs)

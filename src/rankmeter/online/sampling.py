@@ -28,6 +28,9 @@ never above a stratum's number of queries (the excess goes to the others, in pro
 (rounded by the largest remainder over the strata) is marked ``test`` and the rest
 ``tuning``, at random, so that the two parts have the same mix and no query is in both.
 
+:func:`query_mix` compares an evaluation set's mix of strata with traffic: shares side by side,
+a chi-square goodness-of-fit test and each stratum's detectable difference.
+
 Everything random comes from ``numpy.random.Generator(PCG64(seed))``: the same traffic and seed
 give the same set.
 """
@@ -50,10 +53,14 @@ from rankmeter.errors import FormatError, PolicyError
 __all__ = [
     "BUCKETS",
     "WEIGHTINGS",
+    "MixStratum",
+    "QueryMix",
     "QuerySample",
     "QueryTraffic",
     "Stratum",
     "bucket_of",
+    "query_mix",
+    "read_query_ids",
     "read_traffic",
     "sample_queries",
 ]
@@ -602,3 +609,221 @@ def _stratum_order(labels: Sequence[str], counts: Any, stratify: str | None) -> 
     for label, count in zip(labels, counts.tolist(), strict=True):
         traffic[label] += count
     return sorted(present, key=lambda s: (-traffic[s], s))
+
+
+# --- the evaluation set's mix against traffic ---------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MixStratum:
+    """One stratum of :class:`QueryMix`.
+
+    Attributes
+    ----------
+    name : the stratum
+    traffic_share : its share of the traffic (``weighting="traffic"``) or of the distinct
+        queries (``"uniform"``): what the evaluation set is compared with
+    eval_n : evaluation queries in it
+    eval_share : their share of the evaluation queries found in the traffic
+    expected_n : ``traffic_share`` times the evaluation queries found in the traffic
+    detectable_difference : the smallest true mean difference a paired t-test finds with
+        ``power`` on ``eval_n`` queries alone (in units of ``sd``; NaN below 2 queries)
+    """
+
+    name: str
+    traffic_share: float
+    eval_n: int
+    eval_share: float
+    expected_n: float
+    detectable_difference: float
+
+
+@dataclass(frozen=True)
+class QueryMix:
+    """The evaluation set's mix against traffic: what :func:`query_mix` returns.
+
+    Attributes
+    ----------
+    strata : one :class:`MixStratum` per stratum (head, torso, tail or segment values)
+    stratify, weighting : how the strata are made and what the shares are of
+    n_eval : evaluation queries; n_matched : those found in the traffic; missing : the rest
+    chi_square, dof, p_value : scipy.stats.chisquare of the evaluation counts against the
+        expected ones (NaN with fewer than two strata)
+    alpha, power, sd : the level, the power and the spread of the detectable differences
+    queries_source, traffic_source : where the two came from
+    """
+
+    strata: tuple[MixStratum, ...]
+    stratify: str
+    weighting: str
+    n_eval: int
+    n_matched: int
+    missing: int
+    chi_square: float
+    dof: int
+    p_value: float
+    alpha: float
+    power: float
+    sd: float
+    queries_source: str
+    traffic_source: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every field as plain Python values (strata as dicts)."""
+        data = {f: getattr(self, f) for f in self.__dataclass_fields__}
+        data["strata"] = [asdict(s) for s in self.strata]
+        return data
+
+
+def read_query_ids(source: Any) -> tuple[tuple[str, ...], str]:
+    """The evaluation set's query ids and where they came from: a table with a ``query_id``
+    column (CSV, TSV, JSONL or Parquet, such as ``sample-queries``' output), BEIR queries
+    (JSONL with ``_id``), or qrels in any format :func:`rankmeter.io.read_qrels` reads; or an
+    iterable of ids."""
+    if not isinstance(source, str | Path):
+        return tuple(dict.fromkeys(str(q) for q in source)), "queries"
+    path = Path(source)
+    suffix = path.suffix.lower()
+    if suffix in (*_SUFFIXES, *_PARQUET) and path.is_file():
+        columns = _columns(path)
+        key = "query_id" if "query_id" in columns else "_id" if "_id" in columns else None
+        if key is not None:
+            ids = []
+            for line, record, raw in _records(path):
+                value = record.get(key)
+                if value is None or str(value).strip() == "":
+                    raise FormatError(str(path), f"empty {key}", line=line, text=raw)
+                ids.append(str(value))
+            return tuple(dict.fromkeys(ids)), str(path)
+    from rankmeter.io import read_qrels
+
+    return tuple(str(q) for q in read_qrels(path).query_ids), str(path)
+
+
+def query_mix(
+    queries: Any,
+    traffic: QueryTraffic | Any,
+    *,
+    stratify: str = "bucket",
+    weighting: str = "traffic",
+    alpha: float = 0.05,
+    power: float = 0.8,
+    sd: float = 1.0,
+) -> QueryMix:
+    """Does the evaluation set mix head, torso and tail (or segments) as traffic does?
+
+    Parameters
+    ----------
+    queries : the evaluation set: a path (see :func:`read_query_ids`) or an iterable of ids
+    traffic : QueryTraffic, or anything :func:`read_traffic` reads
+    stratify : ``"bucket"`` (head, torso, tail; see :func:`bucket_of`) or a segment column
+    weighting : ``"traffic"`` (default): compare with each stratum's share of the traffic (what
+        a traffic-weighted set mirrors); ``"uniform"``: with its share of distinct queries
+    alpha, power : the level and power of each stratum's detectable difference
+    sd : the standard deviation of per-query differences the detectable differences are in
+        (default 1: in units of the spread, Cohen's d_z)
+
+    Returns
+    -------
+    QueryMix
+
+    The chi-square goodness-of-fit test is ``scipy.stats.chisquare`` of the evaluation set's
+    counts per stratum against the counts its size would have in the traffic's proportions
+    (evaluation queries absent from the traffic are counted in ``missing`` and left out).
+
+    Examples
+    --------
+    >>> traffic = {**{f"h{i}": 100 for i in range(10)}, **{f"t{i}": 1 for i in range(1000)}}
+    >>> mix = query_mix(["h0", "h1", *(f"t{i}" for i in range(18))], traffic)
+    >>> [(s.name, s.eval_n, s.expected_n) for s in mix.strata]
+    [('head', 2, 10.0), ('torso', 18, 10.0)]
+    >>> round(mix.chi_square, 2), round(mix.p_value, 4)
+    (12.8, 0.0003)
+    """
+    import scipy.stats
+
+    from rankmeter.stats import power as power_analysis
+
+    weighting = _validate.choice(
+        "weighting",
+        weighting,
+        WEIGHTINGS,
+        what="what the evaluation set's shares are compared with",
+    )
+    alpha = _validate.real(
+        "alpha", alpha, low=0, high=1, open_low=True, open_high=True, what="the significance level"
+    )
+    power = _validate.real(
+        "power", power, low=0, high=1, open_low=True, open_high=True, what="the target power"
+    )
+    sd = _validate.real("sd", sd, low=0, open_low=True, what="the spread of per-query differences")
+    ids, queries_source = read_query_ids(queries)
+    if not isinstance(traffic, QueryTraffic):
+        traffic = read_traffic(traffic)
+    counts = np.asarray(traffic.counts, dtype=np.int64)
+    if stratify == "bucket":
+        labels = bucket_of(counts)
+    elif stratify in traffic.segments:
+        labels = traffic.segments[stratify]
+    else:
+        have = ", ".join(traffic.segments) or "none"
+        raise PolicyError(
+            f"stratify={stratify!r} is neither 'bucket' nor a segment column of "
+            f"{traffic.source} (its segment columns: {have})"
+        )
+    names = _stratum_order(labels, counts, stratify)
+    stratum_of = dict(zip(traffic.query_ids, labels, strict=True))
+    matched = [stratum_of[q] for q in ids if q in stratum_of]
+    if not matched:
+        raise PolicyError(
+            f"none of the {len(ids):,} evaluation queries of {queries_source} is in "
+            f"{traffic.source}: check that the ids are the same kind"
+        )
+    observed = Counter(matched)
+    label_array = np.asarray(labels, dtype=object)
+    if weighting == "traffic":
+        weight = np.array([counts[label_array == s].sum() for s in names], dtype=np.float64)
+    else:
+        weight = np.array([(label_array == s).sum() for s in names], dtype=np.float64)
+    shares = weight / weight.sum()
+    f_obs = np.array([observed[s] for s in names], dtype=np.float64)
+    f_exp = shares * len(matched)
+    testable = f_exp > 0
+    if testable.sum() >= 2:
+        test = scipy.stats.chisquare(f_obs[testable], f_exp[testable])
+        chi, p, dof = float(test.statistic), float(test.pvalue), int(testable.sum()) - 1
+    else:
+        chi, p, dof = math.nan, math.nan, 0
+    strata = tuple(
+        MixStratum(
+            name=name,
+            traffic_share=float(shares[i]),
+            eval_n=int(f_obs[i]),
+            eval_share=float(f_obs[i] / len(matched)),
+            expected_n=float(f_exp[i]),
+            detectable_difference=(
+                power_analysis(
+                    effect=0.0, sd=sd, n=int(f_obs[i]), alpha=alpha, power=power
+                ).detectable_difference
+                if f_obs[i] >= 2
+                else math.nan
+            ),
+        )
+        for i, name in enumerate(names)
+    )
+    return QueryMix(
+        strata=strata,
+        stratify=stratify,
+        weighting=weighting,
+        n_eval=len(ids),
+        n_matched=len(matched),
+        missing=len(ids) - len(matched),
+        chi_square=chi,
+        dof=dof,
+        p_value=p,
+        alpha=alpha,
+        power=power,
+        sd=sd,
+        queries_source=queries_source,
+        traffic_source=traffic.source,
+    )
