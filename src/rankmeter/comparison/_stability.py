@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -22,7 +22,10 @@ from rankmeter.evaluation import check_policies, resolve_metrics
 from rankmeter.io import as_qrels, load_runs
 from rankmeter.metrics import Metric
 from rankmeter.results import Policies
-from rankmeter.stats import Stability
+
+if TYPE_CHECKING:
+    # Imported when used: importing the comparison package must not load scipy.
+    from rankmeter.stats import Stability
 
 
 @dataclass(frozen=True)
