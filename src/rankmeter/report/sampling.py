@@ -19,6 +19,7 @@ from rankmeter.report._json import json_line, json_text
 from rankmeter.report._markdown import Align, markdown_table
 from rankmeter.report._rich import FittedTable, shown
 from rankmeter.report._text import num, pvalue
+from rankmeter.stats import paired_test_label
 
 if TYPE_CHECKING:
     from rankmeter.online import QueryMix, QuerySample
@@ -130,7 +131,7 @@ def mix_legend(mix: QueryMix) -> list[str]:
         f"share: each stratum's share of the {what}; expected: the evaluation queries it would "
         f"have in that proportion ({mix.n_matched:,} found in the log)",
         "chi-square: scipy.stats.chisquare of the evaluation counts against the expected ones",
-        f"detectable Δ: the smallest true mean difference a paired t-test finds with "
+        f"detectable Δ: the smallest true mean difference a {paired_test_label('t')} finds with "
         f"{mix.power:.0%} power at alpha {mix.alpha:g} on the stratum's queries alone, {unit}",
     ]
     if mix.missing:
