@@ -124,6 +124,11 @@ def test_holdout_splits_every_stratum_without_overlap() -> None:
     assert {r["split"] for r in rows} == {"test", "tuning"}
 
 
+def test_the_holdout_is_rounded_half_up() -> None:
+    sample = sample_queries(ZIPF, 10, holdout=0.25, seed=0)
+    assert sample.splits is not None and sample.splits.count("test") == 3
+
+
 def test_the_same_seed_gives_the_same_set() -> None:
     one = sample_queries(ZIPF, 100, stratify="bucket", holdout=0.3, seed=9)
     again = sample_queries(ZIPF, 100, stratify="bucket", holdout=0.3, seed=9)
@@ -229,6 +234,8 @@ def test_unknown_suffix_and_missing_file_are_named(tmp_path: Path) -> None:
         ({"n": 1, "stratify": "device"}, r"stratify='device' is neither 'bucket' nor a segment"),
         ({"n": 1, "seed": -2}, r"seed=-2 must be an integer >= 0"),
         ({"n": 3}, r"n=3 is more than the 2 queries with a count above 0"),
+        ({"n": 2, "holdout": 0.2}, r"holdout=0.2 of n=2 leaves no test query: give a holdout"),
+        ({"n": 2, "holdout": 0.8}, r"holdout=0.8 of n=2 leaves no tuning query"),
     ],
 )
 def test_bad_arguments_are_one_line(kwargs: dict, message: str) -> None:

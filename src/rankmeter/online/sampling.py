@@ -24,9 +24,9 @@ Allocation and drawing, by ``weighting``:
 Proportional shares are rounded by the largest remainder (ties to the stratum listed first),
 never above a stratum's number of queries (the excess goes to the others, in proportion).
 
-``holdout`` keeps a tuning/test split: in each stratum that fraction of the drawn queries
-(rounded by the largest remainder over the strata) is marked ``test`` and the rest
-``tuning``, at random, so that the two parts have the same mix and no query is in both.
+``holdout`` keeps a tuning/test split: that fraction of the drawn queries (rounded half up,
+then shared among the strata by the largest remainder) is marked ``test`` and the rest
+``tuning``, at random within each stratum, so that the two parts have the same mix and no query is in both.
 
 :func:`query_mix` compares an evaluation set's mix of strata with traffic: shares side by side,
 a chi-square goodness-of-fit test and each stratum's detectable difference.
@@ -544,11 +544,16 @@ def sample_queries(
         allocation = _largest_remainder(n, traffic_of, drawable)
     else:
         allocation = _largest_remainder(n, sizes, sizes)
-    tests = (
-        _largest_remainder(round(holdout * n), allocation, allocation)
-        if holdout is not None
-        else np.zeros(len(names), dtype=np.int64)
-    )
+    tests = np.zeros(len(names), dtype=np.int64)
+    if holdout is not None:
+        held = math.floor(holdout * n + 0.5)  # half up: 0.25 of 10 holds 3 out
+        if held in (0, n):
+            part = "test" if held == 0 else "tuning"
+            raise PolicyError(
+                f"holdout={holdout:g} of n={n} leaves no {part} query: give a holdout between "
+                f"{0.5 / n:.3g} and {1 - 0.5 / n:.3g}, or draw more queries"
+            )
+        tests = _largest_remainder(held, allocation, allocation)
     sequence = np.random.SeedSequence(seed)
     draw_rng, split_rng = (np.random.Generator(np.random.PCG64(s)) for s in sequence.spawn(2))
     chosen_rows: list[int] = []
