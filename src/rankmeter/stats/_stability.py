@@ -247,9 +247,15 @@ def query_stability(
     split_taus: list[FloatArray] = []
     rng = np.random.Generator(np.random.PCG64(split_seed))
     for rows in chunk_sizes(n, splits):
-        ranks = rng.random((rows, n)).argsort(axis=1).argsort(axis=1)
-        one = (ranks < half).astype(np.float64)
-        other = ((ranks >= half) & (ranks < 2 * half)).astype(np.float64)
+        # A random split: the queries with the half smallest keys, then the next half (the
+        # largest key left out when n is odd); a partition, not a sort, finds them.
+        keys = rng.random((rows, n))
+        kth = [half - 1] if n == 2 * half else [half - 1, n - 2]
+        by_key = np.argpartition(keys, kth, axis=1)
+        one = np.zeros((rows, n))
+        np.put_along_axis(one, by_key[:, :half], 1.0, axis=1)
+        other = np.zeros((rows, n))
+        np.put_along_axis(other, by_key[:, half : 2 * half], 1.0, axis=1)
         left = _signs(columns.weighted_sums(one) / half, tolerance)
         right = _signs(columns.weighted_sums(other) / half, tolerance)
         agree += (left == right).sum(axis=0)
