@@ -334,3 +334,11 @@ def test_bad_mix_arguments_are_one_line(kwargs: dict, message: str) -> None:
 
     with pytest.raises(PolicyError, match=message):
         query_mix(["h0"], THIRDS, **kwargs)
+
+
+def test_a_table_saved_with_a_byte_order_mark_is_read(tmp_path: Path) -> None:
+    # Spreadsheet programs save "CSV UTF-8" with a BOM before the first column's name.
+    path = tmp_path / "excel.csv"
+    path.write_bytes("query_id,count\r\na,3\r\nb,1\r\n".encode("utf-8-sig"))
+    traffic = read_traffic(path)
+    assert traffic.query_ids == ("a", "b") and traffic.counts.tolist() == [3, 1]

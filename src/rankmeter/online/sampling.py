@@ -266,7 +266,7 @@ def _columns(path: Path) -> list[str]:
             return list(pq.read_schema(path).names)
         except Exception as exc:  # pyarrow raises several kinds for a file that is not Parquet
             raise FormatError(str(path), f"cannot read it as Parquet: {exc}") from None
-    with path.open(encoding="utf-8", errors="replace") as handle:
+    with path.open(encoding="utf-8-sig", errors="replace") as handle:
         for text in handle:
             if not text.strip():
                 continue
@@ -311,7 +311,7 @@ def _records(path: Path) -> list[tuple[int, dict[str, Any], str]]:
             out.append((row, record, str(record)))
         return out
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as exc:
         raise FormatError(str(path), f"not UTF-8 text ({exc.reason})") from None
     if kind == "jsonl":
