@@ -193,3 +193,19 @@ def test_an_unknown_pair_is_named() -> None:
     result = query_stability(_dominant(10), ["a", "b", "c"], resamples=100, splits=100)
     with pytest.raises(PolicyError, match=r"no pair 'a', 'z'; the systems are a, b, c"):
         result.pair("a", "z")
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_twice_the_turned_share_is_about_the_bootstrap_tests_p_value(seed: int) -> None:
+    # What the report's legend says: a pair's kept share reads as one minus a one-sided
+    # bootstrap p-value, so 2 * (1 - kept) is about the two-sided p of compare's bootstrap test.
+    from rankmeter.stats import paired_pvalues
+
+    rng = np.random.default_rng(seed)
+    scores = rng.normal(0, 1, (80, 2))
+    scores[:, 0] += rng.uniform(0, 0.4)
+    kept = query_stability(scores, resamples=20_000, splits=100, seed=seed).pairs[0].kept
+    p = float(
+        np.ravel(paired_pvalues(scores[:, 0] - scores[:, 1], test="bootstrap", resamples=20_000))[0]
+    )
+    assert 2 * (1 - kept) == pytest.approx(p, abs=0.02)
