@@ -69,6 +69,7 @@ def test_shared_options_have_one_declaration() -> None:
         "explain",
         "online-vs-offline",
         "power",
+        "stability",
         "two-stage",
     ]
 

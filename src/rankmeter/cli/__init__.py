@@ -60,6 +60,8 @@ def _app() -> Any:
         pool,
         power,
         retrieval,
+        sampling,
+        stability,
     )
     from rankmeter.cli import audit as audit_command
     from rankmeter.cli import interleave as interleave_command
@@ -80,6 +82,8 @@ def _app() -> Any:
         compare,
         allpairs_command,
         power,
+        stability,
+        sampling,
         demo,
         metrics,
         ann,

@@ -18,6 +18,7 @@ One module per concept:
 - ``_curves``: metric@k curves, through the metrics' own kernels
 - ``_allpairs``: :func:`compare_all`, every pair of three or more systems (Tukey's HSD on the
   two-way model or the randomised Tukey HSD) on the same queries as :func:`compare`
+- ``_stability``: :func:`stability`, how often resampled queries keep the systems' order
 
 The package is named comparison, not compare, so that importing it never rebinds the package
 attribute ``rankmeter.compare`` (the function) to a module.
@@ -40,6 +41,7 @@ from rankmeter.comparison._records import (
     SystemMean,
     check_min_effect,
 )
+from rankmeter.comparison._stability import QueryStability, stability
 
 __all__ = [
     "CURVE_DEPTH",
@@ -50,6 +52,7 @@ __all__ = [
     "Difference",
     "Failures",
     "QueryLoss",
+    "QueryStability",
     "Regression",
     "SegmentMean",
     "SegmentResult",
@@ -58,4 +61,5 @@ __all__ = [
     "check_min_effect",
     "compare",
     "compare_all",
+    "stability",
 ]

@@ -1,6 +1,7 @@
 """Search logs and online evaluation: the log schema and its checks (:mod:`.logs`), the log
 simulator (:mod:`.simulate`), A/B analysis (:mod:`.abtest`), interleaving
-(:mod:`.interleaving`), offline against online (:mod:`.offline`).
+(:mod:`.interleaving`), offline against online (:mod:`.offline`), evaluation query sets drawn
+from traffic (:mod:`.sampling`).
 
 The module of :func:`interleave` is ``interleaving``, not ``interleave``: importing a submodule
 named ``rankmeter.online.interleave`` would rebind the package attribute, the function, to the
@@ -49,6 +50,20 @@ if TYPE_CHECKING:
         Side,
         online_vs_offline,
     )
+    from rankmeter.online.sampling import (
+        BUCKETS,
+        WEIGHTINGS,
+        MixStratum,
+        QueryMix,
+        QuerySample,
+        QueryTraffic,
+        Stratum,
+        bucket_of,
+        query_mix,
+        read_query_ids,
+        read_traffic,
+        sample_queries,
+    )
     from rankmeter.online.simulate import simulate_log
 
 #: Each module's public names: one entry per module, so that a new module is one new entry.
@@ -63,6 +78,20 @@ _MODULES: dict[str, tuple[str, ...]] = {
         "read_log",
     ),
     "rankmeter.online.simulate": ("simulate_log",),
+    "rankmeter.online.sampling": (
+        "BUCKETS",
+        "WEIGHTINGS",
+        "MixStratum",
+        "QueryMix",
+        "query_mix",
+        "read_query_ids",
+        "QuerySample",
+        "QueryTraffic",
+        "Stratum",
+        "bucket_of",
+        "read_traffic",
+        "sample_queries",
+    ),
     "rankmeter.online.abtest": (
         "AB_METRICS",
         "ABMetric",
@@ -96,9 +125,11 @@ _LAZY = {name: module for module, names in _MODULES.items() for name in names}
 __all__ = [
     "AB_METRICS",
     "AGREEMENTS",
+    "BUCKETS",
     "DEFAULT_ONLINE_METRICS",
     "LOG_COLUMNS",
     "REQUIRED_COLUMNS",
+    "WEIGHTINGS",
     "ABMetric",
     "ABResult",
     "Agreement",
@@ -108,19 +139,29 @@ __all__ = [
     "LogCheck",
     "LogProblem",
     "MetricEffect",
+    "MixStratum",
     "OnlineOffline",
+    "QueryMix",
+    "QuerySample",
+    "QueryTraffic",
     "SampleRatioCheck",
     "SegmentEffect",
     "Side",
+    "Stratum",
     "VariantCounts",
     "ab",
+    "bucket_of",
     "check_log",
     "interleave",
     "interleave_runs",
     "interleaving_credit",
     "interleaving_test",
     "online_vs_offline",
+    "query_mix",
     "read_log",
+    "read_query_ids",
+    "read_traffic",
+    "sample_queries",
     "simulate_log",
     "user_metrics",
 ]

@@ -23,6 +23,8 @@ Everything works on matrices of shape (n, m): ``n`` queries (rows, paired across
   Carterette's randomised Tukey HSD: :data:`ALL_PAIRS_METHODS`), with the two-way ANOVA
   (:func:`two_way_anova`) and a compact letter display (:func:`compact_letters`), as an
   :class:`AllPairs`; :func:`all_pairs_label` names the method.
+- :func:`query_stability`: how often bootstrap resamples and random halves of the queries
+  keep the systems' order (per pair, Kendall's tau, split-half), as a :class:`Stability`.
 - :func:`means`: column means, finite wherever the values are (even where their sum is not).
 - :func:`smallest_pvalue`, :func:`sample_cautions`, :func:`check_bootstrap_test`: whether a
   sample can carry its statistics (too few queries or resamples), with the thresholds
@@ -100,6 +102,13 @@ from rankmeter.stats._power import (
 )
 from rankmeter.stats._resampling import exact_randomization
 from rankmeter.stats._results import ConfidenceInterval, Correction, PairedTest, WinTieLoss
+from rankmeter.stats._stability import (
+    MIN_STABILITY_RESAMPLES,
+    TAU_QUANTILES,
+    PairStability,
+    Stability,
+    query_stability,
+)
 
 __all__ = [
     "ALL_PAIRS_METHODS",
@@ -108,9 +117,11 @@ __all__ = [
     "INTERVALS",
     "MAX_RESAMPLES",
     "MIN_RESAMPLES",
+    "MIN_STABILITY_RESAMPLES",
     "NOT_RECOMMENDED",
     "POWER_TESTS",
     "SMALL_SAMPLE",
+    "TAU_QUANTILES",
     "TESTS",
     "AllPairs",
     "ConfidenceInterval",
@@ -118,8 +129,10 @@ __all__ = [
     "FloatArray",
     "IntArray",
     "PairDifference",
+    "PairStability",
     "PairedTest",
     "PowerAnalysis",
+    "Stability",
     "TwoWayAnova",
     "WinTieLoss",
     "adjust",
@@ -145,6 +158,7 @@ __all__ = [
     "paired_test_label",
     "power",
     "power_sentence",
+    "query_stability",
     "sample_cautions",
     "smallest_pvalue",
     "two_way_anova",
