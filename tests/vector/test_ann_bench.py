@@ -178,8 +178,9 @@ def test_each_index_is_built_once_per_build_setting(
         ["hnsw(M=8,efConstruction=40)", "ivf(nlist=16)"],
         k=[10],
         metric="l2",
-        sweep={"efSearch": [4, 16, 64], "nprobe": [1, 16]},
+        sweep={"efsearch": [4, 16, 64], "NPROBE": [1, 16]},
     )
+    assert dict(result.sweep) == {"efSearch": (4, 16, 64), "nprobe": (1, 16)}
     assert built == ["hnsw(M=8,efConstruction=40,efSearch=4)", "ivf(nlist=16,nprobe=1)"]
     assert [p.setting for p in result.points] == [
         "hnsw(M=8,efConstruction=40,efSearch=4)",

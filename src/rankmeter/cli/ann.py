@@ -73,7 +73,8 @@ def ann_recall(
             "-i",
             help="Index spec: flat, hnsw(M=16,efConstruction=200,efSearch=64), "
             "ivf(nlist=100,nprobe=8), pq(m=8,nbits=8), ivfpq(nlist=100,m=8,nbits=8,nprobe=8). "
-            "Omitted parameters take these defaults. Repeat it to measure several indexes "
+            "Omitted parameters take these defaults; without --index: "
+            "hnsw(M=16,efConstruction=200,efSearch=64). Repeat it to measure several indexes "
             "(each built once, each with the sweep's parameters it has) on one recall-vs-QPS "
             "chart with single-query latencies and, for a collection, the quality each "
             "setting loses against exact search.",

@@ -514,7 +514,9 @@ def ann_benchmark(
         )
     swept: dict[str, tuple[int, ...]] = {}
     for name, values in (sweep or {}).items():
-        swept[name] = tuple(int(v) for v in values)
+        swept[_canonical(name, [spec for spec, _ in plans])] = tuple(
+            dict.fromkeys(int(v) for v in values)
+        )
     return AnnBenchmark(
         corpus=names[0],
         queries=names[1],
@@ -531,6 +533,16 @@ def ann_benchmark(
         quality_note=note,
         sweep=swept,
     )
+
+
+def _canonical(name: str, specs: list[IndexSpec]) -> str:
+    """A swept name as the first index that has it spells it (``efsearch`` -> ``efSearch``)."""
+    for spec in specs:
+        try:
+            return spec.param_name(name)
+        except IndexSpecError:
+            continue
+    return name  # pragma: no cover - benchmark_settings refused it already
 
 
 def _version() -> str:
