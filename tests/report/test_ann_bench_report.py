@@ -170,3 +170,16 @@ def test_json_and_file_names() -> None:
     bench = _bench()
     name = result_file_name(bench, bench.points[2])
     assert re.fullmatch(r"cranfield-ip-[0-9a-f]{10}__faiss__ivf_nlist=64_nprobe=1\.json", name)
+
+
+def test_many_decades_are_ticked_at_powers_of_ten() -> None:
+    from dataclasses import replace
+
+    bench = _bench()
+    slow, fast = (
+        replace(bench.points[0], qps={10: 1_500.0}),
+        replace(bench.points[2], qps={10: 2_000_000.0}),
+    )
+    svg = render_benchmark_html(replace(bench, points=(slow, fast)))
+    ticks = re.findall(r'text-anchor="end" dominant-baseline="middle">([^<]+)</text>', svg)
+    assert ticks == ["1k", "10k", "100k", "1M", "10M"]
