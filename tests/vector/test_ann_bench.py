@@ -314,7 +314,15 @@ def test_results_of_several_datasets(
     with pytest.raises(RankmeterError, match=r"holds results of 2 datasets; pick one with"):
         load_results(tmp_path / "results")
     picked = load_results(tmp_path / "results", dataset="medline")
-    assert picked.corpus.endswith("medline.npy")
+    assert picked.corpus.endswith("medline.npy") and picked.metric == "ip"
+    # The same vectors under another metric are another measurement, not more points.
+    other = ann_benchmark(tmp_path / "medline.npy", tmp_path / "medline-q.npy", ["flat"], k=[1],
+                          metric="l2")  # fmt: skip
+    write_results(other, tmp_path / "results")
+    with pytest.raises(RankmeterError, match=r"dataset 'medline' names 2 of the datasets"):
+        load_results(tmp_path / "results", dataset="medline")
+    assert load_results(tmp_path / "results", dataset="medline.npy [l2]").metric == "l2"
+    assert len(load_results(tmp_path / "results", dataset="medline.npy [ip]").points) == 1
     with pytest.raises(RankmeterError, match=r"dataset 'pubmed' names 0 of the datasets"):
         load_results(tmp_path / "results", dataset="pubmed")
 
@@ -335,6 +343,12 @@ def test_bad_results_folders(tmp_path: Path) -> None:
         load_results(bad)
     (bad / "a.json").write_text(
         '{"schema": "rankmeter.ann-benchmark/1", "dataset": {"corpus": "x"}, "k": [1]}'
+    )
+    with pytest.raises(FormatError, match=r"a\.json: no dataset\.corpus or metric"):
+        load_results(bad)
+    (bad / "a.json").write_text(
+        '{"schema": "rankmeter.ann-benchmark/1", "dataset": {"corpus": "x"}, "metric": "ip", '
+        '"k": [1]}'
     )
     with pytest.raises(FormatError, match=r"a\.json: a field is missing or malformed"):
         load_results(bad)

@@ -289,8 +289,8 @@ def ann_results(
     dataset: Annotated[
         str | None,
         typer.Option(
-            help="Where the folder holds several datasets: the one to show (its name, or a "
-            "part of it that names only one)."
+            help="Where the folder holds several datasets (a corpus and a metric: "
+            "'NAME [ip]'): the one to show (its name, or a part of it that names only one)."
         ),
     ] = None,
     output_format: Annotated[

@@ -648,8 +648,9 @@ def load_results(folder: str | os.PathLike[str], dataset: str | None = None) -> 
     """Read back the per-setting results files of a folder (``*.json`` written by
     ``rankmeter ann-recall --results-dir``) as one :class:`AnnBenchmark`.
 
-    The files must be of one dataset (the corpus they name); where several datasets are in the
-    folder, ``dataset`` picks one (the corpus name, or a part of it that names only one).
+    The files must be of one dataset (the corpus they name, and the metric: ``corpus [ip]``);
+    where several are in the folder, ``dataset`` picks one (its name, or a part of it that
+    names only one, e.g. ``medline`` or ``[l2]``).
     The points come ordered by index, then by the values of their parameters.
     """
     root = Path(folder)
@@ -671,9 +672,11 @@ def load_results(folder: str | os.PathLike[str], dataset: str | None = None) -> 
     by_dataset: dict[str, list[tuple[Path, dict[str, Any]]]] = {}
     for path, record in records:
         try:
-            name = str(record["dataset"]["corpus"])
+            # Recall depends on the metric too: the same vectors under ip and l2 are two
+            # measurements, never one chart.
+            name = f"{record['dataset']['corpus']} [{record['metric']}]"
         except (KeyError, TypeError):
-            raise FormatError(str(path), "no dataset.corpus") from None
+            raise FormatError(str(path), "no dataset.corpus or metric") from None
         by_dataset.setdefault(name, []).append((path, record))
     if dataset is not None:
         chosen = [name for name in by_dataset if name == dataset] or [
