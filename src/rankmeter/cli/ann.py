@@ -67,15 +67,19 @@ def ann_recall(
     ],
     queries: Annotated[str | None, typer.Argument(help="Query vectors, same dimensions.")] = None,
     index: Annotated[
-        str,
+        list[str] | None,
         typer.Option(
             "--index",
             "-i",
             help="Index spec: flat, hnsw(M=16,efConstruction=200,efSearch=64), "
             "ivf(nlist=100,nprobe=8), pq(m=8,nbits=8), ivfpq(nlist=100,m=8,nbits=8,nprobe=8). "
-            "Omitted parameters take these defaults.",
+            "Omitted parameters take these defaults; without --index: "
+            "hnsw(M=16,efConstruction=200,efSearch=64). Repeat it to measure several indexes "
+            "(each built once, each with the sweep's parameters it has) on one recall-vs-QPS "
+            "chart with single-query latencies and, for a collection, the quality each "
+            "setting loses against exact search.",
         ),
-    ] = "hnsw(M=16,efConstruction=200,efSearch=64)",
+    ] = None,
     k: Annotated[
         list[int] | None,
         typer.Option(
@@ -118,6 +122,16 @@ def ann_recall(
             "default: the packaged all-MiniLM-L6-v2). Embeddings are cached."
         ),
     ] = None,
+    results_dir: Annotated[
+        str | None,
+        typer.Option(
+            "--results-dir",
+            metavar="DIR",
+            help="Also write one JSON file per index setting into DIR (made if missing; the "
+            "same setting measured again replaces its file): `rankmeter ann-results DIR` "
+            "renders them together. Gives the several-index view even for one --index.",
+        ),
+    ] = None,
     output: OutputOption = None,
 ) -> None:
     """Recall of an ANN index against the exact nearest neighbours, with QPS, build time, memory.
@@ -137,8 +151,15 @@ def ann_recall(
     def usage(exc: Exception, option: str) -> typer.BadParameter:
         return typer.BadParameter(str(exc), param_hint=f"'{option}'")
 
+    indexes = index or ["hnsw(M=16,efConstruction=200,efSearch=64)"]
+    if len(indexes) > 1 or results_dir is not None:
+        _benchmark(
+            corpus, queries, indexes, k, metric.value, backend.value, sweep, seed, threads,
+            output_format, model, results_dir, output,
+        )  # fmt: skip
+        return
     try:
-        spec = parse_index_spec(index)
+        spec = parse_index_spec(indexes[0])
     except IndexSpecError as exc:
         raise usage(exc, "--index") from None
     try:
@@ -151,7 +172,7 @@ def ann_recall(
     except IndexSpecError as exc:
         raise usage(exc, "--sweep") from None
     ks = tuple(k or (1, 10, 100))
-    corpus_vectors, query_vectors, collection = _vectors(corpus, queries, model, settings, ks)
+    corpus_vectors, query_vectors, collection, _ = _vectors(corpus, queries, model, settings, ks)
     try:
         result = ann_recall(
             corpus_vectors,
@@ -178,11 +199,122 @@ def ann_recall(
         render_rich(render_table(result), output)
 
 
+def _benchmark(
+    corpus: str,
+    queries: str | None,
+    indexes: list[str],
+    k: list[int] | None,
+    metric: str,
+    backend: str,
+    sweep: list[str] | None,
+    seed: int,
+    threads: int,
+    output_format: AnnFormat,
+    model: str | None,
+    results_dir: str | None,
+    output: str | None,
+) -> None:
+    """Several indexes (or one with --results-dir): every setting checked before any work,
+    the vectors embedded once, each index built once per build-time setting."""
+    from pathlib import Path
+
+    from rankmeter.report.ann import write_results
+    from rankmeter.vector.ann import IndexSpecError, ann_benchmark, benchmark_settings
+
+    swept = _parse_sweep(sweep or [])
+    try:
+        plans = benchmark_settings(indexes, swept, backend)
+    except IndexSpecError as exc:
+        hint = "--sweep" if "swept" in str(exc) else "--index"
+        raise typer.BadParameter(str(exc), param_hint=f"'{hint}'") from None
+    if results_dir is not None and Path(results_dir).exists() and not Path(results_dir).is_dir():
+        raise typer.BadParameter(f"{results_dir} is not a folder", param_hint="'--results-dir'")
+    ks = tuple(k or (1, 10, 100))
+    settings = [setting for _, plan in plans for setting in plan]
+    corpus_vectors, query_vectors, collection, loaded = _vectors(
+        corpus, queries, model, settings, ks
+    )
+    judged: dict[str, Any] = {}
+    if loaded is not None:
+        judged = {
+            "qrels": loaded.qrels,
+            "query_ids": list(loaded.queries),
+            "doc_ids": list(loaded.corpus),
+        }
+    try:
+        bench = ann_benchmark(
+            corpus_vectors,
+            query_vectors,
+            indexes,
+            k=ks,
+            metric=metric,
+            backend=backend,
+            sweep=swept,
+            seed=seed,
+            threads=threads or None,
+            **judged,
+        )
+    except IndexSpecError as exc:
+        raise typer.BadParameter(str(exc), param_hint="'--index'") from None
+    if collection is not None:
+        bench = dataclasses.replace(bench, corpus=collection[0], queries=collection[1])
+    if results_dir is not None:
+        write_results(bench, results_dir)
+    _show_benchmark(bench, output_format, output)
+
+
+def _show_benchmark(bench: Any, output_format: AnnFormat, output: str | None) -> None:
+    from rankmeter.report import terminal_safe
+    from rankmeter.report.ann import (
+        render_benchmark_html,
+        render_benchmark_json,
+        render_benchmark_markdown,
+        render_benchmark_table,
+    )
+
+    if output_format is AnnFormat.json:
+        emit(render_benchmark_json(bench), output)
+    elif output_format is AnnFormat.markdown:
+        emit(terminal_safe(render_benchmark_markdown(bench), output), output)
+    elif output_format is AnnFormat.html:
+        emit(terminal_safe(render_benchmark_html(bench), output), output)
+    else:
+        render_rich(render_benchmark_table(bench), output)
+
+
+def ann_results(
+    folder: Annotated[
+        str, typer.Argument(help="A folder of results written by ann-recall --results-dir.")
+    ],
+    dataset: Annotated[
+        str | None,
+        typer.Option(
+            help="Where the folder holds several datasets (a corpus and a metric: "
+            "'NAME [ip]'): the one to show (its name, or a part of it that names only one)."
+        ),
+    ] = None,
+    output_format: Annotated[
+        AnnFormat,
+        typer.Option("--format", "-f", help="Output format (html: one self-contained page)."),
+    ] = AnnFormat.table,
+    output: OutputOption = None,
+) -> None:
+    """The index settings measured so far (ann-recall --results-dir), on one chart and table.
+
+    Every run adds its settings to the folder; this renders them together, with the Pareto
+    frontier of recall and queries per second.
+    """
+    from rankmeter.vector.ann import load_results
+
+    _show_benchmark(load_results(folder, dataset), output_format, output)
+
+
 def _vectors(
     corpus: str, queries: str | None, model: str | None, settings: list[Any], ks: tuple[int, ...]
-) -> tuple[Any, Any, tuple[str, str] | None]:
+) -> tuple[Any, Any, tuple[str, str] | None, Any]:
     """Vector files as given, or a BEIR collection folder embedded by the model (cached), and
-    then how the collection's vectors are named (its documents and queries, and the model).
+    then how the collection's vectors are named (its documents and queries, and the model),
+    and the collection itself (None for vector files).
     Every index setting is checked against the model's dimension and the corpus size first:
     a mistake fails before the embedding, not after it."""
     from pathlib import Path
@@ -198,7 +330,7 @@ def _vectors(
                 "--model embeds a collection folder; CORPUS is a vector file",
                 param_hint="'--model'",
             )
-        return corpus, queries, None
+        return corpus, queries, None, None
     if queries is not None:
         raise typer.BadParameter(
             "a collection folder is embedded whole: give it alone, without QUERIES",
@@ -227,8 +359,10 @@ def _vectors(
         embed_texts(model, docs, kind="corpus"),
         embed_texts(model, list(collection.queries.values()), kind="queries"),
         (f"{corpus} (documents, embedded by {name})", f"{corpus} (queries, embedded by {name})"),
+        collection,
     )
 
 
 def register(app: typer.Typer) -> None:
     app.command("ann-recall", no_args_is_help=True)(ann_recall)
+    app.command("ann-results", no_args_is_help=True)(ann_results)

@@ -165,9 +165,12 @@ class _Frame:
         return self.left + self.width
 
 
-def _y_axis(frame: _Frame, ticks: Sequence[float], label: str) -> list[str]:
+def _y_axis(
+    frame: _Frame, ticks: Sequence[float], label: str, labels: Sequence[str] | None = None
+) -> list[str]:
     out = ['<g class="axis y-axis">']
-    for t in ticks:
+    texts = list(labels) if labels is not None else [tick_label(t, ticks) for t in ticks]
+    for t, text in zip(ticks, texts, strict=True):
         y = _n(frame.y(t))
         out.append(
             f'<line class="grid" x1="{_n(frame.left)}" x2="{_n(frame.right)}" y1="{y}" '
@@ -179,7 +182,7 @@ def _y_axis(frame: _Frame, ticks: Sequence[float], label: str) -> list[str]:
         )
         out.append(
             f'<text class="tick" x="{_n(frame.left - 8)}" y="{y}" text-anchor="end" '
-            f'dominant-baseline="middle">{tick_label(t, ticks)}</text>'
+            f'dominant-baseline="middle">{html_text(text)}</text>'
         )
     out.append(
         f'<line x1="{_n(frame.left)}" x2="{_n(frame.left)}" y1="{_n(frame.top)}" '
@@ -392,15 +395,17 @@ def xy_chart(
     y_ticks: Sequence[float],
     width: int,
     height: int,
+    y_tick_labels: Sequence[str] | None = None,
 ) -> str:
     """Lines through points on two numeric axes (the ranges and ticks chosen by the caller),
-    a point with its tooltip at each, a legend of the lines below the axes."""
+    a point with its tooltip at each, a legend of the lines below the axes. ``y_tick_labels``:
+    the text of each y tick (a log scale's caller gives them), else the tick values."""
     series = [s for s, _ in lines]
     legend_height = 20 * _legend_rows(series, width - 70)
     plot_height = height - 12 - 58 - legend_height
     frame = _Frame(70, 12, width - 70 - 18, plot_height, *x_range, *y_range)
     out = _open(ident, kind, title, desc, width, height)
-    out += _y_axis(frame, y_ticks, y_label)
+    out += _y_axis(frame, y_ticks, y_label, y_tick_labels)
     out += _x_axis(frame, x_ticks, [tick_label(t, x_ticks) for t in x_ticks], x_label)
     for style, points in lines:
         coords = [f"{frame.x(p.x):.1f},{frame.y(p.y):.1f}" for p in points]

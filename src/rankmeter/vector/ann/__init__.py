@@ -18,11 +18,28 @@ The pieces, one module each:
   :func:`~rankmeter.vector.exact.exact_search`, queries per second, build time and memory, for
   one index or a sweep of a parameter; its results :class:`AnnRecall` and :class:`AnnRow`
   (data only: :mod:`rankmeter.report.ann` renders them).
+- :mod:`~rankmeter.vector.ann.bench`: :func:`ann_benchmark`, several indexes and their sweeps
+  in one run (recall, batch QPS, single-query latency percentiles, build time and threads,
+  memory, and with judgments the quality each setting loses against exact search);
+  :func:`pareto_frontier`; :func:`load_results` reads back the results that accumulate.
 """
 
 from __future__ import annotations
 
 from rankmeter.vector.ann.backends import Index, make_index
+from rankmeter.vector.ann.bench import (
+    QUALITY_METRICS,
+    RESULT_SCHEMA,
+    AnnBenchmark,
+    AnnPoint,
+    QualityLoss,
+    ann_benchmark,
+    benchmark_settings,
+    latency_percentiles,
+    load_results,
+    pareto_frontier,
+    query_latencies,
+)
 from rankmeter.vector.ann.recall import (
     RECALL_RULE,
     SIMD_LANES,
@@ -46,21 +63,32 @@ from rankmeter.vector.ann.spec import (
 
 __all__ = [
     "BACKENDS",
+    "QUALITY_METRICS",
     "RECALL_RULE",
+    "RESULT_SCHEMA",
     "SIMD_LANES",
     "TIMED_BUDGET_S",
     "TIMED_RUNS",
     "TOLERANCE_ULPS",
+    "AnnBenchmark",
+    "AnnPoint",
     "AnnRecall",
     "AnnRow",
     "Index",
     "IndexSpec",
     "IndexSpecError",
+    "QualityLoss",
+    "ann_benchmark",
     "ann_recall",
+    "benchmark_settings",
     "check_backend",
     "check_index_fits",
+    "latency_percentiles",
+    "load_results",
     "make_index",
+    "pareto_frontier",
     "parse_index_spec",
+    "query_latencies",
     "sweep_settings",
     "tie_tolerance",
 ]
