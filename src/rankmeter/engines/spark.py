@@ -319,10 +319,7 @@ def _per_query(
     num_ret), each bucket of queries evaluated in one task."""
     from pyspark.sql import functions as F
 
-    from rankmeter.results import judged_cutoff
-
     labels = [m.label for m in measures]
-    judged_k = judged_cutoff(measures)
     bucket = F.pmod(F.hash("query_id"), F.lit(buckets)).alias("bucket")
     # Every run meets every bucket of the qrels (a run without rows there still has its
     # judged queries, which score 0 under include_missing).
@@ -334,7 +331,7 @@ def _per_query(
     schema = (
         f"run string, query_id string, {columns}, judged double, num_ret double, {_ERROR} string"
     )
-    task = _BucketTask(labels, judged_k, policies)
+    task = _BucketTask(labels, policies)
 
     def evaluate_bucket(key: Any, run_rows: Any, qrels_rows: Any) -> Any:
         # A plain function: Spark checks the argument count of what it is given.
@@ -356,9 +353,8 @@ class _BucketTask:
     """What a task runs on one (run, bucket): the in-process join and kernels. Picklable (it
     travels to the executors); metrics are re-parsed there from their labels."""
 
-    def __init__(self, labels: list[str], judged_k: int, policies: Any) -> None:
+    def __init__(self, labels: list[str], policies: Any) -> None:
         self.labels = labels
-        self.judged_k = judged_k
         self.policies = policies
 
     def __call__(self, key: Any, run_rows: Any, qrels_rows: Any) -> Any:
@@ -380,60 +376,39 @@ class _BucketTask:
         return pa.table(columns)
 
     def _evaluate(self, name: str, run_rows: Any, qrels_rows: Any) -> Any:
-        import numpy as np
         import pyarrow as pa
 
+        from rankmeter.evaluation import per_query_values
         from rankmeter.io import as_qrels, as_run
-        from rankmeter.metrics import join, parse_metric, parse_metrics
+        from rankmeter.metrics import parse_metrics
 
-        policies = self.policies
-        measures = parse_metrics(self.labels)
-        judged_metric = parse_metric(f"Judged@{self.judged_k}")
         if qrels_rows.num_rows == 0:
             return self._empty()
         try:
             qrels = as_qrels(qrels_rows.select(list(QRELS_COLUMNS)))
         except FormatError as error:
             return self._error(f"FormatError\tqrels\t{error.reason}")
-        parts = []
+        runs = []
         if run_rows.num_rows:
             try:
-                run = as_run(run_rows.select(list(RUN_COLUMNS)), name=name, ties=policies.ties)
+                runs.append(
+                    as_run(run_rows.select(list(RUN_COLUMNS)), name=name, ties=self.policies.ties)
+                )
             except FormatError as error:
                 return self._error(f"FormatError\trun {name}\t{error.reason}")
-            ranked = join(
-                qrels, run, rel=policies.rel, judged_only=policies.judged_only, compact=True
-            )
-            if ranked.n_queries:
-                parts.append(ranked)
-        if policies.include_missing:
-            seen = (
-                np.concatenate([p.qrels_rows for p in parts])
-                if parts
-                else np.zeros(0, dtype=np.int64)
-            )
-            missing = np.setdiff1d(np.arange(qrels.n_queries, dtype=np.int64), seen)
-            if len(missing):
-                parts.append(join(qrels, None, rel=policies.rel, only=missing))
-        if not parts:
+        # The in-process per-query work, on this bucket: the join, include_missing, the kernels.
+        values = per_query_values(qrels, runs, parse_metrics(self.labels), self.policies)
+        if not values.n_queries:
             return self._empty()
         columns: dict[str, Any] = {
-            "run": pa.array([name] * sum(p.n_queries for p in parts), pa.string()),
-            "query_id": pa.array(
-                [str(q) for p in parts for q in qrels.segment_ids[p.qrels_rows]], pa.string()
-            ),
+            "run": pa.array([name] * values.n_queries, pa.string()),
+            "query_id": pa.array([str(q) for q in qrels.segment_ids[values.rows]], pa.string()),
         }
-        for i, metric in enumerate(measures):
-            columns[f"m{i}"] = pa.array(
-                np.concatenate([metric.compute(p) for p in parts]).astype(np.float64)
-            )
-        columns["judged"] = pa.array(
-            np.concatenate([judged_metric.compute(p) for p in parts]).astype(np.float64)
-        )
-        columns["num_ret"] = pa.array(
-            np.concatenate([np.asarray(p.num_ret) for p in parts]).astype(np.float64)
-        )
-        columns[_ERROR] = pa.array([None] * len(columns["run"]), pa.string())
+        for i, label in enumerate(self.labels):
+            columns[f"m{i}"] = pa.array(values.values[label], pa.float64())
+        columns["judged"] = pa.array(values.judged, pa.float64())
+        columns["num_ret"] = pa.array(values.num_ret, pa.float64())
+        columns[_ERROR] = pa.array([None] * values.n_queries, pa.string())
         return pa.table(columns)
 
     def _empty(self) -> Any:
