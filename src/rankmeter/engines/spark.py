@@ -233,7 +233,8 @@ def _run_frames(
     if isinstance(run, (list, tuple)):
         if name is not None:
             raise PolicyError("name names a single run; give a dict {name: run} for several")
-        return [(*_run_frame(session, r, None, keep_names=True), _shown(r)) for r in run], True
+        given = [(*_run_frame(session, r, None, keep_names=True), _shown(r)) for r in run]
+        return _named_apart(given), True
     return [(*_run_frame(session, run, name, keep_names=True), _shown(run))], False
 
 
@@ -282,6 +283,26 @@ def _run_frame(
         score.alias("score"),
     )
     return frame, name
+
+
+def _named_apart(
+    runs: list[tuple[Any, str | None, str]],
+) -> list[tuple[Any, str | None, str]]:
+    """Runs of a list that share a name (their TREC tag) told apart as the in-process engine
+    tells them apart (:func:`rankmeter.data.run.unique_names`: by their files); a run whose
+    ``run`` column names several keeps its names (a clash is then refused by :func:`_sources`)."""
+    from pyspark.sql import functions as F
+
+    from rankmeter.data.run import unique_names
+
+    known = [name for _, name, _ in runs]
+    if any(name is None for name in known):
+        return runs
+    names = unique_names([str(n) for n in known], [source for _, _, source in runs])
+    return [
+        (frame if new == old else frame.withColumn("run", F.lit(new)), new, source)
+        for (frame, old, source), new in zip(runs, names, strict=True)
+    ]
 
 
 def _sources(runs: Iterable[tuple[Any, str | None, str]]) -> dict[str, str]:
