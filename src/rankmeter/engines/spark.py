@@ -57,7 +57,9 @@ def evaluate(
         (``qid iter docid grade``).
     run : DataFrame with columns query_id, doc_id, score (and ``run``, naming several runs);
         a Parquet path with those columns; a TREC run text file (``qid Q0 docid rank score
-        tag``, named by its first line's tag); or a list of such, or a dict ``{name: run}``.
+        tag``, named by its first line's tag); or a list of such (runs that share a name
+        are told apart by their files, as :func:`rankmeter.evaluate` tells them apart), or a
+        dict ``{name: run}``.
     metrics, rel, include_missing, judged_only
         As :func:`rankmeter.evaluate`.
     ties : {"trec_eval"}
@@ -81,7 +83,8 @@ def evaluate(
         keeps no line numbers), or what the in-process readers refuse in a bucket (e.g. a
         document twice in one query).
     PolicyError
-        A bad policy, ``ties="input"``, or no query in common with the qrels.
+        A bad policy, ``ties="input"``, no query in common with the qrels, or a name that
+        a ``run`` column holds given again by another run.
     """
     from rankmeter._validate import integer
     from rankmeter.evaluation import check_policies, resolve_metrics
