@@ -246,6 +246,46 @@ def sized_workload(rows: int, data_dir: Path) -> generate.Workload:
     )
 
 
+def parquet_copy(w: generate.Workload, out_dir: Path) -> tuple[Path, Path]:
+    """The workload's qrels and run as Parquet (query_id, doc_id, relevance / score) in
+    ``out_dir``, converted from the TREC text block by block (memory bounded by a block, not by
+    the run: 50M lines are about 2 GB of text); reused when newer than the text."""
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+    import pyarrow.parquet as pq
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    made = []
+    for text, kept, names in (
+        (w.qrels, {"qid": "query_id", "docid": "doc_id", "grade": "relevance"}, 4),
+        (w.run, {"qid": "query_id", "docid": "doc_id", "score": "score"}, 6),
+    ):
+        target = out_dir / f"{w.shape}-{lines(w)}-{text.stem}{text.suffix}.parquet"
+        made.append(target)
+        if target.exists() and target.stat().st_mtime >= text.stat().st_mtime:
+            continue
+        columns = (
+            ["qid", "iter", "docid", "grade"]
+            if names == 4
+            else list(("qid", "q0", "docid", "rank", "score", "tag"))
+        )
+        types = {"qid": pa.string(), "docid": pa.string()}
+        reader = pacsv.open_csv(
+            text,
+            read_options=pacsv.ReadOptions(column_names=columns, block_size=64 << 20),
+            parse_options=pacsv.ParseOptions(delimiter=" "),
+            convert_options=pacsv.ConvertOptions(include_columns=list(kept), column_types=types),
+        )
+        partial = target.with_suffix(".partial")
+        renamed = pa.schema([f.with_name(kept[f.name]) for f in reader.schema])
+        with pq.ParquetWriter(partial, renamed) as writer:
+            for batch in reader:
+                writer.write_batch(batch.rename_columns([kept[n] for n in batch.schema.names]))
+        partial.replace(target)
+        log(f"{target}: {target.stat().st_size / 1e6:,.0f} MB")
+    return made[0], made[1]
+
+
 def lines(w: generate.Workload) -> int:
     shape = generate.SHAPES[w.shape]
     return generate.n_queries(shape, w.scale) * shape.depth
@@ -608,6 +648,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--bandwidth", type=float, default=DEFAULT_BANDWIDTH)
     parser.add_argument("--model-cores", type=int, default=4, help="cores per executor")
     parser.add_argument("--model-rows", type=int, nargs="*", default=[50_000_000, 1_000_000_000])
+    parser.add_argument(
+        "--input",
+        choices=["trec", "parquet"],
+        default="trec",
+        help="what the Spark processes read: the TREC text (as the streaming engine), or a "
+        "Parquet copy of it made block by block in --parquet-dir",
+    )
+    parser.add_argument("--parquet-dir", type=Path, default=Path("/tmp/rankmeter-spark-bench"))
     parser.add_argument("--timeout", type=float, default=3 * 3600)
     parser.add_argument("--data-dir", type=Path, default=generate.DEFAULT_DATA_DIR)
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
@@ -664,7 +712,10 @@ def main(argv: list[str] | None = None) -> int:
             w = sized_workload(rows, args.data_dir)
             runs: dict[str, list[Measurement]] = {"stream": [], **{m: [] for m in args.masters}}
             request = {"mode": "time", "conf": conf, "buckets": args.buckets}
-            request.update({"qrels": str(w.qrels), "run": str(w.run), "metrics": list(METRICS)})
+            qrels, run = (w.qrels, w.run)
+            if args.input == "parquet":
+                qrels, run = parquet_copy(w, args.parquet_dir)
+            request.update({"qrels": str(qrels), "run": str(run), "metrics": list(METRICS)})
             for rep in range(args.repeat):
                 m = stream_process(w, args.timeout)
                 runs["stream"].append(m)
@@ -698,12 +749,20 @@ def main(argv: list[str] | None = None) -> int:
     if sizes:
         timing, said = timing_lines(sizes, args.masters)
         out += [
-            "### Time: whole processes on the same TREC files",
+            "### Time: whole processes on the same run"
+            + (" (Spark on Parquet)" if args.input == "parquet" else " (TREC files)"),
             "",
             f"Metrics: {', '.join(f'`{m}`' for m in METRICS)}. Each cell is a fresh process "
             f"(median of {args.repeat}): `rankmeter evaluate QRELS RUN --stream -f json`, and "
             "one Spark process per master that starts its session and calls "
-            "`rankmeter.engines.spark.evaluate` (Spark reads the TREC text itself). A Spark "
+            "`rankmeter.engines.spark.evaluate` "
+            + (
+                "(Spark reads the TREC text itself). "
+                if args.input == "trec"
+                else "(Spark reads a Parquet copy of the run and qrels: query_id, doc_id, "
+                "score / relevance; the streaming engine reads the TREC text). "
+            )
+            + "A Spark "
             "process's peak RSS is not shown: most of its memory is the JVM's.",
             "",
             *timing,

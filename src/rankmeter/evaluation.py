@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, overload
 
 from rankmeter._validate import boolean
 from rankmeter.data import Qrels, Run
 from rankmeter.errors import RankmeterError
 from rankmeter.io import as_qrels, as_run, load_runs
-from rankmeter.metrics import DEFAULT_METRICS, Metric, join, parse_metrics
+from rankmeter.metrics import DEFAULT_METRICS, Metric, Ranked, join, parse_metrics
 from rankmeter.results import (
     WRITTEN_DEPTH,
     EvalResult,
@@ -26,7 +27,13 @@ from rankmeter.results import (
     judged_mean,
 )
 
-__all__ = ["check_policies", "evaluate", "resolve_metrics"]
+__all__ = [
+    "QueryValues",
+    "check_policies",
+    "evaluate",
+    "per_query_values",
+    "resolve_metrics",
+]
 
 RunLike = Any
 MetricsLike = str | Metric | Iterable[str | Metric] | None
@@ -217,81 +224,144 @@ def _evaluate_chunks(
     path: Any,
 ) -> EvalResult:
     """:func:`_evaluate_stream` on the chunks of the run file ``path``."""
-    import numpy as np
-
-    rows: list[Any] = []
-    values: dict[str, list[Any]] = {m.label: [] for m in measures}
-    coverage = _Coverage(measures)
+    seen = {"name": name or "run", "source": str(path)}
     ran: list[str] = []
     written = [0, 0]  # queries, rising: see RunFacts
-    source = str(path)
-    run_name = name or "run"
 
-    def collect(ranked: Any) -> None:
-        rows.append(ranked.qrels_rows)
-        for m in measures:
-            values[m.label].append(m.compute(ranked))
-        coverage.add(ranked, values)
+    def named(chunks: Iterable[Run]) -> Iterable[Run]:
+        nonlocal written
+        for chunk in chunks:  # the last chunk read names the run (its tag) and its file
+            seen["name"], seen["source"] = chunk.name, chunk.source
+            # What the warnings need, from the chunks as they pass (RunFacts).
+            ran.extend(chunk.query_ids)
+            written = [
+                a + b for a, b in zip(written, chunk.written_order(WRITTEN_DEPTH), strict=True)
+            ]
+            yield chunk
 
-    for chunk in chunks:
-        run_name, source = chunk.name, chunk.source
-        ran += chunk.query_ids
-        written = [a + b for a, b in zip(written, chunk.written_order(WRITTEN_DEPTH), strict=True)]
-        ranked = join(
-            qrels, chunk, rel=policies.rel, judged_only=policies.judged_only, compact=True
-        )
-        if ranked.n_queries:
-            collect(ranked)
-    seen = np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64)
-    if policies.include_missing:
-        missing = np.setdiff1d(np.arange(qrels.n_queries, dtype=np.int64), seen)
-        if len(missing):
-            collect(join(qrels, None, rel=policies.rel, only=missing))
-    if not rows:
-        raise _no_common_queries(run_name, source, (), qrels)
-    all_rows = np.concatenate(rows)
-    order = np.argsort(all_rows, kind="stable")  # qrels rows are in natural query order
-    merged = {k: np.concatenate(v)[order] for k, v in values.items()}
-    means = {k: m.aggregate(merged[k]) for k, m in zip(merged, measures, strict=True)}
-    query_ids = tuple(str(q) for q in qrels.segment_ids[all_rows[order]])
-    per_query = PerQuery(query_ids, measures, merged)
+    values = per_query_values(qrels, named(chunks), measures, policies)
+    if values.n_queries == 0:
+        raise _no_common_queries(seen["name"], seen["source"], (), qrels)
+    means = {m.label: m.aggregate(values.values[m.label]) for m in measures}
+    query_ids = tuple(str(q) for q in qrels.segment_ids[values.rows])
+    per_query = PerQuery(query_ids, measures, values.values)
+    judged = judged_mean(values.judged, values.num_ret)
     return EvalResult(
-        run_name,
+        seen["name"],
         means,
         per_query,
         policies,
         measures,
-        coverage.mean(),
-        coverage.k,
-        facts=RunFacts.of(source, qrels.query_ids, ran, written),
+        judged,
+        values.judged_k,
+        facts=RunFacts.of(seen["source"], qrels.query_ids, ran, written),
     )
 
 
-class _Coverage:
-    """The run's Judged@k (k: :func:`~rankmeter.results.judged_cutoff` of the metrics), from
-    the same joins as the metrics: reused when it was asked for, else one more kernel."""
+@dataclass(frozen=True)
+class QueryValues:
+    """Every metric's value per query, as :func:`per_query_values` computes them.
 
-    def __init__(self, measures: tuple[Metric, ...]) -> None:
-        from rankmeter.metrics import parse_metric
+    Attributes
+    ----------
+    rows : int64 array
+        The queries, as rows of the qrels (ascending: the qrels' natural query order).
+    values : dict
+        Metric label -> float64 array, one value per query of ``rows``.
+    judged, num_ret : float64 arrays
+        Per query, Judged@``judged_k`` and the number of results (what
+        :func:`~rankmeter.results.judged_mean` averages into the run's Judged@k).
+    judged_k : int
+        The cutoff of ``judged`` (:func:`~rankmeter.results.judged_cutoff` of the metrics).
+    """
 
-        self.k = judged_cutoff(measures)
-        self.metric = parse_metric(f"Judged@{self.k}")
-        self.asked = next((m.label for m in measures if m == self.metric), None)
-        self.values: list[Any] = []
-        self.num_ret: list[Any] = []
+    rows: Any
+    values: dict[str, Any]
+    judged: Any
+    num_ret: Any
+    judged_k: int
 
-    def add(self, ranked: Any, values: Mapping[str, Any]) -> None:
-        """The values of one join (``values``: the metrics' so far; the last is this join's)."""
-        if self.asked is not None:
-            self.values.append(values[self.asked][-1])
-        else:
-            self.values.append(self.metric.compute(ranked))
-        self.num_ret.append(ranked.num_ret)
+    @property
+    def n_queries(self) -> int:
+        """How many queries have values."""
+        return len(self.rows)
 
-    def mean(self) -> float:
-        import numpy as np
 
-        return judged_mean(np.concatenate(self.values), np.concatenate(self.num_ret))
+def per_query_values(
+    qrels: Qrels, runs: Iterable[Run], measures: tuple[Metric, ...], policies: Policies
+) -> QueryValues:
+    """The per-query work of an evaluation: each part of one run joined with the qrels and
+    scored by the metric kernels, then (under ``include_missing``) the judged queries no part
+    had, scored as empty rankings; the values merged in the qrels' query order.
+
+    The streaming engine calls it with a run file's chunks, the Spark engine
+    (:mod:`rankmeter.engines.spark`) with one bucket's run and qrels; each part must hold
+    whole queries, every query in one part only.
+
+    Parameters
+    ----------
+    qrels : Qrels
+    runs : iterable of Run
+        The parts of one run (an empty iterable: no results at all).
+    measures : the metrics (:func:`resolve_metrics`)
+    policies : Policies (:func:`check_policies`; ``ties`` was applied when the parts were read)
+
+    Returns
+    -------
+    QueryValues
+        No queries when no part shares a query with the qrels and ``include_missing`` is off.
+
+    Examples
+    --------
+    >>> from rankmeter.io import as_qrels, as_run
+    >>> qrels = as_qrels({"1": {"a": 1}, "2": {"b": 1}, "3": {"c": 1}})
+    >>> parts = [as_run({"2": {"b": 1.0}}), as_run({"1": {"x": 2.0, "a": 1.0}})]
+    >>> got = per_query_values(qrels, parts, resolve_metrics("RR"), check_policies())
+    >>> got.rows.tolist(), got.values["RR"].tolist()
+    ([0, 1], [0.5, 1.0])
+    >>> missing = check_policies(include_missing=True)
+    >>> per_query_values(qrels, parts, resolve_metrics("RR"), missing).values["RR"].tolist()
+    [0.5, 1.0, 0.0]
+    """
+    import numpy as np
+
+    judged_k, judged_metric, asked = _judged_metric(measures)
+    rows: list[Any] = []
+    values: dict[str, list[Any]] = {m.label: [] for m in measures}
+    judged: list[Any] = []
+    num_ret: list[Any] = []
+
+    def collect(ranked: Ranked) -> None:
+        rows.append(ranked.qrels_rows)
+        for m in measures:
+            values[m.label].append(m.compute(ranked))
+        # Judged@k from the same join: the metric's values when it was asked for.
+        judged.append(values[asked][-1] if asked is not None else judged_metric.compute(ranked))
+        num_ret.append(ranked.num_ret)
+
+    for run in runs:
+        ranked = join(qrels, run, rel=policies.rel, judged_only=policies.judged_only, compact=True)
+        if ranked.n_queries:
+            collect(ranked)
+    if policies.include_missing:
+        seen = np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64)
+        missing = np.setdiff1d(np.arange(qrels.n_queries, dtype=np.int64), seen)
+        if len(missing):
+            collect(join(qrels, None, rel=policies.rel, only=missing))
+    if not rows:
+        empty = np.zeros(0, dtype=np.float64)
+        return QueryValues(
+            np.zeros(0, dtype=np.int64), {m.label: empty for m in measures}, empty, empty, judged_k
+        )
+    all_rows = np.concatenate(rows)
+    order = np.argsort(all_rows, kind="stable")  # qrels rows are in natural query order
+    return QueryValues(
+        all_rows[order],
+        {k: np.concatenate(v)[order] for k, v in values.items()},
+        np.concatenate(judged)[order].astype(np.float64),
+        np.concatenate(num_ret)[order].astype(np.float64),
+        judged_k,
+    )
 
 
 def resolve_metrics(metrics: MetricsLike) -> tuple[Metric, ...]:
@@ -347,18 +417,29 @@ def _evaluate_one(
     values = {m.label: m.compute(ranked) for m in measures}
     means = {name: m.aggregate(values[name]) for name, m in zip(values, measures, strict=True)}
     per_query = PerQuery(tuple(str(q) for q in ranked.query_ids), measures, values)
-    coverage = _Coverage(measures)
-    coverage.add(ranked, {k: [v] for k, v in values.items()})
+    judged_k, judged_metric, asked = _judged_metric(measures)
+    judged = values[asked] if asked is not None else judged_metric.compute(ranked)
+    coverage = judged_mean(judged, ranked.num_ret)
     return EvalResult(
         run.name,
         means,
         per_query,
         policies,
         measures,
-        coverage.mean(),
-        coverage.k,
+        coverage,
+        judged_k,
         facts=RunFacts.of_run(qrels.query_ids, run),
     )
+
+
+def _judged_metric(measures: tuple[Metric, ...]) -> tuple[int, Metric, str | None]:
+    """The run's Judged@k (k: :func:`~rankmeter.results.judged_cutoff` of the metrics): k, the
+    metric, and the label it was asked for by (its values are then reused), else None."""
+    from rankmeter.metrics import parse_metric
+
+    judged_k = judged_cutoff(measures)
+    metric = parse_metric(f"Judged@{judged_k}")
+    return judged_k, metric, next((m.label for m in measures if m == metric), None)
 
 
 def _no_common_queries(

@@ -40,7 +40,7 @@ def test_the_fast_options_are_the_commands_own() -> None:
     for flag, name in _fast.VALUED.items():
         param = params[flag]
         assert param.name == name and not param.is_flag, flag
-        assert param.multiple == (name == "metric"), flag
+        assert param.multiple == (name in _fast.REPEATED), flag
     for flag, (name, value) in _fast.FLAGS.items():
         param = params[flag]
         assert param.name == name and param.is_flag, flag
@@ -115,6 +115,9 @@ LINES: list[list[str]] = [
     ["-m", "P@x", "-f", "json"],  # a bad metric: exit 2
     ["-m", "AP", "-f", "json", "MISSING"],  # a missing run: exit 1
     ["-f", "json", "-o", "NO_DIR/out.json"],  # an output that cannot be written: before any work
+    ["--engine", "process", "-f", "json"],
+    ["--spark-master", "local[4]"],  # a Spark setting without --engine spark: exit 2
+    ["--engine=spark", "--spark-conf", "no-value", "--spark-conf", "a=b"],  # before Spark starts
 ]
 
 

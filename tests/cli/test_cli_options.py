@@ -49,6 +49,19 @@ def test_shared_options_have_one_declaration() -> None:
     # ab's --metric names an online A/B metric (ctr, success, ...; issue 12 asks for the name),
     # not an evaluation metric of the grammar.
     found["ab"].pop("--metric")
+    # evaluate's and compare's --engine says where the per-query values are computed (process
+    # or spark, issue 15), not where a search log is read (duckdb or spark): one declaration
+    # of its own, shared by the two.
+    evaluation_engines = {
+        (tuple(p.opts), p.help, tuple(c.value for c in p.type_descriptor.annotation))
+        if hasattr(p, "type_descriptor")
+        else (tuple(p.opts), p.help, tuple(p.type.choices))
+        for p in (found[name].pop("--engine") for name in ("evaluate", "compare"))
+    }
+    assert len(evaluation_engines) == 1 and next(iter(evaluation_engines))[2] == (
+        "process",
+        "spark",
+    )
     for flag in shared:
         declared = {
             (tuple(p.opts), tuple(p.secondary_opts), p.help)

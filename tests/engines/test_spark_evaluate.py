@@ -144,5 +144,15 @@ def test_bad_input_is_one_line(spark_backend: Any, tmp_path: Path) -> None:
     other.write_text("9 Q0 a 1 2.0 r\n")
     with pytest.raises(PolicyError, match=r"no query in common"):
         evaluate(session, str(qrels), str(other))
+    # Files of a list that share a tag are named by their files, as in process; a name a
+    # DataFrame's run column holds cannot be renamed, so a clash with it is refused.
+    good = tmp_path / "good.run"
+    good.write_text("1 Q0 b 1 2.0 r\n2 Q0 a 1 1.0 r\n")
+    got = evaluate(session, str(qrels), [str(good), str(other)], include_missing=True)
+    assert list(got) == [str(good), str(other)]
+    assert list(got) == list(rankmeter.evaluate(qrels, [good, other], include_missing=True))
+    named = session.createDataFrame(
+        [("r", "1", "a", 1.0)], "run string, query_id string, doc_id string, score double"
+    )
     with pytest.raises(PolicyError, match=r"two runs are named 'r'"):
-        evaluate(session, str(qrels), [str(other), str(twice)])
+        evaluate(session, str(qrels), [named, str(good)])

@@ -55,6 +55,43 @@ EngineOption = Annotated[
 ]
 
 
+class EvalEngine(str, Enum):
+    """Where evaluate and compare compute the per-query values (the fast start of evaluate
+    reads them as EVAL_ENGINES: a test keeps the two equal)."""
+
+    process = "process"
+    spark = "spark"
+
+
+EvalEngineOption = Annotated[
+    EvalEngine,
+    typer.Option(
+        "--engine",
+        help="Where the per-query values are computed: process (here, default) or spark "
+        "(the same kernels on Spark, per bucket of queries; needs the [spark] extra and Java "
+        "17; Spark reads TREC text or Parquet). The numbers are the same.",
+    ),
+]
+SparkMasterOption = Annotated[
+    str | None,
+    typer.Option(
+        "--spark-master",
+        metavar="URL",
+        help="With --engine spark: the master, e.g. local[4], spark://host:7077, yarn "
+        "(default local[2]).",
+    ),
+]
+SparkConfOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--spark-conf",
+        metavar="KEY=VALUE",
+        help="With --engine spark, repeatable: a Spark setting, e.g. "
+        "spark.sql.shuffle.partitions=64.",
+    ),
+]
+
+
 ExperimentOption = Annotated[
     str | None,
     typer.Option(

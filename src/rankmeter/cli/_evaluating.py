@@ -5,7 +5,7 @@ their parsers read."""
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import Any, cast
 
 from rankmeter.cli._output import emit, render_rich
 from rankmeter.cli._progress import Steps
@@ -13,6 +13,86 @@ from rankmeter.cli._warnings import print_data_warnings
 
 #: The output formats of ``--format``.
 OUTPUT_FORMATS = ("table", "json", "tsv", "trec")
+#: The choices of ``--engine`` (evaluate's and compare's).
+EVAL_ENGINES = ("process", "spark")
+#: The input formats Spark reads itself (rankmeter.engines.spark).
+SPARK_FORMATS = ("trec", "parquet")
+
+
+def spark_backend(engine: str, master: str | None, conf: list[str] | None) -> Any:
+    """The Spark backend ``--engine spark`` runs on (started once per process, shared), or
+    None for the in-process engine; ``--spark-master`` and ``--spark-conf`` are checked first."""
+    from rankmeter.errors import PolicyError
+
+    if engine != "spark":
+        if master is not None or conf:
+            option = "--spark-master" if master is not None else "--spark-conf"
+            raise PolicyError(f"{option} is a setting of --engine spark, not of --engine {engine}")
+        return None
+    settings: dict[str, str] = {}
+    for item in conf or []:
+        key, equals, value = item.partition("=")
+        if not equals or not key.strip():
+            raise PolicyError(
+                f"--spark-conf takes KEY=VALUE (e.g. spark.sql.shuffle.partitions=64), got {item!r}"
+            )
+        settings[key.strip()] = value
+    from rankmeter.engines import connect
+
+    return connect("spark", spark_master=master, spark_conf=settings or None)
+
+
+def check_spark_inputs(
+    inputs: list[str], qrels_format: str | None = None, run_format: str | None = None
+) -> None:
+    """What Spark cannot read is refused before it starts: stdin, and formats other than TREC
+    text and Parquet (which Spark tells apart by the name: .parquet, .pq or a folder)."""
+    from rankmeter.errors import PolicyError
+
+    if "-" in inputs:
+        raise PolicyError("--engine spark reads files (Spark reads them itself), not stdin ('-')")
+    for option, given in (("--qrels-format", qrels_format), ("--run-format", run_format)):
+        if given is not None and given not in SPARK_FORMATS:
+            raise PolicyError(
+                f"--engine spark reads TREC text and Parquet, not {option} {given}: convert the "
+                "file, or use --engine process"
+            )
+
+
+def spark_for(engine: str, master: str | None, conf: list[str] | None, inputs: list[str]) -> Any:
+    """:func:`spark_backend` for a command that reads ``inputs`` (checked first: Spark reads
+    files, not stdin)."""
+    if engine == "spark":
+        check_spark_inputs(inputs)
+    return spark_backend(engine, master, conf)
+
+
+def spark_values(
+    backend: Any,
+    qrels: str,
+    runs: dict[str, str],
+    metrics: list[str],
+    *,
+    rel: float,
+    judged_only: bool,
+    ties: str,
+) -> Any:
+    """compare's per-query values computed on Spark (``runs``: name -> file), every judged
+    query included (compare scores a run's missing query 0); None without a backend."""
+    if backend is None:
+        return None
+    from rankmeter.engines.spark import evaluate as evaluate_on_spark
+
+    return evaluate_on_spark(
+        backend,
+        qrels,
+        runs,
+        metrics,
+        rel=rel,
+        include_missing=True,
+        judged_only=judged_only,
+        ties=ties,
+    )
 
 
 def evaluate_files(
@@ -33,22 +113,15 @@ def evaluate_files(
     stream: bool | None,
     quiet: bool,
     judged_below: float = 0.9,
+    engine: str = "process",
+    spark_master: str | None = None,
+    spark_conf: list[str] | None = None,
 ) -> None:
     """Evaluate run files against a qrels file and write the results (see ``rankmeter
     evaluate --help`` for what each value means)."""
     from rankmeter.errors import PolicyError
-    from rankmeter.evaluation import evaluate as run_evaluation
-    from rankmeter.io import read_qrels, read_run
     from rankmeter.metrics import DEFAULT_METRICS, parse_metrics
     from rankmeter.metrics.goals import get_goal
-    from rankmeter.report import terminal_safe
-    from rankmeter.report.evaluation import (
-        judged_warnings,
-        render_json,
-        render_table,
-        render_trec,
-        render_tsv,
-    )
     from rankmeter.results import EvalResults, check_judged_below
 
     if [qrels, *runs].count("-") > 1:
@@ -57,6 +130,65 @@ def evaluate_files(
     chosen = get_goal(goal) if goal is not None else None
     goal_metrics = [m.metric for m in chosen.metrics] if chosen else []
     measures = parse_metrics([*(metric or []), *goal_metrics] or DEFAULT_METRICS)
+    if engine == "spark":
+        if stream is not None:
+            raise PolicyError("--stream/--no-stream are settings of --engine process")
+        check_spark_inputs([qrels, *runs], qrels_format, run_format)
+    backend = spark_backend(engine, spark_master, spark_conf)
+    if backend is not None:
+        from rankmeter.engines.spark import evaluate as evaluate_on_spark
+
+        with Steps(total=1, enabled=False if quiet else None) as steps:
+            steps.start(f"evaluating {len(runs)} run(s) on Spark")
+            on_spark = evaluate_on_spark(
+                backend,
+                qrels,
+                list(runs),
+                measures,
+                rel=rel,
+                include_missing=include_missing,
+                judged_only=judged_only,
+                ties=ties,
+            )
+        # A list of runs gives EvalResults, named apart as the in-process engine names them.
+        results = EvalResults.named(list(cast(EvalResults, on_spark).results), list(runs))
+    else:
+        results = _evaluate_here(
+            qrels,
+            runs,
+            measures,
+            rel,
+            include_missing,
+            judged_only,
+            ties,
+            qrels_format,
+            run_format,
+            stream,
+            quiet,
+        )
+    _write(results, runs, per_query, output_format, output, judged_below, chosen, quiet)
+    print_data_warnings(results, quiet=quiet, run_format=run_format)
+
+
+def _evaluate_here(
+    qrels: str,
+    runs: list[str],
+    measures: Any,
+    rel: float,
+    include_missing: bool,
+    judged_only: bool,
+    ties: str,
+    qrels_format: str | None,
+    run_format: str | None,
+    stream: bool | None,
+    quiet: bool,
+) -> Any:
+    """The in-process engine: the qrels read once, each run streamed or read whole."""
+    from rankmeter.errors import PolicyError
+    from rankmeter.evaluation import evaluate as run_evaluation
+    from rankmeter.io import read_qrels, read_run
+    from rankmeter.results import EvalResults
+
     with Steps(total=len(runs) + 1, enabled=False if quiet else None) as steps:
         steps.start(f"reading {qrels}")
         loaded_qrels = read_qrels(qrels, format=qrels_format)
@@ -84,7 +216,29 @@ def evaluate_files(
             else:
                 loaded = read_run(path, format=run_format, ties=ties)
                 evaluated.append(run_with(loaded, False))
-        results = EvalResults.named(evaluated, list(runs))
+        return EvalResults.named(evaluated, list(runs))
+
+
+def _write(
+    results: Any,
+    runs: list[str],
+    per_query: bool,
+    output_format: str,
+    output: str | None,
+    judged_below: float,
+    chosen: Any,
+    quiet: bool,
+) -> None:
+    """The results in ``output_format``, to ``output`` (stdout when None)."""
+    from rankmeter.report import terminal_safe
+    from rankmeter.report.evaluation import (
+        judged_warnings,
+        render_json,
+        render_table,
+        render_trec,
+        render_tsv,
+    )
+
     listed = list(results.results)
     if output_format == "json":
         json = render_json(
@@ -104,4 +258,3 @@ def evaluate_files(
     else:
         table = render_table(listed, per_query=per_query, goal=chosen, judged_below=judged_below)
         render_rich(table, output)
-    print_data_warnings(results, quiet=quiet, run_format=run_format)

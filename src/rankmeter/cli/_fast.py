@@ -16,7 +16,7 @@ import os
 import re
 from typing import Any
 
-from rankmeter.cli._evaluating import OUTPUT_FORMATS
+from rankmeter.cli._evaluating import EVAL_ENGINES, OUTPUT_FORMATS
 
 #: Options that take a value: flag -> the parameter it sets.
 VALUED = {
@@ -30,7 +30,12 @@ VALUED = {
     "-o": "output",
     "--output": "output",
     "--judged-below": "judged_below",
+    "--engine": "engine",
+    "--spark-master": "spark_master",
+    "--spark-conf": "spark_conf",
 }
+#: Options that may be given several times (their values are collected in order).
+REPEATED = ("metric", "spark_conf")
 #: Flags: flag -> (the parameter it sets, the value).
 FLAGS = {
     "-c": ("include_missing", True),
@@ -44,7 +49,11 @@ FLAGS = {
     "--quiet": ("quiet", True),
 }
 #: The values a choice takes (as the command's enums spell them).
-CHOICES = {"output_format": OUTPUT_FORMATS, "ties": ("trec_eval", "input")}
+CHOICES = {
+    "output_format": OUTPUT_FORMATS,
+    "ties": ("trec_eval", "input"),
+    "engine": EVAL_ENGINES,
+}
 #: A grade for --rel written plainly (Typer reads other spellings its own way).
 _NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
 
@@ -69,6 +78,9 @@ def evaluate_args(argv: list[str]) -> dict[str, Any] | None:
         "stream": None,
         "quiet": False,
         "judged_below": 0.9,
+        "engine": "process",
+        "spark_master": None,
+        "spark_conf": None,
     }
     given: set[str] = set()
     positional: list[str] = []
@@ -95,8 +107,8 @@ def evaluate_args(argv: list[str]) -> dict[str, Any] | None:
         name = VALUED[flag]
         if text.startswith("-") and text != "-":
             return None  # Click may read it as an option: let it say what it means
-        if name == "metric":
-            values["metric"] = [*(values["metric"] or []), text]
+        if name in REPEATED:
+            values[name] = [*(values[name] or []), text]
             continue
         if name in given:
             return None  # (Click keeps the last; Typer says nothing)

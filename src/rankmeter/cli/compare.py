@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from rankmeter.cli._common import (
+    EvalEngine,
+    EvalEngineOption,
     GoalCommand,
     GoalOption,
     JudgedBelowOption,
@@ -18,11 +20,14 @@ from rankmeter.cli._common import (
     QrelsArgument,
     QuietOption,
     RelOption,
+    SparkConfOption,
+    SparkMasterOption,
     Ties,
     TiesOption,
     emit,
     render_rich,
 )
+from rankmeter.cli._evaluating import spark_for, spark_values
 from rankmeter.cli._progress import Steps
 from rankmeter.cli._warnings import print_data_warnings
 
@@ -164,11 +169,15 @@ def compare(
         ),
     ] = None,
     quiet: QuietOption = False,
+    engine: EvalEngineOption = EvalEngine.process,
+    spark_master: SparkMasterOption = None,
+    spark_conf: SparkConfOption = None,
 ) -> None:
     """Compare runs with a baseline: differences, intervals, paired tests, failures, segments.
 
     Default metrics: nDCG@10 P@10 R@100 RR AP. -q adds every query's values to the JSON. A
-    run whose Judged@k is below --judged-below gets a warning in every format.
+    run whose Judged@k is below --judged-below gets a warning in every format. With --engine
+    spark the per-query values are computed on Spark, the statistics here.
 
     Exit status: 0, or with --fail-on regression exit 3 when the gate fails (1 = bad data,
     2 = usage error).
@@ -199,6 +208,7 @@ def compare(
     chosen = get_goal(goal) if goal is not None else None
     goal_metrics = [m.metric for m in chosen.metrics] if chosen else []
     names = list(dict.fromkeys([*(metric or []), *goal_metrics])) or list(DEFAULT_METRICS)
+    spark = spark_for(engine.value, spark_master, spark_conf, [qrels, *runs])
     with Steps(total=len(runs) + 2, enabled=False if quiet else None) as steps:
         steps.start(f"reading {qrels}")
         loaded_qrels = read_qrels(qrels)
@@ -208,6 +218,15 @@ def compare(
             loaded.append(read_run(path, ties=ties.value))
         named = _name_runs(loaded, runs)
         base = None if baseline is None else _baseline_name(baseline, named, runs)
+        values = spark_values(
+            spark,
+            qrels,
+            dict(zip(named, runs, strict=True)),
+            names,
+            rel=rel,
+            judged_only=judged_only,
+            ties=ties.value,
+        )
         steps.start("comparing")
         result = run_comparison(
             loaded_qrels,
@@ -231,6 +250,7 @@ def compare(
             ties=ties.value,
             include_missing=include_missing,
             simultaneous=simultaneous,
+            values=values,
         )
     below = judged_below
     if output_format is CompareFormat.json:

@@ -8,6 +8,8 @@ from typing import Annotated
 import typer
 
 from rankmeter.cli._common import (
+    EvalEngine,
+    EvalEngineOption,
     GoalCommand,
     GoalOption,
     JudgedBelowOption,
@@ -20,6 +22,8 @@ from rankmeter.cli._common import (
     QuietOption,
     RelOption,
     RunFormatOption,
+    SparkConfOption,
+    SparkMasterOption,
     Ties,
     TiesOption,
 )
@@ -70,12 +74,16 @@ def evaluate(
     ] = None,
     judged_below: JudgedBelowOption = 0.9,
     quiet: QuietOption = False,
+    engine: EvalEngineOption = EvalEngine.process,
+    spark_master: SparkMasterOption = None,
+    spark_conf: SparkConfOption = None,
 ) -> None:
     """Evaluate runs against qrels with trec_eval's semantics.
 
     Default metrics: nDCG@10 P@10 R@100 RR AP. With --goal, the table format ends with the
     reasons for the goal's metrics. A run whose Judged@k is below --judged-below gets a
-    warning: under the table, in the JSON ("warnings"), on stderr for tsv and trec.
+    warning: under the table, in the JSON ("warnings"), on stderr for tsv and trec. With
+    --engine spark the per-query values are computed on Spark (docs/spark.md): the same numbers.
     """
     evaluate_files(
         qrels,
@@ -94,6 +102,9 @@ def evaluate(
         stream=stream,
         judged_below=judged_below,
         quiet=quiet,
+        engine=engine.value,
+        spark_master=spark_master,
+        spark_conf=spark_conf,
     )
 
 

@@ -50,6 +50,7 @@ def compare(
     ties: str = "trec_eval",
     include_missing: bool = True,
     simultaneous: bool = False,
+    values: Mapping[str, Any] | None = None,
 ) -> Comparison:
     """Compare systems with a baseline on the same queries, with honest statistics.
 
@@ -84,6 +85,12 @@ def compare(
         changes another pair's n, means, p-value or interval. False: only the judged queries
         that at least one of the compared systems returned results for (the set then moves
         with the systems compared).
+    values : mapping, optional
+        The per-query values computed elsewhere, e.g. on Spark: ``{run name: EvalResult}``
+        (an :class:`~rankmeter.EvalResults`, such as ``rankmeter.engines.spark.evaluate``
+        gives with ``include_missing=True`` and the same policies), holding every metric and
+        every compared query. The statistics use them instead of the in-process kernels'
+        values; the failure lists, curves and explanations still join the runs here.
 
     Either way a system without results for a compared query scores 0 on it, so systems are
     always paired on the same queries and a system cannot gain by skipping hard ones; such
@@ -199,7 +206,11 @@ def compare(
     # Read before the resampling, so that a file that belongs elsewhere fails at once.
     segment_table = load_segments(segments)
     notes += segment_coverage(segment_table, compared.ids, segments)
-    scores = {m.label: {n: m.compute(ranked[n]) for n in order} for m in measures}
+    scores = (
+        {m.label: {n: m.compute(ranked[n]) for n in order} for m in measures}
+        if values is None
+        else _given_scores(values, order, measures, compared.ids)
+    )
     metric_names = tuple(m.label for m in measures)
     judged_k, judged = _judged(measures, scores, ranked)
 
@@ -253,6 +264,37 @@ def compare(
         cautions=tuple(cautions),
         facts={n: RunFacts.of_run(loaded_qrels.query_ids, by_name[n]) for n in order},
     )
+
+
+def _given_scores(
+    values: Mapping[str, Any], order: list[str], measures: tuple[Metric, ...], ids: Any
+) -> dict[str, dict[str, Any]]:
+    """``values`` (run name -> EvalResult) as compare's scores: metric -> run -> the values
+    of the compared queries ``ids``, in their order."""
+    import numpy as np
+
+    scores: dict[str, dict[str, Any]] = {m.label: {} for m in measures}
+    for name in order:
+        if name not in values:
+            raise PolicyError(
+                f"values has no run {name!r} (it has {', '.join(map(str, values)) or 'none'})"
+            )
+        per_query = values[name].per_query
+        position = {q: i for i, q in enumerate(per_query.query_ids)}
+        absent = [q for q in ids if q not in position]
+        if absent:
+            raise PolicyError(
+                f"values of run {name!r} lack {len(absent)} compared queries (e.g. "
+                f"{absent[0]!r}): compute them with include_missing=True"
+            )
+        rows = np.fromiter((position[q] for q in ids), dtype=np.int64, count=len(ids))
+        for m in measures:
+            try:
+                given = per_query[m.label]
+            except KeyError:
+                raise PolicyError(f"values of run {name!r} lack the metric {m.label}") from None
+            scores[m.label][name] = np.asarray(given, dtype=np.float64)[rows]
+    return scores
 
 
 #: The power a compare report's "detectable difference" is stated at.

@@ -57,7 +57,9 @@ def evaluate(
         (``qid iter docid grade``).
     run : DataFrame with columns query_id, doc_id, score (and ``run``, naming several runs);
         a Parquet path with those columns; a TREC run text file (``qid Q0 docid rank score
-        tag``, named by its first line's tag); or a list of such, or a dict ``{name: run}``.
+        tag``, named by its first line's tag); or a list of such (runs that share a name
+        are told apart by their files, as :func:`rankmeter.evaluate` tells them apart), or a
+        dict ``{name: run}``.
     metrics, rel, include_missing, judged_only
         As :func:`rankmeter.evaluate`.
     ties : {"trec_eval"}
@@ -81,7 +83,8 @@ def evaluate(
         keeps no line numbers), or what the in-process readers refuse in a bucket (e.g. a
         document twice in one query).
     PolicyError
-        A bad policy, ``ties="input"``, or no query in common with the qrels.
+        A bad policy, ``ties="input"``, no query in common with the qrels, or a name that
+        a ``run`` column holds given again by another run.
     """
     from rankmeter._validate import integer
     from rankmeter.evaluation import check_policies, resolve_metrics
@@ -233,7 +236,8 @@ def _run_frames(
     if isinstance(run, (list, tuple)):
         if name is not None:
             raise PolicyError("name names a single run; give a dict {name: run} for several")
-        return [(*_run_frame(session, r, None, keep_names=True), _shown(r)) for r in run], True
+        given = [(*_run_frame(session, r, None, keep_names=True), _shown(r)) for r in run]
+        return _named_apart(given), True
     return [(*_run_frame(session, run, name, keep_names=True), _shown(run))], False
 
 
@@ -284,6 +288,26 @@ def _run_frame(
     return frame, name
 
 
+def _named_apart(
+    runs: list[tuple[Any, str | None, str]],
+) -> list[tuple[Any, str | None, str]]:
+    """Runs of a list that share a name (their TREC tag) told apart as the in-process engine
+    tells them apart (:func:`rankmeter.data.run.unique_names`: by their files); a run whose
+    ``run`` column names several keeps its names (a clash is then refused by :func:`_sources`)."""
+    from pyspark.sql import functions as F
+
+    from rankmeter.data.run import unique_names
+
+    known = [name for _, name, _ in runs]
+    if any(name is None for name in known):
+        return runs
+    names = unique_names([str(n) for n in known], [source for _, _, source in runs])
+    return [
+        (frame if new == old else frame.withColumn("run", F.lit(new)), new, source)
+        for (frame, old, source), new in zip(runs, names, strict=True)
+    ]
+
+
 def _sources(runs: Iterable[tuple[Any, str | None, str]]) -> dict[str, str]:
     """``"run NAME"`` -> how errors name that run, for the run names in the order given (a
     frame's own names sorted); two runs given apart must not share a name (their rows would
@@ -319,10 +343,7 @@ def _per_query(
     num_ret), each bucket of queries evaluated in one task."""
     from pyspark.sql import functions as F
 
-    from rankmeter.results import judged_cutoff
-
     labels = [m.label for m in measures]
-    judged_k = judged_cutoff(measures)
     bucket = F.pmod(F.hash("query_id"), F.lit(buckets)).alias("bucket")
     # Every run meets every bucket of the qrels (a run without rows there still has its
     # judged queries, which score 0 under include_missing).
@@ -334,7 +355,7 @@ def _per_query(
     schema = (
         f"run string, query_id string, {columns}, judged double, num_ret double, {_ERROR} string"
     )
-    task = _BucketTask(labels, judged_k, policies)
+    task = _BucketTask(labels, policies)
 
     def evaluate_bucket(key: Any, run_rows: Any, qrels_rows: Any) -> Any:
         # A plain function: Spark checks the argument count of what it is given.
@@ -356,9 +377,8 @@ class _BucketTask:
     """What a task runs on one (run, bucket): the in-process join and kernels. Picklable (it
     travels to the executors); metrics are re-parsed there from their labels."""
 
-    def __init__(self, labels: list[str], judged_k: int, policies: Any) -> None:
+    def __init__(self, labels: list[str], policies: Any) -> None:
         self.labels = labels
-        self.judged_k = judged_k
         self.policies = policies
 
     def __call__(self, key: Any, run_rows: Any, qrels_rows: Any) -> Any:
@@ -380,60 +400,39 @@ class _BucketTask:
         return pa.table(columns)
 
     def _evaluate(self, name: str, run_rows: Any, qrels_rows: Any) -> Any:
-        import numpy as np
         import pyarrow as pa
 
+        from rankmeter.evaluation import per_query_values
         from rankmeter.io import as_qrels, as_run
-        from rankmeter.metrics import join, parse_metric, parse_metrics
+        from rankmeter.metrics import parse_metrics
 
-        policies = self.policies
-        measures = parse_metrics(self.labels)
-        judged_metric = parse_metric(f"Judged@{self.judged_k}")
         if qrels_rows.num_rows == 0:
             return self._empty()
         try:
             qrels = as_qrels(qrels_rows.select(list(QRELS_COLUMNS)))
         except FormatError as error:
             return self._error(f"FormatError\tqrels\t{error.reason}")
-        parts = []
+        runs = []
         if run_rows.num_rows:
             try:
-                run = as_run(run_rows.select(list(RUN_COLUMNS)), name=name, ties=policies.ties)
+                runs.append(
+                    as_run(run_rows.select(list(RUN_COLUMNS)), name=name, ties=self.policies.ties)
+                )
             except FormatError as error:
                 return self._error(f"FormatError\trun {name}\t{error.reason}")
-            ranked = join(
-                qrels, run, rel=policies.rel, judged_only=policies.judged_only, compact=True
-            )
-            if ranked.n_queries:
-                parts.append(ranked)
-        if policies.include_missing:
-            seen = (
-                np.concatenate([p.qrels_rows for p in parts])
-                if parts
-                else np.zeros(0, dtype=np.int64)
-            )
-            missing = np.setdiff1d(np.arange(qrels.n_queries, dtype=np.int64), seen)
-            if len(missing):
-                parts.append(join(qrels, None, rel=policies.rel, only=missing))
-        if not parts:
+        # The in-process per-query work, on this bucket: the join, include_missing, the kernels.
+        values = per_query_values(qrels, runs, parse_metrics(self.labels), self.policies)
+        if not values.n_queries:
             return self._empty()
         columns: dict[str, Any] = {
-            "run": pa.array([name] * sum(p.n_queries for p in parts), pa.string()),
-            "query_id": pa.array(
-                [str(q) for p in parts for q in qrels.segment_ids[p.qrels_rows]], pa.string()
-            ),
+            "run": pa.array([name] * values.n_queries, pa.string()),
+            "query_id": pa.array([str(q) for q in qrels.segment_ids[values.rows]], pa.string()),
         }
-        for i, metric in enumerate(measures):
-            columns[f"m{i}"] = pa.array(
-                np.concatenate([metric.compute(p) for p in parts]).astype(np.float64)
-            )
-        columns["judged"] = pa.array(
-            np.concatenate([judged_metric.compute(p) for p in parts]).astype(np.float64)
-        )
-        columns["num_ret"] = pa.array(
-            np.concatenate([np.asarray(p.num_ret) for p in parts]).astype(np.float64)
-        )
-        columns[_ERROR] = pa.array([None] * len(columns["run"]), pa.string())
+        for i, label in enumerate(self.labels):
+            columns[f"m{i}"] = pa.array(values.values[label], pa.float64())
+        columns["judged"] = pa.array(values.judged, pa.float64())
+        columns["num_ret"] = pa.array(values.num_ret, pa.float64())
+        columns[_ERROR] = pa.array([None] * values.n_queries, pa.string())
         return pa.table(columns)
 
     def _empty(self) -> Any:

@@ -1,0 +1,115 @@
+"""``rankmeter evaluate|compare --engine spark``: the per-query values computed on Spark give
+the output of the in-process engine, byte for byte; what Spark cannot do is one error line,
+before any session starts. The Spark tests share the test run's one local[2] session."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rankmeter.cli import _fast
+
+from ._cli_support import CLI, NO_JUDGED_WARNING, run_process
+
+SPARK = ("--engine", "spark")
+
+
+@pytest.mark.spark
+def test_evaluate_on_spark_prints_what_the_default_engine_prints(
+    cli: CLI, files: dict[str, Path], tmp_path: Path, spark_backend: Any
+) -> None:
+    # Both sample runs share a tag with a copy of one of them: the names are told apart by
+    # their files, as in process.
+    twin = tmp_path / "twin.run"
+    twin.write_text(files["a"].read_text())
+    args = ["evaluate", files["qrels"], files["a"], files["b"], twin, "-m", "nDCG@10"]
+    args += ["-m", "P(rel=2)@2", "-m", "AP", "-m", "RR", "-m", "R@100", "-m", "num_ret"]
+    for options in (
+        ["-f", "json", "-q", "-c"],
+        ["-f", "tsv", "-q", "-J", "--rel", "2", *NO_JUDGED_WARNING],
+        ["-c"],  # the table, with its Judged@k warnings
+    ):
+        here = cli(*args, *options)
+        on_spark = cli(*args, *options, *SPARK, "--spark-master", "local[2]")
+        assert here.code == 0, here.err
+        assert (on_spark.code, on_spark.out, on_spark.err) == (here.code, here.out, here.err)
+    names = [r["run"] for r in json.loads(cli(*args, "-f", "json", *SPARK).out)]
+    assert names == [str(files["a"]), "dense", str(twin)]
+
+
+@pytest.mark.spark
+def test_compare_on_spark_prints_what_the_default_engine_prints(
+    cli: CLI, files: dict[str, Path], spark_backend: Any
+) -> None:
+    args = ["compare", files["qrels"], files["a"], files["b"], "-m", "AP", "-m", "P@2"]
+    args += ["--resamples", "2000", "-f", "json", "-q"]
+    here = cli(*args)
+    on_spark = cli(*args, *SPARK)
+    assert here.code == 0, here.err
+    assert (on_spark.code, on_spark.out, on_spark.err) == (here.code, here.out, here.err)
+    answered = cli(*args, "--answered-only", "--rel", "2", "-f", "markdown")
+    assert cli(*args, "--answered-only", "--rel", "2", "-f", "markdown", *SPARK) == answered
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--spark-master", "local[4]"], r"--spark-master is a setting of --engine spark, not"),
+        (["--spark-conf", "a=b"], r"--spark-conf is a setting of --engine spark, not of"),
+        ([*SPARK, "--spark-conf", "no-value"], r"--spark-conf takes KEY=VALUE.*'no-value'"),
+        ([*SPARK, "--stream"], r"--stream/--no-stream are settings of --engine process"),
+        ([*SPARK, "--run-format", "csv"], r"TREC text and Parquet, not --run-format csv"),
+    ],
+)
+def test_what_spark_cannot_do_is_one_line(
+    cli: CLI, files: dict[str, Path], options: list[str], message: str
+) -> None:
+    import re
+
+    got = cli("evaluate", files["qrels"], files["a"], *options).assert_one_error_line(2)
+    assert re.search(message, got), got
+
+
+def test_spark_reads_no_stdin(cli: CLI, files: dict[str, Path]) -> None:
+    for command in (["evaluate", "-", files["a"]], ["compare", files["qrels"], files["a"], "-"]):
+        got = cli(*command, *SPARK).assert_one_error_line(2)
+        assert got == "--engine spark reads files (Spark reads them itself), not stdin ('-')"
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a POSIX PATH")
+def test_without_pyspark_or_java_one_line_names_the_extra(
+    files: dict[str, Path], tmp_path: Path
+) -> None:
+    # A pyspark that cannot be imported, placed before the real one on the path.
+    stub = tmp_path / "stub" / "pyspark"
+    stub.mkdir(parents=True)
+    (stub / "__init__.py").write_text("raise ImportError('No module named pyspark')\n")
+    import os
+
+    path = os.pathsep.join([str(stub.parent), os.environ.get("PYTHONPATH", "")])
+    args = ["evaluate", files["qrels"], files["a"], *SPARK]
+    got = run_process(args, env={"PYTHONPATH": path}).assert_one_error_line(2)
+    assert "needs the [spark] extra: pip install 'rankmeter[spark]'" in got, got
+    got = run_process(
+        ["compare", files["qrels"], files["a"], files["b"], *SPARK], env={"PYTHONPATH": path}
+    ).assert_one_error_line(2)
+    assert "[spark] extra" in got, got
+    no_java = {"PATH": str(tmp_path / "empty"), "JAVA_HOME": ""}
+    got = run_process(args, env=no_java).assert_one_error_line(2)
+    assert "needs Java 17" in got, got
+
+
+def test_the_fast_start_reads_the_engine_options() -> None:
+    values = _fast.evaluate_args(
+        [
+            *["evaluate", "q", "r", "--engine", "spark", "--spark-master=local[3]"],
+            *["--spark-conf", "a=1", "--spark-conf", "b=2"],
+        ]
+    )
+    assert values is not None and values["engine"] == "spark"
+    assert values["spark_master"] == "local[3]" and values["spark_conf"] == ["a=1", "b=2"]
+    assert _fast.evaluate_args(["evaluate", "q", "r", "--engine", "SPARK"]) is None
