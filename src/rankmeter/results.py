@@ -12,6 +12,7 @@ from typing import Any, Generic, TypeVar
 import numpy as np
 import numpy.typing as npt
 
+from rankmeter.data.arrays import import_pandas
 from rankmeter.data.run import unique_names
 from rankmeter.metrics import Metric
 
@@ -192,6 +193,7 @@ class PerQuery:
 
     def to_pandas(self) -> Any:
         """A DataFrame indexed by query id with one column per metric."""
+        import_pandas()
         return self.to_arrow().to_pandas().set_index("query_id")
 
 
@@ -413,8 +415,7 @@ class EvalResults(Mapping[str, EvalResult]):
 
     def to_pandas(self) -> Any:
         """Aggregates as a DataFrame: one row per run, one column per metric."""
-        import pandas as pd
-
+        pd = import_pandas()
         rows = [{"run": r.run, **dict(r.metrics)} for r in self.results]
         return pd.DataFrame(rows).set_index("run")
 
