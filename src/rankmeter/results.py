@@ -25,6 +25,7 @@ __all__ = [
     "PerQuery",
     "Policies",
     "check_judged_below",
+    "check_worst",
     "judged_cutoff",
     "unique_names",
 ]
@@ -174,6 +175,22 @@ class PerQuery:
     def __getitem__(self, metric: str | Metric) -> FloatArray:
         return self.values[metric_key(metric, self.metrics)]
 
+    def worst(self, metric: str | Metric, n: int) -> tuple[tuple[str, float], ...]:
+        """The ``n`` queries with the lowest values of ``metric``, lowest first, as
+        ``(query_id, value)`` pairs; equal values keep the queries' order (``evaluate
+        --worst N``). Fewer when there are fewer queries.
+
+        >>> import rankmeter
+        >>> result = rankmeter.evaluate({"q1": {"a": 1}, "q2": {"a": 1}},
+        ...                             {"q1": {"b": 2.0, "a": 1.0}, "q2": {"a": 1.0}}, "RR")
+        >>> result.per_query.worst("RR", 1)
+        (('q1', 0.5),)
+        """
+        n = check_worst(n)
+        values = self[metric]
+        order = np.argsort(values, kind="stable")[:n]
+        return tuple((self.query_ids[i], float(values[i])) for i in order)
+
     def to_dict(self) -> dict[str, dict[str, float | int]]:
         """``{query_id: {metric: value}}``."""
         columns = [(m.label, m, self.values[m.label]) for m in self.metrics]
@@ -250,6 +267,13 @@ def check_judged_below(value: Any) -> float:
         high=1,
         what="reports warn about a run whose Judged@k is below it; 0: never",
     )
+
+
+def check_worst(value: Any) -> int:
+    """How many of the worst queries to list (``evaluate --worst``), checked: an integer >= 1."""
+    from rankmeter._validate import integer
+
+    return integer("worst", value, low=1, what="how many of the worst queries to list")
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,7 @@ def evaluate_files(
     stream: bool | None,
     quiet: bool,
     judged_below: float = 0.9,
+    worst: int | None = None,
 ) -> None:
     """Evaluate run files against a qrels file and write the results (see ``rankmeter
     evaluate --help`` for what each value means)."""
@@ -48,11 +49,12 @@ def evaluate_files(
         render_trec,
         render_tsv,
     )
-    from rankmeter.results import EvalResults, check_judged_below
+    from rankmeter.results import EvalResults, check_judged_below, check_worst
 
     if [qrels, *runs].count("-") > 1:
         raise PolicyError("only one input can be read from stdin ('-')")
     judged_below = check_judged_below(judged_below)
+    worst = None if worst is None else check_worst(worst)
     chosen = get_goal(goal) if goal is not None else None
     goal_metrics = [m.metric for m in chosen.metrics] if chosen else []
     measures = parse_metrics([*(metric or []), *goal_metrics] or DEFAULT_METRICS)
@@ -87,12 +89,16 @@ def evaluate_files(
     listed = list(results.results)
     if output_format == "json":
         json = render_json(
-            listed, per_query=per_query, single=len(runs) == 1, judged_below=judged_below
+            listed,
+            per_query=per_query,
+            single=len(runs) == 1,
+            judged_below=judged_below,
+            worst=worst,
         )
         emit(terminal_safe(json, output), output)
     elif output_format in ("tsv", "trec"):
         render = render_tsv if output_format == "tsv" else render_trec
-        emit(terminal_safe(render(listed, per_query=per_query), output), output)
+        emit(terminal_safe(render(listed, per_query=per_query, worst=worst), output), output)
         if not quiet:
             # Data formats stay data: the warnings go to stderr, one line per run.
             from rankmeter.report import visible
@@ -101,5 +107,7 @@ def evaluate_files(
             for line in warning_lines(judged_warnings(listed, judged_below)):
                 print(visible(line), file=sys.stderr)
     else:
-        table = render_table(listed, per_query=per_query, goal=chosen, judged_below=judged_below)
+        table = render_table(
+            listed, per_query=per_query, goal=chosen, judged_below=judged_below, worst=worst
+        )
         render_rich(table, output)

@@ -30,6 +30,7 @@ VALUED = {
     "-o": "output",
     "--output": "output",
     "--judged-below": "judged_below",
+    "--worst": "worst",
 }
 #: Flags: flag -> (the parameter it sets, the value).
 FLAGS = {
@@ -47,6 +48,8 @@ FLAGS = {
 CHOICES = {"output_format": OUTPUT_FORMATS, "ties": ("trec_eval", "input")}
 #: A grade for --rel written plainly (Typer reads other spellings its own way).
 _NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
+#: A count for --worst written plainly (Click's int() also takes "+2", " 2", "2_0").
+_COUNT = re.compile(r"[0-9]+")
 
 
 def evaluate_args(argv: list[str]) -> dict[str, Any] | None:
@@ -69,6 +72,7 @@ def evaluate_args(argv: list[str]) -> dict[str, Any] | None:
         "stream": None,
         "quiet": False,
         "judged_below": 0.9,
+        "worst": None,
     }
     given: set[str] = set()
     positional: list[str] = []
@@ -113,6 +117,11 @@ def evaluate_args(argv: list[str]) -> dict[str, Any] | None:
             if not _NUMBER.fullmatch(text):
                 return None
             values["judged_below"] = float(text)  # as Typer's float
+            continue
+        if name == "worst":
+            if not _COUNT.fullmatch(text):
+                return None
+            values["worst"] = int(text)  # as Typer's int
             continue
         values[name] = text
     if len(positional) < 2:

@@ -69,13 +69,23 @@ def evaluate(
         ),
     ] = None,
     judged_below: JudgedBelowOption = 0.9,
+    worst: Annotated[
+        int | None,
+        typer.Option(
+            "--worst",
+            metavar="N",
+            help="Also list each metric's N worst queries (lowest values) per run: a table per "
+            'run, "worst" in the JSON, their per-query lines in tsv and trec.',
+        ),
+    ] = None,
     quiet: QuietOption = False,
 ) -> None:
     """Evaluate runs against qrels with trec_eval's semantics.
 
     Default metrics: nDCG@10 P@10 R@100 RR AP. With --goal, the table format ends with the
     reasons for the goal's metrics. A run whose Judged@k is below --judged-below gets a
-    warning: under the table, in the JSON ("warnings"), on stderr for tsv and trec.
+    warning: under the table, in the JSON ("warnings"), on stderr for tsv and trec. --worst N
+    lists each metric's N worst queries per run.
     """
     evaluate_files(
         qrels,
@@ -93,6 +103,7 @@ def evaluate(
         output=output,
         stream=stream,
         judged_below=judged_below,
+        worst=worst,
         quiet=quiet,
     )
 
