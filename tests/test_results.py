@@ -136,3 +136,13 @@ def test_per_query_worst_checks_n(n: Any) -> None:
     per_query = rankmeter.evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, "RR").per_query
     with pytest.raises(PolicyError, match=r"^worst=.* must be an integer >= 1 \(how many"):
         per_query.worst("RR", n)
+
+
+def test_a_result_knows_its_runs_depth_read_whole_or_streamed(tmp_path: Any) -> None:
+    qrels = {"q1": {"a": 1}, "q2": {"a": 1}, "q3": {"x": 1}}
+    run = {"q1": {"a": 3.0, "b": 2.0, "c": 1.0}, "q2": {"a": 1.0}, "q9": {"a": 1.0, "b": 2.0}}
+    result = rankmeter.evaluate(qrels, run, "RR", include_missing=True)
+    assert result.depth == 3  # the deepest query the evaluation read (q9 is not judged)
+    path = tmp_path / "run.txt"
+    path.write_text("q1 Q0 a 1 3 t\nq1 Q0 b 2 2 t\nq2 Q0 a 1 1 t\n")
+    assert rankmeter.evaluate(qrels, str(path), "RR", stream=True).depth == 2

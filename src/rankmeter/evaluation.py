@@ -249,7 +249,16 @@ def _evaluate_chunks(
     means = {k: m.aggregate(merged[k]) for k, m in zip(merged, measures, strict=True)}
     query_ids = tuple(str(q) for q in qrels.segment_ids[all_rows[order]])
     per_query = PerQuery(query_ids, measures, merged)
-    return EvalResult(run_name, means, per_query, policies, measures, coverage.mean(), coverage.k)
+    return EvalResult(
+        run_name,
+        means,
+        per_query,
+        policies,
+        measures,
+        coverage.mean(),
+        coverage.k,
+        coverage.depth(),
+    )
 
 
 class _Coverage:
@@ -277,6 +286,10 @@ class _Coverage:
         import numpy as np
 
         return judged_mean(np.concatenate(self.values), np.concatenate(self.num_ret))
+
+    def depth(self) -> int:
+        """The most results any query joined has."""
+        return max((int(n.max()) for n in self.num_ret if len(n)), default=0)
 
 
 def resolve_metrics(metrics: MetricsLike) -> tuple[Metric, ...]:
@@ -334,7 +347,16 @@ def _evaluate_one(
     per_query = PerQuery(tuple(str(q) for q in ranked.query_ids), measures, values)
     coverage = _Coverage(measures)
     coverage.add(ranked, {k: [v] for k, v in values.items()})
-    return EvalResult(run.name, means, per_query, policies, measures, coverage.mean(), coverage.k)
+    return EvalResult(
+        run.name,
+        means,
+        per_query,
+        policies,
+        measures,
+        coverage.mean(),
+        coverage.k,
+        coverage.depth(),
+    )
 
 
 def _no_common_queries(

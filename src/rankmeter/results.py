@@ -343,6 +343,9 @@ class EvalResult:
     judged_k : int
         Its k: the largest cutoff of the metrics asked for, 10 when none has one
         (:func:`judged_cutoff`).
+    depth : int or None
+        The most results any evaluated query of the run has (so a cutoff beyond it measures
+        no deeper); None when not known.
     """
 
     run: str
@@ -352,6 +355,7 @@ class EvalResult:
     measures: tuple[Metric, ...]
     judged: float = math.nan
     judged_k: int = JUDGED_DEFAULT_K
+    depth: int | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "metrics", ByMetric(self.measures, self.metrics))

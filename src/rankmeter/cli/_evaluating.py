@@ -40,7 +40,7 @@ def evaluate_files(
     from rankmeter.evaluation import evaluate as run_evaluation
     from rankmeter.io import read_qrels, read_run
     from rankmeter.metrics import DEFAULT_METRICS, parse_metrics
-    from rankmeter.metrics.goals import get_goal
+    from rankmeter.metrics.goals import get_goal, goal_notes
     from rankmeter.report import terminal_safe
     from rankmeter.report.evaluation import (
         judged_warnings,
@@ -87,6 +87,18 @@ def evaluate_files(
                 evaluated.append(run_with(loaded, False))
         results = EvalResults.named(evaluated, list(runs))
     listed = list(results.results)
+    notes: tuple[str, ...] = ()
+    if chosen is not None:
+        depths = {r.run: r.depth for r in listed if r.depth is not None}
+        notes = goal_notes(
+            chosen, grades=loaded_qrels.grades, rel=rel, depths=depths, measures=measures
+        )
+    if notes and output_format != "table" and not quiet:
+        # Data formats stay data: the goal's notes go to stderr, as the warnings do.
+        from rankmeter.report import visible
+
+        for note in notes:
+            print(visible(f"note: {note}"), file=sys.stderr)
     if output_format == "json":
         json = render_json(
             listed,
@@ -108,6 +120,11 @@ def evaluate_files(
                 print(visible(line), file=sys.stderr)
     else:
         table = render_table(
-            listed, per_query=per_query, goal=chosen, judged_below=judged_below, worst=worst
+            listed,
+            per_query=per_query,
+            goal=chosen,
+            goal_notes=notes,
+            judged_below=judged_below,
+            worst=worst,
         )
         render_rich(table, output)

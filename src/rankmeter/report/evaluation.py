@@ -7,6 +7,7 @@ JSON does (rankmeter._escape).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from rankmeter.metrics import Metric
@@ -160,11 +161,13 @@ def render_table(
     goal: Goal | None = None,
     judged_below: float = JUDGED_BELOW,
     worst: int | None = None,
+    goal_notes: Sequence[str] = (),
 ) -> Any:
     """A rich renderable: one row per run (per-query tables first when asked); a warning under
     the tables for each run whose Judged@k is below ``judged_below``; with ``worst``, a table
     per run of each metric's ``worst`` worst queries; with ``goal``, the goal and why each of
-    its metrics fits, under the tables."""
+    its metrics fits, under the tables, then ``goal_notes``: what to know about these qrels and
+    runs before reading them (:func:`rankmeter.metrics.goals.goal_notes`)."""
     from rich.console import Group
     from rich.text import Text
 
@@ -215,4 +218,5 @@ def render_table(
             for g in goal.metrics
         }
         parts.append(goal_reasons(goal, labels))
+        parts += [shown(f"note: {note}", style="yellow") for note in goal_notes]
     return Group(*parts)
