@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 import rankmeter
 from rankmeter import Explanation, Metric, PolicyError, Qrels, RankmeterError, Run
 from rankmeter.errors import MetricError
+from rankmeter.explanation import Explanations
 from rankmeter.metrics import SPECS, MetricSpec
 from rankmeter.report.explanation import render_text
 
@@ -416,7 +417,7 @@ def test_to_dict_is_json_ready_and_complete() -> None:
     assert data["columns"] == list(e.columns)
     assert data["rows"][0] == {"rank": 1, "doc": "a", "score": 3.0, "grade": 2, "gain": 2,
                                "discount": 1, "contribution": 2}  # fmt: skip
-    assert data["ideal_columns"] == ["rank", "grade", "gain", "discount", "contribution"]
+    assert data["ideal_columns"] == ["rank", "doc", "grade", "gain", "discount", "contribution"]
     assert len(data["ideal_rows"]) == 3
     assert data["steps"] == list(e.steps)
     assert data["anchor"] == "explain-run-1-nDCG-3"
@@ -560,3 +561,33 @@ def test_explanations_of_grades_and_the_default_metrics() -> None:
     assert list(document) == ["query", "run", "grades", "policies", "metrics"]
     assert document["grades"] == [3, 0, None, -1] and document["query"] is None
     assert [e.metric for e in Explanations.for_grades([1, 0], "RR")] == ["RR"]
+
+
+# --- issue 16: the ideal ordering names its documents; the query's text -------------------------
+
+
+def test_the_ideal_ordering_names_the_judged_documents_best_first() -> None:
+    qrels = {"q1": {"a": 1, "b": 3, "c": 2, "d": 0, "e": 2}}
+    run = {"q1": {"a": 0.9, "d": 0.8}}
+    e = rankmeter.explain(qrels, run, "q1", "nDCG@10")
+    assert e.ideal_columns[:3] == ("rank", "doc", "grade")
+    # Equal grades in doc id order: c before e.
+    assert [(r["doc"], r["grade"]) for r in e.ideal_rows] == [
+        ("b", 3),
+        ("c", 2),
+        ("e", 2),
+        ("a", 1),
+    ]
+    by_hand = rankmeter.explain_grades("3,0,2", "nDCG@3")
+    assert "doc" not in by_hand.ideal_columns  # no documents to name
+
+
+def test_the_query_text_goes_with_every_explanation() -> None:
+    qrels = {"q1": {"a": 1}}
+    run = {"q1": {"a": 0.9}}
+    explained = Explanations.for_query(qrels, run, "q1", ["RR", "P@1"], query_text="what is bm25")
+    assert [e.query_text for e in explained] == ["what is bm25", "what is bm25"]
+    assert explained.to_dict()["query_text"] == "what is bm25"
+    assert explained[0].to_dict()["query_text"] == "what is bm25"
+    plain = Explanations.for_query(qrels, run, "q1", ["RR"])
+    assert "query_text" not in plain.to_dict() and plain[0].query_text is None

@@ -115,3 +115,34 @@ def test_judged_counts_only_the_queries_a_run_answered() -> None:
     run = {"q1": {"a": 1.0}}
     missing = rankmeter.evaluate(qrels, run, ["P@1"], include_missing=True)
     assert missing.n_queries == 2 and missing.judged == 1.0
+
+
+def test_per_query_worst_lists_the_lowest_values_first_ties_in_query_order() -> None:
+    qrels = {"q4": {"a": 1}, "q1": {"a": 1}, "q2": {"a": 1}, "q3": {"a": 1}}
+    run = {
+        "q1": {"b": 2.0, "a": 1.0},  # RR 1/2
+        "q2": {"a": 1.0},  # RR 1
+        "q3": {"b": 1.0},  # RR 0
+        "q4": {"b": 1.0},  # RR 0, after q3 in the results' query order
+    }
+    per_query = rankmeter.evaluate(qrels, run, ["RR", "P@1"]).per_query
+    assert per_query.worst("RR", 3) == (("q3", 0.0), ("q4", 0.0), ("q1", 0.5))
+    assert per_query.worst("MRR", 10) == per_query.worst("RR", 4)  # any name; n beyond the queries
+    assert [q for q, _ in per_query.worst("P@1", 2)] == ["q1", "q3"]
+
+
+@pytest.mark.parametrize("n", [0, -1, 2.5, True])
+def test_per_query_worst_checks_n(n: Any) -> None:
+    per_query = rankmeter.evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, "RR").per_query
+    with pytest.raises(PolicyError, match=r"^worst=.* must be an integer >= 1 \(how many"):
+        per_query.worst("RR", n)
+
+
+def test_a_result_knows_its_runs_depth_read_whole_or_streamed(tmp_path: Any) -> None:
+    qrels = {"q1": {"a": 1}, "q2": {"a": 1}, "q3": {"x": 1}}
+    run = {"q1": {"a": 3.0, "b": 2.0, "c": 1.0}, "q2": {"a": 1.0}, "q9": {"a": 1.0, "b": 2.0}}
+    result = rankmeter.evaluate(qrels, run, "RR", include_missing=True)
+    assert result.depth == 3  # the deepest query the evaluation read (q9 is not judged)
+    path = tmp_path / "run.txt"
+    path.write_text("q1 Q0 a 1 3 t\nq1 Q0 b 2 2 t\nq2 Q0 a 1 1 t\n")
+    assert rankmeter.evaluate(qrels, str(path), "RR", stream=True).depth == 2

@@ -254,6 +254,7 @@ def _evaluate_chunks(
         measures,
         judged,
         values.judged_k,
+        _depth(values.num_ret),
         facts=RunFacts.of(seen["source"], qrels.query_ids, ran, written),
     )
 
@@ -428,8 +429,14 @@ def _evaluate_one(
         measures,
         coverage,
         judged_k,
+        _depth(ranked.num_ret),
         facts=RunFacts.of_run(qrels.query_ids, run),
     )
+
+
+def _depth(num_ret: Any) -> int:
+    """The most results any query joined has (:attr:`EvalResult.depth`)."""
+    return int(num_ret.max()) if len(num_ret) else 0
 
 
 def _judged_metric(measures: tuple[Metric, ...]) -> tuple[int, Metric, str | None]:

@@ -20,6 +20,7 @@ attribute ``rankmeter.explain`` (the function) to a module.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import itertools
 import math
@@ -64,7 +65,8 @@ class Explanation:
     steps : tuple of str
         How the value follows from the table, line by line.
     ideal_columns, ideal_rows
-        The ideal ordering (for nDCG), or empty.
+        The ideal ordering (for nDCG), or empty; for a query of a run its rows name the
+        judged documents (``doc``: best grade first, equal grades in doc id order).
     notes : tuple of str
         What the table leaves out (ranks summarised or cut off) and which policies matter.
     run : str or None
@@ -74,6 +76,8 @@ class Explanation:
         judgments); the notes say why and what the value would be.
     policies : mapping
         ``rel``, and for files ``judged_only`` and ``ties``.
+    query_text : str or None
+        The query's text, when it was given (``explain --queries``).
     """
 
     metric: str
@@ -89,6 +93,7 @@ class Explanation:
     evaluated: bool = True
     policies: Mapping[str, Any] = field(default_factory=dict)
     integer: bool = False  # a count (NumRet, ...): shown without decimals
+    query_text: str | None = None
 
     @property
     def anchor(self) -> str:
@@ -131,6 +136,7 @@ class Explanation:
             "steps": list(self.steps),
             "notes": list(self.notes),
             "anchor": self.anchor,
+            **({} if self.query_text is None else {"query_text": self.query_text}),
         }
 
 
@@ -153,6 +159,8 @@ class Explanations(Sequence[Explanation]):
         The grades given, for a ranking given by hand (None for a query of a run).
     policies : mapping
         ``rel``, and for a query of a run ``judged_only`` and ``ties``.
+    query_text : str or None
+        The query's text, when it was given.
     """
 
     explanations: tuple[Explanation, ...]
@@ -160,6 +168,7 @@ class Explanations(Sequence[Explanation]):
     run: str | None = None
     grades: tuple[Any, ...] | None = None
     policies: Mapping[str, Any] = field(default_factory=dict)
+    query_text: str | None = None
 
     @classmethod
     def for_query(
@@ -172,10 +181,12 @@ class Explanations(Sequence[Explanation]):
         rel: float = 1,
         judged_only: bool = False,
         ties: str = "trec_eval",
+        query_text: str | None = None,
     ) -> Explanations:
         """Explain each metric for one query of a run, as :func:`explain` explains one.
 
-        ``metrics`` defaults to nDCG@10, P@10, R@100, RR and AP (as :func:`rankmeter.evaluate`).
+        ``metrics`` defaults to nDCG@10, P@10, R@100, RR and AP (as :func:`rankmeter.evaluate`);
+        ``query_text``, the query's text, goes with each explanation (``explain --queries``).
 
         >>> qrels = {"q1": {"a": 1, "c": 1}}
         >>> run = {"q1": {"a": 0.9, "b": 0.8, "c": 0.7}}
@@ -184,6 +195,8 @@ class Explanations(Sequence[Explanation]):
         [('AP', '0.8333'), ('P@2', '0.5000')]
         """
         case = _from_files(qrels, run, query, rel, judged_only, ties)
+        if query_text is not None:
+            case = dataclasses.replace(case, query_text=str(query_text))
         return cls._of(case, metrics, grades=None)
 
     @classmethod
@@ -214,7 +227,7 @@ class Explanations(Sequence[Explanation]):
         elif isinstance(metrics, str) or not isinstance(metrics, Iterable):
             metrics = [metrics]
         explained = tuple(_build(case, m) for m in parse_metrics(metrics))
-        return cls(explained, case.query, case.run, grades, dict(case.policies))
+        return cls(explained, case.query, case.run, grades, dict(case.policies), case.query_text)
 
     @overload
     def __getitem__(self, index: int) -> Explanation: ...
@@ -235,6 +248,8 @@ class Explanations(Sequence[Explanation]):
         """Plain data (JSON-ready): the query, the run (and the grades given), the policies,
         and each metric's explanation keyed by its name."""
         out: dict[str, Any] = {"query": self.query, "run": self.run}
+        if self.query_text is not None:
+            out["query_text"] = self.query_text
         if self.grades is not None:
             out["grades"] = list(self.grades)
         out["policies"] = dict(self.policies)
@@ -386,6 +401,8 @@ class _Case:
     evaluated: bool = True
     notes: tuple[str, ...] = ()
     policies: Mapping[str, Any] = field(default_factory=dict)
+    judgments: Mapping[str, float] | None = None  # doc id -> grade, for a query of a run
+    query_text: str | None = None
 
     @property
     def shown_grades(self) -> list[Any]:
@@ -479,6 +496,7 @@ def _from_files(qrels: Any, run: Any, query: Any, rel: Any, judged_only: Any, ti
         evaluated=qrels_row is not None,
         notes=tuple(notes),
         policies=shown_policies,
+        judgments=judgments,
     )
 
 
@@ -642,6 +660,12 @@ def _build(case: _Case, metric: Metric) -> Explanation:
     if case.scores is not None:
         notes += _tie_notes(case.scores[:considered], case.ties)
     ideal_columns = tuple(breakdown.ideal[0]) if breakdown.ideal else ()
+    ideal_rows = tuple(
+        {k: _plain(v) if k == "grade" else _scalar(v) for k, v in r.items()}
+        for r in breakdown.ideal
+    )
+    if ideal_rows and case.judgments:
+        ideal_columns, ideal_rows = _with_ideal_docs(ideal_columns, ideal_rows, case.judgments)
     return Explanation(
         metric=metric.label,
         query=case.query,
@@ -650,16 +674,31 @@ def _build(case: _Case, metric: Metric) -> Explanation:
         rows=tuple(rows),
         steps=breakdown.steps,
         ideal_columns=ideal_columns,
-        ideal_rows=tuple(
-            {k: _plain(v) if k == "grade" else _scalar(v) for k, v in r.items()}
-            for r in breakdown.ideal
-        ),
+        ideal_rows=ideal_rows,
         notes=tuple(notes),
         run=case.run,
         evaluated=case.evaluated,
         policies=dict(case.policies),
         integer=spec.integer,
+        query_text=case.query_text,
     )
+
+
+def _with_ideal_docs(
+    columns: tuple[str, ...], rows: tuple[dict[str, Any], ...], judgments: Mapping[str, float]
+) -> tuple[tuple[str, ...], tuple[dict[str, Any], ...]]:
+    """The ideal ordering with a ``doc`` column after ``rank``: the judged documents best grade
+    first, equal grades in doc id order (any order of equal grades is ideal; this one is
+    stable). A row whose grade is not the document's is left without one."""
+    best_first = sorted(judgments.items(), key=lambda item: (-item[1], item[0]))
+    named = []
+    for i, row in enumerate(rows):
+        doc = None
+        if i < len(best_first) and _plain(best_first[i][1]) == row.get("grade"):
+            doc = best_first[i][0]
+        named.append({"rank": row["rank"], "doc": doc, **row})
+    at = columns.index("rank") + 1 if "rank" in columns else 0
+    return (*columns[:at], "doc", *columns[at:]), tuple(named)
 
 
 def _shown_positions(contributes: Any, considered: int) -> list[int]:

@@ -12,6 +12,7 @@ from typing import Any, Generic, TypeVar
 import numpy as np
 import numpy.typing as npt
 
+from rankmeter.data.arrays import import_pandas
 from rankmeter.data.run import Run, unique_names
 from rankmeter.metrics import Metric
 
@@ -29,6 +30,7 @@ __all__ = [
     "RunFacts",
     "ScoreOrder",
     "check_judged_below",
+    "check_worst",
     "judged_cutoff",
     "overlap_of",
     "unique_names",
@@ -332,6 +334,22 @@ class PerQuery:
     def __getitem__(self, metric: str | Metric) -> FloatArray:
         return self.values[metric_key(metric, self.metrics)]
 
+    def worst(self, metric: str | Metric, n: int) -> tuple[tuple[str, float], ...]:
+        """The ``n`` queries with the lowest values of ``metric``, lowest first, as
+        ``(query_id, value)`` pairs; equal values keep the queries' order (``evaluate
+        --worst N``). Fewer when there are fewer queries.
+
+        >>> import rankmeter
+        >>> result = rankmeter.evaluate({"q1": {"a": 1}, "q2": {"a": 1}},
+        ...                             {"q1": {"b": 2.0, "a": 1.0}, "q2": {"a": 1.0}}, "RR")
+        >>> result.per_query.worst("RR", 1)
+        (('q1', 0.5),)
+        """
+        n = check_worst(n)
+        values = self[metric]
+        order = np.argsort(values, kind="stable")[:n]
+        return tuple((self.query_ids[i], float(values[i])) for i in order)
+
     def to_dict(self) -> dict[str, dict[str, float | int]]:
         """``{query_id: {metric: value}}``."""
         columns = [(m.label, m, self.values[m.label]) for m in self.metrics]
@@ -351,6 +369,7 @@ class PerQuery:
 
     def to_pandas(self) -> Any:
         """A DataFrame indexed by query id with one column per metric."""
+        import_pandas()
         return self.to_arrow().to_pandas().set_index("query_id")
 
 
@@ -407,6 +426,13 @@ def check_judged_below(value: Any) -> float:
         high=1,
         what="reports warn about a run whose Judged@k is below it; 0: never",
     )
+
+
+def check_worst(value: Any) -> int:
+    """How many of the worst queries to list (``evaluate --worst``), checked: an integer >= 1."""
+    from rankmeter._validate import integer
+
+    return integer("worst", value, low=1, what="how many of the worst queries to list")
 
 
 @dataclass(frozen=True)
@@ -476,6 +502,9 @@ class EvalResult:
     judged_k : int
         Its k: the largest cutoff of the metrics asked for, 10 when none has one
         (:func:`judged_cutoff`).
+    depth : int or None
+        The most results any evaluated query of the run has (so a cutoff beyond it measures
+        no deeper); None when not known.
     facts : RunFacts or None
         What the evaluation saw of the run's data (its source, query overlap with the qrels,
         written order), for the warnings beside the numbers; None when not known.
@@ -488,6 +517,7 @@ class EvalResult:
     measures: tuple[Metric, ...]
     judged: float = math.nan
     judged_k: int = JUDGED_DEFAULT_K
+    depth: int | None = None
     facts: RunFacts | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -576,8 +606,7 @@ class EvalResults(Mapping[str, EvalResult]):
 
     def to_pandas(self) -> Any:
         """Aggregates as a DataFrame: one row per run, one column per metric."""
-        import pandas as pd
-
+        pd = import_pandas()
         rows = [{"run": r.run, **dict(r.metrics)} for r in self.results]
         return pd.DataFrame(rows).set_index("run")
 

@@ -204,3 +204,59 @@ def test_bad_data_and_unwritable_output(cli: CLI, files: dict[str, Path], tmp_pa
     assert message == f"{bad}:1: grade must be a number, not 'high': '1 0 a high'"
     into_dir = cli("explain", "--grades", "1", "-m", "RR", "-o", tmp_path).assert_one_error_line(1)
     assert into_dir == f"{tmp_path}: is a directory; give a file name to write to"
+
+
+# -- issue 16: --queries shows the query's text; the ideal ordering names its documents
+
+
+@pytest.mark.parametrize(
+    ("fmt", "shown"),
+    [
+        ("text", "query text: what is <bm25>?"),
+        ("markdown", "Query text: what is \\<bm25\\>?"),
+        ("html", '<p class="explain-query">query text: what is &lt;bm25&gt;?</p>'),
+    ],
+)
+def test_queries_file_shows_the_query_text(
+    cli: CLI, files: dict[str, Path], tmp_path: Path, fmt: str, shown: str
+) -> None:
+    queries = tmp_path / "queries.tsv"
+    queries.write_text("1\twhat is <bm25>?\n2\tother\n")
+    args = ("explain", files["qrels"], files["a"], "--query", "1", "-m", "nDCG@10")
+    result = cli(*args, "--queries", queries, "-f", fmt)
+    assert result.code == 0, result.err
+    assert shown in result.out
+    assert "query text" not in cli(*args, "-f", fmt).out.lower()  # only with --queries
+
+
+def test_queries_file_in_json_and_without_the_query(
+    cli: CLI, files: dict[str, Path], tmp_path: Path
+) -> None:
+    queries = tmp_path / "queries.tsv"
+    queries.write_text("1\twhat is bm25\n")
+    args = ("explain", files["qrels"], files["a"], "-m", "nDCG@10", "--queries", queries)
+    payload = json.loads(cli(*args, "--query", "1", "-f", "json").out)
+    assert payload["query_text"] == "what is bm25"
+    assert payload["metrics"]["nDCG@10"]["query_text"] == "what is bm25"
+    absent = cli(*args, "--query", "2", "-f", "json")
+    assert absent.code == 0 and "query_text" not in json.loads(absent.out)
+
+
+def test_queries_goes_with_files_not_grades(cli: CLI, tmp_path: Path) -> None:
+    queries = tmp_path / "queries.tsv"
+    queries.write_text("1\twhat is bm25\n")
+    got = cli("explain", "--grades", "3,0", "--queries", queries).assert_one_error_line(2)
+    assert got == (
+        "--queries needs QRELS and RUN files; it does not go with --grades (see 'rankmeter "
+        "explain --help')"
+    )
+
+
+def test_the_ideal_table_names_the_documents(cli: CLI, files: dict[str, Path]) -> None:
+    result = cli("explain", files["qrels"], files["a"], "--query", "1", "-m", "nDCG@10")
+    assert result.code == 0, result.err
+    ideal = result.out.split("ideal ordering:", 1)[1].split("how the value follows", 1)[0]
+    lines = [line.split() for line in ideal.strip().splitlines()]
+    assert lines[0][:3] == ["rank", "doc", "grade"]
+    # Query 1's judgments: a 2, b 1, e 1 (c is 0): best first, equal grades in doc id order.
+    assert [row[1] for row in lines[1:]] == ["a", "b", "e"]

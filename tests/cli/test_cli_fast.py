@@ -73,6 +73,9 @@ def test_the_fast_options_are_the_commands_own() -> None:
         ["evaluate", "q", "r", "--rel", "two"],
         ["evaluate", "q", "r", "-l=2"],
         ["evaluate", "q", "r", "--quiet=yes"],
+        ["evaluate", "q", "r", "--worst", "two"],
+        ["evaluate", "q", "r", "--worst", "+2"],  # Click's int() reads it; Typer decides
+        ["evaluate", "q", "r", "--worst", "1", "--worst", "2"],
         ["evaluate", "q", "r", "--unknown"],
     ],
 )
@@ -94,6 +97,9 @@ def test_plain_command_lines_are_read() -> None:
     values = _fast.evaluate_args(["evaluate", "q", "r", "--rel=0.5", "-o", "-", "--no-stream"])
     assert values is not None and values["rel"] == 0.5 and values["output"] == "-"
     assert values["stream"] is False
+    values = _fast.evaluate_args(["evaluate", "q", "r", "--worst", "3"])
+    assert values is not None and values["worst"] == 3
+    assert _fast.evaluate_args(["evaluate", "q", "r"])["worst"] is None  # type: ignore[index]
 
 
 def _run(args: list[str], fast: bool) -> Result:
@@ -118,6 +124,11 @@ LINES: list[list[str]] = [
     ["--engine", "process", "-f", "json"],
     ["--spark-master", "local[4]"],  # a Spark setting without --engine spark: exit 2
     ["--engine=spark", "--spark-conf", "no-value", "--spark-conf", "a=b"],  # before Spark starts
+    ["--worst", "2"],
+    ["--worst=1", "-f", "json", "-m", "RR"],
+    ["--worst", "2", "-f", "tsv"],
+    ["--worst", "1", "-f", "trec", "-q"],
+    ["--worst", "0", "-f", "json"],  # checked after reading: exit 2 on both
 ]
 
 

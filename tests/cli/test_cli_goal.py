@@ -16,6 +16,12 @@ from ._cli_support import CLI, NO_JUDGED_WARNING
 LISTED = "coverage, top-results, single-answer, candidate-pool"
 
 
+def only_notes(err: str) -> bool:
+    """Stderr of a goal on the sample files: nothing but the goal's notes (its sample runs are
+    four results deep and its grades go to 3)."""
+    return all(line.startswith("note: ") for line in err.splitlines())
+
+
 def flat(text: str) -> str:
     """Table text with the borders and line breaks taken out, to look for whole sentences."""
     for border in "│┃|":
@@ -110,7 +116,7 @@ def test_evaluate_goal_computes_the_goals_metrics(
     result = cli(
         "evaluate", files["qrels"], files["a"], "--goal", goal, "-f", "json", *NO_JUDGED_WARNING
     )
-    assert result.code == 0 and result.err == ""
+    assert result.code == 0 and only_notes(result.err)
     names = [m.metric for m in GOALS[goal].metrics]
     payload = json.loads(result.out)
     assert list(payload) == ["metrics"]
@@ -135,7 +141,9 @@ def test_evaluate_goal_table_ends_with_the_reasons(cli: CLI, files: dict[str, Pa
     assert text.index("relevant: grade >= 1") < text.index(f"Goal top-results: {goal.description}")
     for m in goal.metrics:
         assert f"{m.metric} {m.why}" in text
-    assert text.endswith(goal.metrics[-1].why)
+    # The reasons end the table's text, before the notes on these (shallow) runs.
+    assert text.split(" note: ")[0].endswith(goal.metrics[-1].why)
+    assert text.index(goal.metrics[-1].why) < text.index("note: nDCG@10 reads the top 10")
 
 
 def test_evaluate_goal_table_to_a_file_has_the_reasons(
@@ -158,7 +166,7 @@ def test_evaluate_goal_keeps_data_formats_data_only(
     names = [m.metric for m in GOALS["coverage"].metrics]
     metrics = (a for n in names for a in ("-m", n))
     plain = cli("evaluate", files["qrels"], files["a"], *metrics, "-f", fmt, *NO_JUDGED_WARNING)
-    assert with_goal.code == 0 and with_goal.err == ""
+    assert with_goal.code == 0 and only_notes(with_goal.err)
     assert with_goal.out == plain.out
     assert "Goal" not in with_goal.out
 
@@ -184,3 +192,79 @@ def test_evaluate_bad_goal_is_a_usage_error_before_reading(cli: CLI, tmp_path: P
 def test_evaluate_help_names_the_goals(cli: CLI) -> None:
     text = flat(cli("evaluate", "--help").out)
     assert "--goal" in text and all(name in text for name in GOAL_NAMES)
+
+
+# -- issue 16: notes on graded labels and shallow runs; one goal only
+GRADED_QRELS = "1 0 a 3\n1 0 b 1\n2 0 c 2\n2 0 d 1\n2 0 f 0\n3 0 e 3\n"
+SHALLOW_RUN = "1 Q0 b 1 3 tag\n1 Q0 a 2 2 tag\n2 Q0 d 1 1 tag\n3 Q0 e 1 1 tag\n"
+GRADE_NOTE = (
+    "note: the qrels are graded 0-3 and RR@10, Success@1, Success@10 count a grade-1 "
+    "document (a partial match) as relevant; to count only better ones, give rel= from the "
+    "scale: RR(rel=2)@10 (grade 2 or more), RR(rel=3)@10 (grade 3 only), or --rel for every "
+    "metric"
+)
+
+
+@pytest.fixture
+def graded(tmp_path: Path) -> dict[str, Path]:
+    paths = {"qrels": tmp_path / "graded.qrels", "run": tmp_path / "shallow.run"}
+    paths["qrels"].write_text(GRADED_QRELS)
+    paths["run"].write_text(SHALLOW_RUN)
+    return paths
+
+
+def test_evaluate_single_answer_on_graded_labels_notes_the_rel_thresholds(
+    cli: CLI, graded: dict[str, Path]
+) -> None:
+    result = cli("evaluate", graded["qrels"], graded["run"], "--goal", "single-answer")
+    assert result.code == 0 and result.err == ""
+    assert GRADE_NOTE in flat(result.out)
+    json_result = cli(
+        "evaluate", graded["qrels"], graded["run"], "--goal", "single answer", "-f", "json"
+    )
+    assert json_result.code == 0
+    json.loads(json_result.out)  # the data stays data; the note goes to stderr
+    assert GRADE_NOTE + "\n" in json_result.err
+    quiet = cli(
+        "evaluate", graded["qrels"], graded["run"], "--goal", "single-answer", "-f", "tsv",
+        "--quiet",
+    )  # fmt: skip
+    assert quiet.code == 0 and quiet.err == ""
+    without = cli("evaluate", graded["qrels"], graded["run"], "--goal", "single-answer", "-l", "2")
+    assert "note: the qrels are graded" not in flat(without.out)  # --rel 2: no partial matches
+
+
+def test_evaluate_coverage_notes_a_cutoff_beyond_the_runs_depth(
+    cli: CLI, graded: dict[str, Path]
+) -> None:
+    result = cli("evaluate", graded["qrels"], graded["run"], "--goal", "coverage", "-f", "tsv")
+    assert result.code == 0
+    notes = [line for line in result.err.splitlines() if line.startswith("note: ")]
+    assert [n.split(" reads")[0] for n in notes[1:]] == ["note: R@100", "note: R@1000"]
+    assert "run 'tag' has at most 2 results a query" in notes[1]
+
+
+def test_compare_goal_notes_go_to_stderr(cli: CLI, graded: dict[str, Path], tmp_path: Path) -> None:
+    other = tmp_path / "other.run"
+    other.write_text(SHALLOW_RUN.replace("tag", "other").replace(" 3 other", " 0.5 other"))
+    result = cli(
+        "compare", graded["qrels"], graded["run"], other, "--goal", "single-answer",
+        "-f", "json", "--resamples", "100",
+    )  # fmt: skip
+    assert result.code == 0, result.err
+    json.loads(result.out)
+    assert GRADE_NOTE + "\n" in result.err
+
+
+@pytest.mark.parametrize("command", ["evaluate", "compare", "metrics"])
+def test_two_goals_are_refused_not_collapsed(
+    cli: CLI, files: dict[str, Path], command: str
+) -> None:
+    inputs = {"evaluate": [files["qrels"], files["a"]], "metrics": []}
+    args = inputs.get(command, [files["qrels"], files["a"], files["b"]])
+    result = cli(command, *args, "--goal", "coverage", "--goal=single-answer")
+    message = result.assert_one_error_line(code=2)
+    assert message == (
+        "--goal given 2 times (coverage, single-answer): give one goal, and add any other "
+        "metrics with -m"
+    )

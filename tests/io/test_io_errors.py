@@ -196,6 +196,38 @@ FILE_ERRORS = [
         r":1: CSV header has empty or repeated names: 'qid,qid,score'",
     ),
     (
+        "CSV qrels without a header",
+        "qrels",
+        "qrels.csv",
+        b"q1,d1,1\nq1,d2,0\n",
+        r":1: the first line looks like data, not a header: start the file with the header "
+        r"line query_id,doc_id,relevance: 'q1,d1,1'",
+    ),
+    (
+        "CSV run without a header, TREC's six columns",
+        "run",
+        "run.csv",
+        b"q1,Q0,d1,1,2.0,bm25\nq1,Q0,d2,2,1.0,bm25\n",
+        r":1: the first line looks like data, not a header: start the file with the header "
+        r"line query_id,Q0,doc_id,rank,score,run: 'q1,Q0,d1,1,2.0,bm25'",
+    ),
+    (
+        "CSV qrels without a header, TREC's four columns (a repeated value)",
+        "qrels",
+        "qrels.csv",
+        b"1,0,d1,0\n",
+        r":1: the first line looks like data, not a header: start the file with the header "
+        r"line query_id,iteration,doc_id,relevance: '1,0,d1,0'",
+    ),
+    (
+        "TSV run without a header",
+        "run",
+        "run.tsv",
+        b"q1\td1\t2.5\n",
+        r":1: the first line looks like data, not a header: start the file with the header "
+        r"line query_id, doc_id, score \(separated by tabs\): '.*'",
+    ),
+    (
         "CSV duplicate",
         "run",
         "run.csv",
@@ -448,3 +480,27 @@ def test_text_after_a_closing_quote_is_read_as_every_csv_reader_reads_it(
     path = tmp_path / name
     path.write_bytes(content)
     assert read_queries(path) == {"q01": expected}
+
+
+@pytest.mark.parametrize(
+    ("kind", "text"),
+    [
+        ("qrels", "query_id\tdoc_id\trelevance\nq1\td1\t1\nq2\td2\t2\n"),
+        ("run", "query_id\tdoc_id\tscore\nq1\td1\t2.0\nq2\td2\t1.5\n"),
+    ],
+)
+def test_tab_separated_file_named_csv_is_read_as_tsv(tmp_path: Path, kind: str, text: str) -> None:
+    named_csv = tmp_path / f"{kind}.csv"
+    named_csv.write_text(text)
+    named_tsv = tmp_path / f"{kind}.tsv"
+    named_tsv.write_text(text)
+    reader = read_qrels if kind == "qrels" else read_run
+    assert reader(named_csv).to_dict() == reader(named_tsv).to_dict()
+
+
+def test_a_csv_whose_header_holds_commas_and_tabs_stays_csv(tmp_path: Path) -> None:
+    # A tab inside a CSV name is odd but not a sign of TSV when commas separate the names.
+    path = tmp_path / "run.csv"
+    path.write_text("query_id,doc_id,score\tx\nq1,d1,2\n")
+    with pytest.raises(FormatError, match="no score column"):
+        read_run(path)

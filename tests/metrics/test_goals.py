@@ -9,7 +9,7 @@ import pytest
 import rankmeter
 from rankmeter.errors import MetricError
 from rankmeter.metrics import GOALS, GoalMetric, metrics_for_goal, parse_metric
-from rankmeter.metrics.goals import GOAL_NAMES, Goal, get_goal
+from rankmeter.metrics.goals import GOAL_NAMES, Goal, get_goal, goal_notes
 
 VALID = "Valid goals: coverage, top-results, single-answer, candidate-pool$"
 ALL_METRICS = [(goal.name, m) for goal in GOALS.values() for m in goal.metrics]
@@ -133,3 +133,63 @@ def test_every_goal_evaluates(goal: str) -> None:
     result = rankmeter.evaluate(qrels, run, names)
     assert list(result.metrics) == names
     assert all(0.0 <= value <= 1.0 for value in result.metrics.values())
+
+
+# -- notes on the qrels and runs at hand (issue 16): graded labels, cutoffs past the runs' depth
+GRADED = [0, 1, 2, 3, 1, 0]
+
+
+def test_single_answer_on_graded_labels_suggests_rel_thresholds() -> None:
+    (note,) = goal_notes(get_goal("single-answer"), grades=GRADED, rel=1)
+    assert note.startswith(
+        "the qrels are graded 0-3 and RR@10, Success@1, Success@10 count a grade-1 document "
+        "(a partial match) as relevant"
+    )
+    assert "RR(rel=2)@10 (grade 2 or more)" in note and "RR(rel=3)@10 (grade 3 only)" in note
+    assert "--rel" in note
+    for suggested in ("RR(rel=2)@10", "RR(rel=3)@10"):
+        assert str(parse_metric(suggested)) == suggested  # what the note says can be run
+
+
+def test_coverage_on_graded_labels_suggests_rel_thresholds() -> None:
+    (note,) = goal_notes(get_goal("coverage"), grades=[0, 1, 2], rel=1)
+    assert "R@100, R@1000, AP count a grade-1 document" in note
+    assert "R(rel=2)@100 (grade 2 only)" in note
+
+
+@pytest.mark.parametrize(
+    ("goal", "grades", "rel"),
+    [
+        ("single-answer", [0, 1, 1], 1),  # binary labels: nothing to choose
+        ("single-answer", [0, 1, 2, 3], 2),  # --rel 2 already leaves grade 1 out
+        ("top-results", [0, 1, 2, 3], 1),  # nDCG uses the grades themselves
+        ("candidate-pool", [0, 1, 2, 3], 1),  # a reranker wants partial matches in its pool
+    ],
+)
+def test_no_grade_note_where_the_grades_do_not_matter(
+    goal: str, grades: list[float], rel: float
+) -> None:
+    assert goal_notes(get_goal(goal), grades=grades, rel=rel) == ()
+
+
+def test_a_cutoff_beyond_the_runs_depth_is_noted() -> None:
+    notes = goal_notes(get_goal("coverage"), grades=[0, 1], depths={"bm25": 100, "dense": 1000})
+    assert notes == (
+        "R@1000 reads the top 1000 but run 'bm25' has at most 100 results a query: for it "
+        "R@1000 measures the top 100 only; compare runs at least 1000 deep, or use a cutoff "
+        "of 100",
+    )
+    assert goal_notes(get_goal("coverage"), grades=[0, 1], depths={"bm25": 1000}) == ()
+    shallow = goal_notes(get_goal("candidate-pool"), grades=[1], depths={"a": 50, "b": 80})
+    assert [note.split(" reads")[0] for note in shallow] == ["R@100", "R@1000", "Judged@100"]
+    assert shallow[0] == (
+        "R@100 reads the top 100 but runs 'a' (50), 'b' (80) have fewer results a query: for "
+        "them R@100 measures only as deep as they go; compare runs at least 100 deep, or use a "
+        "cutoff of 50"
+    )
+
+
+def test_notes_name_a_metric_as_it_was_asked() -> None:
+    asked = [parse_metric("recall.1000")]
+    notes = goal_notes(get_goal("coverage"), grades=[1], depths={"r": 10}, measures=asked)
+    assert [note.split(" reads")[0] for note in notes] == ["R@100", "recall.1000"]

@@ -256,6 +256,7 @@ class GoalCommand(TyperCommand):
     """A command with a ``--goal`` option: ``--goal`` without a value lists the valid goals."""
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        _one_goal(args)
         try:
             return super().parse_args(ctx, args)
         except Exception as exc:
@@ -266,3 +267,21 @@ class GoalCommand(TyperCommand):
                     f"--goal needs a value; choose one of {', '.join(GOAL_NAMES)}"
                 ) from None
             raise
+
+
+def _one_goal(args: list[str]) -> None:
+    """Refuse ``--goal`` given more than once: Click would keep the last one and drop the
+    others without a word."""
+    goals: list[str] = []
+    for i, arg in enumerate(args):
+        if arg == "--":
+            break
+        if arg == "--goal":
+            goals.append(args[i + 1] if i + 1 < len(args) else "")
+        elif arg.startswith("--goal="):
+            goals.append(arg.partition("=")[2])
+    if len(goals) > 1:
+        raise MetricError(
+            f"--goal given {len(goals)} times ({', '.join(goals)}): give one goal, and add "
+            "any other metrics with -m"
+        )

@@ -116,17 +116,20 @@ def evaluate_files(
     engine: str = "process",
     spark_master: str | None = None,
     spark_conf: list[str] | None = None,
+    worst: int | None = None,
 ) -> None:
     """Evaluate run files against a qrels file and write the results (see ``rankmeter
     evaluate --help`` for what each value means)."""
     from rankmeter.errors import PolicyError
+    from rankmeter.io import read_qrels
     from rankmeter.metrics import DEFAULT_METRICS, parse_metrics
-    from rankmeter.metrics.goals import get_goal
-    from rankmeter.results import EvalResults, check_judged_below
+    from rankmeter.metrics.goals import get_goal, goal_notes
+    from rankmeter.results import EvalResults, check_judged_below, check_worst
 
     if [qrels, *runs].count("-") > 1:
         raise PolicyError("only one input can be read from stdin ('-')")
     judged_below = check_judged_below(judged_below)
+    worst = None if worst is None else check_worst(worst)
     chosen = get_goal(goal) if goal is not None else None
     goal_metrics = [m.metric for m in chosen.metrics] if chosen else []
     measures = parse_metrics([*(metric or []), *goal_metrics] or DEFAULT_METRICS)
@@ -152,8 +155,9 @@ def evaluate_files(
             )
         # A list of runs gives EvalResults, named apart as the in-process engine names them.
         results = EvalResults.named(list(cast(EvalResults, on_spark).results), list(runs))
+        loaded_qrels = None
     else:
-        results = _evaluate_here(
+        results, loaded_qrels = _evaluate_here(
             qrels,
             runs,
             measures,
@@ -166,7 +170,17 @@ def evaluate_files(
             stream,
             quiet,
         )
-    _write(results, runs, per_query, output_format, output, judged_below, chosen, quiet)
+    notes: tuple[str, ...] = ()
+    if chosen is not None:
+        if loaded_qrels is None:  # on Spark: the grades are read here (qrels are small)
+            loaded_qrels = read_qrels(qrels, format=qrels_format)
+        depths = {r.run: r.depth for r in results.results if r.depth is not None}
+        notes = goal_notes(
+            chosen, grades=loaded_qrels.grades, rel=rel, depths=depths, measures=measures
+        )
+    _write(
+        results, runs, per_query, output_format, output, judged_below, chosen, quiet, notes, worst
+    )
     print_data_warnings(results, quiet=quiet, run_format=run_format)
 
 
@@ -182,8 +196,9 @@ def _evaluate_here(
     run_format: str | None,
     stream: bool | None,
     quiet: bool,
-) -> Any:
-    """The in-process engine: the qrels read once, each run streamed or read whole."""
+) -> tuple[Any, Any]:
+    """The in-process engine: the qrels read once, each run streamed or read whole; the
+    results and the qrels."""
     from rankmeter.errors import PolicyError
     from rankmeter.evaluation import evaluate as run_evaluation
     from rankmeter.io import read_qrels, read_run
@@ -216,7 +231,7 @@ def _evaluate_here(
             else:
                 loaded = read_run(path, format=run_format, ties=ties)
                 evaluated.append(run_with(loaded, False))
-        return EvalResults.named(evaluated, list(runs))
+        return EvalResults.named(evaluated, list(runs)), loaded_qrels
 
 
 def _write(
@@ -228,8 +243,11 @@ def _write(
     judged_below: float,
     chosen: Any,
     quiet: bool,
+    notes: tuple[str, ...],
+    worst: int | None,
 ) -> None:
-    """The results in ``output_format``, to ``output`` (stdout when None)."""
+    """The results in ``output_format``, to ``output`` (stdout when None); ``notes``: the
+    goal's notes on the data."""
     from rankmeter.report import terminal_safe
     from rankmeter.report.evaluation import (
         judged_warnings,
@@ -240,14 +258,24 @@ def _write(
     )
 
     listed = list(results.results)
+    if notes and output_format != "table" and not quiet:
+        # Data formats stay data: the goal's notes go to stderr, as the warnings do.
+        from rankmeter.report import visible
+
+        for note in notes:
+            print(visible(f"note: {note}"), file=sys.stderr)
     if output_format == "json":
         json = render_json(
-            listed, per_query=per_query, single=len(runs) == 1, judged_below=judged_below
+            listed,
+            per_query=per_query,
+            single=len(runs) == 1,
+            judged_below=judged_below,
+            worst=worst,
         )
         emit(terminal_safe(json, output), output)
     elif output_format in ("tsv", "trec"):
         render = render_tsv if output_format == "tsv" else render_trec
-        emit(terminal_safe(render(listed, per_query=per_query), output), output)
+        emit(terminal_safe(render(listed, per_query=per_query, worst=worst), output), output)
         if not quiet:
             # Data formats stay data: the warnings go to stderr, one line per run.
             from rankmeter.report import visible
@@ -256,5 +284,12 @@ def _write(
             for line in warning_lines(judged_warnings(listed, judged_below)):
                 print(visible(line), file=sys.stderr)
     else:
-        table = render_table(listed, per_query=per_query, goal=chosen, judged_below=judged_below)
+        table = render_table(
+            listed,
+            per_query=per_query,
+            goal=chosen,
+            goal_notes=notes,
+            judged_below=judged_below,
+            worst=worst,
+        )
         render_rich(table, output)

@@ -33,6 +33,7 @@ VALUED = {
     "--engine": "engine",
     "--spark-master": "spark_master",
     "--spark-conf": "spark_conf",
+    "--worst": "worst",
 }
 #: Options that may be given several times (their values are collected in order).
 REPEATED = ("metric", "spark_conf")
@@ -56,6 +57,8 @@ CHOICES = {
 }
 #: A grade for --rel written plainly (Typer reads other spellings its own way).
 _NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
+#: A count for --worst written plainly (Click's int() also takes "+2", " 2", "2_0").
+_COUNT = re.compile(r"[0-9]+")
 
 
 def evaluate_args(argv: list[str]) -> dict[str, Any] | None:
@@ -81,6 +84,7 @@ def evaluate_args(argv: list[str]) -> dict[str, Any] | None:
         "engine": "process",
         "spark_master": None,
         "spark_conf": None,
+        "worst": None,
     }
     given: set[str] = set()
     positional: list[str] = []
@@ -125,6 +129,11 @@ def evaluate_args(argv: list[str]) -> dict[str, Any] | None:
             if not _NUMBER.fullmatch(text):
                 return None
             values["judged_below"] = float(text)  # as Typer's float
+            continue
+        if name == "worst":
+            if not _COUNT.fullmatch(text):
+                return None
+            values["worst"] = int(text)  # as Typer's int
             continue
         values[name] = text
     if len(positional) < 2:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import sys
 from enum import Enum
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -252,6 +253,8 @@ def compare(
             simultaneous=simultaneous,
             values=values,
         )
+    if chosen is not None and not quiet:
+        _print_goal_notes(chosen, loaded_qrels, named, rel, names)
     below = judged_below
     if output_format is CompareFormat.json:
         text = report.render_json(result, per_query=per_query, judged_below=below)
@@ -285,6 +288,25 @@ def _gate(result: Comparison, min_effect: float, *, quiet: bool) -> None:
         raise typer.Exit(REGRESSION_EXIT)
     if not quiet:
         print(f"rankmeter: {visible(report.gate_passed_line(result, min_effect))}", file=sys.stderr)
+
+
+def _print_goal_notes(
+    goal: Any, qrels: Any, runs: dict[str, Run], rel: float, names: list[str]
+) -> None:
+    """The goal's notes on these qrels and runs (graded labels, cutoffs past a run's depth),
+    on stderr whatever the format, as ``evaluate --goal`` gives them for its data formats."""
+    import numpy as np
+
+    from rankmeter.metrics import parse_metrics
+    from rankmeter.metrics.goals import goal_notes
+    from rankmeter.report import visible
+
+    depths = {
+        name: int(np.diff(run.offsets).max()) if run.n_queries else 0 for name, run in runs.items()
+    }
+    measures = parse_metrics(names)
+    for note in goal_notes(goal, grades=qrels.grades, rel=rel, depths=depths, measures=measures):
+        print(visible(f"note: {note}"), file=sys.stderr)
 
 
 def _name_runs(loaded: list[Run], paths: list[str]) -> dict[str, Run]:

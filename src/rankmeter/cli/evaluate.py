@@ -73,6 +73,15 @@ def evaluate(
         ),
     ] = None,
     judged_below: JudgedBelowOption = 0.9,
+    worst: Annotated[
+        int | None,
+        typer.Option(
+            "--worst",
+            metavar="N",
+            help="Also list each metric's N worst queries (lowest values) per run: a table per "
+            'run, "worst" in the JSON, their per-query lines in tsv and trec.',
+        ),
+    ] = None,
     quiet: QuietOption = False,
     engine: EvalEngineOption = EvalEngine.process,
     spark_master: SparkMasterOption = None,
@@ -82,8 +91,9 @@ def evaluate(
 
     Default metrics: nDCG@10 P@10 R@100 RR AP. With --goal, the table format ends with the
     reasons for the goal's metrics. A run whose Judged@k is below --judged-below gets a
-    warning: under the table, in the JSON ("warnings"), on stderr for tsv and trec. With
-    --engine spark the per-query values are computed on Spark (docs/spark.md): the same numbers.
+    warning: under the table, in the JSON ("warnings"), on stderr for tsv and trec. --worst N
+    lists each metric's N worst queries per run. With --engine spark the per-query values are
+    computed on Spark (docs/spark.md): the same numbers.
     """
     evaluate_files(
         qrels,
@@ -101,6 +111,7 @@ def evaluate(
         output=output,
         stream=stream,
         judged_below=judged_below,
+        worst=worst,
         quiet=quiet,
         engine=engine.value,
         spark_master=spark_master,

@@ -64,6 +64,14 @@ def explain(
     ] = ExplainFormat.text,
     qrels_format: QrelsFormatOption = None,
     run_format: RunFormatOption = None,
+    queries: Annotated[
+        str | None,
+        typer.Option(
+            "--queries",
+            help="Query texts (TSV qid<TAB>text, or BEIR queries.jsonl): the query's text is "
+            "shown under the title (and as query_text in the JSON).",
+        ),
+    ] = None,
     output: OutputOption = None,
 ) -> None:
     """Explain a number: the per-rank table and the steps from it to one query's value.
@@ -88,7 +96,11 @@ def explain(
                 "--grades explains a ranking given by hand: give it without QRELS and RUN "
                 "files (or give the files and --query instead)"
             )
-        for given, name in ((query, "--query"), (judged_only or None, "--judged-only")):
+        for given, name in (
+            (query, "--query"),
+            (judged_only or None, "--judged-only"),
+            (queries, "--queries"),
+        ):
             if given is not None:
                 ctx.fail(f"{name} needs QRELS and RUN files; it does not go with --grades")
         explained = Explanations.for_grades(grades, measures, judgments=judgments, rel=rel)
@@ -105,6 +117,11 @@ def explain(
 
         loaded_qrels = read_qrels(qrels, format=qrels_format.value if qrels_format else None)
         loaded_run = read_run(run, format=run_format.value if run_format else None, ties=ties.value)
+        query_text = None
+        if queries is not None:
+            from rankmeter.io.annotations import read_queries
+
+            query_text = read_queries(queries).get(query)
         explained = Explanations.for_query(
             loaded_qrels,
             loaded_run,
@@ -113,6 +130,7 @@ def explain(
             rel=rel,
             judged_only=judged_only,
             ties=ties.value,
+            query_text=query_text,
         )
     if output_format is ExplainFormat.json:
         text = render_json(explained)

@@ -484,9 +484,9 @@ class Comparison:
 
     def to_pandas(self) -> Any:
         """The differences as a DataFrame, one row per (system, metric)."""
-        import pandas as pd
+        from rankmeter.data.arrays import import_pandas
 
-        return pd.DataFrame([d.to_dict() for d in self.differences])
+        return import_pandas().DataFrame([d.to_dict() for d in self.differences])
 
 
 def _frozen_nested(data: Mapping[str, Mapping[str, Any]]) -> Mapping[str, Mapping[str, Any]]:

@@ -19,6 +19,7 @@ __all__ = [
     "arrow_ints",
     "compute",
     "compute_options",
+    "import_pandas",
     "null_rows",
     "numpy_of",
     "one_chunk",
@@ -40,6 +41,27 @@ def arrow_ints(values: npt.NDArray[Any]) -> Any:
 
     data = np.ascontiguousarray(values, dtype=np.int64)
     return pa.Array.from_buffers(pa.int64(), len(data), [None, pa.py_buffer(data)])
+
+
+def import_pandas() -> Any:
+    """The pandas module, for the ``to_pandas()`` methods: without it (pandas is the
+    ``[pandas]`` extra), one clear error naming the extra instead of pyarrow's
+    ModuleNotFoundError from deep inside its conversion.
+
+    Raises
+    ------
+    RankmeterError
+        When pandas cannot be imported.
+    """
+    try:
+        import pandas
+    except ImportError as exc:
+        from rankmeter.errors import RankmeterError
+
+        raise RankmeterError(
+            f"to_pandas() needs pandas: pip install 'rankmeter[pandas]' ({exc})"
+        ) from None
+    return pandas
 
 
 def compute(name: str, *args: Any, options: Any = None) -> Any:

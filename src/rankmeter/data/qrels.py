@@ -8,7 +8,14 @@ from typing import Any
 import numpy as np
 
 from rankmeter.data._inputs import as_float_column
-from rankmeter.data.arrays import FloatArray, IntArray, ObjArray, arrow_ints, readonly
+from rankmeter.data.arrays import (
+    FloatArray,
+    IntArray,
+    ObjArray,
+    arrow_ints,
+    import_pandas,
+    readonly,
+)
 from rankmeter.data.csr import offsets_from_sorted, row_groups
 from rankmeter.data.hashing import HashLookup, PairLookup
 from rankmeter.data.ids import intern, intern_docs
@@ -231,4 +238,5 @@ class Qrels:
         )
 
     def to_pandas(self) -> Any:
+        import_pandas()
         return self.to_arrow().to_pandas()

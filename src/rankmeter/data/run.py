@@ -17,6 +17,7 @@ from rankmeter.data.arrays import (
     arrow_ints,
     compute,
     compute_options,
+    import_pandas,
     numpy_of,
     one_chunk,
     readonly,
@@ -490,6 +491,7 @@ class Run:
         )
 
     def to_pandas(self) -> Any:
+        import_pandas()
         return self.to_arrow().to_pandas()
 
 

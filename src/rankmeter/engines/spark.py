@@ -478,11 +478,12 @@ def _result(
     }
     means = {m.label: m.aggregate(values[m.label]) for m in measures}
     per_query = PerQuery(tuple(str(q) for q in ids[order]), measures, values)
-    judged = judged_mean(
-        np.asarray(rows.column("judged"), dtype=np.float64)[order],
-        np.asarray(rows.column("num_ret"), dtype=np.float64)[order],
+    num_ret = np.asarray(rows.column("num_ret"), dtype=np.float64)[order]
+    judged = judged_mean(np.asarray(rows.column("judged"), dtype=np.float64)[order], num_ret)
+    depth = int(np.nanmax(num_ret)) if len(num_ret) else 0
+    return EvalResult(
+        name, means, per_query, policies, measures, judged, judged_cutoff(measures), depth
     )
-    return EvalResult(name, means, per_query, policies, measures, judged, judged_cutoff(measures))
 
 
 def _shown(value: Any) -> str:

@@ -153,9 +153,9 @@ def read_run_rows(
         table, origin = found
         default = "run"
     names = table.column_names
-    q = _require(names, QUERY_COLUMNS, "query id", origin)
-    d = _require(names, DOC_COLUMNS, "doc id", origin)
-    s = _require(names, SCORE_COLUMNS, "score", origin)
+    q = _require(names, QUERY_COLUMNS, "query id", origin, kind="run")
+    d = _require(names, DOC_COLUMNS, "doc id", origin, kind="run")
+    s = _require(names, SCORE_COLUMNS, "score", origin, kind="run")
     rank = _find(names, RANK_COLUMNS)
     if name is None:
         named = _find(names, NAME_COLUMNS)

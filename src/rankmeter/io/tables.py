@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import csv as _csv_module
 import json
-from collections.abc import Sequence
+import re
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -29,9 +30,20 @@ def _find(columns: Sequence[str], aliases: Sequence[str]) -> str | None:
     return None
 
 
-def _require(columns: Sequence[str], aliases: Sequence[str], role: str, origin: Origin) -> str:
+def _require(
+    columns: Sequence[str],
+    aliases: Sequence[str],
+    role: str,
+    origin: Origin,
+    *,
+    kind: str | None = None,
+) -> str:
+    """The column among ``columns`` named by one of ``aliases``, for a ``kind`` of table
+    (``"qrels"`` or ``"run"``: a delimited file without a header gets the header it needs)."""
     found = _find(columns, aliases)
     if found is None:
+        if isinstance(origin, DelimitedOrigin) and _looks_like_data(columns):
+            raise origin.headerless(kind)
         raise origin.error(
             None,
             f"no {role} column: found columns {list(columns)}, expected one of {list(aliases)}",
@@ -43,17 +55,17 @@ def _require(columns: Sequence[str], aliases: Sequence[str], role: str, origin: 
 
 def qrels_from_table(table: Any, origin: Origin) -> Qrels:
     names = table.column_names
-    q = _require(names, QUERY_COLUMNS, "query id", origin)
-    d = _require(names, DOC_COLUMNS, "doc id", origin)
-    g = _require(names, GRADE_COLUMNS, "relevance", origin)
+    q = _require(names, QUERY_COLUMNS, "query id", origin, kind="qrels")
+    d = _require(names, DOC_COLUMNS, "doc id", origin, kind="qrels")
+    g = _require(names, GRADE_COLUMNS, "relevance", origin, kind="qrels")
     return Qrels.from_columns(table.column(q), table.column(d), table.column(g), origin=origin)
 
 
 def run_from_table(table: Any, origin: Origin, *, name: str | None, ties: str) -> Run:
     names = table.column_names
-    q = _require(names, QUERY_COLUMNS, "query id", origin)
-    d = _require(names, DOC_COLUMNS, "doc id", origin)
-    s = _require(names, SCORE_COLUMNS, "score", origin)
+    q = _require(names, QUERY_COLUMNS, "query id", origin, kind="run")
+    d = _require(names, DOC_COLUMNS, "doc id", origin, kind="run")
+    s = _require(names, SCORE_COLUMNS, "score", origin, kind="run")
     if name is None:
         name_column = _find(names, NAME_COLUMNS)
         if name_column is not None and table.num_rows:
@@ -100,17 +112,24 @@ def _read_delimited(source: Source, sep: str) -> tuple[Any, Origin]:
     import pyarrow.compute as pc
     import pyarrow.csv as csv
 
-    kind = "CSV" if sep == "," else "TSV"
     lines = source.head().splitlines()
     if not lines or not source.data.strip():
+        kind = "CSV" if sep == "," else "TSV"
         raise FormatError(source.name, f"file is empty (a {kind} file starts with a header line)")
     header_line = lines[0].decode("utf-8", errors="replace")
+    if sep == "," and "\t" in header_line and "," not in header_line:
+        sep = "\t"  # a tab-separated file named .csv: its header says so
+    kind = "CSV" if sep == "," else "TSV"
     # The names as Arrow will see them (quotes removed, spaces kept), so that every column is
     # read as text: "007" stays "007" even when the header has spaces after the commas.
     raw_header = next(_csv_module.reader([header_line], delimiter=sep))
     header = [h.strip() for h in raw_header]
-    origin = Origin(source.name, lambda row: source.nth_row_line(row, skip=1))
+    origin = DelimitedOrigin(
+        source.name, lambda row: source.nth_row_line(row, skip=1), header_line, sep
+    )
     if len(set(header)) != len(header) or not all(header):
+        if _looks_like_data(header):
+            raise origin.headerless(None)
         raise FormatError(
             source.name, f"{kind} header has empty or repeated names", line=1, text=header_line
         )
@@ -163,6 +182,66 @@ def _read_delimited(source: Source, sep: str) -> tuple[Any, Origin]:
 
 _BLANKS = " \t\r\n\x0b\x0c"
 _NUMBER_PATTERN = r"^\s*[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf|infinity|nan)\s*$"
+
+#: The header a file without one needs, by kind and number of fields: TREC's layouts
+#: (the iteration, Q0 and rank columns are read and ignored), else the three columns needed.
+_HEADERS = {
+    ("qrels", 4): ("query_id", "iteration", "doc_id", "relevance"),
+    ("run", 6): ("query_id", "Q0", "doc_id", "rank", "score", "run"),
+    ("qrels", None): ("query_id", "doc_id", "relevance"),
+    ("run", None): ("query_id", "doc_id", "score"),
+}
+
+
+class DelimitedOrigin(Origin):
+    """The origin of a CSV/TSV file's rows, which also knows its first line and separator:
+    when that line holds data instead of column names, the error shows the header to add."""
+
+    __slots__ = ("header_line", "separator")
+
+    def __init__(
+        self,
+        name: str,
+        locate: Callable[[int], tuple[int, str]],
+        header_line: str,
+        separator: str,
+    ) -> None:
+        super().__init__(name, locate)
+        self.header_line = header_line
+        self.separator = separator
+
+    def headerless(self, kind: str | None) -> FormatError:
+        """The error for a first line that is data: the header line it needs, as the file
+        would spell it (``kind`` None when qrels or run is not known yet)."""
+        fields = len(next(_csv_module.reader([self.header_line], delimiter=self.separator)))
+        if kind is None:
+            # TREC's layouts tell a qrels file (4 fields) from a run (6) by themselves.
+            kind = {4: "qrels", 6: "run"}.get(fields)
+        if kind is None:
+            wanted = (
+                f"{self._spelled(_HEADERS['qrels', None])} for qrels or "
+                f"{self._spelled(_HEADERS['run', None])} for a run"
+            )
+        else:
+            columns = _HEADERS.get((kind, fields), _HEADERS[kind, None])
+            wanted = self._spelled(columns)
+        return FormatError(
+            self.name,
+            f"the first line looks like data, not a header: start the file with the header "
+            f"line {wanted}",
+            line=1,
+            text=self.header_line,
+        )
+
+    def _spelled(self, columns: Sequence[str]) -> str:
+        if self.separator == ",":
+            return ",".join(columns)
+        return f"{', '.join(columns)} (separated by tabs)"
+
+
+def _looks_like_data(names: Sequence[str]) -> bool:
+    """A header with a number among its names is a line of data (no id column is named 2)."""
+    return any(re.match(_NUMBER_PATTERN, name, flags=re.IGNORECASE) for name in names)
 
 
 def _check_quotes(source: Source, sep: str, kind: str) -> None:

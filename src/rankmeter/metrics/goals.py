@@ -13,14 +13,27 @@ where it matters, what it ignores. ``rankmeter metrics --goal GOAL`` and
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from rankmeter.errors import MetricError
 
-__all__ = ["GOALS", "GOAL_NAMES", "Goal", "GoalMetric", "get_goal", "metrics_for_goal"]
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from rankmeter.metrics._spec import Metric
+
+__all__ = [
+    "GOALS",
+    "GOAL_NAMES",
+    "Goal",
+    "GoalMetric",
+    "get_goal",
+    "goal_notes",
+    "metrics_for_goal",
+]
 
 
 class GoalMetric(NamedTuple):
@@ -169,6 +182,102 @@ def metrics_for_goal(goal: str) -> tuple[GoalMetric, ...]:
     P@10
     """
     return get_goal(goal).metrics
+
+
+#: The goals whose binary metrics should count only the answer itself (one right answer; all
+#: that is relevant): on a graded scale, a partial match counted as a hit flatters them. (Top
+#: results has nDCG, which reads the grades; a candidate pool wants partial matches too.)
+_STRICT_GOALS = ("single-answer", "coverage")
+
+
+def goal_notes(
+    goal: Goal,
+    *,
+    grades: ArrayLike,
+    rel: float = 1,
+    depths: Mapping[str, int] | None = None,
+    measures: Sequence[Metric] = (),
+) -> tuple[str, ...]:
+    """What to know before reading ``goal``'s metrics on these qrels and runs, one line each.
+
+    - On graded qrels (``grades``: the qrels' grades), the single-answer and coverage goals'
+      binary metrics count the lowest positive grade, a partial match, as relevant when the
+      evaluation's ``rel`` lets it in: the note names the ``rel=`` thresholds of the scale.
+    - A cutoff beyond a run's depth (``depths``: run name -> the most results any of its
+      queries has) measures no deeper than the run goes: R@1000 on a 100-deep run is R@100.
+
+    A goal metric among ``measures`` (the metrics as they were asked for) is named as it was
+    asked (``ndcg_cut.10``), as the table and the reasons name it.
+
+    >>> (note,) = goal_notes(get_goal("single-answer"), grades=[0, 1, 2])
+    >>> note[:62]
+    'the qrels are graded 0-2 and RR@10, Success@1, Success@10 coun'
+    >>> note[note.index("scale:"):]
+    'scale: RR(rel=2)@10 (grade 2 only), or --rel for every metric'
+    """
+    from rankmeter.metrics._parse import parse_metric
+
+    metrics = [parse_metric(m.metric) for m in goal.metrics]
+    # The goal's metrics as they were asked for, when they were (ndcg_cut.10 for nDCG@10).
+    metrics = [next((a for a in measures if a == m), m) for m in metrics]
+    notes: list[str] = []
+    import numpy as np
+
+    scale = [float(g) for g in np.unique(np.asarray(grades, dtype=np.float64))]
+    positive = [g for g in scale if g > 0]
+    counted = [g for g in positive if g >= rel]
+    loose = [m for m in metrics if m.spec.param("rel") is not None and m.get("rel") is None]
+    if goal.name in _STRICT_GOALS and loose and len(counted) > 1 and counted[0] == positive[0]:
+        top = counted[-1]
+        # The next grade up and the top one: enough to choose from on any scale.
+        thresholds = dict.fromkeys([counted[1], top])
+        example = loose[0]
+        choices = ", ".join(
+            f"{_with_rel(example, t)} (grade {_num(t)} {'only' if t == top else 'or more'})"
+            for t in thresholds
+        )
+        notes.append(
+            f"the qrels are graded {_num(min(g for g in scale if g >= 0))}-{_num(top)} and "
+            f"{', '.join(m.label for m in loose)} count a grade-{_num(counted[0])} document (a "
+            f"partial match) as relevant; to count only better ones, give rel= from the "
+            f"scale: {choices}, or --rel for every metric"
+        )
+    for metric in metrics:
+        k = metric.cutoff
+        if k is None or not depths:
+            continue
+        shallow = {run: depth for run, depth in depths.items() if depth < k}
+        if not shallow:
+            continue
+        if len(shallow) == 1:
+            ((run, depth),) = shallow.items()
+            who = f"run {run!r} has at most {depth} results a query"
+            what = f"for it {metric.label} measures the top {depth} only"
+        else:
+            listed = ", ".join(f"{run!r} ({depth})" for run, depth in shallow.items())
+            who = f"runs {listed} have fewer results a query"
+            what = f"for them {metric.label} measures only as deep as they go"
+        notes.append(
+            f"{metric.label} reads the top {k} but {who}: {what}; compare runs at least {k} "
+            f"deep, or use a cutoff of {min(shallow.values())}"
+        )
+    return tuple(notes)
+
+
+def _with_rel(metric: Metric, rel: float) -> str:
+    """``metric`` with its own relevance level: ``RR@10`` -> ``RR(rel=2)@10``."""
+    from rankmeter.metrics._parse import parse_metric
+
+    name = str(metric)
+    base, at, cutoff = name.partition("@")
+    params = f"rel={_num(rel)}"
+    # A name with parameters gets one more: nDCG(gain=exp)@10 -> nDCG(gain=exp,rel=2)@10.
+    base = f"{base[:-1]},{params})" if base.endswith(")") else f"{base}({params})"
+    return str(parse_metric(f"{base}{at}{cutoff}"))
+
+
+def _num(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
 
 
 def _normalize(name: str) -> str:

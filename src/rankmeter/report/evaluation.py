@@ -7,6 +7,7 @@ JSON does (rankmeter._escape).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from rankmeter.metrics import Metric
@@ -43,15 +44,22 @@ def render_json(
     per_query: bool,
     single: bool,
     judged_below: float = JUDGED_BELOW,
+    worst: int | None = None,
 ) -> str:
     """``{"metrics": {...}[, "per_query": {...}]}``; a list with ``"run"`` keys for several runs.
     A run whose Judged@k is below ``judged_below`` gets ``"warnings": [{"run", "k", "judged",
-    "threshold"}]`` in its object (only then: the output is otherwise unchanged)."""
+    "threshold"}]`` in its object (only then: the output is otherwise unchanged). With
+    ``worst``, each run's ``"worst": {metric: [{"query", "value"}, ...]}``, lowest first."""
     warned = {w.run: w for w in judged_warnings(results, judged_below)}
 
     def record(r: EvalResult, named: bool) -> dict[str, Any]:
         out: dict[str, Any] = {"run": r.run} if named else {}
         out.update(r.to_dict(per_query=per_query))
+        if worst is not None:
+            out["worst"] = {
+                m.label: [{"query": q, "value": _value(m, v)} for q, v in pairs]
+                for m, pairs in _worst_of(r, worst)
+            }
         if r.run in warned:
             out["warnings"] = [warned[r.run].to_dict()]
         return out
@@ -60,19 +68,36 @@ def render_json(
     return json_text(payload)
 
 
-def render_tsv(results: list[EvalResult], *, per_query: bool) -> str:
-    """One row per run (per query and run, then the run's ``all`` row, with per_query)."""
+def _worst_of(result: EvalResult, n: int) -> list[tuple[Metric, tuple[tuple[str, float], ...]]]:
+    """Each metric of ``result`` with its ``n`` worst queries (PerQuery.worst)."""
+    return [(m, result.per_query.worst(m, n)) for m in result.measures]
+
+
+def _worst_rows(result: EvalResult, n: int) -> list[int]:
+    """The rows of the queries among some metric's ``n`` worst, metric by metric, each once."""
+    row = {q: i for i, q in enumerate(result.per_query.query_ids)}
+    listed = (row[q] for _, pairs in _worst_of(result, n) for q, _ in pairs)
+    return list(dict.fromkeys(listed))
+
+
+def render_tsv(results: list[EvalResult], *, per_query: bool, worst: int | None = None) -> str:
+    """One row per run (per query and run, then the run's ``all`` row, with per_query). With
+    ``worst`` (and not per_query), the rows of the queries among any metric's ``worst`` worst
+    come before each ``all`` row, first metric's worst first."""
     measures = results[0].measures
     names = [m.label for m in measures]
-    lines = ["\t".join(["run", *(["query_id"] if per_query else []), *names])]
+    by_query = per_query or worst is not None
+    lines = ["\t".join(["run", *(["query_id"] if by_query else []), *names])]
     for r in results:
-        if per_query:
+        if by_query:
             columns = [r.per_query.values[n] for n in names]
-            for i, q in enumerate(r.per_query.query_ids):
+            rows = range(len(r.per_query)) if per_query else _worst_rows(r, worst or 1)
+            for i in rows:
+                q = r.per_query.query_ids[i]
                 cells = [_cell(m, c[i]) for m, c in zip(measures, columns, strict=True)]
                 lines.append("\t".join([r.run, q, *cells]))
         aggregate = [_cell(m, r.metrics[m.label]) for m in measures]
-        lines.append("\t".join([r.run, *(["all"] if per_query else []), *aggregate]))
+        lines.append("\t".join([r.run, *(["all"] if by_query else []), *aggregate]))
     return "\n".join(lines) + "\n"
 
 
@@ -80,8 +105,10 @@ def _cell(metric: Metric, value: float) -> str:
     return str(_value(metric, float(value)))
 
 
-def render_trec(results: list[EvalResult], *, per_query: bool) -> str:
-    """trec_eval's ``-q`` layout: ``measure<TAB>query<TAB>value``, the ``all`` lines last."""
+def render_trec(results: list[EvalResult], *, per_query: bool, worst: int | None = None) -> str:
+    """trec_eval's ``-q`` layout: ``measure<TAB>query<TAB>value``, the ``all`` lines last. With
+    ``worst`` (and not per_query), each metric's lines for its ``worst`` worst queries, lowest
+    first, before the ``all`` lines."""
     out: list[str] = []
     for r in results:
         measures = r.measures
@@ -91,11 +118,31 @@ def render_trec(results: list[EvalResult], *, per_query: bool) -> str:
             for i, q in enumerate(r.per_query.query_ids):
                 for m, name, col in zip(measures, names, columns, strict=True):
                     out.append(_trec_line(name, q, m, float(col[i])))
+        elif worst is not None:
+            for (m, pairs), name in zip(_worst_of(r, worst), names, strict=True):
+                out += [_trec_line(name, q, m, value) for q, value in pairs]
         out.append(f"{'runid':<22}\tall\t{r.run}")
         out.append(f"{'num_q':<22}\tall\t{r.n_queries}")
         for m, name in zip(measures, names, strict=True):
             out.append(_trec_line(name, "all", m, r.metrics[m.label]))
     return "\n".join(out) + "\n"
+
+
+def _worst_table(result: EvalResult, n: int) -> Any:
+    """One run's worst queries: a section per metric, lowest value first."""
+    from rich.console import Group
+
+    # The title as a line of its own: a table's title wraps to the (narrow) table's width.
+    title = shown(f"{result.run}: the {n} worst queries per metric", style="table.title")
+    table = FittedTable()
+    table.add_column("metric", text=True, style="bold")
+    table.add_column("query", text=True)
+    table.add_column("value", justify="right")
+    for m, pairs in _worst_of(result, n):
+        for i, (query, value) in enumerate(pairs):
+            table.add_row(m.label if i == 0 else "", shown(query), _fmt(m, value))
+        table.add_section()
+    return Group(title, table)
 
 
 def _trec_line(name: str, query: str, metric: Metric, value: float) -> str:
@@ -113,10 +160,14 @@ def render_table(
     per_query: bool,
     goal: Goal | None = None,
     judged_below: float = JUDGED_BELOW,
+    worst: int | None = None,
+    goal_notes: Sequence[str] = (),
 ) -> Any:
     """A rich renderable: one row per run (per-query tables first when asked); a warning under
-    the tables for each run whose Judged@k is below ``judged_below``; with ``goal``, the goal
-    and why each of its metrics fits, under the tables."""
+    the tables for each run whose Judged@k is below ``judged_below``; with ``worst``, a table
+    per run of each metric's ``worst`` worst queries; with ``goal``, the goal and why each of
+    its metrics fits, under the tables, then ``goal_notes``: what to know about these qrels and
+    runs before reading them (:func:`rankmeter.metrics.goals.goal_notes`)."""
     from rich.console import Group
     from rich.text import Text
 
@@ -155,6 +206,8 @@ def render_table(
     parts += [
         shown(warning_line(w), style="yellow") for w in judged_warnings(results, judged_below)
     ]
+    if worst is not None:
+        parts += [_worst_table(r, worst) for r in results]
     if goal is not None:
         from rankmeter.metrics import parse_metric
         from rankmeter.report.metrics import goal_reasons
@@ -165,4 +218,5 @@ def render_table(
             for g in goal.metrics
         }
         parts.append(goal_reasons(goal, labels))
+        parts += [shown(f"note: {note}", style="yellow") for note in goal_notes]
     return Group(*parts)

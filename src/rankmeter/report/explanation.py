@@ -134,7 +134,10 @@ def _text_table(columns: Sequence[str], rows: Sequence[Mapping[str, Any]]) -> li
 
 
 def _one_text(e: Explanation) -> str:
-    lines = [visible(e.title), ""]
+    lines = [visible(e.title)]
+    if e.query_text is not None:
+        lines.append(f"query text: {visible(e.query_text)}")
+    lines.append("")
     lines += _text_table(e.columns, e.rows)
     lines += [f"  ({visible(note)})" for note in e.notes]
     if e.ideal_rows:
@@ -163,6 +166,8 @@ def _one_markdown(e: Explanation) -> str:
     where = "the grades given" if e.query is None else f"query {markdown_code(e.query)}"
     run = f" in run {markdown_code(e.run)}" if e.run is not None else ""
     lines = [f"### {markdown_code(e.metric)} for {where}{run} = {e.shown_value}", ""]
+    if e.query_text is not None:
+        lines += [f"Query text: {markdown_text(e.query_text)}", ""]
     lines += _markdown_table(e.columns, e.rows)
     if e.notes:
         lines.append("")
@@ -209,6 +214,7 @@ def html_view(e: Explanation, ids: PageIds) -> dict[str, Any]:
     return {
         "id": ids.claim(e.anchor),
         "title": e.title,
+        "query_text": e.query_text,
         "ranks": _html_table(e.columns, e.rows, "explain-ranks"),
         "notes": list(e.notes),
         "ideal": _html_table(e.ideal_columns, e.ideal_rows, "explain-ideal")

@@ -104,8 +104,9 @@ class TwoStage:
 
     def to_pandas(self) -> Any:
         """A DataFrame: one row per stage (index ``stage``), one column per metric."""
-        import pandas as pd
+        from rankmeter.data.arrays import import_pandas
 
+        pd = import_pandas()
         rows = [{"stage": k, **v.metrics} for k, v in self.stages.items()]
         return pd.DataFrame(rows).set_index("stage")
 

@@ -184,6 +184,9 @@ class AnnRecall:
         """A DataFrame: one row per setting and k; a column per index parameter."""
         import pyarrow as pa
 
+        from rankmeter.data.arrays import import_pandas
+
+        import_pandas()
         names = list(parse_index_spec(self.index).params)
         data: dict[str, Any] = {"setting": [r.setting for r in self.rows]}
         for name in names:
