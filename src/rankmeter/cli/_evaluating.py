@@ -4,11 +4,13 @@ their parsers read."""
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from typing import Any
 
 from rankmeter.cli._output import emit, render_rich
 from rankmeter.cli._progress import Steps
+from rankmeter.cli._runs import run_arguments, run_names
 
 #: The output formats of ``--format``.
 OUTPUT_FORMATS = ("table", "json", "tsv", "trec")
@@ -53,6 +55,7 @@ def evaluate_files(
     if [qrels, *runs].count("-") > 1:
         raise PolicyError("only one input can be read from stdin ('-')")
     judged_below = check_judged_below(judged_below)
+    arguments = run_arguments(runs)
     chosen = get_goal(goal) if goal is not None else None
     goal_metrics = [m.metric for m in chosen.metrics] if chosen else []
     measures = parse_metrics([*(metric or []), *goal_metrics] or DEFAULT_METRICS)
@@ -73,7 +76,8 @@ def evaluate_files(
             )
 
         evaluated = []
-        for path in runs:
+        for argument in arguments:
+            path = argument.path
             steps.start(f"evaluating {path}")
             if run_format is None or stream:
                 if stream and run_format not in (None, "trec"):
@@ -83,7 +87,14 @@ def evaluate_files(
             else:
                 loaded = read_run(path, format=run_format, ties=ties)
                 evaluated.append(run_with(loaded, False))
-        results = EvalResults.named(evaluated, list(runs))
+        names = run_names(arguments, [r.run for r in evaluated])
+        results = EvalResults.named(
+            [
+                r if r.run == n else dataclasses.replace(r, run=n)
+                for r, n in zip(evaluated, names, strict=True)
+            ],
+            [a.path for a in arguments],
+        )
     listed = list(results.results)
     if output_format == "json":
         json = render_json(

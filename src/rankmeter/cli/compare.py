@@ -24,6 +24,7 @@ from rankmeter.cli._common import (
     render_rich,
 )
 from rankmeter.cli._progress import Steps
+from rankmeter.cli._runs import RunArgument, run_arguments, run_names
 
 if TYPE_CHECKING:
     from rankmeter.data import Run
@@ -161,15 +162,17 @@ def compare(
     chosen = get_goal(goal) if goal is not None else None
     goal_metrics = [m.metric for m in chosen.metrics] if chosen else []
     names = list(dict.fromkeys([*(metric or []), *goal_metrics])) or list(DEFAULT_METRICS)
+    arguments = run_arguments(runs)
     with Steps(total=len(runs) + 2, enabled=False if quiet else None) as steps:
         steps.start(f"reading {qrels}")
         loaded_qrels = read_qrels(qrels)
         loaded = []
-        for path in runs:
-            steps.start(f"reading {path}")
-            loaded.append(read_run(path, ties=ties.value))
-        named = _name_runs(loaded, runs)
-        base = None if baseline is None else _baseline_name(baseline, named, runs)
+        for argument in arguments:
+            steps.start(f"reading {argument.path}")
+            loaded.append(read_run(argument.path, ties=ties.value))
+        given = run_names(arguments, [r.name for r in loaded])
+        named = {n: r if r.name == n else r.renamed(n) for n, r in zip(given, loaded, strict=True)}
+        base = None if baseline is None else _baseline_name(baseline, named, arguments)
         steps.start("comparing")
         result = run_comparison(
             loaded_qrels,
@@ -210,19 +213,11 @@ def compare(
         render_rich(report.render_table(result, judged_below=below), output)
 
 
-def _name_runs(loaded: list[Run], paths: list[str]) -> dict[str, Run]:
-    """Runs by name; runs sharing a name are told apart by their file."""
-    from rankmeter.results import unique_names
-
-    names = unique_names([r.name for r in loaded], paths)
-    return dict(zip(names, loaded, strict=True))
-
-
-def _baseline_name(baseline: str, named: dict[str, Run], paths: list[str]) -> str:
+def _baseline_name(baseline: str, named: dict[str, Run], arguments: list[RunArgument]) -> str:
     if baseline in named:
         return baseline
-    for name, path in zip(named, paths, strict=True):
-        if baseline == path:
+    for name, argument in zip(named, arguments, strict=True):
+        if baseline in (argument.path, argument.text):
             return name
     from rankmeter.errors import PolicyError
 

@@ -33,7 +33,10 @@ class PoolQueries(str, Enum):
 
 
 def pool(
-    runs: Annotated[list[str], typer.Argument(help="Run files (TREC, CSV/TSV, JSONL, Parquet).")],
+    runs: Annotated[
+        list[str],
+        typer.Argument(help="Run files (TREC, CSV/TSV, JSONL, Parquet; NAME=PATH names one)."),
+    ],
     output: PoolOutputOption,
     depth: Annotated[
         int, typer.Option(help="Documents pooled from each run per query (the k of Judged@k).")
@@ -69,6 +72,7 @@ def pool(
     """
     import sys
 
+    from rankmeter.cli._runs import read_runs
     from rankmeter.errors import PolicyError
     from rankmeter.judgments import pool as make_pool
     from rankmeter.report import pool as report
@@ -77,7 +81,7 @@ def pool(
     if [*runs, qrels].count("-") > 1:
         raise PolicyError("only one input can be read from stdin ('-')")
     result = make_pool(
-        runs,
+        read_runs(runs, ties=ties.value),
         depth=depth,
         qrels=qrels,
         max_per_query=max_per_query,
