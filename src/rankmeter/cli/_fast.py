@@ -35,6 +35,7 @@ VALUED = {
 FLAGS = {
     "-c": ("include_missing", True),
     "--include-missing": ("include_missing", True),
+    "--answered-only": ("include_missing", False),
     "-J": ("judged_only", True),
     "--judged-only": ("judged_only", True),
     "-q": ("per_query", True),

@@ -35,7 +35,9 @@ class CheckFormat(str, Enum):
 
 def check(
     qrels: QrelsArgument,
-    runs: Annotated[list[str], typer.Argument(help="One or more run files.")],
+    runs: Annotated[
+        list[str], typer.Argument(help="One or more run files (NAME=PATH names a run).")
+    ],
     k: Annotated[int, typer.Option("-k", help="The top k looked at for ties and Judged@k.")] = 10,
     metric: MetricOption = None,
     output_format: Annotated[

@@ -10,14 +10,17 @@ import typer
 from rankmeter.cli._common import (
     GoalCommand,
     GoalOption,
+    IncludeMissingOption,
     JudgedBelowOption,
     JudgedOnlyOption,
     MetricOption,
     OutputOption,
     PerQueryOption,
     QrelsArgument,
+    QrelsFormatOption,
     QuietOption,
     RelOption,
+    RunFormatOption,
     Ties,
     TiesOption,
     emit,
@@ -61,7 +64,10 @@ class Interval(str, Enum):
 def compare(
     qrels: QrelsArgument,
     runs: Annotated[
-        list[str], typer.Argument(help="Two or more run files; the first is the baseline.")
+        list[str],
+        typer.Argument(
+            help="Two or more run files (NAME=PATH names a run); the first is the baseline."
+        ),
     ],
     metric: MetricOption = None,
     goal: GoalOption = None,
@@ -112,15 +118,7 @@ def compare(
     rel: RelOption = 1,
     judged_only: JudgedOnlyOption = False,
     ties: TiesOption = Ties.trec_eval,
-    include_missing: Annotated[
-        bool,
-        typer.Option(
-            "--include-missing/--answered-only",
-            help="Which queries are compared: every judged query (default, as trec_eval -c: "
-            "the same whichever runs are compared), or only those some run answered (a set "
-            "that changes with the runs). A run's missing query scores 0 either way.",
-        ),
-    ] = True,
+    include_missing: IncludeMissingOption = True,
     simultaneous: Annotated[
         bool,
         typer.Option(
@@ -134,6 +132,8 @@ def compare(
         typer.Option("--format", "-f", help="Output format (html: one self-contained file)."),
     ] = CompareFormat.table,
     per_query: PerQueryOption = False,
+    qrels_format: QrelsFormatOption = None,
+    run_format: RunFormatOption = None,
     output: OutputOption = None,
     judged_below: JudgedBelowOption = 0.9,
     quiet: QuietOption = False,
@@ -165,11 +165,17 @@ def compare(
     arguments = run_arguments(runs)
     with Steps(total=len(runs) + 2, enabled=False if quiet else None) as steps:
         steps.start(f"reading {qrels}")
-        loaded_qrels = read_qrels(qrels)
+        loaded_qrels = read_qrels(qrels, format=qrels_format.value if qrels_format else None)
         loaded = []
         for argument in arguments:
             steps.start(f"reading {argument.path}")
-            loaded.append(read_run(argument.path, ties=ties.value))
+            loaded.append(
+                read_run(
+                    argument.path,
+                    format=run_format.value if run_format else None,
+                    ties=ties.value,
+                )
+            )
         given = run_names(arguments, [r.name for r in loaded])
         named = {n: r if r.name == n else r.renamed(n) for n, r in zip(given, loaded, strict=True)}
         base = None if baseline is None else _baseline_name(baseline, named, arguments)

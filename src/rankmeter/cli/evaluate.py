@@ -10,6 +10,7 @@ import typer
 from rankmeter.cli._common import (
     GoalCommand,
     GoalOption,
+    IncludeMissingOption,
     JudgedBelowOption,
     JudgedOnlyOption,
     MetricOption,
@@ -38,18 +39,13 @@ class OutputFormat(str, Enum):
 
 def evaluate(
     qrels: QrelsArgument,
-    runs: Annotated[list[str], typer.Argument(help="One or more run files.")],
+    runs: Annotated[
+        list[str], typer.Argument(help="One or more run files (NAME=PATH names a run).")
+    ],
     metric: MetricOption = None,
     goal: GoalOption = None,
     rel: RelOption = 1,
-    include_missing: Annotated[
-        bool,
-        typer.Option(
-            "--include-missing",
-            "-c",
-            help="Score judged queries that have no results as 0 (trec_eval -c).",
-        ),
-    ] = False,
+    include_missing: IncludeMissingOption = False,
     judged_only: JudgedOnlyOption = False,
     per_query: PerQueryOption = False,
     output_format: Annotated[

@@ -44,7 +44,8 @@ def render_json(
     single: bool,
     judged_below: float = JUDGED_BELOW,
 ) -> str:
-    """``{"metrics": {...}[, "per_query": {...}]}``; a list with ``"run"`` keys for several runs.
+    """``{"metrics": {...}[, "per_query": {...}], "queries": "..."}``; a list with ``"run"``
+    keys for several runs. ``"queries"`` says which queries the means average over.
     A run whose Judged@k is below ``judged_below`` gets ``"warnings": [{"run", "k", "judged",
     "threshold"}]`` in its object (only then: the output is otherwise unchanged)."""
     warned = {w.run: w for w in judged_warnings(results, judged_below)}
@@ -52,12 +53,27 @@ def render_json(
     def record(r: EvalResult, named: bool) -> dict[str, Any]:
         out: dict[str, Any] = {"run": r.run} if named else {}
         out.update(r.to_dict(per_query=per_query))
+        out["queries"] = queries_phrase(r.policies.include_missing)
         if r.run in warned:
             out["warnings"] = [warned[r.run].to_dict()]
         return out
 
     payload: Any = record(results[0], False) if single else [record(r, True) for r in results]
     return json_text(payload)
+
+
+def queries_phrase(include_missing: bool) -> str:
+    """Which queries an evaluation's means average over, as the JSON says it.
+
+    >>> queries_phrase(True)
+    'queries: every judged query (trec_eval -c: a run without results for one scores 0)'
+    """
+    if include_missing:
+        return "queries: every judged query (trec_eval -c: a run without results for one scores 0)"
+    return (
+        "queries: the judged queries the run answered (as trec_eval; -c adds the judged queries "
+        "without results, at 0)"
+    )
 
 
 def render_tsv(results: list[EvalResult], *, per_query: bool) -> str:
