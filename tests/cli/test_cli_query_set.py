@@ -105,3 +105,32 @@ def test_compare_reads_the_run_and_qrels_formats_it_is_told(
     assert result.code == 0, result.err
     means = {m["system"]: m["mean"] for m in json.loads(result.out)["means"]}
     assert means == {"base": 0.5, "new": 1.0}
+
+
+# Every command that reads run files (audit-labels reads them as evaluate's library call does).
+RUN_READERS = ["evaluate", "compare", "check", "explain", "power", "fuse", "two-stage", "pool"]
+
+
+@pytest.mark.parametrize("command", RUN_READERS)
+def test_every_command_that_reads_runs_takes_the_run_format(command: str) -> None:
+    option = _option(command, "run_format")
+    assert option.opts == _option("evaluate", "run_format").opts == ["--run-format"]
+    assert option.help == _option("evaluate", "run_format").help
+
+
+def test_the_run_format_is_read_as_given(cli: CLI, files: dict[str, Path], tmp_path: Path) -> None:
+    # A CSV run in a file named .txt: without --run-format it would be read as TREC.
+    runs = []
+    for name, (a, b) in (("one", (2.0, 1.0)), ("two", (1.0, 2.0))):
+        path = tmp_path / f"{name}.txt"
+        path.write_text(f"query_id,doc_id,score\n1,a,{a}\n1,b,{b}\n2,a,1\n2,x,{b}\n")
+        runs.append(f"{name}={path}")
+    power = cli("power", files["qrels"], *runs, "-m", "P(rel=2)@1", "--run-format", "csv")
+    assert power.code == 0, power.err
+    fused = cli("fuse", *runs, "--run-format", "csv")
+    assert fused.code == 0 and fused.out.startswith("1 Q0 "), fused.err
+    assert fused.out.split()[5] == "rrf(one+two)"
+    staged = cli("two-stage", files["qrels"], *runs, "--run-format", "csv", "--pool", "2")
+    assert staged.code == 0, staged.err
+    pool = cli("pool", *runs, "--run-format", "csv", "-o", tmp_path / "pool.jsonl")
+    assert pool.code == 0, pool.err

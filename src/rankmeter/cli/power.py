@@ -13,6 +13,7 @@ from rankmeter.cli._common import (
     OutputOption,
     QrelsArgument,
     RelOption,
+    RunFormatOption,
     Ties,
     TiesOption,
     emit,
@@ -82,6 +83,7 @@ def power(
     rel: RelOption = 1,
     judged_only: JudgedOnlyOption = False,
     ties: TiesOption = Ties.trec_eval,
+    run_format: RunFormatOption = None,
     output_format: Annotated[
         PowerFormat, typer.Option("--format", "-f", help="Output format.")
     ] = PowerFormat.table,
@@ -106,7 +108,7 @@ def power(
         raise PolicyError("only one input can be read from stdin ('-')")
     names = list(dict.fromkeys(metric or [])) or list(DEFAULT_METRICS)
     loaded_qrels = read_qrels(qrels)
-    named = read_runs([base, new], ties=ties.value)
+    named = read_runs([base, new], format=run_format.value if run_format else None, ties=ties.value)
     base_name, new_name = named
     results = evaluate(
         loaded_qrels,

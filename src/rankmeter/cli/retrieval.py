@@ -13,6 +13,7 @@ from rankmeter.cli._common import (
     PerQueryOption,
     QrelsArgument,
     QuietOption,
+    RunFormatOption,
     check_output,
     emit,
     render_rich,
@@ -133,6 +134,7 @@ def fuse(
     name: Annotated[
         str | None, typer.Option(help="The fused run's name (default e.g. rrf(bm25+dense)).")
     ] = None,
+    run_format: RunFormatOption = None,
     output: OutputOption = None,
 ) -> None:
     """Fuse runs into one (a hybrid), written as a TREC run."""
@@ -148,7 +150,7 @@ def fuse(
     if len(runs) < 2:
         raise PolicyError(f"fuse needs two runs or more; got {len(runs)}")
     parsed = None if weights is None else parse_weights(weights, what="--weights")
-    loaded = read_run_list(runs, distinct=False)
+    loaded = read_run_list(runs, format=run_format.value if run_format else None, distinct=False)
     fused = fuse_runs(
         loaded,
         method.value,
@@ -174,6 +176,7 @@ def two_stage(
     metric: MetricOption = None,
     per_query: PerQueryOption = False,
     output_format: FormatOption = EvalFormat.table,
+    run_format: RunFormatOption = None,
     output: OutputOption = None,
 ) -> None:
     """Evaluate retrieve-then-rerank: the pool's recall, the reranking, the ceiling.
@@ -192,7 +195,11 @@ def two_stage(
         raise PolicyError("only one input can be read from stdin ('-')")
     result = run_two_stage(
         read_qrels(qrels),
-        *read_run_list([retriever_run, reranked_run], distinct=False),
+        *read_run_list(
+            [retriever_run, reranked_run],
+            format=run_format.value if run_format else None,
+            distinct=False,
+        ),
         pool=pool,
         metrics=metric or ["nDCG@10"],
     )
