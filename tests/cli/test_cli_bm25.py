@@ -11,7 +11,7 @@ from rankmeter import Run, evaluate
 from rankmeter.io import read_run, write_trec_run
 from rankmeter.vector.fusion import fuse
 
-from ._cli_support import CLI
+from ._cli_support import CLI, evaluate_json
 
 A = {"q1": {"a": 3.0, "b": 2.0, "c": 1.0}, "q2": {"x": 5.0, "y": 4.0}}
 B = {"q1": {"b": 0.9, "d": 0.5}}
@@ -81,7 +81,7 @@ def test_bm25_json_is_the_evaluate_shape_and_the_run_is_written(
         "evaluate", cranfield / "qrels.trec", out, "-m", "nDCG@10", "-m", "R@100",
         "-m", "RR@10", "-f", "json", "--judged-below", "0", "--include-missing",
     )  # fmt: skip
-    assert json.loads(again.out) == {"metrics": payload["metrics"]}
+    assert evaluate_json(again.out) == {"metrics": payload["metrics"]}
 
 
 @pytest.mark.usefixtures("bm25s_installed")

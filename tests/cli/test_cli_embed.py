@@ -15,7 +15,7 @@ import pytest
 
 from rankmeter.vector import embed
 
-from ._cli_support import CLI
+from ._cli_support import CLI, evaluate_json
 
 
 class StubEncoder:
@@ -95,7 +95,7 @@ def test_json_is_what_evaluate_prints_for_the_run(
         "--include-missing",
     )  # fmt: skip
     assert again.code == 0, again.err
-    assert json.loads(again.out) == {"metrics": payload["metrics"]}
+    assert evaluate_json(again.out) == {"metrics": payload["metrics"]}
     lines = run.read_text().splitlines()
     assert len(lines) == 8  # two queries, the whole corpus of four each
     assert lines[0].split()[:3] == ["1", "Q0", "d1"] and lines[0].endswith(" stub-model")

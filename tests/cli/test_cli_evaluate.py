@@ -18,7 +18,7 @@ import rankmeter.io
 from rankmeter import evaluate
 from rankmeter.metrics import DEFAULT_METRICS, parse_metrics
 
-from ._cli_support import CLI, NO_JUDGED_WARNING, QRELS, RUN_A, run_process
+from ._cli_support import CLI, NO_JUDGED_WARNING, QRELS, RUN_A, evaluate_json, run_process
 
 METRICS = ["nDCG@10", "P@2", "R@100", "RR", "AP", "NumRet", "nDCG(gain=exp)@3", "Bpref"]
 
@@ -42,7 +42,7 @@ def test_json_for_one_run_is_exactly_the_metrics(cli: CLI, files: dict[str, Path
         *NO_JUDGED_WARNING,
     )
     assert result.code == 0 and result.err == ""
-    payload = json.loads(result.out)
+    payload = evaluate_json(result.out)
     assert list(payload) == ["metrics"]
     expected = library(files)
     assert list(payload["metrics"]) == [str(m) for m in parse_metrics(METRICS)]
@@ -62,7 +62,7 @@ def test_json_per_query(cli: CLI, files: dict[str, Path]) -> None:
         *NO_JUDGED_WARNING,
         "-q",
     )
-    payload = json.loads(result.out)
+    payload = evaluate_json(result.out)
     assert list(payload) == ["metrics", "per_query"]
     expected = library(files)
     assert payload == expected.to_dict(per_query=True)
@@ -81,11 +81,11 @@ def test_json_for_several_runs_is_a_list_with_run_names(cli: CLI, files: dict[st
         "json",
         *NO_JUDGED_WARNING,
     )
-    payload = json.loads(result.out)
+    payload = evaluate_json(result.out)
     assert [item["run"] for item in payload] == ["bm25", "dense"]
     assert all(list(item) == ["run", "metrics"] for item in payload)
     assert payload[1]["metrics"] == library(files, "b").to_dict()["metrics"]
-    with_queries = json.loads(
+    with_queries = evaluate_json(
         cli(
             "evaluate",
             files["qrels"],
@@ -191,7 +191,7 @@ def _aggregate(cli: CLI, files: dict[str, Path], *options: str) -> dict[str, Any
         *options,
     )
     assert result.code == 0, result.err
-    payload: dict[str, Any] = json.loads(result.out)
+    payload: dict[str, Any] = evaluate_json(result.out)
     return payload
 
 
@@ -266,13 +266,13 @@ def test_stdin_for_the_qrels_or_a_run(files: dict[str, Path]) -> None:
         stdin=QRELS.encode(),
     )
     assert by_qrels.code == 0, by_qrels.err
-    assert json.loads(by_qrels.out) == expected
+    assert evaluate_json(by_qrels.out) == expected
     by_run = run_process(
         ["evaluate", files["qrels"], "-", *metric_args(), "-f", "json", *NO_JUDGED_WARNING],
         stdin=gzip.compress(RUN_A.replace("\n", "\r\n").encode()),
     )
     assert by_run.code == 0, by_run.err
-    assert json.loads(by_run.out) == expected
+    assert evaluate_json(by_run.out) == expected
     assert by_run.err == ""
 
 

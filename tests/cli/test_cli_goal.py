@@ -11,7 +11,7 @@ from rankmeter import evaluate
 from rankmeter.metrics import GOALS, parse_metrics
 from rankmeter.metrics.goals import GOAL_NAMES
 
-from ._cli_support import CLI, NO_JUDGED_WARNING
+from ._cli_support import CLI, NO_JUDGED_WARNING, evaluate_json
 
 LISTED = "coverage, top-results, single-answer, candidate-pool"
 
@@ -118,7 +118,7 @@ def test_evaluate_goal_computes_the_goals_metrics(
     )
     assert result.code == 0 and only_notes(result.err)
     names = [m.metric for m in GOALS[goal].metrics]
-    payload = json.loads(result.out)
+    payload = evaluate_json(result.out)
     assert list(payload) == ["metrics"]
     assert payload["metrics"] == dict(evaluate(files["qrels"], files["a"], names).metrics)
     assert list(payload["metrics"]) == names

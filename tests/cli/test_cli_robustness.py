@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import importlib.util
-import json
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -13,6 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rankmeter.cli import main
+
+from ._cli_support import evaluate_json
 
 
 def _load_malformed() -> ModuleType:
@@ -81,6 +82,6 @@ def test_cli_gives_an_evaluation_or_one_error_line(
     else:
         assert (code, err) == (0, ""), err
         if fmt == "json":
-            assert malformed.same(json.loads(out), expected)
+            assert malformed.same(evaluate_json(out), expected)
         else:
             assert out.strip()

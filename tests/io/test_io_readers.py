@@ -282,7 +282,7 @@ def test_run_name_comes_from_the_tag_then_a_column_then_the_file_name(tmp_path: 
     assert read_run(write(tmp_path, "b.txt", b"1 Q0 d 1 2 x\n"), name="given").name == "given"
     named = b"query_id,doc_id,score,run\n1,d,2,splade\n"
     assert read_run(write(tmp_path, "c.csv", named)).name == "splade"
-    assert read_run(write(tmp_path, "bm25.run.csv", b"qid,docid,score\n1,d,2\n")).name == "bm25.run"
+    assert read_run(write(tmp_path, "bm25.run.csv", b"qid,docid,score\n1,d,2\n")).name == "bm25"
     assert (
         read_run(
             write(tmp_path, "dense.tsv.gz", gzip.compress(b"qid\tdocid\tscore\n1\td\t2\n"))

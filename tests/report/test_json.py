@@ -82,7 +82,8 @@ def test_evaluate_json_never_holds_a_bare_nan() -> None:
     result = rankmeter.evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, ["AP", "P@1"])
     broken = dataclasses.replace(result, metrics={"AP": math.nan, "P@1": math.inf})
     payload = strict(evaluation_report.render_json([broken], per_query=False, single=True))
-    assert payload == {"metrics": {"AP": None, "P@1": None}}
+    queries = evaluation_report.queries_phrase(False)
+    assert payload == {"metrics": {"AP": None, "P@1": None}, "queries": queries}
     several = strict(evaluation_report.render_json([broken, result], per_query=True, single=False))
     assert several[0]["metrics"]["AP"] is None and several[1]["metrics"]["AP"] == 1.0
 

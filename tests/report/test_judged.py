@@ -9,7 +9,7 @@ import pytest
 
 import rankmeter
 from rankmeter.report import comparison as report
-from rankmeter.report.evaluation import render_json, render_table
+from rankmeter.report.evaluation import queries_phrase, render_json, render_table
 from rankmeter.report.html import render_html
 from rankmeter.report.judged import warning_line, warnings_data
 from rankmeter.results import JudgedWarning
@@ -52,7 +52,9 @@ def test_evaluation_renderers_warn_only_below_the_threshold() -> None:
         "threshold": 0.9,
     }
     quiet = json.loads(render_json(results, per_query=False, single=False, judged_below=0))
-    assert quiet == [{"run": r.run, **r.to_dict()} for r in results]
+    # (issue 16: every object also says which queries its means average over)
+    queries = {"queries": queries_phrase(False)}
+    assert quiet == [{"run": r.run, **r.to_dict(), **queries} for r in results]
     from rich.console import Console
 
     console = Console(width=400, record=True, file=None)

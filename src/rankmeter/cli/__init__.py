@@ -101,6 +101,9 @@ def _app() -> Any:
         clicks,
     ):
         module.register(app)
+    from rankmeter.cli._help import reflow_help
+
+    reflow_help(app)
     return app
 
 

@@ -182,6 +182,19 @@ JudgedOnlyOption = Annotated[
     bool,
     typer.Option("--judged-only", "-J", help="Drop unjudged documents first (trec_eval -J)."),
 ]
+# Which queries the means average over: one flag, one name, on every command that takes it
+# (evaluate, compare); each keeps its own default (evaluate: answered, as trec_eval; compare:
+# every judged query), and every output says which set it used.
+IncludeMissingOption = Annotated[
+    bool,
+    typer.Option(
+        "--include-missing/--answered-only",
+        "-c",
+        help="Which queries the means average over: every judged query, a run's missing one "
+        "scoring 0 (trec_eval -c); or only the judged queries answered (evaluate: by the run, "
+        "as trec_eval; compare: by some compared run). Every output says which.",
+    ),
+]
 TiesOption = Annotated[
     Ties,
     typer.Option(help="Order of equal scores: trec_eval (doc id descending) or input order."),

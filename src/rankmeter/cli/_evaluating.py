@@ -4,11 +4,13 @@ their parsers read."""
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from typing import Any, cast
 
 from rankmeter.cli._output import emit, render_rich
 from rankmeter.cli._progress import Steps
+from rankmeter.cli._runs import run_arguments, run_names
 from rankmeter.cli._warnings import print_data_warnings
 
 #: The output formats of ``--format``.
@@ -130,13 +132,14 @@ def evaluate_files(
         raise PolicyError("only one input can be read from stdin ('-')")
     judged_below = check_judged_below(judged_below)
     worst = None if worst is None else check_worst(worst)
+    arguments = run_arguments(runs)
     chosen = get_goal(goal) if goal is not None else None
     goal_metrics = [m.metric for m in chosen.metrics] if chosen else []
     measures = parse_metrics([*(metric or []), *goal_metrics] or DEFAULT_METRICS)
     if engine == "spark":
         if stream is not None:
             raise PolicyError("--stream/--no-stream are settings of --engine process")
-        check_spark_inputs([qrels, *runs], qrels_format, run_format)
+        check_spark_inputs([qrels, *(a.path for a in arguments)], qrels_format, run_format)
     backend = spark_backend(engine, spark_master, spark_conf)
     if backend is not None:
         from rankmeter.engines.spark import evaluate as evaluate_on_spark
@@ -146,20 +149,20 @@ def evaluate_files(
             on_spark = evaluate_on_spark(
                 backend,
                 qrels,
-                list(runs),
+                [a.path for a in arguments],
                 measures,
                 rel=rel,
                 include_missing=include_missing,
                 judged_only=judged_only,
                 ties=ties,
             )
-        # A list of runs gives EvalResults, named apart as the in-process engine names them.
-        results = EvalResults.named(list(cast(EvalResults, on_spark).results), list(runs))
+        # A list of runs gives EvalResults, named as the in-process engine names them.
+        results = _named(arguments, list(cast(EvalResults, on_spark).results))
         loaded_qrels = None
     else:
         results, loaded_qrels = _evaluate_here(
             qrels,
-            runs,
+            arguments,
             measures,
             rel,
             include_missing,
@@ -186,7 +189,7 @@ def evaluate_files(
 
 def _evaluate_here(
     qrels: str,
-    runs: list[str],
+    arguments: Any,
     measures: Any,
     rel: float,
     include_missing: bool,
@@ -202,9 +205,8 @@ def _evaluate_here(
     from rankmeter.errors import PolicyError
     from rankmeter.evaluation import evaluate as run_evaluation
     from rankmeter.io import read_qrels, read_run
-    from rankmeter.results import EvalResults
 
-    with Steps(total=len(runs) + 1, enabled=False if quiet else None) as steps:
+    with Steps(total=len(arguments) + 1, enabled=False if quiet else None) as steps:
         steps.start(f"reading {qrels}")
         loaded_qrels = read_qrels(qrels, format=qrels_format)
 
@@ -221,7 +223,8 @@ def _evaluate_here(
             )
 
         evaluated = []
-        for path in runs:
+        for argument in arguments:
+            path = argument.path
             steps.start(f"evaluating {path}")
             if run_format is None or stream:
                 if stream and run_format not in (None, "trec"):
@@ -231,7 +234,23 @@ def _evaluate_here(
             else:
                 loaded = read_run(path, format=run_format, ties=ties)
                 evaluated.append(run_with(loaded, False))
-        return EvalResults.named(evaluated, list(runs)), loaded_qrels
+        return _named(arguments, evaluated), loaded_qrels
+
+
+def _named(arguments: Any, evaluated: list[Any]) -> Any:
+    """The evaluations as EvalResults, each under the name its argument gives (NAME=PATH), else
+    its own, told apart by their files (cli._runs)."""
+
+    from rankmeter.results import EvalResults
+
+    names = run_names(arguments, [r.run for r in evaluated])
+    return EvalResults.named(
+        [
+            r if r.run == n else dataclasses.replace(r, run=n)
+            for r, n in zip(evaluated, names, strict=True)
+        ],
+        [a.path for a in arguments],
+    )
 
 
 def _write(

@@ -41,6 +41,7 @@ REPEATED = ("metric", "spark_conf")
 FLAGS = {
     "-c": ("include_missing", True),
     "--include-missing": ("include_missing", True),
+    "--answered-only": ("include_missing", False),
     "-J": ("judged_only", True),
     "--judged-only": ("judged_only", True),
     "-q": ("per_query", True),

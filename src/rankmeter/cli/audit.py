@@ -55,6 +55,7 @@ def audit_labels(
     """Check model labels against human ones: agreement and leniency on the items both label,
     and with runs each metric's system order under both label sets (Kendall's tau, the pairs
     that flip) and the significant differences that appear or vanish."""
+    from rankmeter.cli._runs import read_runs
     from rankmeter.errors import PolicyError
     from rankmeter.judgments import audit_labels as audit
     from rankmeter.report import terminal_safe
@@ -65,7 +66,7 @@ def audit_labels(
     result = audit(
         human,
         model,
-        runs or None,
+        read_runs(runs) if runs else None,
         metrics=metric or None,
         rel=rel,
         alpha=alpha,

@@ -8,6 +8,7 @@ Warnings alone exit 0. See docs/check.md.
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from enum import Enum
 from typing import Annotated
@@ -23,6 +24,7 @@ from rankmeter.cli._common import (
     emit,
     render_rich,
 )
+from rankmeter.cli._runs import run_arguments, run_names
 
 
 class CheckFormat(str, Enum):
@@ -33,7 +35,9 @@ class CheckFormat(str, Enum):
 
 def check(
     qrels: QrelsArgument,
-    runs: Annotated[list[str], typer.Argument(help="One or more run files.")],
+    runs: Annotated[
+        list[str], typer.Argument(help="One or more run files (NAME=PATH names a run).")
+    ],
     k: Annotated[int, typer.Option("-k", help="The top k looked at for ties and Judged@k.")] = 10,
     metric: MetricOption = None,
     output_format: Annotated[
@@ -55,13 +59,22 @@ def check(
 
     if [qrels, *runs].count("-") > 1:
         raise PolicyError("only one input can be read from stdin ('-')")
+    arguments = run_arguments(runs)
     result = check_data(
         qrels,
-        runs,
+        [a.path for a in arguments],
         k=k,
         metrics=metric or None,
         qrels_format=qrels_format.value if qrels_format else None,
         run_format=run_format.value if run_format else None,
+    )
+    names = run_names(arguments, [r.name for r in result.runs])
+    result = dataclasses.replace(
+        result,
+        runs=tuple(
+            r if r.name == n else dataclasses.replace(r, name=n)
+            for r, n in zip(result.runs, names, strict=True)
+        ),
     )
     if output_format is CheckFormat.json:
         emit(terminal_safe(render_json(result), output), output)

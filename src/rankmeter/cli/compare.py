@@ -13,14 +13,17 @@ from rankmeter.cli._common import (
     EvalEngineOption,
     GoalCommand,
     GoalOption,
+    IncludeMissingOption,
     JudgedBelowOption,
     JudgedOnlyOption,
     MetricOption,
     OutputOption,
     PerQueryOption,
     QrelsArgument,
+    QrelsFormatOption,
     QuietOption,
     RelOption,
+    RunFormatOption,
     SparkConfOption,
     SparkMasterOption,
     Ties,
@@ -30,6 +33,7 @@ from rankmeter.cli._common import (
 )
 from rankmeter.cli._evaluating import spark_for, spark_values
 from rankmeter.cli._progress import Steps
+from rankmeter.cli._runs import RunArgument, run_arguments, run_names
 from rankmeter.cli._warnings import print_data_warnings
 
 if TYPE_CHECKING:
@@ -76,7 +80,10 @@ class Interval(str, Enum):
 def compare(
     qrels: QrelsArgument,
     runs: Annotated[
-        list[str], typer.Argument(help="Two or more run files; the first is the baseline.")
+        list[str],
+        typer.Argument(
+            help="Two or more run files (NAME=PATH names a run); the first is the baseline."
+        ),
     ],
     metric: MetricOption = None,
     goal: GoalOption = None,
@@ -127,15 +134,7 @@ def compare(
     rel: RelOption = 1,
     judged_only: JudgedOnlyOption = False,
     ties: TiesOption = Ties.trec_eval,
-    include_missing: Annotated[
-        bool,
-        typer.Option(
-            "--include-missing/--answered-only",
-            help="Which queries are compared: every judged query (default, as trec_eval -c: "
-            "the same whichever runs are compared), or only those some run answered (a set "
-            "that changes with the runs). A run's missing query scores 0 either way.",
-        ),
-    ] = True,
+    include_missing: IncludeMissingOption = True,
     simultaneous: Annotated[
         bool,
         typer.Option(
@@ -149,6 +148,8 @@ def compare(
         typer.Option("--format", "-f", help="Output format (html: one self-contained file)."),
     ] = CompareFormat.table,
     per_query: PerQueryOption = False,
+    qrels_format: QrelsFormatOption = None,
+    run_format: RunFormatOption = None,
     output: OutputOption = None,
     judged_below: JudgedBelowOption = 0.9,
     fail_on: Annotated[
@@ -209,20 +210,28 @@ def compare(
     chosen = get_goal(goal) if goal is not None else None
     goal_metrics = [m.metric for m in chosen.metrics] if chosen else []
     names = list(dict.fromkeys([*(metric or []), *goal_metrics])) or list(DEFAULT_METRICS)
-    spark = spark_for(engine.value, spark_master, spark_conf, [qrels, *runs])
+    arguments = run_arguments(runs)
+    spark = spark_for(engine.value, spark_master, spark_conf, [qrels, *(a.path for a in arguments)])
     with Steps(total=len(runs) + 2, enabled=False if quiet else None) as steps:
         steps.start(f"reading {qrels}")
-        loaded_qrels = read_qrels(qrels)
+        loaded_qrels = read_qrels(qrels, format=qrels_format.value if qrels_format else None)
         loaded = []
-        for path in runs:
-            steps.start(f"reading {path}")
-            loaded.append(read_run(path, ties=ties.value))
-        named = _name_runs(loaded, runs)
-        base = None if baseline is None else _baseline_name(baseline, named, runs)
+        for argument in arguments:
+            steps.start(f"reading {argument.path}")
+            loaded.append(
+                read_run(
+                    argument.path,
+                    format=run_format.value if run_format else None,
+                    ties=ties.value,
+                )
+            )
+        given = run_names(arguments, [r.name for r in loaded])
+        named = {n: r if r.name == n else r.renamed(n) for n, r in zip(given, loaded, strict=True)}
+        base = None if baseline is None else _baseline_name(baseline, named, arguments)
         values = spark_values(
             spark,
             qrels,
-            dict(zip(named, runs, strict=True)),
+            {n: a.path for n, a in zip(named, arguments, strict=True)},
             names,
             rel=rel,
             judged_only=judged_only,
@@ -309,19 +318,11 @@ def _print_goal_notes(
         print(visible(f"note: {note}"), file=sys.stderr)
 
 
-def _name_runs(loaded: list[Run], paths: list[str]) -> dict[str, Run]:
-    """Runs by name; runs sharing a name are told apart by their file."""
-    from rankmeter.results import unique_names
-
-    names = unique_names([r.name for r in loaded], paths)
-    return dict(zip(names, loaded, strict=True))
-
-
-def _baseline_name(baseline: str, named: dict[str, Run], paths: list[str]) -> str:
+def _baseline_name(baseline: str, named: dict[str, Run], arguments: list[RunArgument]) -> str:
     if baseline in named:
         return baseline
-    for name, path in zip(named, paths, strict=True):
-        if baseline == path:
+    for name, argument in zip(named, arguments, strict=True):
+        if baseline in (argument.path, argument.text):
             return name
     from rankmeter.errors import PolicyError
 

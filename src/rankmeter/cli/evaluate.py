@@ -12,6 +12,7 @@ from rankmeter.cli._common import (
     EvalEngineOption,
     GoalCommand,
     GoalOption,
+    IncludeMissingOption,
     JudgedBelowOption,
     JudgedOnlyOption,
     MetricOption,
@@ -42,18 +43,13 @@ class OutputFormat(str, Enum):
 
 def evaluate(
     qrels: QrelsArgument,
-    runs: Annotated[list[str], typer.Argument(help="One or more run files.")],
+    runs: Annotated[
+        list[str], typer.Argument(help="One or more run files (NAME=PATH names a run).")
+    ],
     metric: MetricOption = None,
     goal: GoalOption = None,
     rel: RelOption = 1,
-    include_missing: Annotated[
-        bool,
-        typer.Option(
-            "--include-missing",
-            "-c",
-            help="Score judged queries that have no results as 0 (trec_eval -c).",
-        ),
-    ] = False,
+    include_missing: IncludeMissingOption = False,
     judged_only: JudgedOnlyOption = False,
     per_query: PerQueryOption = False,
     output_format: Annotated[

@@ -35,7 +35,7 @@ class ExplainFormat(str, Enum):
 def explain(
     ctx: typer.Context,
     qrels: Annotated[str | None, typer.Argument(help=QRELS_HELP)] = None,
-    run: Annotated[str | None, typer.Argument(help="Run file.")] = None,
+    run: Annotated[str | None, typer.Argument(help="Run file (NAME=PATH names it).")] = None,
     query: Annotated[
         str | None, typer.Option("--query", help="The query to explain (with files).")
     ] = None,
@@ -113,10 +113,13 @@ def explain(
             ctx.fail("give --query: the query to explain (e.g. --query 1)")
         if [qrels, run].count("-") > 1:
             raise PolicyError("only one input can be read from stdin ('-')")
-        from rankmeter.io import read_qrels, read_run
+        from rankmeter.cli._runs import read_one_run
+        from rankmeter.io import read_qrels
 
         loaded_qrels = read_qrels(qrels, format=qrels_format.value if qrels_format else None)
-        loaded_run = read_run(run, format=run_format.value if run_format else None, ties=ties.value)
+        loaded_run = read_one_run(
+            run, format=run_format.value if run_format else None, ties=ties.value
+        )
         query_text = None
         if queries is not None:
             from rankmeter.io.annotations import read_queries

@@ -7,7 +7,14 @@ from typing import Annotated
 
 import typer
 
-from rankmeter.cli._common import Ties, TiesOption, check_output, emit, render_rich
+from rankmeter.cli._common import (
+    RunFormatOption,
+    Ties,
+    TiesOption,
+    check_output,
+    emit,
+    render_rich,
+)
 
 # -o as every command declares it (checked before any work by check_output), but required: a
 # pool is the command's product, and "-" sends it to stdout (the summary then goes to stderr).
@@ -33,7 +40,10 @@ class PoolQueries(str, Enum):
 
 
 def pool(
-    runs: Annotated[list[str], typer.Argument(help="Run files (TREC, CSV/TSV, JSONL, Parquet).")],
+    runs: Annotated[
+        list[str],
+        typer.Argument(help="Run files (TREC, CSV/TSV, JSONL, Parquet; NAME=PATH names one)."),
+    ],
     output: PoolOutputOption,
     depth: Annotated[
         int, typer.Option(help="Documents pooled from each run per query (the k of Judged@k).")
@@ -56,6 +66,7 @@ def pool(
         typer.Option(help="Pool every query of the runs, or only those the qrels judge."),
     ] = PoolQueries.runs,
     ties: TiesOption = Ties.trec_eval,
+    run_format: RunFormatOption = None,
     output_format: Annotated[
         PoolFormat, typer.Option("--format", "-f", help="The summary's format.")
     ] = PoolFormat.table,
@@ -69,6 +80,7 @@ def pool(
     """
     import sys
 
+    from rankmeter.cli._runs import read_runs
     from rankmeter.errors import PolicyError
     from rankmeter.judgments import pool as make_pool
     from rankmeter.report import pool as report
@@ -77,7 +89,7 @@ def pool(
     if [*runs, qrels].count("-") > 1:
         raise PolicyError("only one input can be read from stdin ('-')")
     result = make_pool(
-        runs,
+        read_runs(runs, format=run_format.value if run_format else None, ties=ties.value),
         depth=depth,
         qrels=qrels,
         max_per_query=max_per_query,

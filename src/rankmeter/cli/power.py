@@ -13,6 +13,7 @@ from rankmeter.cli._common import (
     OutputOption,
     QrelsArgument,
     RelOption,
+    RunFormatOption,
     Ties,
     TiesOption,
     emit,
@@ -82,6 +83,7 @@ def power(
     rel: RelOption = 1,
     judged_only: JudgedOnlyOption = False,
     ties: TiesOption = Ties.trec_eval,
+    run_format: RunFormatOption = None,
     output_format: Annotated[
         PowerFormat, typer.Option("--format", "-f", help="Output format.")
     ] = PowerFormat.table,
@@ -93,24 +95,24 @@ def power(
     Default metrics: nDCG@10 P@10 R@100 RR AP (compare's). The queries are every judged query;
     a run without results for one scores 0 on it (trec_eval -c).
     """
+    from rankmeter.cli._runs import read_runs
     from rankmeter.errors import PolicyError
     from rankmeter.evaluation import evaluate
-    from rankmeter.io import read_qrels, read_run
+    from rankmeter.io import read_qrels
     from rankmeter.metrics import DEFAULT_METRICS
     from rankmeter.report import power as report
     from rankmeter.report import terminal_safe
-    from rankmeter.results import unique_names
     from rankmeter.stats import power as analyse
 
     if [qrels, base, new].count("-") > 1:
         raise PolicyError("only one input can be read from stdin ('-')")
     names = list(dict.fromkeys(metric or [])) or list(DEFAULT_METRICS)
     loaded_qrels = read_qrels(qrels)
-    runs = [read_run(base, ties=ties.value), read_run(new, ties=ties.value)]
-    base_name, new_name = unique_names([r.name for r in runs], [base, new])
+    named = read_runs([base, new], format=run_format.value if run_format else None, ties=ties.value)
+    base_name, new_name = named
     results = evaluate(
         loaded_qrels,
-        {base_name: runs[0], new_name: runs[1]},
+        named,
         names,
         rel=rel,
         include_missing=True,
@@ -136,7 +138,7 @@ def power(
             resamples=resamples,
             seed=seed,
         )
-    notes = [_query_note(loaded_qrels, runs, [base_name, new_name])]
+    notes = [_query_note(loaded_qrels, list(named.values()), [base_name, new_name])]
     who = {"baseline": base_name, "system": new_name}
     if output_format is PowerFormat.json:
         text = report.render_json(analyses, **who, notes=notes)

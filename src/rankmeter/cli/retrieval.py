@@ -13,6 +13,7 @@ from rankmeter.cli._common import (
     PerQueryOption,
     QrelsArgument,
     QuietOption,
+    RunFormatOption,
     check_output,
     emit,
     render_rich,
@@ -110,7 +111,7 @@ def bm25(
 
 
 def fuse(
-    runs: Annotated[list[str], typer.Argument(help="Two or more run files.")],
+    runs: Annotated[list[str], typer.Argument(help="Two or more run files (NAME=PATH names one).")],
     method: Annotated[
         FuseMethod,
         typer.Option(
@@ -133,11 +134,13 @@ def fuse(
     name: Annotated[
         str | None, typer.Option(help="The fused run's name (default e.g. rrf(bm25+dense)).")
     ] = None,
+    run_format: RunFormatOption = None,
     output: OutputOption = None,
 ) -> None:
     """Fuse runs into one (a hybrid), written as a TREC run."""
+    from rankmeter.cli._runs import read_run_list
     from rankmeter.errors import PolicyError
-    from rankmeter.io import read_run, trec_run_text, write_trec_run
+    from rankmeter.io import trec_run_text, write_trec_run
     from rankmeter.report import terminal_safe
     from rankmeter.vector.fusion import fuse as fuse_runs
     from rankmeter.vector.fusion import parse_weights
@@ -147,7 +150,7 @@ def fuse(
     if len(runs) < 2:
         raise PolicyError(f"fuse needs two runs or more; got {len(runs)}")
     parsed = None if weights is None else parse_weights(weights, what="--weights")
-    loaded = [read_run(path) for path in runs]
+    loaded = read_run_list(runs, format=run_format.value if run_format else None, distinct=False)
     fused = fuse_runs(
         loaded,
         method.value,
@@ -173,6 +176,7 @@ def two_stage(
     metric: MetricOption = None,
     per_query: PerQueryOption = False,
     output_format: FormatOption = EvalFormat.table,
+    run_format: RunFormatOption = None,
     output: OutputOption = None,
 ) -> None:
     """Evaluate retrieve-then-rerank: the pool's recall, the reranking, the ceiling.
@@ -181,8 +185,9 @@ def two_stage(
     Every judged query counts: one the retriever did not answer scores 0 and is listed.
     Default metric: nDCG@10.
     """
+    from rankmeter.cli._runs import read_run_list
     from rankmeter.errors import PolicyError
-    from rankmeter.io import read_qrels, read_run
+    from rankmeter.io import read_qrels
     from rankmeter.report import pipeline as report
     from rankmeter.vector.pipeline import two_stage as run_two_stage
 
@@ -190,8 +195,11 @@ def two_stage(
         raise PolicyError("only one input can be read from stdin ('-')")
     result = run_two_stage(
         read_qrels(qrels),
-        read_run(retriever_run),
-        read_run(reranked_run),
+        *read_run_list(
+            [retriever_run, reranked_run],
+            format=run_format.value if run_format else None,
+            distinct=False,
+        ),
         pool=pool,
         metrics=metric or ["nDCG@10"],
     )

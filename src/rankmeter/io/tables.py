@@ -434,10 +434,22 @@ def _frame_kind(value: Any) -> str | None:
     return None
 
 
+#: The extensions dropped from a file name to name the run in it (``run.trec.gz`` -> ``run``).
+RUN_EXTENSIONS = (".gz", ".trec", ".run", ".txt", ".tsv", ".csv", ".jsonl", ".parquet")
+
+
 def default_run_name(path: str) -> str:
+    """The name of a run read from ``path`` that names itself nowhere inside: the file name
+    without its extensions, however many (``dense.run.csv.gz`` -> ``dense``).
+
+    >>> default_run_name("runs/dense.run.csv.gz")
+    'dense'
+    """
     p = Path(path)
     name = p.name
-    for suffix in (".gz", ".trec", ".run", ".txt", ".tsv", ".csv", ".jsonl", ".parquet"):
-        if name.lower().endswith(suffix):
-            name = name[: -len(suffix)]
+    while True:
+        suffix = next((s for s in RUN_EXTENSIONS if name.lower().endswith(s)), None)
+        if suffix is None or len(name) == len(suffix):
+            break
+        name = name[: -len(suffix)]
     return name or p.name

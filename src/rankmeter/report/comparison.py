@@ -34,9 +34,15 @@ def render_json(
     comparison: Comparison, *, per_query: bool = False, judged_below: float = JUDGED_BELOW
 ) -> str:
     """The comparison's ``to_dict()`` (its ``"cautions"`` are the statistical warnings), with
+    ``"queries"``: the sentence saying which queries the means average over, and
     ``"warnings": [{"run", "k", "judged", "threshold"}]`` when a system's Judged@k is below
     ``judged_below`` (only then)."""
     payload = comparison.to_dict(per_query=per_query)
+    # Which queries the means average over, in the sentence every other format shows.
+    items = list(payload.items())
+    after = next((i + 1 for i, (key, _) in enumerate(items) if key == "n_queries"), len(items))
+    items.insert(after, ("queries", queries_phrase(comparison)))
+    payload = dict(items)
     warnings = comparison.judged_warnings(judged_below)
     if warnings:
         payload["warnings"] = warnings_data(warnings)

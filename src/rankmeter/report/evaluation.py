@@ -46,7 +46,8 @@ def render_json(
     judged_below: float = JUDGED_BELOW,
     worst: int | None = None,
 ) -> str:
-    """``{"metrics": {...}[, "per_query": {...}]}``; a list with ``"run"`` keys for several runs.
+    """``{"metrics": {...}[, "per_query": {...}], "queries": "..."}``; a list with ``"run"``
+    keys for several runs. ``"queries"`` says which queries the means average over.
     A run whose Judged@k is below ``judged_below`` gets ``"warnings": [{"run", "k", "judged",
     "threshold"}]`` in its object (only then: the output is otherwise unchanged). With
     ``worst``, each run's ``"worst": {metric: [{"query", "value"}, ...]}``, lowest first."""
@@ -60,6 +61,7 @@ def render_json(
                 m.label: [{"query": q, "value": _value(m, v)} for q, v in pairs]
                 for m, pairs in _worst_of(r, worst)
             }
+        out["queries"] = queries_phrase(r.policies.include_missing)
         if r.run in warned:
             out["warnings"] = [warned[r.run].to_dict()]
         return out
@@ -78,6 +80,20 @@ def _worst_rows(result: EvalResult, n: int) -> list[int]:
     row = {q: i for i, q in enumerate(result.per_query.query_ids)}
     listed = (row[q] for _, pairs in _worst_of(result, n) for q, _ in pairs)
     return list(dict.fromkeys(listed))
+
+
+def queries_phrase(include_missing: bool) -> str:
+    """Which queries an evaluation's means average over, as the JSON says it.
+
+    >>> queries_phrase(True)
+    'queries: every judged query (trec_eval -c: a run without results for one scores 0)'
+    """
+    if include_missing:
+        return "queries: every judged query (trec_eval -c: a run without results for one scores 0)"
+    return (
+        "queries: the judged queries the run answered (as trec_eval; -c adds the judged queries "
+        "without results, at 0)"
+    )
 
 
 def render_tsv(results: list[EvalResult], *, per_query: bool, worst: int | None = None) -> str:
