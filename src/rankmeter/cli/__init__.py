@@ -63,6 +63,7 @@ def _app() -> Any:
     from rankmeter.cli import audit as audit_command
     from rankmeter.cli import interleave as interleave_command
     from rankmeter.cli import label as label_command
+    from rankmeter.cli import leaderboard as leaderboard_command
 
     app = typer.Typer(
         name="rankmeter",
@@ -93,6 +94,7 @@ def _app() -> Any:
         online,
         interleave_command,
         clicks,
+        leaderboard_command,
     ):
         module.register(app)
     return app

@@ -46,12 +46,15 @@ from rankmeter.vector._cache import EmbeddingCache, default_cache_dir, texts_key
 __all__ = [
     "DEFAULT_EMBED_METRICS",
     "DEFAULT_MODEL",
+    "ModelRetrieval",
     "collection_from_files",
     "count_steps",
     "default_model_path",
     "embed_texts",
     "evaluate_model",
     "model_dimension",
+    "model_identity",
+    "retrieve_model",
 ]
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
@@ -239,6 +242,39 @@ def model_dimension(model: Any = None) -> int | None:
     else the transformer's ``hidden_size``) or asked of an object with
     ``get_sentence_embedding_dimension()``; None where it cannot be known before embedding."""
     return _dimension(_resolve_model(model, None))
+
+
+def model_identity(model: Any = None, cache_key: str | None = None) -> dict[str, Any]:
+    """What a stored result says about the model that made it, known without embedding.
+
+    Resolving the model here fails as :func:`evaluate_model` would (a model not available
+    offline, an empty folder), so a command can check every model before it embeds anything.
+
+    Returns
+    -------
+    dict
+        ``name`` (the run's default name), ``source`` (``"folder"`` or ``"object"``),
+        ``folder`` (the model folder, or None), ``revision`` (the Hugging Face snapshot's
+        commit for a model found in the local hub cache, else None), ``fingerprint`` (the
+        embedding cache's key: a hash of every file of the folder, or of the object's weights
+        and settings, with the versions of the libraries that run it; None for an encoder
+        rankmeter cannot fingerprint), ``dimension`` (None where the model cannot tell before
+        embedding) and ``libraries``.
+    """
+    resolved = _resolve_model(model, None, cache_key)
+    folder = resolved.folder
+    revision = None
+    if folder is not None and folder.parent.name == "snapshots":
+        revision = folder.name  # the hub cache names a snapshot by its commit
+    return {
+        "name": resolved.name,
+        "source": "folder" if folder is not None else "object",
+        "folder": None if folder is None else str(folder),
+        "revision": revision,
+        "fingerprint": resolved.key,
+        "dimension": _dimension(resolved),
+        "libraries": _library_versions(),
+    }
 
 
 def _dimension(model: _Model) -> int | None:
@@ -994,6 +1030,93 @@ def evaluate_model(
     >>> dict(result.metrics), result.run
     ({'RR': 1.0, 'P@1': 1.0}, 'Letters')
     """
+    measures = DEFAULT_EMBED_METRICS if metrics is None else metrics
+    from rankmeter.metrics import parse_metrics
+
+    parse_metrics([measures] if isinstance(measures, str) else list(measures))  # fail early
+    retrieved = retrieve_model(
+        collection,
+        model,
+        index=index,
+        k=k,
+        run_out=run_out,
+        cache=cache,
+        batch_size=batch_size,
+        backend=backend,
+        name=name,
+        split=split,
+        progress=progress,
+        cache_key=cache_key,
+    )
+    (progress or _quiet)("evaluating")
+    return retrieved.evaluate(measures)
+
+
+@dataclass(frozen=True)
+class ModelRetrieval:
+    """An embedding model's run on a collection, before it is evaluated, and what it cost.
+
+    Attributes
+    ----------
+    run : the retrieved :class:`rankmeter.Run` (scores are cosines)
+    model : the model's name
+    collection : the collection as outputs name it
+    qrels : the collection's judgments
+    empty_queries : judged queries with an empty text (not embedded, no results)
+    dimension : the embeddings' dimension
+    n_documents, n_queries : how many texts were embedded (queries: those with a text)
+    embed_seconds : wall time of embedding the corpus and the queries (cache reads included)
+    cached : True where both were read from the embedding cache (no model ran)
+    search_seconds : wall time of building the index (if any) and searching
+    """
+
+    run: Any = field(repr=False)
+    model: str
+    collection: str
+    qrels: Any = field(repr=False)
+    empty_queries: tuple[str, ...]
+    dimension: int
+    n_documents: int
+    n_queries: int
+    embed_seconds: float
+    cached: bool
+    search_seconds: float
+
+    def evaluate(self, metrics: str | Iterable[Any]) -> Any:
+        """The run evaluated over every judged query
+        (:func:`rankmeter.vector.retrieval.evaluate_retrieval`)."""
+        from rankmeter.vector.retrieval import evaluate_retrieval
+
+        return evaluate_retrieval(
+            self.qrels,
+            self.run,
+            metrics,
+            model=self.model,
+            collection=self.collection,
+            empty_queries=self.empty_queries,
+        )
+
+
+def retrieve_model(
+    collection: Any,
+    model: Any = None,
+    *,
+    index: str = "flat",
+    k: int = 100,
+    run_out: str | os.PathLike[str] | None = None,
+    cache: str | os.PathLike[str] | bool | None = True,
+    batch_size: int = 32,
+    backend: str | None = None,
+    name: str | None = None,
+    split: str = "test",
+    progress: Progress | None = None,
+    cache_key: str | None = None,
+) -> ModelRetrieval:
+    """Embed a collection with a model and retrieve each judged query's top ``k``: the first
+    half of :func:`evaluate_model` (same parameters but ``metrics``), with the run and the
+    time each step took, as a :class:`ModelRetrieval`."""
+    import time
+
     top = _check_count("k", k)
     size = _check_count("batch_size", batch_size)
     if not isinstance(index, str) or not index.strip():
@@ -1009,10 +1132,6 @@ def evaluate_model(
         spec = parse_index_spec(index)  # a typo fails now, not after the embedding
         if backend is not None:
             check_backend(spec, backend)
-    measures = DEFAULT_EMBED_METRICS if metrics is None else metrics
-    from rankmeter.metrics import parse_metrics
-
-    parse_metrics([measures] if isinstance(measures, str) else list(measures))  # fail early
     if run_out is not None:
         from rankmeter.io import check_target
 
@@ -1043,6 +1162,8 @@ def evaluate_model(
         dim = _dimension(resolved) if "m" in spec.params else None
         check_index_fits(spec, dim=dim, n_vectors=len(doc_ids), what="the corpus")
         queries_first = "m" in spec.params and dim is None
+    started = time.perf_counter()
+    loaded_before = resolved._encoder is not None
     if queries_first:
         assert spec is not None  # queries_first needs an index spec with m
         query_vectors = _embed(resolved, query_texts, "queries", cache, size, report)
@@ -1051,6 +1172,7 @@ def evaluate_model(
     else:
         corpus_vectors = _embed(resolved, doc_texts, "corpus", cache, size, report)
         query_vectors = _embed(resolved, query_texts, "queries", cache, size, report)
+    embedded = time.perf_counter()
     if corpus_vectors.shape[1] != query_vectors.shape[1]:
         raise RankmeterError(
             f"corpus and query embeddings differ in dimension ({corpus_vectors.shape[1]} vs "
@@ -1060,20 +1182,23 @@ def evaluate_model(
         corpus_vectors, query_vectors, min(top, len(doc_ids)), index, backend, report
     )
     run = _run_from_hits(scores, ids, query_ids, doc_ids, name or resolved.name)
+    searched = time.perf_counter()
     if run_out is not None:
         from rankmeter.io import write_trec_run
 
         write_trec_run(run, run_out)
-    report("evaluating")
-    from rankmeter.vector.retrieval import evaluate_retrieval
-
-    return evaluate_retrieval(
-        loaded.qrels,
-        run,
-        measures,
+    return ModelRetrieval(
+        run=run,
         model=resolved.name,
         collection=_collection_label(collection, loaded),
-        empty_queries=empty,
+        qrels=loaded.qrels,
+        empty_queries=tuple(empty),
+        dimension=int(corpus_vectors.shape[1]),
+        n_documents=len(doc_ids),
+        n_queries=len(query_ids),
+        embed_seconds=embedded - started,
+        cached=not loaded_before and resolved._encoder is None,
+        search_seconds=searched - embedded,
     )
 
 
