@@ -28,6 +28,10 @@ class Retriever(str, Enum):
     bm25 = "bm25"
 
 
+class Preset(str, Enum):
+    mteb = "mteb"
+
+
 def embed_eval(
     collections: Annotated[
         list[str] | None,
@@ -76,7 +80,52 @@ def embed_eval(
             '"hnsw(M=16,efSearch=64)" or "ivf(nlist=64,nprobe=8)".',
         ),
     ] = "flat",
-    k: Annotated[int, typer.Option("-k", help="Results retrieved per query.")] = 100,
+    k: Annotated[
+        int | None,
+        typer.Option(
+            "-k",
+            help="Results retrieved per query. Default: 100 (1000 with --preset mteb).",
+            show_default=False,
+        ),
+    ] = None,
+    preset: Annotated[
+        Preset | None,
+        typer.Option(
+            "--preset",
+            help="mteb: MTEB's retrieval metrics (nDCG, MAP, Recall, Precision, MRR at "
+            "1,3,5,10,100,1000; main score nDCG@10), -k 1000, BEIR's identical-ids rule, and "
+            "the embedding's throughput, dimension and truncated texts beside the scores.",
+        ),
+    ] = None,
+    identical_ids: Annotated[
+        bool | None,
+        typer.Option(
+            "--ignore-identical-ids/--keep-identical-ids",
+            help="BEIR's rule: drop a retrieved document whose id equals its query's id. "
+            "Default: on with --preset mteb, else off.",
+            show_default=False,
+        ),
+    ] = None,
+    query_prefix: Annotated[
+        str,
+        typer.Option("--query-prefix", help='Put before every query, e.g. "query: " (E5).'),
+    ] = "",
+    passage_prefix: Annotated[
+        str,
+        typer.Option("--passage-prefix", help='Put before every document, e.g. "passage: " (E5).'),
+    ] = "",
+    max_seq_length: Annotated[
+        int | None,
+        typer.Option(
+            "--max-seq-length", help="Tokens a text is cut to. Default: the model's limit."
+        ),
+    ] = None,
+    device: Annotated[
+        str | None,
+        typer.Option(
+            "--device", help="Where the model runs: cpu, cuda, cuda:1, mps. Default: its own."
+        ),
+    ] = None,
     run_out: Annotated[
         str | None,
         typer.Option(
@@ -145,6 +194,7 @@ def embed_eval(
     from rankmeter.report import terminal_safe
     from rankmeter.report.vector import render_json, render_table
     from rankmeter.vector.embed import DEFAULT_EMBED_METRICS
+    from rankmeter.vector.retrieval import MTEB_METRICS
 
     collection_list: list[str | None] = list(collections or [])
     model_list: list[str | None] = list(models or [])
@@ -156,7 +206,19 @@ def embed_eval(
         if any(f is not None for f in files):
             raise PolicyError("--qrels, --queries and --corpus go together: give all three")
         raise PolicyError("give a collection folder (or --qrels, --queries and --corpus)")
-    measures = parse_metrics(metric or list(DEFAULT_EMBED_METRICS))
+    mteb = preset is Preset.mteb
+    if mteb and metric:
+        raise PolicyError("--preset mteb chooses the metrics: give --preset or -m, not both")
+    measures = parse_metrics(list(MTEB_METRICS) if mteb else metric or list(DEFAULT_EMBED_METRICS))
+    if k is None:
+        k = 1000 if mteb else 100
+    ignore_identical = mteb if identical_ids is None else identical_ids
+    # With any MTEB-style setting the output reports the embedding beside the scores.
+    detailed = (
+        mteb
+        or bool(query_prefix or passage_prefix or max_seq_length is not None or device is not None)
+        or identical_ids is not None
+    )
     many = len(collection_list) > 1 or len(model_list) > 1 or bool(baselines)
     if many:
         for given, option in ((name, "--name"), (run_out, "--run-out")):
@@ -169,13 +231,20 @@ def embed_eval(
                 "--per-query shows one run's queries: with several models or collections, "
                 "--results-dir stores every query's values"
             )
-    settings = {
+    settings: Info = {
         "index": index,
         "k": k,
         "batch_size": batch_size,
         "backend": backend,
         "split": split,
         "metrics": [str(m) for m in measures],
+        "preset": None if preset is None else preset.value,
+        "ignore_identical_ids": ignore_identical,
+        "query_prefix": query_prefix,
+        "passage_prefix": passage_prefix,
+        "max_seq_length": max_seq_length,
+        "device": device,
+        "detailed": detailed,
     }
     enabled = False if quiet else None
     if not many:
@@ -281,10 +350,22 @@ def _one_model(
             backend=settings["backend"],
             name=name,
             progress=steps.start,
+            **_mteb_settings(settings),
         )
         steps.start("evaluating")
-        result = retrieved.evaluate(measures)
+        result = retrieved.evaluate(measures, detailed=settings["detailed"])
     return result, _model_info(collection, loaded, identity, retrieved, settings)
+
+
+def _mteb_settings(settings: Info) -> Info:
+    return {
+        "query_prefix": settings["query_prefix"],
+        "passage_prefix": settings["passage_prefix"],
+        "max_seq_length": settings["max_seq_length"],
+        "device": settings["device"],
+        "ignore_identical_ids": settings["ignore_identical_ids"],
+        "count_truncated": settings["detailed"],
+    }
 
 
 def _model_info(
@@ -301,6 +382,7 @@ def _model_info(
             "search": retrieved.search_seconds,
         },
         "embeddings_from_cache": retrieved.cached,
+        **retrieved.details(),
         **_stamp(),
     }
 
@@ -331,7 +413,11 @@ def _many_models(
     from rankmeter.errors import PolicyError
     from rankmeter.vector.bm25 import bm25_run, describe_bm25
     from rankmeter.vector.embed import count_steps, model_identity, retrieve_model
-    from rankmeter.vector.retrieval import evaluate_retrieval
+    from rankmeter.vector.retrieval import (
+        IDENTICAL_IDS_RULE,
+        drop_identical_ids,
+        evaluate_retrieval,
+    )
 
     identities = [model_identity(m) for m in models]
     names = [i["name"] for i in identities]
@@ -371,7 +457,11 @@ def _many_models(
             started = time.perf_counter()
             with Steps(total=2, enabled=enabled) as steps:
                 steps.start(f"BM25 on {dataset}")
-                run = bm25_run(loaded, k=settings["k"], name="bm25")
+                ignore = settings["ignore_identical_ids"]
+                run = bm25_run(loaded, k=settings["k"] + int(ignore), name="bm25")
+                dropped = None
+                if ignore:
+                    run, dropped = drop_identical_ids(run, settings["k"])
                 steps.start("evaluating")
                 result = evaluate_retrieval(
                     loaded.qrels, run, measures, model=describe_bm25(), collection=label
@@ -384,6 +474,8 @@ def _many_models(
                 "seconds": {"retrieval": time.perf_counter() - started},
                 **_stamp(),
             }
+            if dropped is not None:
+                info["identical_ids"] = {"rule": IDENTICAL_IDS_RULE, "dropped": dropped}
             done.append((_renamed(result, "BM25"), info))
         for model, identity in zip(models, identities, strict=True):
             total = count_steps(len(loaded.corpus), len(loaded.queries), batch, settings["index"])
@@ -397,9 +489,10 @@ def _many_models(
                     batch_size=settings["batch_size"],
                     backend=settings["backend"],
                     progress=steps.start,
+                    **_mteb_settings(settings),
                 )
                 steps.start("evaluating")
-                result = retrieved.evaluate(measures)
+                result = retrieved.evaluate(measures, detailed=settings["detailed"])
             done.append((result, _model_info(collection, loaded, identity, retrieved, settings)))
     return done
 
