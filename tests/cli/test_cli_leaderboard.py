@@ -204,3 +204,28 @@ def test_leaderboard_errors(cli: CLI, tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     empty = cli("leaderboard", tmp_path / "empty")
     assert re.search(r"empty: holds no results", empty.assert_one_error_line(1))
+
+
+def test_hybrid_is_rrf_of_bm25_and_each_model(cli: CLI, setup: dict[str, Path]) -> None:
+    from rankmeter.io.beir import load_beir
+    from rankmeter.vector.bm25 import bm25_run
+    from rankmeter.vector.fusion import fuse
+    from rankmeter.vector.retrieval import evaluate_retrieval
+
+    results = setup["results"]
+    done = cli(
+        "embed-eval", setup["heat"], "--model", setup["plain"], "--model", setup["shifted"],
+        "--retriever", "hybrid", "--results-dir", results, "-m", "nDCG@10", "-m", "RR", "--quiet",
+    )  # fmt: skip
+    assert done.code == 0, done.err
+    stored = {
+        json.loads(p.read_text())["model"]: json.loads(p.read_text()) for p in results.iterdir()
+    }
+    assert set(stored) == {"plain", "shifted", "BM25 + plain (RRF)", "BM25 + shifted (RRF)"}
+    loaded = load_beir(setup["heat"])
+    dense = embed.retrieve_model(loaded, setup["plain"], cache=False).run
+    fused = fuse([bm25_run(loaded, k=100), dense], "rrf", k=60, depth=100)
+    expected = evaluate_retrieval(loaded.qrels, fused, ["nDCG@10", "RR"], model="x", collection="c")
+    hybrid = stored["BM25 + plain (RRF)"]
+    assert hybrid["per_query"] == expected.to_dict(per_query=True)["per_query"]
+    assert hybrid["info"]["retriever"] == "hybrid" and "reciprocal-rank" in hybrid["info"]["fusion"]

@@ -26,6 +26,7 @@ class EmbedFormat(str, Enum):
 
 class Retriever(str, Enum):
     bm25 = "bm25"
+    hybrid = "hybrid"
 
 
 class Preset(str, Enum):
@@ -55,8 +56,9 @@ def embed_eval(
         list[Retriever] | None,
         typer.Option(
             "--retriever",
-            help="Also evaluate this baseline on every collection (bm25: bm25s with its "
-            "defaults, the same -k); repeatable.",
+            help="Also evaluate this on every collection: bm25 (bm25s with its defaults, the "
+            "same -k), hybrid (reciprocal-rank fusion, k 60, of BM25 and each model); "
+            "repeatable.",
         ),
     ] = None,
     results_dir: Annotated[
@@ -413,6 +415,7 @@ def _many_models(
     from rankmeter.errors import PolicyError
     from rankmeter.vector.bm25 import bm25_run, describe_bm25
     from rankmeter.vector.embed import count_steps, model_identity, retrieve_model
+    from rankmeter.vector.fusion import fuse
     from rankmeter.vector.retrieval import (
         IDENTICAL_IDS_RULE,
         drop_identical_ids,
@@ -452,19 +455,19 @@ def _many_models(
     batch = max(settings["batch_size"], 1)
     for collection, loaded, dataset in zip(collections, loaded_all, datasets, strict=True):
         label = str(loaded.root) if collection is not None else str(loaded.qrels.source)
-        for baseline in baselines:
-            assert baseline is Retriever.bm25
+        bm25 = None
+        if baselines:  # BM25 is a row, or half of each hybrid, or both
             started = time.perf_counter()
             with Steps(total=2, enabled=enabled) as steps:
                 steps.start(f"BM25 on {dataset}")
                 ignore = settings["ignore_identical_ids"]
-                run = bm25_run(loaded, k=settings["k"] + int(ignore), name="bm25")
+                bm25 = bm25_run(loaded, k=settings["k"] + int(ignore), name="bm25")
                 dropped = None
                 if ignore:
-                    run, dropped = drop_identical_ids(run, settings["k"])
+                    bm25, dropped = drop_identical_ids(bm25, settings["k"])
                 steps.start("evaluating")
                 result = evaluate_retrieval(
-                    loaded.qrels, run, measures, model=describe_bm25(), collection=label
+                    loaded.qrels, bm25, measures, model=describe_bm25(), collection=label
                 )
             info: Info = {
                 "dataset": dataset,
@@ -476,7 +479,8 @@ def _many_models(
             }
             if dropped is not None:
                 info["identical_ids"] = {"rule": IDENTICAL_IDS_RULE, "dropped": dropped}
-            done.append((_renamed(result, "BM25"), info))
+            if Retriever.bm25 in baselines:
+                done.append((_renamed(result, "BM25"), info))
         for model, identity in zip(models, identities, strict=True):
             total = count_steps(len(loaded.corpus), len(loaded.queries), batch, settings["index"])
             with Steps(total=total, enabled=enabled) as steps:
@@ -493,7 +497,26 @@ def _many_models(
                 )
                 steps.start("evaluating")
                 result = retrieved.evaluate(measures, detailed=settings["detailed"])
-            done.append((result, _model_info(collection, loaded, identity, retrieved, settings)))
+            model_info = _model_info(collection, loaded, identity, retrieved, settings)
+            done.append((result, model_info))
+            if Retriever.hybrid in baselines:
+                assert bm25 is not None
+                hybrid = f"BM25 + {retrieved.model} (RRF)"
+                fused = fuse([bm25, retrieved.run], "rrf", k=60, depth=settings["k"], name="hybrid")
+                result = evaluate_retrieval(
+                    loaded.qrels,
+                    fused.head(settings["k"]),
+                    measures,
+                    model=hybrid,
+                    collection=label,
+                )
+                hybrid_info = {
+                    **model_info,
+                    "retriever": "hybrid",
+                    "fusion": "reciprocal-rank fusion (k 60) of BM25 (bm25s defaults) and "
+                    f"{retrieved.model}, each run's top {settings['k']}",
+                }
+                done.append((result, hybrid_info))
     return done
 
 
