@@ -25,11 +25,9 @@ def leaderboard(
         ),
     ],
     metric: Annotated[
-        str, typer.Option("--metric", "-m", help="The main score the models are ranked on.")
+        str, typer.Option("--main-score", help="The metric the models are ranked on.")
     ] = "nDCG@10",
-    alpha: Annotated[
-        float, typer.Option("--alpha", help="Significance level (Holm-corrected per dataset).")
-    ] = 0.05,
+    alpha: Annotated[float, typer.Option("--alpha", help="Significance level.")] = 0.05,
     output_format: Annotated[
         LeaderboardFormat, typer.Option("--format", "-f", help="Output format.")
     ] = LeaderboardFormat.table,
