@@ -190,6 +190,10 @@ def embed_eval(
     evaluated as `rankmeter evaluate --include-missing` would: every judged query counts, one
     without results (an empty text is not embedded) scores 0 and is listed. Default metrics:
     nDCG@10 R@100 RR@10.
+
+    Several collections, models (--model, repeated) or baselines (--retriever) evaluate every
+    one on every collection and print their leaderboard; --results-dir stores each result for
+    `rankmeter leaderboard`. --preset mteb gives MTEB's metrics and settings.
     """
     from rankmeter.errors import PolicyError
     from rankmeter.metrics import parse_metrics
