@@ -11,12 +11,12 @@ import numpy as np
 import pytest
 
 from rankmeter.errors import FormatError, PolicyError
+from rankmeter.report.leaderboard import save_entry
 from rankmeter.stats import correct, paired_pvalues
 from rankmeter.vector.leaderboard import (
     LeaderboardEntry,
     leaderboard_of,
     read_leaderboard,
-    save_entry,
 )
 
 

@@ -534,7 +534,8 @@ def _store(done: list[tuple[Any, Info]], results_dir: str, quiet: bool) -> None:
     """Each result into the results folder, atomically; a line on stderr says where."""
     import sys
 
-    from rankmeter.vector.leaderboard import entry_of, save_entry
+    from rankmeter.report.leaderboard import save_entry
+    from rankmeter.vector.leaderboard import entry_of
 
     for result, info in done:
         save_entry(entry_of(result, dataset=info["dataset"], info=info), results_dir)

@@ -9,16 +9,21 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from rankmeter.vector.leaderboard import Leaderboard
+    import os
+    from pathlib import Path
+
+    from rankmeter.vector.leaderboard import Leaderboard, LeaderboardEntry
 
 __all__ = [
     "BEST_MARK",
     "WORSE_MARK",
     "leaderboard_table",
+    "render_entry",
     "render_html",
     "render_json",
     "render_markdown",
     "render_table",
+    "save_entry",
 ]
 
 TEMPLATE = "leaderboard.html.j2"
@@ -58,6 +63,25 @@ def legend(board: Leaderboard) -> str:
         f"Marks: {BEST_MARK} best on the dataset (ties: each); {WORSE_MARK} significantly worse than the "
         f"dataset's best. {board.rule()}"
     )
+
+
+def render_entry(entry: LeaderboardEntry) -> str:
+    """A stored result as strict JSON (``LeaderboardEntry.to_dict``)."""
+    from rankmeter.report._json import json_text
+
+    return json_text(entry.to_dict())
+
+
+def save_entry(entry: LeaderboardEntry, results_dir: str | os.PathLike[str]) -> Path:
+    """Write ``entry`` into ``results_dir`` atomically, at
+    :func:`rankmeter.vector.leaderboard.entry_path`; return the path."""
+    from rankmeter.io import atomic_write
+    from rankmeter.vector.leaderboard import entry_path
+
+    path = entry_path(entry, results_dir)
+    with atomic_write(path) as handle:
+        handle.write(render_entry(entry))
+    return path
 
 
 def render_json(board: Leaderboard) -> str:

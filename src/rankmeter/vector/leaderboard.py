@@ -1,7 +1,7 @@
 """A leaderboard of retrievers (embedding models, BM25) over collections, MTEB style.
 
 Each evaluation of one model on one collection is stored as one JSON file in a results folder
-(:func:`save_entry`): the scores, every query's values (so that a later reading can test
+(at :func:`entry_path`, written by ``rankmeter.report.leaderboard.save_entry``): the scores, every query's values (so that a later reading can test
 significance), the model's identity (its name, the embedding cache's fingerprint, the hub
 revision, the dimension), the settings, the time it took, when it ran and the rankmeter
 version. Files are written atomically and named after the model and the collection: running
@@ -38,10 +38,10 @@ __all__ = [
     "Significance",
     "dataset_name",
     "entry_of",
+    "entry_path",
     "leaderboard_of",
     "read_entries",
     "read_leaderboard",
-    "save_entry",
     "stamp",
 ]
 
@@ -113,13 +113,12 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def save_entry(entry: LeaderboardEntry, results_dir: str | os.PathLike[str]) -> Path:
-    """Write ``entry`` into ``results_dir`` (made if absent) atomically; return its path.
-
-    The same model on the same dataset replaces its earlier file; other files stay.
-    """
-    from rankmeter.io import atomic_write
-
+def entry_path(entry: LeaderboardEntry, results_dir: str | os.PathLike[str]) -> Path:
+    """Where ``entry`` is stored in ``results_dir`` (the folder is made if absent): the same
+    model on the same dataset has the same file, so storing it again replaces the earlier one
+    and leaves every other file. The caller writes :meth:`LeaderboardEntry.to_dict` there as
+    JSON, atomically (``rankmeter.report.leaderboard.render_entry`` and
+    :func:`rankmeter.io.atomic_write`; :func:`read_entries` reads it back)."""
     folder = Path(results_dir)
     if folder.exists() and not folder.is_dir():
         raise FormatError(str(folder), "is not a folder; --results-dir names a folder")
@@ -127,11 +126,7 @@ def save_entry(entry: LeaderboardEntry, results_dir: str | os.PathLike[str]) -> 
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise FormatError(str(folder), f"cannot make the results folder: {exc.strerror}") from None
-    path = folder / entry.file_name
-    with atomic_write(path) as handle:
-        handle.write(json.dumps(entry.to_dict(), ensure_ascii=False, indent=1, allow_nan=False))
-        handle.write("\n")
-    return path
+    return folder / entry.file_name
 
 
 def stamp() -> dict[str, str]:
