@@ -66,6 +66,7 @@ def _app() -> Any:
     from rankmeter.cli import audit as audit_command
     from rankmeter.cli import interleave as interleave_command
     from rankmeter.cli import label as label_command
+    from rankmeter.cli import leaderboard as leaderboard_command
 
     app = typer.Typer(
         name="rankmeter",
@@ -99,6 +100,7 @@ def _app() -> Any:
         online,
         interleave_command,
         clicks,
+        leaderboard_command,
     ):
         module.register(app)
     from rankmeter.cli._help import reflow_help

@@ -56,6 +56,7 @@ def render_table(result: RetrievalResult, *, per_query: bool) -> Any:
 
     parts = [evaluation_table([result], per_query=per_query, judged_below=0)]
     parts.append(shown(f"{result.model} on {result.collection}; {QUERIES_RULE}", style="dim"))
+    parts += [shown(note, style="dim") for note in result.notes]
     notes = query_notes(result.unanswered, result.empty_queries, result.n_queries)
     parts += [shown(note, style="yellow") for note in notes]
     return Group(*parts)

@@ -46,12 +46,15 @@ from rankmeter.vector._cache import EmbeddingCache, default_cache_dir, texts_key
 __all__ = [
     "DEFAULT_EMBED_METRICS",
     "DEFAULT_MODEL",
+    "ModelRetrieval",
     "collection_from_files",
     "count_steps",
     "default_model_path",
     "embed_texts",
     "evaluate_model",
     "model_dimension",
+    "model_identity",
+    "retrieve_model",
 ]
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
@@ -142,6 +145,7 @@ class _Model:
     folder: Path | None = None
     _encoder: Any = field(default=None, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    calls: int = 0  # how many times texts were embedded by the model (not the cache)
 
     @property
     def encoder(self) -> Any:
@@ -239,6 +243,110 @@ def model_dimension(model: Any = None) -> int | None:
     else the transformer's ``hidden_size``) or asked of an object with
     ``get_sentence_embedding_dimension()``; None where it cannot be known before embedding."""
     return _dimension(_resolve_model(model, None))
+
+
+def _configured(model: _Model, max_seq_length: int | None, device: str | None) -> _Model:
+    """The model with a token limit (part of its cache key: it changes the embeddings) and a
+    device (not: it changes where they are computed)."""
+    if max_seq_length is None and device is None:
+        return model
+    load = model.load
+
+    def configured() -> Any:
+        encoder = load()
+        if max_seq_length is not None:
+            if not hasattr(encoder, "max_seq_length"):
+                raise RankmeterError(
+                    f"max_seq_length={max_seq_length}: the model {model.name} has no "
+                    "max_seq_length to set (a SentenceTransformer has)"
+                )
+            encoder.max_seq_length = max_seq_length
+        if device is not None:
+            move = getattr(encoder, "to", None)
+            if not callable(move):
+                raise RankmeterError(
+                    f"device={device!r}: the model {model.name} cannot be moved (no .to())"
+                )
+            try:
+                move(device)
+            except Exception as exc:  # torch says why: an unknown or absent device
+                raise PolicyError(f"device={device!r}: {type(exc).__name__}: {exc}") from None
+        return encoder
+
+    key = model.key
+    if key is not None and max_seq_length is not None:
+        key = _key(key, f"max_seq_length {max_seq_length}")
+    return _Model(model.name, key, configured, model.uncached, model.folder)
+
+
+def _count_truncated(model: _Model, texts: Sequence[str], given: int | None) -> int | None:
+    """How many texts are longer than the model's token limit (special tokens counted, as
+    sentence-transformers cuts them); None where no tokenizer or limit can be read."""
+    tokenizer, limit = None, None
+    if model.folder is not None:
+        try:
+            config = json.loads(
+                (model.folder / "sentence_bert_config.json").read_text(encoding="utf-8")
+            )
+            limit = int(config.get("max_seq_length", 0)) or None
+            _offline()
+            _silence_transformers()
+            transformers = importlib.import_module("transformers")
+            tokenizer = transformers.AutoTokenizer.from_pretrained(
+                str(model.folder), local_files_only=True
+            )
+        except Exception:  # no tokenizer rankmeter can read: not counted
+            return None
+    else:
+        encoder = model.encoder
+        tokenizer = getattr(encoder, "tokenizer", None)
+        limit = getattr(encoder, "max_seq_length", None)
+    if given is not None:
+        limit = given
+    if tokenizer is None or not isinstance(limit, int):
+        return None
+    return _longer_than(tokenizer, texts, limit)
+
+
+def _longer_than(tokenizer: Any, texts: Sequence[str], limit: int) -> int:
+    count = 0
+    for start in range(0, len(texts), 1024):
+        encoded = tokenizer(list(texts[start : start + 1024]), add_special_tokens=True)
+        count += sum(len(ids) > limit for ids in encoded["input_ids"])
+    return count
+
+
+def model_identity(model: Any = None, cache_key: str | None = None) -> dict[str, Any]:
+    """What a stored result says about the model that made it, known without embedding.
+
+    Resolving the model here fails as :func:`evaluate_model` would (a model not available
+    offline, an empty folder), so a command can check every model before it embeds anything.
+
+    Returns
+    -------
+    dict
+        ``name`` (the run's default name), ``source`` (``"folder"`` or ``"object"``),
+        ``folder`` (the model folder, or None), ``revision`` (the Hugging Face snapshot's
+        commit for a model found in the local hub cache, else None), ``fingerprint`` (the
+        embedding cache's key: a hash of every file of the folder, or of the object's weights
+        and settings, with the versions of the libraries that run it; None for an encoder
+        rankmeter cannot fingerprint), ``dimension`` (None where the model cannot tell before
+        embedding) and ``libraries``.
+    """
+    resolved = _resolve_model(model, None, cache_key)
+    folder = resolved.folder
+    revision = None
+    if folder is not None and folder.parent.name == "snapshots":
+        revision = folder.name  # the hub cache names a snapshot by its commit
+    return {
+        "name": resolved.name,
+        "source": "folder" if folder is not None else "object",
+        "folder": None if folder is None else str(folder),
+        "revision": revision,
+        "fingerprint": resolved.key,
+        "dimension": _dimension(resolved),
+        "libraries": _library_versions(),
+    }
 
 
 def _dimension(model: _Model) -> int | None:
@@ -687,6 +795,7 @@ def _call(method: Callable[..., Any], texts: list[str], batch_size: int) -> Any:
 def _encode(
     model: _Model, texts: Sequence[str], kind: str, batch_size: int, progress: Progress
 ) -> Embeddings:
+    model.calls += 1
     encoder = model.encoder
     # Queries and documents may be embedded differently (models with prompts); plain models
     # have only encode().
@@ -928,6 +1037,7 @@ def evaluate_model(
     split: str = "test",
     progress: Progress | None = None,
     cache_key: str | None = None,
+    **mteb_settings: Any,
 ) -> Any:
     """Evaluate an embedding model on a collection: embed, retrieve the top ``k``, evaluate.
 
@@ -961,6 +1071,10 @@ def evaluate_model(
     name : the run's name (default: the model's; ``model`` in the result stays the model's)
     split : the qrels split of a BEIR folder
     progress : called with a label at the start of each step (see :func:`count_steps`)
+    **mteb_settings : ``query_prefix``, ``passage_prefix``, ``max_seq_length``, ``device``,
+        ``ignore_identical_ids``, ``count_truncated``, as :func:`retrieve_model` takes them;
+        with any of them the result also holds ``details`` and ``notes`` (throughput,
+        dimension, truncated texts, BEIR's rule)
 
     Returns
     -------
@@ -994,6 +1108,201 @@ def evaluate_model(
     >>> dict(result.metrics), result.run
     ({'RR': 1.0, 'P@1': 1.0}, 'Letters')
     """
+    measures = DEFAULT_EMBED_METRICS if metrics is None else metrics
+    from rankmeter.metrics import parse_metrics
+
+    parse_metrics([measures] if isinstance(measures, str) else list(measures))  # fail early
+    retrieved = retrieve_model(
+        collection,
+        model,
+        index=index,
+        k=k,
+        run_out=run_out,
+        cache=cache,
+        batch_size=batch_size,
+        backend=backend,
+        name=name,
+        split=split,
+        progress=progress,
+        cache_key=cache_key,
+        **mteb_settings,
+    )
+    (progress or _quiet)("evaluating")
+    return retrieved.evaluate(measures, detailed=bool(mteb_settings))
+
+
+@dataclass(frozen=True)
+class ModelRetrieval:
+    """An embedding model's run on a collection, before it is evaluated, and what it cost.
+
+    Attributes
+    ----------
+    run : the retrieved :class:`rankmeter.Run` (scores are cosines)
+    model : the model's name
+    collection : the collection as outputs name it
+    qrels : the collection's judgments
+    empty_queries : judged queries with an empty text (not embedded, no results)
+    dimension : the embeddings' dimension
+    n_documents, n_queries : how many texts were embedded (queries: those with a text)
+    embed_seconds : wall time of embedding the corpus and the queries (cache reads included)
+    cached : True where both were read from the embedding cache (no model ran)
+    search_seconds : wall time of building the index (if any) and searching
+    corpus_seconds : wall time the model took to embed the corpus (None: read from the cache)
+    truncated : texts (documents and queries) longer than the model's limit, cut to it (None:
+        not counted)
+    max_seq_length : the limit given (None: the model's own)
+    identical_dropped : results dropped by BEIR's rule (None: the rule is off)
+    prefixes : the query and passage prefixes
+    device : the device asked for (None: the library's choice)
+    """
+
+    run: Any = field(repr=False)
+    model: str
+    collection: str
+    qrels: Any = field(repr=False)
+    empty_queries: tuple[str, ...]
+    dimension: int
+    n_documents: int
+    n_queries: int
+    embed_seconds: float
+    cached: bool
+    search_seconds: float
+    corpus_seconds: float | None = None
+    truncated: int | None = None
+    max_seq_length: int | None = None
+    identical_dropped: int | None = None
+    prefixes: tuple[str, str] = ("", "")
+    device: str | None = None
+
+    @property
+    def docs_per_second(self) -> float | None:
+        """Corpus embedding throughput (None: the corpus came from the cache)."""
+        if self.corpus_seconds is None or self.corpus_seconds <= 0:
+            return None
+        return self.n_documents / self.corpus_seconds
+
+    def details(self) -> dict[str, dict[str, Any]]:
+        """What the retrieval reports beside the scores: ``embedding`` (dimension, documents
+        per second, truncated texts, limit, prefixes, device, seconds) and, where BEIR's rule
+        is on, ``identical_ids``."""
+        from rankmeter.vector.retrieval import IDENTICAL_IDS_RULE
+
+        out: dict[str, dict[str, Any]] = {
+            "embedding": {
+                "dimension": self.dimension,
+                "documents": self.n_documents,
+                "queries": self.n_queries,
+                "docs_per_second": self.docs_per_second,
+                "from_cache": self.corpus_seconds is None,
+                "truncated_texts": self.truncated,
+                "max_seq_length": self.max_seq_length,
+                "query_prefix": self.prefixes[0],
+                "passage_prefix": self.prefixes[1],
+                "device": self.device,
+                "embed_seconds": self.embed_seconds,
+                "search_seconds": self.search_seconds,
+            }
+        }
+        if self.identical_dropped is not None:
+            out["identical_ids"] = {"rule": IDENTICAL_IDS_RULE, "dropped": self.identical_dropped}
+        return out
+
+    def notes(self) -> tuple[str, ...]:
+        """:meth:`details` as lines for a table."""
+        from rankmeter.vector.retrieval import IDENTICAL_IDS_RULE
+
+        speed = (
+            "corpus embeddings from the cache"
+            if self.docs_per_second is None
+            else f"{self.docs_per_second:,.0f} documents/s"
+        )
+        limit = f"{self.max_seq_length} tokens" if self.max_seq_length else "the model's limit"
+        cut = (
+            "truncated texts not counted"
+            if self.truncated is None
+            else f"{self.truncated:,} of {self.n_documents + self.n_queries:,} texts truncated "
+            f"at {limit}"
+        )
+        lines = [
+            f"Embedding: {self.dimension} dimensions; {self.n_documents:,} documents, "
+            f"{speed}; {cut}; search {self.search_seconds:.2f} s."
+        ]
+        if any(self.prefixes):
+            lines.append(f"Prefixes: query {self.prefixes[0]!r}, passage {self.prefixes[1]!r}.")
+        if self.identical_dropped is not None:
+            lines.append(f"{IDENTICAL_IDS_RULE}: {self.identical_dropped:,} dropped.")
+        return tuple(lines)
+
+    def evaluate(self, metrics: str | Iterable[Any], *, detailed: bool = False) -> Any:
+        """The run evaluated over every judged query
+        (:func:`rankmeter.vector.retrieval.evaluate_retrieval`); ``detailed``: with
+        :meth:`details` and :meth:`notes` in the result."""
+        import dataclasses
+
+        from rankmeter.vector.retrieval import evaluate_retrieval
+
+        result = evaluate_retrieval(
+            self.qrels,
+            self.run,
+            metrics,
+            model=self.model,
+            collection=self.collection,
+            empty_queries=self.empty_queries,
+        )
+        if not detailed:
+            return result
+        return dataclasses.replace(result, details=self.details(), notes=self.notes())
+
+
+def retrieve_model(
+    collection: Any,
+    model: Any = None,
+    *,
+    index: str = "flat",
+    k: int = 100,
+    run_out: str | os.PathLike[str] | None = None,
+    cache: str | os.PathLike[str] | bool | None = True,
+    batch_size: int = 32,
+    backend: str | None = None,
+    name: str | None = None,
+    split: str = "test",
+    progress: Progress | None = None,
+    cache_key: str | None = None,
+    query_prefix: str = "",
+    passage_prefix: str = "",
+    max_seq_length: int | None = None,
+    device: str | None = None,
+    ignore_identical_ids: bool = False,
+    count_truncated: bool = False,
+) -> ModelRetrieval:
+    """Embed a collection with a model and retrieve each judged query's top ``k``: the first
+    half of :func:`evaluate_model` (same parameters but ``metrics``), with the run and the
+    time each step took, as a :class:`ModelRetrieval`.
+
+    The MTEB-style settings:
+
+    query_prefix, passage_prefix : text put before every query and every document (E5's
+        ``"query: "`` and ``"passage: "``, BGE's query instruction); part of the texts, so of
+        the cache key
+    max_seq_length : tokens a text is cut to (the model's own limit otherwise); part of the
+        cache key
+    device : where the model runs (``"cpu"``, ``"cuda"``, ``"cuda:1"``, ``"mps"``); not part
+        of the cache key (the same model computes the same embeddings, up to rounding)
+    ignore_identical_ids : BEIR's rule: drop a retrieved document whose id equals its query's
+        id (``k + 1`` are retrieved, ``k`` kept); ``identical_dropped`` counts them
+    count_truncated : count the texts longer than the model's limit (tokenizes every text
+        with the model's tokenizer; None where it has none that rankmeter can read)
+    """
+    import time
+
+    if not isinstance(query_prefix, str) or not isinstance(passage_prefix, str):
+        raise PolicyError("query_prefix and passage_prefix must be strings")
+    seq_limit = None
+    if max_seq_length is not None:
+        seq_limit = integer("max_seq_length", max_seq_length, low=1, what="tokens per text")
+    if device is not None and (not isinstance(device, str) or not device.strip()):
+        raise PolicyError(f"device={device!r}: give a torch device such as 'cpu' or 'cuda'")
+
     top = _check_count("k", k)
     size = _check_count("batch_size", batch_size)
     if not isinstance(index, str) or not index.strip():
@@ -1009,20 +1318,16 @@ def evaluate_model(
         spec = parse_index_spec(index)  # a typo fails now, not after the embedding
         if backend is not None:
             check_backend(spec, backend)
-    measures = DEFAULT_EMBED_METRICS if metrics is None else metrics
-    from rankmeter.metrics import parse_metrics
-
-    parse_metrics([measures] if isinstance(measures, str) else list(measures))  # fail early
     if run_out is not None:
         from rankmeter.io import check_target
 
         check_target(run_out)  # a read-only or impossible target fails now, not after embedding
     loaded = _load_collection(collection, split)
-    resolved = _resolve_model(model, None, cache_key)
+    resolved = _configured(_resolve_model(model, None, cache_key), seq_limit, device)
     _warn_uncached(resolved, cache)
     report = progress or _quiet
     doc_ids = list(loaded.corpus)
-    doc_texts = [d.content for d in loaded.corpus.values()]
+    doc_texts = [passage_prefix + d.content for d in loaded.corpus.values()]
     # An empty query text is not embedded (a model would return some vector for it, and rank
     # documents by noise): the query gets no results and scores 0, listed as unanswered.
     empty = [q for q, text in loaded.queries.items() if not text.strip()]
@@ -1032,7 +1337,7 @@ def evaluate_model(
             f"every judged query's text is empty ({len(empty)} queries, e.g. {empty[0]!r}): "
             "nothing to embed"
         )
-    query_texts = [loaded.queries[q] for q in query_ids]
+    query_texts = [query_prefix + loaded.queries[q] for q in query_ids]
     # The index must fit the corpus and the model's dimension: checked before the (long)
     # embedding. A dimension the model cannot tell beforehand comes from the queries,
     # embedded first then (they are few), before the corpus.
@@ -1043,37 +1348,65 @@ def evaluate_model(
         dim = _dimension(resolved) if "m" in spec.params else None
         check_index_fits(spec, dim=dim, n_vectors=len(doc_ids), what="the corpus")
         queries_first = "m" in spec.params and dim is None
+    started = time.perf_counter()
+    timing: dict[str, float] = {}
+
+    def corpus_embedding() -> Embeddings:
+        begun = time.perf_counter()
+        calls = resolved.calls
+        vectors = _embed(resolved, doc_texts, "corpus", cache, size, report)
+        if resolved.calls > calls:  # the model ran (not read from the cache)
+            timing["corpus"] = time.perf_counter() - begun
+        return vectors
+
     if queries_first:
         assert spec is not None  # queries_first needs an index spec with m
         query_vectors = _embed(resolved, query_texts, "queries", cache, size, report)
         check_index_fits(spec, dim=query_vectors.shape[1])
-        corpus_vectors = _embed(resolved, doc_texts, "corpus", cache, size, report)
+        corpus_vectors = corpus_embedding()
     else:
-        corpus_vectors = _embed(resolved, doc_texts, "corpus", cache, size, report)
+        corpus_vectors = corpus_embedding()
         query_vectors = _embed(resolved, query_texts, "queries", cache, size, report)
+    embedded = time.perf_counter()
     if corpus_vectors.shape[1] != query_vectors.shape[1]:
         raise RankmeterError(
             f"corpus and query embeddings differ in dimension ({corpus_vectors.shape[1]} vs "
             f"{query_vectors.shape[1]})"
         )
-    scores, ids = _search(
-        corpus_vectors, query_vectors, min(top, len(doc_ids)), index, backend, report
-    )
+    depth = min(top + 1 if ignore_identical_ids else top, len(doc_ids))
+    scores, ids = _search(corpus_vectors, query_vectors, depth, index, backend, report)
     run = _run_from_hits(scores, ids, query_ids, doc_ids, name or resolved.name)
+    searched = time.perf_counter()
+    dropped = None
+    if ignore_identical_ids:
+        from rankmeter.vector.retrieval import drop_identical_ids
+
+        run, dropped = drop_identical_ids(run, top)
+    truncated = None
+    if count_truncated:
+        truncated = _count_truncated(resolved, [*doc_texts, *query_texts], seq_limit)
     if run_out is not None:
         from rankmeter.io import write_trec_run
 
         write_trec_run(run, run_out)
-    report("evaluating")
-    from rankmeter.vector.retrieval import evaluate_retrieval
-
-    return evaluate_retrieval(
-        loaded.qrels,
-        run,
-        measures,
+    return ModelRetrieval(
+        run=run,
         model=resolved.name,
         collection=_collection_label(collection, loaded),
-        empty_queries=empty,
+        qrels=loaded.qrels,
+        empty_queries=tuple(empty),
+        dimension=int(corpus_vectors.shape[1]),
+        n_documents=len(doc_ids),
+        n_queries=len(query_ids),
+        embed_seconds=embedded - started,
+        cached=resolved.calls == 0,
+        search_seconds=searched - embedded,
+        corpus_seconds=timing.get("corpus"),
+        truncated=truncated,
+        max_seq_length=seq_limit,
+        identical_dropped=dropped,
+        prefixes=(query_prefix, passage_prefix),
+        device=device,
     )
 
 

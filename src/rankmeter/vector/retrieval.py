@@ -9,19 +9,70 @@ cover different queries): it scores 0 on every metric, as ``evaluate --include-m
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
+from rankmeter.errors import PolicyError
 from rankmeter.results import EvalResult
 
-__all__ = ["QUERIES_RULE", "RetrievalResult", "evaluate_retrieval"]
+__all__ = [
+    "IDENTICAL_IDS_RULE",
+    "MTEB_CUTOFFS",
+    "MTEB_METRICS",
+    "QUERIES_RULE",
+    "RetrievalResult",
+    "drop_identical_ids",
+    "evaluate_retrieval",
+]
 
 #: Which queries the scores average over, as every retrieval output states it.
 QUERIES_RULE = (
     "every judged query counts: one without results scores 0 "
     "(as evaluate --include-missing, trec_eval -c)"
 )
+
+#: MTEB's retrieval cutoffs and metrics (nDCG, MAP, Recall, Precision, MRR at each cutoff);
+#: the main score is nDCG@10.
+MTEB_CUTOFFS = (1, 3, 5, 10, 100, 1000)
+MTEB_METRICS = tuple(
+    f"{family}@{k}" for family in ("nDCG", "AP", "R", "P", "RR") for k in MTEB_CUTOFFS
+)
+#: BEIR's rule, as outputs state it when it is on.
+IDENTICAL_IDS_RULE = (
+    "BEIR's rule: a retrieved document whose id equals its query's id is dropped "
+    "(--keep-identical-ids keeps it)"
+)
+
+
+def drop_identical_ids(run: Any, cutoff: int) -> tuple[Any, int]:
+    """BEIR's rule: drop every result whose doc id equals its query id, then keep each
+    query's top ``cutoff``. Returns the run and how many results were dropped from the top
+    ``cutoff`` (a retriever asked for ``cutoff + 1`` keeps ``cutoff`` results per query).
+
+    >>> from rankmeter import Run
+    >>> run = Run.from_dict({"1": {"1": 0.9, "2": 0.8, "3": 0.7}, "2": {"1": 0.5}})
+    >>> kept, dropped = drop_identical_ids(run, 2)
+    >>> kept.ranking("1"), kept.ranking("2"), dropped
+    (['2', '3'], ['1'], 1)
+    """
+    import pyarrow.compute as pc
+
+    from rankmeter.data import Run
+
+    table = run.head(cutoff).to_arrow()
+    dropped = int(pc.sum(pc.equal(table["query_id"], table["doc_id"])).as_py() or 0)
+    table = run.to_arrow()
+    kept = table.filter(pc.invert(pc.equal(table["query_id"], table["doc_id"])))
+    if kept.num_rows == 0:
+        raise PolicyError(
+            "every retrieved document has its query's id: nothing is left under BEIR's rule; "
+            "give --keep-identical-ids"
+        )
+    out = Run.from_columns(
+        kept["query_id"], kept["doc_id"], kept["score"], name=run.name, origin=run.source
+    )
+    return out.head(cutoff), dropped
 
 
 @dataclass(frozen=True, repr=False)
@@ -39,12 +90,19 @@ class RetrievalResult(EvalResult):
         average (``policies.include_missing`` is True).
     empty_queries : tuple of str
         Judged queries whose text is empty (not embedded; they are also unanswered).
+    details : mapping
+        What else the retrieval reports, by topic (``embedding``: throughput, dimension,
+        truncated texts; ``identical_ids``: BEIR's rule); in ``to_dict`` when not empty.
+    notes : tuple of str
+        The same for a person: the lines a table shows under the scores.
     """
 
     model: str = ""
     collection: str = ""
     unanswered: tuple[str, ...] = ()
     empty_queries: tuple[str, ...] = ()
+    details: Mapping[str, Any] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
 
     def to_dict(self, *, per_query: bool = False) -> dict[str, Any]:
         """``{"run", "model", "collection", "n_queries", "queries", "unanswered",
@@ -59,6 +117,7 @@ class RetrievalResult(EvalResult):
             "unanswered": list(self.unanswered),
             "empty_queries": list(self.empty_queries),
         }
+        out.update({key: dict(value) for key, value in self.details.items()})
         out.update(super().to_dict(per_query=per_query))
         return out
 

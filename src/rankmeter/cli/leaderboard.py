@@ -1,0 +1,60 @@
+"""`rankmeter leaderboard RESULTS_DIR`: the models x datasets table of stored results."""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Annotated
+
+import typer
+
+from rankmeter.cli._common import OutputOption, emit, render_rich
+
+
+class LeaderboardFormat(str, Enum):
+    table = "table"
+    markdown = "markdown"
+    html = "html"
+    json = "json"
+
+
+def leaderboard(
+    results_dir: Annotated[
+        str,
+        typer.Argument(
+            help="The folder that rankmeter embed-eval --results-dir filled.", show_default=False
+        ),
+    ],
+    metric: Annotated[
+        str, typer.Option("--main-score", help="The metric the models are ranked on.")
+    ] = "nDCG@10",
+    alpha: Annotated[float, typer.Option("--alpha", help="Significance level.")] = 0.05,
+    output_format: Annotated[
+        LeaderboardFormat, typer.Option("--format", "-f", help="Output format.")
+    ] = LeaderboardFormat.table,
+    output: OutputOption = None,
+) -> None:
+    """Rank the models stored in a results folder: models x datasets on the main score
+    (nDCG@10), mean rank, and on each dataset which models are significantly worse than its
+    best (paired randomization test on the stored per-query values, Holm correction)."""
+    from rankmeter.report import terminal_safe
+    from rankmeter.report.leaderboard import (
+        render_html,
+        render_json,
+        render_markdown,
+        render_table,
+    )
+    from rankmeter.vector.leaderboard import read_leaderboard
+
+    board = read_leaderboard(results_dir, metric=metric, alpha=alpha)
+    if output_format is LeaderboardFormat.json:
+        emit(render_json(board), output)
+    elif output_format is LeaderboardFormat.markdown:
+        emit(terminal_safe(render_markdown(board), output), output)
+    elif output_format is LeaderboardFormat.html:
+        emit(terminal_safe(render_html(board), output), output)
+    else:
+        render_rich(render_table(board), output)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("leaderboard", no_args_is_help=True)(leaderboard)

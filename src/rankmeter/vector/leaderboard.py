@@ -1,0 +1,466 @@
+"""A leaderboard of retrievers (embedding models, BM25) over collections, MTEB style.
+
+Each evaluation of one model on one collection is stored as one JSON file in a results folder
+(at :func:`entry_path`, written by ``rankmeter.report.leaderboard.save_entry``): the scores, every query's values (so that a later reading can test
+significance), the model's identity (its name, the embedding cache's fingerprint, the hub
+revision, the dimension), the settings, the time it took, when it ran and the rankmeter
+version. Files are written atomically and named after the model and the collection: running
+the same model on the same collection again replaces its file, and any other file stays.
+
+:func:`read_leaderboard` reads a results folder back into a :class:`Leaderboard`: models x
+datasets on a main score (nDCG@10, as MTEB's retrieval tasks), each model's mean rank over
+the datasets, and on each dataset whether each model is significantly worse than that
+dataset's best model: a paired randomization test on the stored per-query values of the
+queries both answered, Holm-corrected over the models of the dataset (the statistics of
+:func:`rankmeter.compare`, from :mod:`rankmeter.stats`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from rankmeter.errors import FormatError, PolicyError
+
+__all__ = [
+    "ENTRY_FORMAT",
+    "MAIN_METRIC",
+    "Leaderboard",
+    "LeaderboardEntry",
+    "Significance",
+    "dataset_name",
+    "entry_of",
+    "entry_path",
+    "leaderboard_of",
+    "read_entries",
+    "read_leaderboard",
+    "stamp",
+]
+
+#: What a stored result says it is (its ``"format"``), and the version of its layout.
+ENTRY_FORMAT = "rankmeter leaderboard entry"
+ENTRY_VERSION = 1
+#: The main score, as MTEB's retrieval tasks rank models.
+MAIN_METRIC = "nDCG@10"
+_NAME_PART = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+@dataclass(frozen=True)
+class LeaderboardEntry:
+    """One model evaluated on one dataset, as stored in a results folder.
+
+    Attributes
+    ----------
+    model : the model's (or retriever's) name, as the leaderboard shows it
+    dataset : the dataset's name (the collection folder's name)
+    metrics : ``{metric: mean}`` over every judged query
+    per_query : ``{query_id: {metric: value}}``
+    info : what ran and how: ``model`` (identity, fingerprint, revision, dimension),
+        ``collection``, ``settings``, ``seconds``, ``created`` (UTC, ISO 8601),
+        ``rankmeter`` (the version)
+    path : the file it was read from or written to (None before it is stored)
+    """
+
+    model: str
+    dataset: str
+    metrics: Mapping[str, float]
+    per_query: Mapping[str, Mapping[str, float]] = field(repr=False)
+    info: Mapping[str, Any] = field(default_factory=dict, repr=False)
+    path: Path | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "metrics", MappingProxyType(dict(self.metrics)))
+        object.__setattr__(self, "per_query", MappingProxyType(dict(self.per_query)))
+        object.__setattr__(self, "info", MappingProxyType(dict(self.info)))
+
+    @property
+    def file_name(self) -> str:
+        """``<model>__<dataset>__<hash>.json``: readable, and one file per (model, dataset)
+        even where two names differ only in characters a file name cannot keep."""
+        digest = hashlib.sha256(f"{self.model}\0{self.dataset}".encode()).hexdigest()[:10]
+        parts = [
+            _NAME_PART.sub("-", text).strip("-.")[:60] or "x" for text in (self.model, self.dataset)
+        ]
+        return f"{parts[0]}__{parts[1]}__{digest}.json"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The stored form: ``format``, ``version``, ``model``, ``dataset``, ``metrics``,
+        ``info`` and ``per_query``."""
+        return {
+            "format": ENTRY_FORMAT,
+            "version": ENTRY_VERSION,
+            "model": self.model,
+            "dataset": self.dataset,
+            "metrics": dict(self.metrics),
+            "info": _plain(self.info),
+            "per_query": {q: dict(v) for q, v in self.per_query.items()},
+        }
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def entry_path(entry: LeaderboardEntry, results_dir: str | os.PathLike[str]) -> Path:
+    """Where ``entry`` is stored in ``results_dir`` (the folder is made if absent): the same
+    model on the same dataset has the same file, so storing it again replaces the earlier one
+    and leaves every other file. The caller writes :meth:`LeaderboardEntry.to_dict` there as
+    JSON, atomically (``rankmeter.report.leaderboard.render_entry`` and
+    :func:`rankmeter.io.atomic_write`; :func:`read_entries` reads it back)."""
+    folder = Path(results_dir)
+    if folder.exists() and not folder.is_dir():
+        raise FormatError(str(folder), "is not a folder; --results-dir names a folder")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise FormatError(str(folder), f"cannot make the results folder: {exc.strerror}") from None
+    return folder / entry.file_name
+
+
+def stamp() -> dict[str, str]:
+    """When and by which rankmeter a result was made: ``created`` (UTC, ISO 8601, seconds)
+    and ``rankmeter`` (the installed distribution's version)."""
+    import datetime
+    from importlib import metadata
+
+    try:
+        version = metadata.version("rankmeter")
+    except metadata.PackageNotFoundError:  # run from a source tree that is not installed
+        version = "unknown (not installed)"
+    now = datetime.datetime.now(datetime.timezone.utc)
+    return {"created": now.isoformat(timespec="seconds"), "rankmeter": version}
+
+
+def dataset_name(root: str | os.PathLike[str]) -> str:
+    """A collection's name on the leaderboard: its folder's name."""
+    return Path(os.path.abspath(root)).name or os.fspath(root)
+
+
+# -- reading -------------------------------------------------------------------------------------
+def _entry_from(path: Path) -> LeaderboardEntry:
+    def bad(reason: str) -> FormatError:
+        return FormatError(
+            str(path),
+            f"{reason}; a results folder holds only the files rankmeter embed-eval "
+            "--results-dir writes",
+        )
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise bad("not a leaderboard result (not UTF-8 text)") from None
+    except OSError as exc:
+        raise FormatError(str(path), f"cannot read it: {exc.strerror}") from None
+    try:
+        payload = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise bad(f"not a leaderboard result (not JSON: {exc.msg} at line {exc.lineno})") from None
+    if not isinstance(payload, dict) or payload.get("format") != ENTRY_FORMAT:
+        raise bad(f'not a leaderboard result (no "format": "{ENTRY_FORMAT}")')
+    if payload.get("version") != ENTRY_VERSION:
+        raise bad(
+            f"layout version {payload.get('version')!r}; this rankmeter reads {ENTRY_VERSION}"
+        )
+    model, dataset = payload.get("model"), payload.get("dataset")
+    metrics, per_query = payload.get("metrics"), payload.get("per_query")
+    info = payload.get("info", {})
+    if not isinstance(model, str) or not model or not isinstance(dataset, str) or not dataset:
+        raise bad('a leaderboard result needs a non-empty "model" and "dataset"')
+    if not isinstance(metrics, dict) or not all(_number(v) for v in metrics.values()):
+        raise bad('"metrics" must map metric names to numbers')
+    if not isinstance(per_query, dict) or not all(
+        isinstance(v, dict) and all(_number(x) for x in v.values()) for v in per_query.values()
+    ):
+        raise bad('"per_query" must map query ids to {metric: number}')
+    if not isinstance(info, dict):
+        raise bad('"info" must be an object')
+    return LeaderboardEntry(model, dataset, metrics, per_query, info, path)
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def read_entries(results_dir: str | os.PathLike[str]) -> list[LeaderboardEntry]:
+    """Every result stored in ``results_dir``; any other file there is an error naming it
+    (hidden files, such as a write in progress, are skipped)."""
+    folder = Path(results_dir)
+    if not folder.is_dir():
+        what = "no such folder" if not folder.exists() else "not a folder"
+        raise FormatError(str(folder), f"{what}; give the folder embed-eval --results-dir wrote")
+    entries: list[LeaderboardEntry] = []
+    seen: dict[tuple[str, str], Path] = {}
+    for path in sorted(folder.iterdir()):
+        if path.name.startswith(".") or path.is_dir():
+            continue
+        entry = _entry_from(path)
+        key = (entry.model, entry.dataset)
+        if key in seen:
+            raise FormatError(
+                str(path),
+                f"a second result for model {entry.model!r} on {entry.dataset!r} (the first: "
+                f"{seen[key]}); remove one",
+            )
+        seen[key] = path
+        entries.append(entry)
+    if not entries:
+        raise FormatError(str(folder), "holds no results; run rankmeter embed-eval --results-dir")
+    return entries
+
+
+# -- the leaderboard -----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Significance:
+    """A model against the best model on one dataset: the paired test of their per-query
+    values (model minus best) on the queries both have."""
+
+    difference: float
+    pvalue: float
+    adjusted: float
+    worse: bool
+    n: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "difference": self.difference,
+            "pvalue": self.pvalue,
+            "adjusted": self.adjusted,
+            "significantly_worse": self.worse,
+            "n": self.n,
+        }
+
+
+@dataclass(frozen=True)
+class Leaderboard:
+    """Models x datasets on one main score.
+
+    Attributes
+    ----------
+    metric : the main score (nDCG@10 by default)
+    models : the models, best mean rank first
+    datasets : the datasets, by name
+    scores : ``{(model, dataset): score}``; a model not run on a dataset has no key
+    mean_rank : ``{model: mean rank}`` over the datasets it ran on (1 = best; ties share
+        the mean of their ranks)
+    best : ``{dataset: model}`` with the highest score (ties: the first name; every model
+        tied with it is also shown as best, and is not tested against it)
+    significance : ``{(model, dataset): Significance}`` for every model but the best
+    test, correction, alpha, resamples, seed : how significance was decided
+    entries : the stored results read
+    """
+
+    metric: str
+    models: tuple[str, ...]
+    datasets: tuple[str, ...]
+    scores: Mapping[tuple[str, str], float]
+    mean_rank: Mapping[str, float]
+    best: Mapping[str, str]
+    significance: Mapping[tuple[str, str], Significance]
+    entries: tuple[LeaderboardEntry, ...] = field(repr=False)
+    test: str = "randomization"
+    correction: str = "holm"
+    alpha: float = 0.05
+    resamples: int = 10_000
+    seed: int = 0
+
+    def rule(self) -> str:
+        """The sentence that says how the table was made."""
+        from rankmeter.stats import correction_phrase, paired_test_label
+
+        return (
+            f"Main score {self.metric}; mean rank over the datasets each model ran on (1 = "
+            f"best). A model is marked when it is significantly worse than the dataset's best: "
+            f"{paired_test_label(self.test, resamples=self.resamples, seed=self.seed)} on the per-query values of the "
+            f"queries both answered, {correction_phrase(self.correction)} over the models of "
+            f"the dataset, alpha {self.alpha:g}."
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"metric", "rule", "datasets", "models": [{"model", "mean_rank", "scores":
+        {dataset: {"score", "best", "significantly_worse", ...}}}]}``."""
+        rows = []
+        for model in self.models:
+            cells: dict[str, Any] = {}
+            for dataset in self.datasets:
+                if (model, dataset) not in self.scores:
+                    continue
+                cell: dict[str, Any] = {
+                    "score": self.scores[model, dataset],
+                    "best": self.scores[model, dataset] == self.scores[self.best[dataset], dataset],
+                }
+                tested = self.significance.get((model, dataset))
+                if tested is not None:
+                    cell.update(tested.to_dict())
+                cells[dataset] = cell
+            rows.append({"model": model, "mean_rank": self.mean_rank[model], "scores": cells})
+        return {
+            "metric": self.metric,
+            "rule": self.rule(),
+            "datasets": list(self.datasets),
+            "models": rows,
+        }
+
+
+def read_leaderboard(
+    results_dir: str | os.PathLike[str], *, metric: str = MAIN_METRIC, alpha: float = 0.05
+) -> Leaderboard:
+    """Read a results folder (written by ``rankmeter embed-eval --results-dir``) into a
+    :class:`Leaderboard`.
+
+    A file that is not a stored result, or a result without ``metric``, is an error naming
+    the file.
+    """
+    return leaderboard_of(read_entries(results_dir), metric=metric, alpha=alpha)
+
+
+def leaderboard_of(
+    entries: Iterable[LeaderboardEntry], *, metric: str = MAIN_METRIC, alpha: float = 0.05
+) -> Leaderboard:
+    """The :class:`Leaderboard` of these results (see :func:`read_leaderboard`).
+
+    >>> a = LeaderboardEntry("a", "d", {"P@1": 1.0}, {"1": {"P@1": 1.0}, "2": {"P@1": 1.0}})
+    >>> b = LeaderboardEntry("b", "d", {"P@1": 0.5}, {"1": {"P@1": 1.0}, "2": {"P@1": 0.0}})
+    >>> board = leaderboard_of([b, a], metric="P@1")
+    >>> board.models, board.best["d"], dict(board.mean_rank)
+    (('a', 'b'), 'a', {'a': 1.0, 'b': 2.0})
+    """
+    import numpy as np
+    from scipy.stats import rankdata
+
+    from rankmeter._validate import real
+    from rankmeter.metrics import parse_metric
+    from rankmeter.stats import correct, paired_pvalues
+
+    level = real("alpha", alpha, low=0.0, high=1.0, open_low=True, open_high=True)
+    label = str(parse_metric(metric))
+    given = list(entries)
+    if not given:
+        raise PolicyError("no results to rank")
+    for entry in given:
+        if _value(entry.metrics, label) is None:
+            where = f" ({entry.path})" if entry.path is not None else ""
+            raise PolicyError(
+                f"the result of {entry.model!r} on {entry.dataset!r}{where} has no {label} "
+                f"(it has {', '.join(entry.metrics) or 'no metric'}); choose one of those or "
+                f"evaluate with -m {label}"
+            )
+    datasets = tuple(sorted({e.dataset for e in given}))
+    scores: dict[tuple[str, str], float] = {}
+    by_key: dict[tuple[str, str], LeaderboardEntry] = {}
+    for entry in given:
+        key = (entry.model, entry.dataset)
+        if key in by_key:
+            raise PolicyError(f"two results for model {entry.model!r} on {entry.dataset!r}")
+        by_key[key] = entry
+        value = _value(entry.metrics, label)
+        assert value is not None  # checked above
+        scores[key] = value
+    ranks: dict[str, list[float]] = {}
+    best: dict[str, str] = {}
+    significance: dict[tuple[str, str], Significance] = {}
+    for dataset in datasets:
+        here = sorted(m for m, d in scores if d == dataset)
+        values = np.array([scores[m, dataset] for m in here])
+        for model, rank in zip(here, rankdata(-values, method="average"), strict=True):
+            ranks.setdefault(model, []).append(float(rank))
+        top = here[int(np.argmax(values))]
+        best[dataset] = top
+        others = [m for m in here if m != top]
+        if not others:
+            continue
+        tested = [_paired(by_key[top, dataset], by_key[m, dataset], label) for m in others]
+        pvalues = []
+        for diffs in tested:
+            if len(diffs) == 0:
+                pvalues.append(math.nan)
+            else:
+                pvalues.append(float(paired_pvalues(diffs, "randomization", seed=0)[0]))
+        corrected = correct(np.array(pvalues), "holm", alpha=level)
+        for i, (model, diffs) in enumerate(zip(others, tested, strict=True)):
+            mean = float(diffs.mean()) if len(diffs) else math.nan
+            significance[model, dataset] = Significance(
+                difference=mean,
+                pvalue=pvalues[i],
+                adjusted=float(corrected.adjusted[i]),
+                worse=bool(corrected.significant[i]) and mean < 0,
+                n=len(diffs),
+            )
+    mean_rank = {m: sum(r) / len(r) for m, r in ranks.items()}
+    models = tuple(sorted(mean_rank, key=lambda m: (mean_rank[m], m)))
+    return Leaderboard(
+        metric=label,
+        models=models,
+        datasets=datasets,
+        scores=MappingProxyType(scores),
+        mean_rank=MappingProxyType(mean_rank),
+        best=MappingProxyType(best),
+        significance=MappingProxyType(significance),
+        entries=tuple(given),
+        alpha=level,
+    )
+
+
+def _value(values: Mapping[str, Any], label: str) -> float | None:
+    """``values[label]``, also where it was stored under another spelling (NDCG@10)."""
+    from rankmeter.errors import MetricError
+    from rankmeter.metrics import parse_metric
+
+    if label in values:
+        return float(values[label])
+    for name, value in values.items():
+        try:
+            if str(parse_metric(name)) == label:
+                return float(value)
+        except MetricError:
+            continue
+    return None
+
+
+def _paired(best: LeaderboardEntry, other: LeaderboardEntry, label: str) -> Any:
+    """Per-query differences (other minus best) on the queries both hold a value for."""
+    import numpy as np
+
+    pairs: list[float] = []
+    for query, values in other.per_query.items():
+        mine = _value(values, label)
+        theirs = _value(best.per_query.get(query, {}), label)
+        if mine is not None and theirs is not None:
+            pairs.append(mine - theirs)
+    return np.array(pairs, dtype=np.float64)
+
+
+def entry_of(
+    result: Any,
+    *,
+    dataset: str,
+    info: Mapping[str, Any],
+    model: str | None = None,
+) -> LeaderboardEntry:
+    """A :class:`LeaderboardEntry` from a retriever's evaluation
+    (:class:`rankmeter.vector.retrieval.RetrievalResult`) and what ran (``info``)."""
+    data = result.to_dict(per_query=True)
+    return LeaderboardEntry(
+        model=model or result.model,
+        dataset=dataset,
+        metrics=data["metrics"],
+        per_query=data["per_query"],
+        info={
+            **info,
+            "collection": result.collection,
+            "n_queries": result.n_queries,
+            "unanswered": list(result.unanswered),
+            "queries": data.get("queries", ""),
+        },
+    )
