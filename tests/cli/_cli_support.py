@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 QRELS = "1 0 a 2\n1 0 b 1\n1 0 c 0\n1 0 e 1\n2 0 a 1\n2 0 x 3\n2 0 y -1\n3 0 z 1\n007 0 a 1\n"
@@ -22,6 +23,27 @@ RUN_B = (
     "2\tQ0\tx\t1\t0.7\tdense\r\n007\tQ0\tb\t1\t0.5\tdense\r\n"
 )
 
+# The sample runs answer a query the qrels do not judge (9) and miss one they do (3), on purpose
+# (for -c); so every evaluation or comparison of them warns on stderr that the run "matches the
+# qrels' queries only in part" (issue 16). Results leave out that one known warning about the
+# sample qrels (query 3 without results), so tests about other things read stderr as before; `raw_err`
+# keeps it. tests/cli/test_cli_data_warnings.py tests the warnings on files of its own.
+_SAMPLE_WARNING = re.compile(
+    r"rankmeter: warning: run '[^'\n]*' \([^\n]*\) matches the qrels' queries only in part: "
+    r"3 of 4 judged queries have results; 1 judged query without results \('3'\)[^\n]*\n"
+)
+
+
+def without_sample_warnings(err: str) -> str:
+    """stderr less the known overlap warnings about the sample runs (see above)."""
+    return _SAMPLE_WARNING.sub("", err)
+
+
+def without_sample_warnings_bytes(err: bytes) -> bytes:
+    """:func:`without_sample_warnings` on raw stderr."""
+    return without_sample_warnings(err.decode("utf-8")).encode("utf-8")
+
+
 # The sample runs put unjudged documents in their top k, so evaluate warns about them (issue 11,
 # item 5: a "warnings" list in JSON, a line on stderr for tsv and trec). Tests about something
 # else turn the warning off; tests/cli/test_cli_judged_warning.py tests it.
@@ -33,6 +55,8 @@ class Result:
     code: int
     out: str
     err: str
+    #: stderr as written, the sample runs' known warnings included (``err`` leaves them out).
+    raw_err: str | None = field(default=None, compare=False)
 
     def assert_one_error_line(self, code: int) -> str:
         """The error contract: exit ``code``, nothing on stdout, one line on stderr."""
@@ -62,7 +86,8 @@ def run_process(
         check=False,
         env={**os.environ, **(env or {})},
     )
-    return Result(done.returncode, done.stdout.decode("utf-8"), done.stderr.decode("utf-8"))
+    err = done.stderr.decode("utf-8")
+    return Result(done.returncode, done.stdout.decode("utf-8"), without_sample_warnings(err), err)
 
 
 def evaluate_json(text: str) -> Any:

@@ -9,7 +9,7 @@ import pytest
 
 from rankmeter.cli import main
 
-from ._cli_support import CLI, QRELS, RUN_A, RUN_B, Result
+from ._cli_support import CLI, QRELS, RUN_A, RUN_B, Result, without_sample_warnings
 
 
 @pytest.fixture
@@ -25,7 +25,8 @@ def cli(capsys: pytest.CaptureFixture[str]) -> CLI:
         else:
             code = 0
         captured = capsys.readouterr()
-        return Result(code, captured.out, captured.err)
+        err = captured.err
+        return Result(code, captured.out, without_sample_warnings(err), err)
 
     return invoke
 

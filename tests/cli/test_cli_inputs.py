@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from ._cli_support import QRELS, RUN_A, RUN_B, Result
+from ._cli_support import QRELS, RUN_A, RUN_B, Result, without_sample_warnings
 
 pytestmark = pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
 
@@ -47,7 +47,8 @@ def bash(script: str, folder: Path) -> Result:
         os.killpg(process.pid, signal.SIGKILL)
         process.communicate()
         pytest.fail(f"hangs: no answer in {LIMIT} s from: {script}")
-    return Result(process.returncode, out.decode("utf-8"), err.decode("utf-8"))
+    raw = err.decode("utf-8")
+    return Result(process.returncode, out.decode("utf-8"), without_sample_warnings(raw), raw)
 
 
 @pytest.fixture

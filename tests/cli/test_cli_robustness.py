@@ -80,7 +80,12 @@ def test_cli_gives_an_evaluation_or_one_error_line(
         assert err.startswith("rankmeter: error: ") and err.endswith("\n"), err
         malformed.assert_one_line(err.removesuffix("\n"))
     else:
-        assert (code, err) == (0, ""), err
+        # A damaged run may still evaluate with a partial query overlap or scores rising
+        # with the rank: those warnings (issue 16), one line each, are all stderr may hold.
+        data_warnings = [
+            line for line in err.splitlines() if line.startswith("rankmeter: warning: run ")
+        ]
+        assert (code, err) == (0, "".join(f"{line}\n" for line in data_warnings)), err
         if fmt == "json":
             assert malformed.same(evaluate_json(out), expected)
         else:

@@ -164,7 +164,9 @@ def reference_read(data: bytes, kind: str) -> tuple[dict[str, dict[str, float]],
             q = fields[0].decode("utf-8")
             d = fields[2].decode("utf-8")
             if kind == "run":
-                this_tag = fields[5].decode("utf-8")
+                # The tag only names the run (trec_eval ignores it): bytes that are not UTF-8
+                # show as U+FFFD, as rankmeter.io.trec.run_tag reads it, never an error.
+                this_tag = fields[5].decode("utf-8", errors="replace")
                 tag = this_tag if tag is None else tag
         except UnicodeDecodeError:
             raise Bad("utf-8") from None

@@ -87,9 +87,11 @@ def evaluate(
 
     Default metrics: nDCG@10 P@10 R@100 RR AP. With --goal, the table format ends with the
     reasons for the goal's metrics. A run whose Judged@k is below --judged-below gets a
-    warning: under the table, in the JSON ("warnings"), on stderr for tsv and trec. --worst N
-    lists each metric's N worst queries per run. With --engine spark the per-query values are
-    computed on Spark (docs/spark.md): the same numbers.
+    warning: under the table, in the JSON ("warnings"), on stderr for tsv and trec.
+
+    A run matching the qrels' queries only in part, or whose scores rise with the rank, gets
+    a warning on stderr. --worst N lists each metric's N worst queries per run. With --engine
+    spark the per-query values are computed on Spark (docs/spark.md): the same numbers.
     """
     evaluate_files(
         qrels,
