@@ -104,6 +104,24 @@ def test_preset_mteb_metrics_rule_and_embedding_report(
     assert table.code == 0, table.err
     assert "Embedding: 64 dimensions; 4 documents, corpus embeddings from the cache" in table.out
     assert "BEIR's rule" in table.out and "2 dropped" in table.out
+    # The index beside the scores (issue 14, item 2): exact search builds nothing and scans
+    # the corpus vectors (4 x 64 float32).
+    assert payload["index"] == {"spec": "flat", "build_seconds": 0.0, "bytes": 4 * 64 * 4}
+    assert "Index: exact search over the corpus vectors" in table.out
+
+
+def test_an_ann_index_reports_its_build_time_and_size(
+    cli: CLI, collection: Path, model: Path
+) -> None:
+    args = ["embed-eval", collection, "--model", model, "--preset", "mteb", "--quiet"]
+    result = cli(*args, "--index", "hnsw(M=8)", "-f", "json")
+    assert result.code == 0, result.err
+    index = json.loads(result.out)["index"]
+    assert index["spec"] == "hnsw(M=8)" and index["build_seconds"] > 0
+    assert index["bytes"] >= 4 * 64 * 4  # the vectors, and the graph besides
+    table = cli(*args, "--index", "hnsw(M=8)")
+    assert table.code == 0, table.err
+    assert "Index: hnsw(M=8), built in " in table.out and " MiB." in table.out
 
 
 def test_without_the_preset_the_rule_is_off_and_the_output_as_before(

@@ -963,22 +963,31 @@ def _search(
     index: str,
     backend: str | None,
     progress: Progress,
-) -> tuple[Any, Any]:
+) -> tuple[Any, Any, float, int]:
+    """The top ``k`` of every query: scores, ids, the seconds the index took to build (0 for
+    exact search, which builds none) and its size in bytes (exact: the corpus vectors it
+    scans; an ANN index: its ``nbytes``, as ``rankmeter ann-recall`` measures it)."""
+    import time
+
     if _is_exact(index):
         from rankmeter.vector.exact import exact_search
 
         progress("searching (exact)")
-        return exact_search(corpus, queries, k, "ip")
+        scores, ids = exact_search(corpus, queries, k, "ip")
+        return scores, ids, 0.0, int(np.asarray(corpus).nbytes)
     from rankmeter.vector.ann import make_index
 
     progress(f"building {index}")
+    begun = time.perf_counter()
     if backend is None:
         built = make_index(index, corpus.shape[1], "ip")
     else:
         built = make_index(index, corpus.shape[1], "ip", backend)
     built.add(corpus)
+    build_seconds = time.perf_counter() - begun
     progress(f"searching {index}")
-    return built.search(queries, k)
+    scores, ids = built.search(queries, k)
+    return scores, ids, build_seconds, int(built.nbytes)
 
 
 def _run_from_hits(
@@ -1154,6 +1163,9 @@ class ModelRetrieval:
     identical_dropped : results dropped by BEIR's rule (None: the rule is off)
     prefixes : the query and passage prefixes
     device : the device asked for (None: the library's choice)
+    index : how the corpus was searched: ``"flat"`` (exact) or an ANN index spec
+    index_seconds : wall time of building the index (0 for exact search: none is built)
+    index_bytes : the index's size (exact: the corpus vectors scanned)
     """
 
     run: Any = field(repr=False)
@@ -1173,6 +1185,9 @@ class ModelRetrieval:
     identical_dropped: int | None = None
     prefixes: tuple[str, str] = ("", "")
     device: str | None = None
+    index: str = "flat"
+    index_seconds: float | None = None
+    index_bytes: int | None = None
 
     @property
     def docs_per_second(self) -> float | None:
@@ -1203,6 +1218,12 @@ class ModelRetrieval:
                 "search_seconds": self.search_seconds,
             }
         }
+        if self.index_bytes is not None:
+            out["index"] = {
+                "spec": self.index,
+                "build_seconds": self.index_seconds,
+                "bytes": self.index_bytes,
+            }
         if self.identical_dropped is not None:
             out["identical_ids"] = {"rule": IDENTICAL_IDS_RULE, "dropped": self.identical_dropped}
         return out
@@ -1227,6 +1248,13 @@ class ModelRetrieval:
             f"Embedding: {self.dimension} dimensions; {self.n_documents:,} documents, "
             f"{speed}; {cut}; search {self.search_seconds:.2f} s."
         ]
+        if self.index_bytes is not None:
+            size = f"{self.index_bytes / 2**20:,.1f} MiB"
+            lines.append(
+                f"Index: exact search over the corpus vectors ({size}), nothing to build."
+                if _is_exact(self.index)
+                else f"Index: {self.index}, built in {self.index_seconds or 0.0:.2f} s, {size}."
+            )
         if any(self.prefixes):
             lines.append(f"Prefixes: query {self.prefixes[0]!r}, passage {self.prefixes[1]!r}.")
         if self.identical_dropped is not None:
@@ -1374,7 +1402,9 @@ def retrieve_model(
             f"{query_vectors.shape[1]})"
         )
     depth = min(top + 1 if ignore_identical_ids else top, len(doc_ids))
-    scores, ids = _search(corpus_vectors, query_vectors, depth, index, backend, report)
+    scores, ids, build_seconds, index_bytes = _search(
+        corpus_vectors, query_vectors, depth, index, backend, report
+    )
     run = _run_from_hits(scores, ids, query_ids, doc_ids, name or resolved.name)
     searched = time.perf_counter()
     dropped = None
@@ -1407,6 +1437,9 @@ def retrieve_model(
         identical_dropped=dropped,
         prefixes=(query_prefix, passage_prefix),
         device=device,
+        index=index,
+        index_seconds=build_seconds,
+        index_bytes=index_bytes,
     )
 
 
