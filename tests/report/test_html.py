@@ -276,7 +276,7 @@ def test_settings_every_one_shown(kit: SimpleNamespace, synthetic_comparison: Co
     )
     assert shown["Queries"].startswith("12 ")
     headline = page.find("p", cls="headline").text
-    assert headline.startswith(f"2 system(s) against baseline {kit.BASE!r} on 12 queries")
+    assert headline.startswith(f"2 systems against baseline {kit.BASE!r} on 12 queries")
 
 
 def test_notes_are_listed(kit: SimpleNamespace, synthetic_comparison: Comparison) -> None:

@@ -64,9 +64,11 @@ def _mark(d: Difference) -> str:
 
 
 def headline(comparison: Comparison) -> str:
+    others = len(comparison.systems) - 1
     return (
-        f"{len(comparison.systems) - 1} system(s) against baseline {comparison.baseline!r} on "
-        f"{_queries(comparison.n_queries)}: {comparison.settings.describe()}."
+        f"{others} {'system' if others == 1 else 'systems'} against baseline "
+        f"{comparison.baseline!r} on {_queries(comparison.n_queries)}: "
+        f"{comparison.settings.describe()}."
     )
 
 
