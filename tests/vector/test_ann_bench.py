@@ -364,3 +364,28 @@ def test_every_setting_is_checked_before_the_first_build(
     with pytest.raises(IndexSpecError, match=r"m=5 in ivfpq\(.*\) must divide the dimension 16"):
         ann_benchmark(*clustered, ["flat", "ivfpq(nlist=8,m=5)"], k=[1])
     assert built == []
+
+
+def test_accumulated_quality_is_corrected_over_every_setting_read_back(
+    clustered: tuple[np.ndarray, np.ndarray], tmp_path: Path
+) -> None:
+    # A rerun of one setting was corrected over its own 2 comparisons; read back beside the
+    # first run's other settings, every p must be corrected over the whole folder's family,
+    # as one run of all of them would be (the raw p-values do not depend on the family).
+    corpus, queries = clustered
+    judged = _judged(corpus, queries)
+    specs = ["flat", "ivfpq(nlist=64,m=2,nbits=4)"]
+    whole = ann_benchmark(
+        corpus, queries, specs, k=[10], metric="l2", sweep={"nprobe": [1, 64]},
+        resamples=2000, **judged,
+    )  # fmt: skip
+    rerun = ann_benchmark(
+        corpus, queries, specs[1:], k=[10], metric="l2", sweep={"nprobe": [1]},
+        resamples=2000, **judged,
+    )  # fmt: skip
+    assert "over the 2 comparisons" in rerun.quality_note
+    write_results(whole, tmp_path)
+    write_results(rerun, tmp_path)
+    back = load_results(tmp_path)
+    assert "Holm-corrected over the 6 comparisons" in back.quality_note
+    assert [p.quality for p in back.points] == [p.quality for p in whole.points]
