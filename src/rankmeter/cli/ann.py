@@ -53,6 +53,12 @@ def _parse_sweep(texts: list[str]) -> dict[str, list[int]]:
             if not _WHOLE.fullmatch(token):
                 message = f"{text!r}: item {position}, {token!r}, is not a whole number; {hint}"
                 raise typer.BadParameter(message, param_hint="'--sweep'")
+        if name.strip() in sweep:  # a dict would keep only the last values, silently
+            raise typer.BadParameter(
+                f"{name.strip()} is swept twice; give all its values in one --sweep "
+                f"{name.strip()}=V1,V2,...",
+                param_hint="'--sweep'",
+            )
         sweep[name.strip()] = [int(t) for t in tokens]
     return sweep
 
@@ -225,7 +231,8 @@ def _benchmark(
     try:
         plans = benchmark_settings(indexes, swept, backend)
     except IndexSpecError as exc:
-        hint = "--sweep" if "swept" in str(exc) else "--index"
+        # The spec checker names a swept value as in 'sweep efSearch'.
+        hint = "--sweep" if re.search(r"\bswe(pt|ep)\b", str(exc)) else "--index"
         raise typer.BadParameter(str(exc), param_hint=f"'{hint}'") from None
     if results_dir is not None and Path(results_dir).exists() and not Path(results_dir).is_dir():
         raise typer.BadParameter(f"{results_dir} is not a folder", param_hint="'--results-dir'")
