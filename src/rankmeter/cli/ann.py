@@ -361,11 +361,18 @@ def _vectors(
             f"k={max(ks)} is more than the corpus has ({len(docs)} documents in {corpus}); "
             "give smaller k values"
         )
+    import os
+
+    # The names are the dataset of a results file: absolute, so that one folder is one
+    # dataset however it was named (relative, absolute, from another directory).
     name = model if model is not None else DEFAULT_MODEL
+    if Path(name).exists():
+        name = os.path.abspath(name)
+    where = os.path.abspath(corpus)
     return (
         embed_texts(model, docs, kind="corpus"),
         embed_texts(model, list(collection.queries.values()), kind="queries"),
-        (f"{corpus} (documents, embedded by {name})", f"{corpus} (queries, embedded by {name})"),
+        (f"{where} (documents, embedded by {name})", f"{where} (queries, embedded by {name})"),
         collection,
     )
 
