@@ -389,3 +389,20 @@ def test_accumulated_quality_is_corrected_over_every_setting_read_back(
     back = load_results(tmp_path)
     assert "Holm-corrected over the 6 comparisons" in back.quality_note
     assert [p.quality for p in back.points] == [p.quality for p in whole.points]
+
+
+def test_one_built_index_is_one_family_across_runs(
+    clustered: tuple[np.ndarray, np.ndarray], tmp_path: Path
+) -> None:
+    # efSearch is chosen at search time: the same graph measured at efSearch 4 and 16 in one
+    # run and at 32 in another is one index, one line on the chart, not two.
+    corpus, queries = clustered
+    swept = ann_benchmark(corpus, queries, ["hnsw(M=8)"], k=[10], sweep={"efSearch": [4, 16]})
+    alone = ann_benchmark(corpus, queries, ["hnsw(M=8,efSearch=32)"], k=[10])
+    write_results(swept, tmp_path)
+    write_results(alone, tmp_path)
+    back = load_results(tmp_path)
+    assert len(back.points) == 3 and len(back.indexes) == 1
+    from rankmeter.report.ann import family_label
+
+    assert family_label(back, back.indexes[0]) == "hnsw(M=8,efConstruction=200,efSearch=*)"

@@ -774,11 +774,22 @@ def _order(point: AnnPoint) -> tuple[str, tuple[int, ...], tuple[int, ...], str]
     return (index.kind, tuple(index.params.values()), tuple(point.params.values()), point.backend)
 
 
+def _family(setting: IndexSpec) -> str:
+    """The index a setting belongs to, read back: its build-time parameters, the search-time
+    ones at their defaults. One built index measured at other search-time values in another
+    run (a sweep, then ``hnsw(M=16,efSearch=32)`` alone) is then one family, one line on the
+    chart, however each run's ``--index`` spelled it."""
+    built = setting.build_params
+    body = ",".join(f"{name}={value}" for name, value in built.items())
+    return str(parse_index_spec(f"{setting.kind}({body})" if body else setting.kind))
+
+
 def _point(data: Mapping[str, Any]) -> AnnPoint:
     latency = data["latency_s"]
+    setting = parse_index_spec(str(data["setting"]))
     return AnnPoint(
-        index=str(data["index"]),
-        setting=str(parse_index_spec(str(data["setting"]))),
+        index=_family(setting),
+        setting=str(setting),
         backend=str(data["backend"]),
         params={str(n): int(v) for n, v in data["params"].items()},
         recall={int(k): float(v) for k, v in data["recall"].items()},
