@@ -163,12 +163,31 @@ def test_parquet_queries(cli: CLI, vectors: dict[str, Path], tmp_path: Path) -> 
             r"'--index': m=5 in pq\(m=5,nbits=8\) must divide the dimension 16",
         ),
         (["--sweep", "efSearch=8", "--sweep", "efsearch=9"], r"'--sweep': efSearch is swept twice"),
+        # The same spelling twice kept only the last values, silently.
+        (["--sweep", "efSearch=8", "--sweep", "efSearch=9"], r"'--sweep': efSearch is swept twice"),
         (["-k", "0"], r"'-k'"),
         (["--metric", "dot"], r"'--metric'"),
     ],
 )
 def test_usage_errors(cli: CLI, vectors: dict[str, Path], args: list[str], message: str) -> None:
     done = cli("ann-recall", vectors["corpus"], vectors["queries"], *args)
+    line = done.assert_one_error_line(2)
+    assert re.search(message, line), line
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--sweep", "efSearch=8", "--sweep", "efSearch=9"], r"'--sweep': efSearch is swept twice"),
+        (["--sweep", "efSearch=0"], r"'--sweep': efSearch=0 .* at least 1"),
+    ],
+)
+def test_usage_errors_of_several_indexes(
+    cli: CLI, vectors: dict[str, Path], args: list[str], message: str
+) -> None:
+    done = cli(
+        "ann-recall", vectors["corpus"], vectors["queries"], "-i", "flat", "-i", "hnsw(M=8)", *args
+    )
     line = done.assert_one_error_line(2)
     assert re.search(message, line), line
 

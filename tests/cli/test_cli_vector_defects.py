@@ -329,3 +329,25 @@ def test_faiss_hnsw_fills_k_results_when_efsearch_is_below_k() -> None:
     assert (ids >= 0).all()
     docs = " ".join((Path(__file__).parents[2] / "docs" / "vector.md").read_text().split())
     assert "returns fewer than k results when `efSearch < k`" not in docs
+
+
+def test_ann_results_of_one_collection_accumulate_whatever_path_named_it(
+    cli: CLI, collection: Path, model: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The dataset of a results file is its collection's name: given as a relative path it
+    # was another dataset than the same folder given absolutely (or from another directory),
+    # so the two runs did not accumulate on one chart.
+    pytest.importorskip("faiss", reason="faiss-cpu is in the [ann] extra")
+    results = tmp_path / "results"
+    monkeypatch.chdir(tmp_path)
+    first = cli("ann-recall", "tiny", "--model", model, "-i", "flat", "-k", "1",
+                "--results-dir", results)  # fmt: skip
+    assert first.code == 0, first.err
+    second = cli("ann-recall", collection, "--model", model, "-i", "flat", "-i", "hnsw(M=4)",
+                 "-k", "1", "--results-dir", results)  # fmt: skip
+    assert second.code == 0, second.err
+    read = cli("ann-results", results, "-f", "json")
+    assert read.code == 0, read.err
+    document = json.loads(read.out)
+    assert document["corpus"] == f"{collection} (documents, embedded by {model})"
+    assert len(document["points"]) == 2

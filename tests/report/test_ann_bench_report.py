@@ -183,3 +183,21 @@ def test_many_decades_are_ticked_at_powers_of_ten() -> None:
     svg = render_benchmark_html(replace(bench, points=(slow, fast)))
     ticks = re.findall(r'text-anchor="end" dominant-baseline="middle">([^<]+)</text>', svg)
     assert ticks == ["1k", "10k", "100k", "1M", "10M"]
+
+
+def test_a_hostile_corpus_name_is_escaped_in_markdown_and_the_terminal() -> None:
+    # The corpus name is a path from the command line or a results file: a folder named
+    # <script>, with an ANSI clear-screen in it, reached the Markdown and the terminal raw.
+    from dataclasses import replace
+
+    from rich.console import Console
+
+    name = "<script>x</script>\x1b[2J|med (documents, embedded by m)"
+    bench = replace(_bench(), corpus=name)
+    markdown = render_benchmark_markdown(bench)
+    assert "\x1b" not in markdown and "<script>" not in markdown
+    assert r"\<script\>x\</script\>\\x1b\[2J\|med" in markdown
+    console = Console(width=220, file=io.StringIO(), record=True)
+    console.print(render_benchmark_table(bench))
+    text = console.export_text()
+    assert "\x1b" not in text and r"<script>x</script>\x1b[2J|med" in text

@@ -364,3 +364,45 @@ def test_every_setting_is_checked_before_the_first_build(
     with pytest.raises(IndexSpecError, match=r"m=5 in ivfpq\(.*\) must divide the dimension 16"):
         ann_benchmark(*clustered, ["flat", "ivfpq(nlist=8,m=5)"], k=[1])
     assert built == []
+
+
+def test_accumulated_quality_is_corrected_over_every_setting_read_back(
+    clustered: tuple[np.ndarray, np.ndarray], tmp_path: Path
+) -> None:
+    # A rerun of one setting was corrected over its own 2 comparisons; read back beside the
+    # first run's other settings, every p must be corrected over the whole folder's family,
+    # as one run of all of them would be (the raw p-values do not depend on the family).
+    corpus, queries = clustered
+    judged = _judged(corpus, queries)
+    specs = ["flat", "ivfpq(nlist=64,m=2,nbits=4)"]
+    whole = ann_benchmark(
+        corpus, queries, specs, k=[10], metric="l2", sweep={"nprobe": [1, 64]},
+        resamples=2000, **judged,
+    )  # fmt: skip
+    rerun = ann_benchmark(
+        corpus, queries, specs[1:], k=[10], metric="l2", sweep={"nprobe": [1]},
+        resamples=2000, **judged,
+    )  # fmt: skip
+    assert "over the 2 comparisons" in rerun.quality_note
+    write_results(whole, tmp_path)
+    write_results(rerun, tmp_path)
+    back = load_results(tmp_path)
+    assert "Holm-corrected over the 6 comparisons" in back.quality_note
+    assert [p.quality for p in back.points] == [p.quality for p in whole.points]
+
+
+def test_one_built_index_is_one_family_across_runs(
+    clustered: tuple[np.ndarray, np.ndarray], tmp_path: Path
+) -> None:
+    # efSearch is chosen at search time: the same graph measured at efSearch 4 and 16 in one
+    # run and at 32 in another is one index, one line on the chart, not two.
+    corpus, queries = clustered
+    swept = ann_benchmark(corpus, queries, ["hnsw(M=8)"], k=[10], sweep={"efSearch": [4, 16]})
+    alone = ann_benchmark(corpus, queries, ["hnsw(M=8,efSearch=32)"], k=[10])
+    write_results(swept, tmp_path)
+    write_results(alone, tmp_path)
+    back = load_results(tmp_path)
+    assert len(back.points) == 3 and len(back.indexes) == 1
+    from rankmeter.report.ann import family_label
+
+    assert family_label(back, back.indexes[0]) == "hnsw(M=8,efConstruction=200,efSearch=*)"

@@ -113,3 +113,16 @@ def test_malformed_results_are_named(tmp_path: Path, payload: object, match: str
     (tmp_path / "bad.json").write_text(json.dumps(payload))
     with pytest.raises(FormatError, match=r"bad\.json: " + match):
         read_leaderboard(tmp_path)
+
+
+def test_results_on_other_queries_under_one_dataset_name_are_refused(tmp_path: Path) -> None:
+    # Two collections with one folder name (data/v1/medline, data/v2/medline), run on
+    # different days into one folder: every judged query is stored, so other query ids
+    # mean other judgments, and ranking or pairing them would compare different data.
+    save_entry(_entry("bm25", "medline", BEST), tmp_path)
+    other = {f"q{i}": {"nDCG@10": v} for i, v in enumerate(FAR + FAR)}  # 60 queries, not 30
+    save_entry(LeaderboardEntry("minilm", "medline", {"nDCG@10": 0.2}, other), tmp_path)
+    with pytest.raises(FormatError, match=r"minilm.*medline.*60 judged queries.*'bm25'.*30"):
+        read_leaderboard(tmp_path)
+    same_queries = [_entry("a", "d", BEST), _entry("b", "d", CLOSE)]
+    assert leaderboard_of(same_queries).best == {"d": "a"}

@@ -53,6 +53,12 @@ def _parse_sweep(texts: list[str]) -> dict[str, list[int]]:
             if not _WHOLE.fullmatch(token):
                 message = f"{text!r}: item {position}, {token!r}, is not a whole number; {hint}"
                 raise typer.BadParameter(message, param_hint="'--sweep'")
+        if name.strip() in sweep:  # a dict would keep only the last values, silently
+            raise typer.BadParameter(
+                f"{name.strip()} is swept twice; give all its values in one --sweep "
+                f"{name.strip()}=V1,V2,...",
+                param_hint="'--sweep'",
+            )
         sweep[name.strip()] = [int(t) for t in tokens]
     return sweep
 
@@ -225,7 +231,8 @@ def _benchmark(
     try:
         plans = benchmark_settings(indexes, swept, backend)
     except IndexSpecError as exc:
-        hint = "--sweep" if "swept" in str(exc) else "--index"
+        # The spec checker names a swept value as in 'sweep efSearch'.
+        hint = "--sweep" if re.search(r"\bswe(pt|ep)\b", str(exc)) else "--index"
         raise typer.BadParameter(str(exc), param_hint=f"'{hint}'") from None
     if results_dir is not None and Path(results_dir).exists() and not Path(results_dir).is_dir():
         raise typer.BadParameter(f"{results_dir} is not a folder", param_hint="'--results-dir'")
@@ -354,11 +361,18 @@ def _vectors(
             f"k={max(ks)} is more than the corpus has ({len(docs)} documents in {corpus}); "
             "give smaller k values"
         )
+    import os
+
+    # The names are the dataset of a results file: absolute, so that one folder is one
+    # dataset however it was named (relative, absolute, from another directory).
     name = model if model is not None else DEFAULT_MODEL
+    if Path(name).exists():
+        name = os.path.abspath(name)
+    where = os.path.abspath(corpus)
     return (
         embed_texts(model, docs, kind="corpus"),
         embed_texts(model, list(collection.queries.values()), kind="queries"),
-        (f"{corpus} (documents, embedded by {name})", f"{corpus} (queries, embedded by {name})"),
+        (f"{where} (documents, embedded by {name})", f"{where} (queries, embedded by {name})"),
         collection,
     )
 

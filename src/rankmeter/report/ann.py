@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 from rankmeter.vector.ann import TIMED_RUNS
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from rankmeter.vector.ann import AnnBenchmark, AnnPoint, AnnRecall, QualityLoss
 
 __all__ = [
@@ -334,12 +336,16 @@ def _pick_line(bench: AnnBenchmark) -> str:
     )
 
 
-def describe_benchmark(bench: AnnBenchmark) -> str:
-    """One line: what was measured, on what, and how."""
+def describe_benchmark(bench: AnnBenchmark, shown: Callable[[str], str] | None = None) -> str:
+    """One line: what was measured, on what, and how. The corpus name (a path: untrusted)
+    goes through ``shown``: control characters made visible by default, Markdown's escaper
+    for Markdown."""
+    from rankmeter._escape import visible
+
     threads = "all threads" if bench.threads is None else f"{bench.threads} thread(s)"
     return (
         f"{len(bench.points)} settings of {len(bench.indexes)} indexes ({bench.metric}) on "
-        f"{bench.corpus}: {bench.n_corpus:,} vectors x {bench.dim} dimensions, "
+        f"{(shown or visible)(bench.corpus)}: {bench.n_corpus:,} vectors x {bench.dim} dimensions, "
         f"{bench.n_queries:,} queries; QPS: one batch, {threads}, best of up to {TIMED_RUNS} "
         f"runs; latency: each query searched alone at k={bench.chart_k}; build threads in "
         f"brackets (HNSW graphs are built on one); memory: {', '.join(bench.memory_methods)}; "
@@ -356,11 +362,12 @@ def render_benchmark_json(bench: AnnBenchmark) -> str:
 
 def render_benchmark_markdown(bench: AnnBenchmark) -> str:
     """A Markdown section: the settings table, the frontier, and the quality lost."""
+    from rankmeter._escape import markdown_text
     from rankmeter.report._markdown import markdown_table
 
     header, body = benchmark_table(bench)
     names = ", ".join(family_label(bench, index) for index in bench.indexes)
-    lines = [f"## ANN benchmark: {names}", "", describe_benchmark(bench) + "."]
+    lines = [f"## ANN benchmark: {names}", "", describe_benchmark(bench, markdown_text) + "."]
     lines += ["", *markdown_table(header, body, [None] + ["right"] * (len(header) - 1))]
     lines += ["", frontier_line(bench) + ".", ""]
     q_header, q_body = quality_table(bench)

@@ -367,6 +367,7 @@ def leaderboard_of(
         value = _value(entry.metrics, label)
         assert value is not None  # checked above
         scores[key] = value
+    _check_same_queries(given)
     ranks: dict[str, list[float]] = {}
     best: dict[str, str] = {}
     significance: dict[tuple[str, str], Significance] = {}
@@ -410,6 +411,28 @@ def leaderboard_of(
         entries=tuple(given),
         alpha=level,
     )
+
+
+def _check_same_queries(entries: list[LeaderboardEntry]) -> None:
+    """Every result on one dataset holds every judged query, so results on other query ids
+    were made on other judgments (two collections with one folder name, a changed qrels
+    file): ranking them together, or pairing their queries, would compare different data."""
+    first: dict[str, LeaderboardEntry] = {}
+    for entry in entries:
+        reference = first.setdefault(entry.dataset, entry)
+        if set(entry.per_query) == set(reference.per_query):
+            continue
+        where = f" ({reference.path})" if reference.path is not None else ""
+        reason = (
+            f"the result of {entry.model!r} on {entry.dataset!r} has "
+            f"{len(entry.per_query)} judged queries and that of {reference.model!r}{where} "
+            f"{len(reference.per_query)}, or other query ids: the two were made on different "
+            "judgments (collections are told apart by their folder's name); rerun one, or "
+            "keep their results in separate folders"
+        )
+        if entry.path is not None:
+            raise FormatError(str(entry.path), reason)
+        raise PolicyError(reason)
 
 
 def _value(values: Mapping[str, Any], label: str) -> float | None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -69,6 +70,8 @@ Float32Array = npt.NDArray[np.float32]
 
 #: The retrieval metrics whose loss against exact search is measured when qrels are given.
 QUALITY_METRICS = ("nDCG@10", "R@100")
+#: The level at which a setting's quality loss is significant (after Holm's correction).
+QUALITY_ALPHA = 0.05
 #: What a results file says it is (and what :func:`load_results` accepts).
 RESULT_SCHEMA = "rankmeter.ann-benchmark/1"
 
@@ -617,6 +620,7 @@ def _quality_lost(
         runs,
         list(QUALITY_METRICS),
         baseline="exact",
+        alpha=QUALITY_ALPHA,
         resamples=resamples,
         seed=seed,
         include_missing=True,
@@ -708,6 +712,7 @@ def _from_records(records: list[tuple[Path, dict[str, Any]]]) -> AnnBenchmark:
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise FormatError(str(path), f"a field is missing or malformed ({exc!r})") from None
     points.sort(key=_order)
+    points, family = _recorrected(points)
     path, first = records[0]
     common = [k for k in sorted(ks) if all(k in p.recall and k in p.qps for p in points)]
     if not common:
@@ -729,10 +734,39 @@ def _from_records(records: list[tuple[Path, dict[str, Any]]]) -> AnnBenchmark:
             threads=first["threads"] if len(threads) == 1 else None,
             exact_s=float(first["exact_s"]),
             version=", ".join(versions),
-            quality_note=str(first.get("quality_note", "")),
+            quality_note=re.sub(
+                r"over the \d+ comparisons",
+                f"over the {family} comparisons",
+                str(first.get("quality_note", "")),
+            ),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise FormatError(str(path), f"a field is missing or malformed ({exc!r})") from None
+
+
+def _recorrected(points: list[AnnPoint]) -> tuple[list[AnnPoint], int]:
+    """The points with their quality p-values Holm-corrected over every setting and metric
+    read back (and that family's size): each file was corrected over its own run, and a
+    setting measured again in a smaller run would otherwise carry a milder correction than
+    its neighbours. The raw p-values do not depend on the family (the same sign flips, from
+    the same seed), so this is what one run of all the settings gives."""
+    from dataclasses import replace
+
+    from rankmeter.stats import correct
+
+    raw = [loss.p_value for point in points for loss in point.quality]
+    if not raw:
+        return points, 0
+    corrected = correct(np.array(raw, dtype=np.float64), "holm", alpha=QUALITY_ALPHA)
+    adjusted = iter(zip(corrected.adjusted.tolist(), corrected.significant.tolist(), strict=True))
+    out = []
+    for point in points:
+        losses = []
+        for loss in point.quality:
+            p_corrected, significant = next(adjusted)
+            losses.append(replace(loss, p_corrected=p_corrected, significant=bool(significant)))
+        out.append(_with_quality(point, tuple(losses)))
+    return out, len(raw)
 
 
 def _order(point: AnnPoint) -> tuple[str, tuple[int, ...], tuple[int, ...], str]:
@@ -740,11 +774,22 @@ def _order(point: AnnPoint) -> tuple[str, tuple[int, ...], tuple[int, ...], str]
     return (index.kind, tuple(index.params.values()), tuple(point.params.values()), point.backend)
 
 
+def _family(setting: IndexSpec) -> str:
+    """The index a setting belongs to, read back: its build-time parameters, the search-time
+    ones at their defaults. One built index measured at other search-time values in another
+    run (a sweep, then ``hnsw(M=16,efSearch=32)`` alone) is then one family, one line on the
+    chart, however each run's ``--index`` spelled it."""
+    built = setting.build_params
+    body = ",".join(f"{name}={value}" for name, value in built.items())
+    return str(parse_index_spec(f"{setting.kind}({body})" if body else setting.kind))
+
+
 def _point(data: Mapping[str, Any]) -> AnnPoint:
     latency = data["latency_s"]
+    setting = parse_index_spec(str(data["setting"]))
     return AnnPoint(
-        index=str(data["index"]),
-        setting=str(parse_index_spec(str(data["setting"]))),
+        index=_family(setting),
+        setting=str(setting),
         backend=str(data["backend"]),
         params={str(n): int(v) for n, v in data["params"].items()},
         recall={int(k): float(v) for k, v in data["recall"].items()},
