@@ -232,6 +232,9 @@ def segment_rows(comparison: Comparison) -> list[list[str]]:
     return rows
 
 
+#: The columns of :data:`SEGMENT_HEADER` that hold names (segment, metric, system): aligned
+#: left in every format, the numbers right.
+SEGMENT_NAME_COLUMNS = (0, 2, 3)
 SEGMENT_HEADER = [
     "segment",
     "n",
@@ -354,7 +357,7 @@ def render_table(comparison: Comparison, *, judged_below: float = JUDGED_BELOW) 
     if comparison.segments:
         segments = table("Segments")
         for i, h in enumerate(SEGMENT_HEADER):
-            names = i in (0, 2, 3)
+            names = i in SEGMENT_NAME_COLUMNS
             segments.add_column(h, text=names, justify="left" if names else "right")
         for row in segment_rows(comparison):
             style = "bold red" if row[-1] == "WORSE" else ("dim" if row[-1] == "small" else None)
@@ -508,7 +511,14 @@ def render_markdown(comparison: Comparison, *, judged_below: float = JUDGED_BELO
         out += _details(
             f"Segments: {worse or 'none'} got worse",
             [
-                *_md_table([*SEGMENT_HEADER[:-1], "flag"], segment_rows(comparison)),
+                *markdown_table(
+                    [*SEGMENT_HEADER[:-1], "flag"],
+                    segment_rows(comparison),
+                    [
+                        None if i in SEGMENT_NAME_COLUMNS else "right"
+                        for i in range(len(SEGMENT_HEADER))
+                    ],
+                ),
                 "",
                 f"WORSE = significantly worse than the baseline after the correction across "
                 f"segments; small = fewer than {comparison.settings.min_segment} queries.",
