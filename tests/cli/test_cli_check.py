@@ -57,7 +57,7 @@ def test_meaningless_numbers_exit_1(cli: CLI, data: dict[str, Path], run: str, w
     report = json.loads(result.out)
     assert report["ok"] is False and [r["ok"] for r in report["runs"]] == [True, False]
     lines = result.err.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("rankmeter: check failed: 1 error")
+    assert len(lines) == 1 and lines[0].startswith("rankmeter: check failed: 1 error makes ")
     table = cli("check", data["qrels"], data[run])
     assert table.code == 1 and words in " ".join(table.out.split())
 
