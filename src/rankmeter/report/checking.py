@@ -235,10 +235,12 @@ def render_table(result: DataCheck) -> Any:
     for row in _metric_rows(result):
         metrics.add_row(shown(row[0]), shown(row[1]), *row[2:])
     parts.append(metrics)
-    grades = FittedTable(
-        title=f"qrels: {result.qrels.queries:,} queries, {result.qrels.judgments:,} judgments",
-        title_justify="left",
+    # A line of its own, not the table's title: a title wraps to the table's width (two
+    # narrow columns), whatever the terminal's.
+    parts.append(
+        shown(f"qrels: {result.qrels.queries:,} queries, {result.qrels.judgments:,} judgments")
     )
+    grades = FittedTable()
     grades.add_column("grade", justify="right")
     grades.add_column("judgments", justify="right")
     for row in _grade_rows(result):
