@@ -111,3 +111,32 @@ def test_a_piped_run_that_looks_upside_down_is_not_told_to_negate_its_scores(
     assert line.startswith("rankmeter: warning: run 'sys' (<stdin>) ranks upside down"), line
     assert "(distances?): negate them" not in line  # no longer said without a doubt
     assert "unless the run is only written bottom-up (rank 1 last): look at its rank column" in line
+
+
+def test_the_markdown_summary_carries_the_data_warnings(cli: CLI, tmp_path: Path) -> None:
+    # docs/ci.md: the PR comment holds "the table of differences against the baseline and any
+    # warning"; the data warnings went to the CI log (stderr) only, not to the comment.
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("".join(f"{q} 0 {d} {g}\n" for q in ALL for d, g in QRELS[q].items()))
+    good = _trec(tmp_path / "good.run", ALL)
+    partial = _trec(tmp_path / "partial.run", ["q1", "q2", "q3", "q7"])
+    summary = tmp_path / "summary.md"
+    result = cli(
+        "compare",
+        qrels,
+        f"base={good}",
+        f"new={partial}",
+        "-m",
+        "P@1",
+        "-f",
+        "markdown",
+        "-o",
+        summary,
+        "--quiet",
+    )
+    assert result.code == 0, result.err
+    text = summary.read_text("utf-8")
+    table_end = text.index("<details>")
+    assert "> warning: run 'new' (" in text[:table_end]
+    assert "matches the qrels' queries only in part" in text[:table_end]
+    assert "run 'base'" not in text

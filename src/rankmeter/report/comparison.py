@@ -465,7 +465,12 @@ def _details(summary: str, body: list[str]) -> list[str]:
     ]
 
 
-def render_markdown(comparison: Comparison, *, judged_below: float = JUDGED_BELOW) -> str:
+def render_markdown(
+    comparison: Comparison,
+    *,
+    judged_below: float = JUDGED_BELOW,
+    data_warnings: tuple[str, ...] = (),
+) -> str:
     """Markdown for a pull-request comment: a one-line verdict (:func:`verdict`), the table of
     differences against the baseline and the warnings, then the details in collapsible
     ``<details>`` blocks: the means with how the numbers were made and the notes, the
@@ -474,7 +479,9 @@ def render_markdown(comparison: Comparison, *, judged_below: float = JUDGED_BELO
     Every name, id and text shows as exactly that text: escaped for Markdown and its raw HTML
     (rankmeter._escape.markdown_text); the failure lists in a code block whose fence no line
     can close. A system whose Judged@k is below ``judged_below`` gets a warning under the
-    table."""
+    table, after ``data_warnings`` (lines of
+    :func:`rankmeter.report.checking.warning_lines`: a partial query overlap, scores rising
+    with the rank), which the command line prints on stderr too."""
     systems = [s + (" (baseline)" if s == comparison.baseline else "") for s in comparison.systems]
     queries = _queries(comparison.n_queries)
     out = [
@@ -485,7 +492,7 @@ def render_markdown(comparison: Comparison, *, judged_below: float = JUDGED_BELO
         *_md_table(difference_header(comparison), difference_rows(comparison)),
         "",
     ]
-    warnings = warning_texts(comparison, judged_below)
+    warnings = [*data_warnings, *warning_texts(comparison, judged_below)]
     if warnings:
         out += [*(f"> {markdown_text(line)}" for line in warnings), ""]
     settings = (
