@@ -84,9 +84,11 @@ def _write(folder: Path, *, worse: bool) -> None:
     qrels, base, new, segments = [], [], [], ["query_id\tfreq"]
     for q in range(N):
         qrels += [f"{q} 0 r{q} 1", f"{q} 0 n{q} 0"]
-        base += [f"{q} Q0 r{q} 1 2.0 baseline", f"{q} Q0 n{q} 2 1.0 baseline"]
+        # One tag in both runs, as one eval/make_run.py writes them: the names come from the
+        # command line (the summary must not call them eval/new.run and eval/baseline.run).
+        base += [f"{q} Q0 r{q} 1 2.0 ranker", f"{q} Q0 n{q} 2 1.0 ranker"]
         first, second = (f"n{q}", f"r{q}") if worse else (f"r{q}", f"n{q}")
-        new += [f"{q} Q0 {first} 1 2.0 new", f"{q} Q0 {second} 2 1.0 new"]
+        new += [f"{q} Q0 {first} 1 2.0 ranker", f"{q} Q0 {second} 2 1.0 ranker"]
         segments.append(f"{q}\t{'head' if q % 2 else 'tail'}")
     for name, lines in (
         ("qrels.txt", qrels),
@@ -118,6 +120,7 @@ def test_the_command_lines_run(
         assert done.value.code == status, err
         summary = (tmp_path / "summary.md").read_text("utf-8")
         assert summary.startswith("**Verdict:** new ")
+        assert "eval/" not in summary and "eval/" not in err
         if worse:
             assert err.startswith("rankmeter: regression: new is worse than baseline on nDCG@10")
         else:

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from rankmeter import compare, evaluate
 from rankmeter.checking import result_warnings
 from rankmeter.data import Run
+from rankmeter.errors import RankmeterError
 from rankmeter.evaluation import evaluate as evaluate_fn
 from rankmeter.io.stream import iter_run_chunks
 from rankmeter.report.checking import warning_line
@@ -129,3 +132,21 @@ def test_a_run_written_in_no_order_is_not_upside_down(tmp_path: Path) -> None:
     assert result_warnings(result) == ()
     assert check(qrels, path).runs[0].order is not None
     assert not check(qrels, path).runs[0].order.reversed
+
+
+@pytest.mark.parametrize("stream", [True, False])
+def test_include_missing_does_not_hide_a_run_with_no_query_in_common(
+    tmp_path: Path, stream: bool
+) -> None:
+    # With include_missing every judged query is scored (0 without results), so the join is
+    # never empty and such a run evaluated to 0.0 without a word (issue 16, section 1).
+    foreign = _trec(tmp_path / "foreign.run", ["x1", "x2"])
+    result = evaluate_fn(QRELS, foreign, "P@1", include_missing=True, stream=stream)
+    assert [(w.kind, w.fatal) for w in result_warnings(result)] == [("no_overlap", False)]
+
+
+def test_compare_refuses_a_run_with_no_query_in_common() -> None:
+    good = {q: {"a": 1.0, "b": 0.5} for q in QRELS}
+    foreign = {"x1": {"a": 1.0}}
+    with pytest.raises(RankmeterError, match=r"run 'other' \(<dict>\) has no query in common"):
+        compare(QRELS, {"base": good, "other": foreign}, ["P@1"], resamples=100)

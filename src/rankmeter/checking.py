@@ -380,7 +380,8 @@ def result_warnings(result: Any, *, run_format: str | None = None) -> tuple[Data
     its rank column as :func:`check` does (a run written bottom-up, rank 1000 first, is then
     fine); a run from a pipe or an object is judged by its written order. The evaluation went
     on, so each finding is a warning here (``fatal`` False), even one that :func:`check`
-    calls fatal; an empty overlap never gets here (the evaluation refuses it).
+    calls fatal. An empty overlap gets here only from ``evaluate(..., include_missing=True)``
+    (``compare`` and ``evaluate`` without it refuse such a run), as a ``no_overlap`` warning.
 
     Parameters
     ----------
@@ -412,6 +413,10 @@ def result_warnings(result: Any, *, run_format: str | None = None) -> tuple[Data
         if order is not None and order.reversed and os.path.isfile(facts.source):
             rows = read_run_rows(facts.source, format=run_format, name=name, docs=False)
             order = score_order(rows) if rows.written else order
+        if facts.overlap.empty:
+            # Only with include_missing (every judged query scored 0 here) does such a run
+            # get this far; it would read as a plain 0 without a word.
+            found.append(DataWarning(name, facts.source, "no_overlap", False, facts.overlap))
         if facts.overlap.partial:
             found.append(
                 DataWarning(

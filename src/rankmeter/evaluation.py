@@ -31,6 +31,7 @@ __all__ = [
     "QueryValues",
     "check_policies",
     "evaluate",
+    "no_common_queries",
     "per_query_values",
     "resolve_metrics",
 ]
@@ -241,7 +242,7 @@ def _evaluate_chunks(
 
     values = per_query_values(qrels, named(chunks), measures, policies)
     if values.n_queries == 0:
-        raise _no_common_queries(seen["name"], seen["source"], (), qrels)
+        raise no_common_queries(seen["name"], seen["source"], (), qrels)
     means = {m.label: m.aggregate(values.values[m.label]) for m in measures}
     query_ids = tuple(str(q) for q in qrels.segment_ids[values.rows])
     per_query = PerQuery(query_ids, measures, values.values)
@@ -414,7 +415,7 @@ def _evaluate_one(
         compact=True,
     )
     if ranked.n_queries == 0:
-        raise _no_common_queries(run.name, run.source, run.query_ids, qrels)
+        raise no_common_queries(run.name, run.source, run.query_ids, qrels)
     values = {m.label: m.compute(ranked) for m in measures}
     means = {name: m.aggregate(values[name]) for name, m in zip(values, measures, strict=True)}
     per_query = PerQuery(tuple(str(q) for q in ranked.query_ids), measures, values)
@@ -449,9 +450,11 @@ def _judged_metric(measures: tuple[Metric, ...]) -> tuple[int, Metric, str | Non
     return judged_k, metric, next((m.label for m in measures if m == metric), None)
 
 
-def _no_common_queries(
+def no_common_queries(
     name: str, source: str, run_queries: tuple[str, ...], qrels: Qrels
 ) -> RankmeterError:
+    """The error for a run that has no query in common with the qrels (ids from another
+    scheme, or files that do not belong together)."""
     shown = f"run queries start {_sample(run_queries)}, " if run_queries else ""
     return RankmeterError(
         f"run {name!r} ({source}) has no query in common with the qrels ({qrels.source}): "

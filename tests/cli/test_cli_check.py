@@ -57,7 +57,7 @@ def test_meaningless_numbers_exit_1(cli: CLI, data: dict[str, Path], run: str, w
     report = json.loads(result.out)
     assert report["ok"] is False and [r["ok"] for r in report["runs"]] == [True, False]
     lines = result.err.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("rankmeter: check failed: 1 error")
+    assert len(lines) == 1 and lines[0].startswith("rankmeter: check failed: 1 error makes ")
     table = cli("check", data["qrels"], data[run])
     assert table.code == 1 and words in " ".join(table.out.split())
 
@@ -127,3 +127,16 @@ def test_bad_input_is_one_line(cli: CLI, data: dict[str, Path], tmp_path: Path) 
         "unknown metric"
         in cli("check", data["qrels"], data["good"], "-m", "nope").assert_one_error_line(2).lower()
     )
+
+
+@pytest.mark.parametrize("columns", ["60", "120"])
+def test_the_qrels_heading_is_one_line_whatever_the_width(
+    cli: CLI, data: dict[str, Path], monkeypatch: pytest.MonkeyPatch, columns: str
+) -> None:
+    # As the grade table's title it was wrapped to the table's width (19 columns), even on a
+    # 120-column terminal: "qrels: 24 queries," / "360 judgments".
+    monkeypatch.setenv("COLUMNS", columns)
+    result = cli("check", data["qrels"], data["good"])
+    lines = result.out.splitlines()
+    (heading,) = [line for line in lines if line.startswith("qrels: ")]
+    assert heading.rstrip().endswith(" judgments"), heading

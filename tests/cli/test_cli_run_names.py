@@ -138,3 +138,13 @@ def test_fast_start_and_typer_read_run_names_the_same(
     fast = run_process(args, env={})
     slow = run_process(args, env={NO_FAST_START: "1"})
     assert (fast.code, fast.out, fast.err) == (slow.code, slow.out, slow.err)
+
+
+def test_a_named_run_does_not_rename_the_unnamed_run_that_shares_its_tag(
+    cli: CLI, files: dict[str, Path]
+) -> None:
+    # Only runs that share a tag *without* NAME= are told apart (docs/guide.md): the same file
+    # given once plain and once as base2=... was shown as bm25#1, not by its tag bm25.
+    result = cli("evaluate", files["qrels"], files["a"], f"base2={files['a']}", "-f", "json")
+    assert result.code == 0, result.err
+    assert [item["run"] for item in json.loads(result.out)] == ["bm25", "base2"]

@@ -51,8 +51,10 @@ def tables(draw: st.DrawFn) -> tuple[FittedTable, list[list[str]], list[list[str
     names = [
         draw(
             st.lists(
+                # A blank name becomes the column's own first letter ("A" in the second
+                # column's alphabet N-Z was counted as the first column's).
                 st.text(ALPHABETS[j] + "-_ ", min_size=1, max_size=40).map(
-                    lambda s: s.strip() or "A"
+                    lambda s, first=ALPHABETS[j][0]: s.strip() or first
                 ),
                 min_size=n_rows,
                 max_size=n_rows,

@@ -198,3 +198,19 @@ def test_no_plural_in_parentheses(systems: int) -> None:
     chosen = dict(list(runs.items())[: systems + 1])
     markdown = render_markdown(rankmeter.compare(qrels, chosen, ["RR"], resamples=200))
     assert "(s)" not in markdown
+
+
+def test_the_segment_table_aligns_names_left_and_numbers_right() -> None:
+    # As the terminal table: segment, metric and system are names, n and the rest numbers
+    # (the Markdown table aligned n left and metric and system right).
+    segments = {"freq": {f"q{i}": "head" if i < 20 else "tail" for i in range(N)}}
+    result = _compare(range(0, 20), range(20, N), ["RR"], segments=segments, min_segment=5)
+    tokens = parse(render_markdown(result))
+    start = [i for i, t in enumerate(tokens) if t.type == "table_open"][-1]
+    heads = [i for i in range(start, len(tokens)) if tokens[i].type == "th_open"]
+    names = ["".join(c.content for c in tokens[i + 1].children or []) for i in heads]
+    assert names[:4] == ["segment", "n", "metric", "system"]
+    right = {
+        n for i, n in zip(heads, names, strict=True) if "right" in str(tokens[i].attrGet("style"))
+    }
+    assert right == {"n", "baseline", "system mean", "Δ [CI]", "p (corr.)", "flag"}

@@ -77,8 +77,10 @@ def run_names(arguments: Sequence[RunArgument], own: Sequence[str]) -> list[str]
     from rankmeter.errors import PolicyError
     from rankmeter.results import unique_names
 
-    defaults = unique_names(list(own), [a.path for a in arguments])
-    names = [a.name if a.name is not None else d for a, d in zip(arguments, defaults, strict=True)]
+    # Only the runs without NAME= take a default, so only they are told apart by their files.
+    unnamed = [i for i, a in enumerate(arguments) if a.name is None]
+    defaults = iter(unique_names([own[i] for i in unnamed], [arguments[i].path for i in unnamed]))
+    names = [a.name if a.name is not None else next(defaults) for a in arguments]
     for index, name in enumerate(names):
         if name in names[:index]:
             first = arguments[names.index(name)]

@@ -87,8 +87,8 @@ def check(
         runs_hit = sorted({w.run for w in fatal})
         print(
             visible(
-                f"rankmeter: check failed: {len(fatal)} error{'s' if len(fatal) > 1 else ''} "
-                f"make the numbers of {', '.join(repr(r) for r in runs_hit)} meaningless "
+                f"rankmeter: check failed: {len(fatal)} "
+                f"{'errors make' if len(fatal) > 1 else 'error makes'} the numbers of {', '.join(repr(r) for r in runs_hit)} meaningless "
                 f"(the first: {fatal[0].kind.replace('_', ' ')} in {fatal[0].source})"
             ),
             file=sys.stderr,

@@ -269,7 +269,13 @@ def compare(
         text = report.render_json(result, per_query=per_query, judged_below=below)
         emit(terminal_safe(text, output), output)
     elif output_format is CompareFormat.markdown:
-        emit(terminal_safe(report.render_markdown(result, judged_below=below), output), output)
+        from rankmeter.checking import result_warnings
+        from rankmeter.report.checking import warning_lines
+
+        # The PR comment says what the CI log says (print_data_warnings below).
+        found = tuple(warning_lines(result_warnings(result)))
+        text = report.render_markdown(result, judged_below=below, data_warnings=found)
+        emit(terminal_safe(text, output), output)
     elif output_format is CompareFormat.latex:
         emit(terminal_safe(report.render_latex(result, judged_below=below), output), output)
     elif output_format is CompareFormat.html:

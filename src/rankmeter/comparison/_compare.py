@@ -21,7 +21,7 @@ from rankmeter.comparison._segments import segment_groups, segment_results
 from rankmeter.comparison._summaries import differences, summarise, system_means
 from rankmeter.data.run import check_ties
 from rankmeter.errors import PolicyError, RankmeterError
-from rankmeter.evaluation import check_policies, resolve_metrics
+from rankmeter.evaluation import check_policies, no_common_queries, resolve_metrics
 from rankmeter.io import as_qrels, load_runs
 from rankmeter.metrics import Metric
 from rankmeter.results import RunFacts
@@ -173,6 +173,13 @@ def compare(
     compared = select_queries(
         loaded_qrels, [by_name[n] for n in order], include_missing=policies.include_missing
     )
+    # After select_queries, whose error says when no run matches at all.
+    facts = {n: RunFacts.of_run(loaded_qrels.query_ids, by_name[n]) for n in order}
+    for n in order:
+        # Every judged query is compared by default, so such a run would score 0 everywhere
+        # without a word (and a foreign baseline would let any change pass a CI gate).
+        if facts[n].overlap.empty:
+            raise no_common_queries(n, by_name[n].source, by_name[n].query_ids, loaded_qrels)
     notes = compared.note()
     caveat = stats.not_recommended_note(test)
     if caveat is not None:
@@ -262,7 +269,7 @@ def compare(
         filled=compared.filled(),
         no_relevant=no_relevant,
         cautions=tuple(cautions),
-        facts={n: RunFacts.of_run(loaded_qrels.query_ids, by_name[n]) for n in order},
+        facts=facts,
     )
 
 

@@ -94,11 +94,18 @@ def warning_line(warning: DataWarning) -> str:
         )
         text = f"matches the qrels' queries only in part: {_overlap_text(detail)}; {scope}"
     elif warning.kind == "score_order":
-        why = (
-            "the rank and score columns look swapped (the rank column holds fractions)"
-            if detail.rank_fractions
-            else "lower scores seem to mean better (distances?): negate them"
-        )
+        if detail.rank_fractions:
+            why = "the rank and score columns look swapped (the rank column holds fractions)"
+        elif detail.by == "written order":
+            # Read from a pipe (or given as rows): its rank column was not read, so a run
+            # only written bottom-up looks the same; negating its scores would break it.
+            why = (
+                "lower scores seem to mean better (distances? negate them), unless the run is "
+                "only written bottom-up (rank 1 last): look at its rank column, or give it as "
+                "a file, whose rank column rankmeter reads"
+            )
+        else:
+            why = "lower scores seem to mean better (distances?): negate them"
         text = (
             f"ranks upside down: {_order_text(detail)}, and rankmeter ranks by score "
             f"descending; {why}"
@@ -228,10 +235,12 @@ def render_table(result: DataCheck) -> Any:
     for row in _metric_rows(result):
         metrics.add_row(shown(row[0]), shown(row[1]), *row[2:])
     parts.append(metrics)
-    grades = FittedTable(
-        title=f"qrels: {result.qrels.queries:,} queries, {result.qrels.judgments:,} judgments",
-        title_justify="left",
+    # A line of its own, not the table's title: a title wraps to the table's width (two
+    # narrow columns), whatever the terminal's.
+    parts.append(
+        shown(f"qrels: {result.qrels.queries:,} queries, {result.qrels.judgments:,} judgments")
     )
+    grades = FittedTable()
     grades.add_column("grade", justify="right")
     grades.add_column("judgments", justify="right")
     for row in _grade_rows(result):

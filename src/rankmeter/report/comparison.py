@@ -232,6 +232,9 @@ def segment_rows(comparison: Comparison) -> list[list[str]]:
     return rows
 
 
+#: The columns of :data:`SEGMENT_HEADER` that hold names (segment, metric, system): aligned
+#: left in every format, the numbers right.
+SEGMENT_NAME_COLUMNS = (0, 2, 3)
 SEGMENT_HEADER = [
     "segment",
     "n",
@@ -354,7 +357,7 @@ def render_table(comparison: Comparison, *, judged_below: float = JUDGED_BELOW) 
     if comparison.segments:
         segments = table("Segments")
         for i, h in enumerate(SEGMENT_HEADER):
-            names = i in (0, 2, 3)
+            names = i in SEGMENT_NAME_COLUMNS
             segments.add_column(h, text=names, justify="left" if names else "right")
         for row in segment_rows(comparison):
             style = "bold red" if row[-1] == "WORSE" else ("dim" if row[-1] == "small" else None)
@@ -462,7 +465,12 @@ def _details(summary: str, body: list[str]) -> list[str]:
     ]
 
 
-def render_markdown(comparison: Comparison, *, judged_below: float = JUDGED_BELOW) -> str:
+def render_markdown(
+    comparison: Comparison,
+    *,
+    judged_below: float = JUDGED_BELOW,
+    data_warnings: tuple[str, ...] = (),
+) -> str:
     """Markdown for a pull-request comment: a one-line verdict (:func:`verdict`), the table of
     differences against the baseline and the warnings, then the details in collapsible
     ``<details>`` blocks: the means with how the numbers were made and the notes, the
@@ -471,7 +479,9 @@ def render_markdown(comparison: Comparison, *, judged_below: float = JUDGED_BELO
     Every name, id and text shows as exactly that text: escaped for Markdown and its raw HTML
     (rankmeter._escape.markdown_text); the failure lists in a code block whose fence no line
     can close. A system whose Judged@k is below ``judged_below`` gets a warning under the
-    table."""
+    table, after ``data_warnings`` (lines of
+    :func:`rankmeter.report.checking.warning_lines`: a partial query overlap, scores rising
+    with the rank), which the command line prints on stderr too."""
     systems = [s + (" (baseline)" if s == comparison.baseline else "") for s in comparison.systems]
     queries = _queries(comparison.n_queries)
     out = [
@@ -482,7 +492,7 @@ def render_markdown(comparison: Comparison, *, judged_below: float = JUDGED_BELO
         *_md_table(difference_header(comparison), difference_rows(comparison)),
         "",
     ]
-    warnings = warning_texts(comparison, judged_below)
+    warnings = [*data_warnings, *warning_texts(comparison, judged_below)]
     if warnings:
         out += [*(f"> {markdown_text(line)}" for line in warnings), ""]
     settings = (
@@ -508,7 +518,14 @@ def render_markdown(comparison: Comparison, *, judged_below: float = JUDGED_BELO
         out += _details(
             f"Segments: {worse or 'none'} got worse",
             [
-                *_md_table([*SEGMENT_HEADER[:-1], "flag"], segment_rows(comparison)),
+                *markdown_table(
+                    [*SEGMENT_HEADER[:-1], "flag"],
+                    segment_rows(comparison),
+                    [
+                        None if i in SEGMENT_NAME_COLUMNS else "right"
+                        for i in range(len(SEGMENT_HEADER))
+                    ],
+                ),
                 "",
                 f"WORSE = significantly worse than the baseline after the correction across "
                 f"segments; small = fewer than {comparison.settings.min_segment} queries.",
