@@ -69,3 +69,14 @@ def test_the_mix_says_why_a_detectable_difference_is_missing_and_when_chi_square
     )
     legend = json.loads(render_mix_json(mix))["legend"]
     assert any(line.startswith("expected counts below 5") for line in legend)
+
+
+def test_the_mix_says_which_evaluation_queries_no_traffic_reaches() -> None:
+    traffic = QueryTraffic(("a", "b", "c"), np.array([5, 0, 0]), {"seg": (BAD, "z", "z")})
+    mix = query_mix(["a", "b", "c"], traffic, stratify="seg", weighting="traffic")
+    markdown = render_mix_markdown(mix)
+    assert (
+        "2 of the 3 evaluation queries are in strata without traffic (z): left out of the test "
+        "and of the expected counts" in markdown
+    )
+    assert json.loads(render_mix_json(mix))["no_traffic"] == 2

@@ -151,6 +151,13 @@ def mix_legend(mix: QueryMix) -> list[str]:
             + ", ".join(f"{s.name} {s.expected_n:.1f}" for s in rough)
             + ")"
         )
+    if mix.no_traffic:
+        empty = [s.name for s in mix.strata if s.traffic_share == 0 and s.eval_n]
+        lines.append(
+            f"{mix.no_traffic:,} of the {mix.n_matched:,} evaluation queries are in strata "
+            f"without traffic ({', '.join(empty)}): left out of the test and of the expected "
+            "counts"
+        )
     if mix.missing:
         lines.append(
             f"{mix.missing:,} of the {mix.n_eval:,} evaluation queries are not in the log: "
