@@ -129,3 +129,26 @@ def test_a_run_written_in_no_order_is_not_upside_down(tmp_path: Path) -> None:
     assert result_warnings(result) == ()
     assert check(qrels, path).runs[0].order is not None
     assert not check(qrels, path).runs[0].order.reversed
+
+
+def test_a_run_with_no_query_in_common_is_a_warning_where_missing_queries_score_0(
+    tmp_path: Path,
+) -> None:
+    # Every judged query is compared by default (issue 13): a run whose ids are of another
+    # scheme is no longer refused there, it scores 0 everywhere. It once did so in silence.
+    alien = _trec(tmp_path / "alien.run", ["x1", "x2", "x3", "x4"])
+    good = _trec(tmp_path / "good.run", ALL)
+    compared = compare(QRELS, {"good": good, "alien": alien}, "P@1")
+    [seen] = result_warnings(compared)
+    assert (seen.run, seen.kind, seen.fatal, seen.missing_scored) == (
+        "alien",
+        "no_overlap",
+        False,
+        True,
+    )
+    line = warning_line(seen)
+    assert line.startswith(f"warning: run 'alien' ({alien}) has no query in common with the qrels")
+    assert "(ids from another scheme?)" in line
+    assert "it scores 0 on every judged query" in line
+    [again] = result_warnings(evaluate(QRELS, alien, "P@1", include_missing=True))
+    assert again.kind == "no_overlap"

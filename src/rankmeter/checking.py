@@ -380,7 +380,9 @@ def result_warnings(result: Any, *, run_format: str | None = None) -> tuple[Data
     its rank column as :func:`check` does (a run written bottom-up, rank 1000 first, is then
     fine); a run from a pipe or an object is judged by its written order. The evaluation went
     on, so each finding is a warning here (``fatal`` False), even one that :func:`check`
-    calls fatal; an empty overlap never gets here (the evaluation refuses it).
+    calls fatal. An empty overlap is refused by an evaluation of the common queries only; where
+    judged queries without results score 0 (``include_missing``, compare's default) the run
+    scores 0 everywhere, and that is a warning too.
 
     Parameters
     ----------
@@ -412,6 +414,10 @@ def result_warnings(result: Any, *, run_format: str | None = None) -> tuple[Data
         if order is not None and order.reversed and os.path.isfile(facts.source):
             rows = read_run_rows(facts.source, format=run_format, name=name, docs=False)
             order = score_order(rows) if rows.written else order
+        if facts.overlap.empty:  # only where judged queries without results score 0
+            found.append(
+                DataWarning(name, facts.source, "no_overlap", False, facts.overlap, None, scored)
+            )
         if facts.overlap.partial:
             found.append(
                 DataWarning(

@@ -42,3 +42,21 @@ def test_the_cli_prints_the_warnings_on_stderr_and_exits_0(
     assert result.out.startswith(("{", "["))  # the report itself is unchanged JSON
     quiet = cli(command, qrels, good, swapped, "-m", "P@1", "-f", "json", "--quiet")
     assert "swapped.run" not in quiet.err
+
+
+@pytest.mark.parametrize("command", ["compare", "evaluate"])
+def test_a_run_with_no_query_in_common_is_said_on_stderr(
+    cli: CLI, tmp_path: Path, command: str
+) -> None:
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("".join(f"{q} 0 {d} {g}\n" for q in ALL for d, g in QRELS[q].items()))
+    runs = [_trec(tmp_path / f"{name}.run", ALL) for name in ("good", "also")]
+    alien = _trec(tmp_path / "alien.run", ["x1", "x2", "x3", "x4"])
+    extra = ["-c"] if command == "evaluate" else []
+    result = cli(command, qrels, *runs, alien, "-m", "P@1", "-f", "json", *extra)
+    assert result.code == 0, result.err
+    lines = [line for line in result.err.splitlines() if "alien.run" in line]
+    assert len(lines) == 1, result.err
+    assert lines[0].startswith("rankmeter: warning: run ")
+    assert "has no query in common with the qrels" in lines[0]
+    assert "it scores 0 on every judged query" in lines[0]
