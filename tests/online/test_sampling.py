@@ -290,6 +290,40 @@ def test_each_stratum_has_the_detectable_difference_of_its_queries() -> None:
         assert stratum.detectable_difference == pytest.approx(analysis.detectable_difference)
 
 
+def test_evaluation_queries_in_a_stratum_without_traffic_are_left_out_of_the_test() -> None:
+    # Segment 'z' has queries but no traffic (every count 0): its expected count is 0. The test
+    # once dropped that stratum's expected count but kept its queries in the total, and scipy
+    # refused the unequal sums (an internal error of the CLI, exit 70).
+    from rankmeter.online import query_mix
+
+    traffic = QueryTraffic(
+        ("a", "b", "c", "d"), np.array([5, 3, 0, 0]), {"seg": ("x", "y", "z", "z")}
+    )
+    mix = query_mix(["a", "c", "d"], traffic, stratify="seg")
+    assert mix.no_traffic == 2 and mix.n_matched == 3
+    x, y, z = mix.strata
+    assert (x.eval_n, y.eval_n, z.eval_n) == (1, 0, 2)
+    # The test compares the 1 evaluation query in strata with traffic with their shares.
+    assert (x.expected_n, y.expected_n, z.expected_n) == pytest.approx((5 / 8, 3 / 8, 0.0))
+    expected = scipy.stats.chisquare([1, 0], [5 / 8, 3 / 8])
+    assert mix.chi_square == pytest.approx(expected.statistic, rel=1e-12)
+    assert mix.dof == 1
+    uniform = query_mix(["a", "c", "d"], traffic, stratify="seg", weighting="uniform")
+    assert uniform.no_traffic == 0 and uniform.dof == 2
+
+
+def test_traffic_without_any_request_is_refused_under_traffic_weighting() -> None:
+    from rankmeter.online import query_mix
+
+    with pytest.raises(
+        PolicyError,
+        match=r"every query of dict has a count of 0: there are no traffic shares to compare "
+        r"with; use weighting='uniform'",
+    ):
+        query_mix(["a"], {"a": 0, "b": 0})
+    assert query_mix(["a"], {"a": 0, "b": 0}, weighting="uniform").n_matched == 1
+
+
 def test_queries_missing_from_the_log_are_counted_and_left_out() -> None:
     from rankmeter.online import query_mix
 

@@ -114,3 +114,19 @@ def test_a_simulated_power_of_one_says_how_many_sets_were_significant() -> None:
     markdown = render_markdown(analyses, baseline="a", system="b")
     assert "| 1.000 (100 of 100) |" in markdown and "± 0.000" not in markdown
     assert "1.000 (100 of 100)" in _terminal(render_table(analyses, baseline="a", system="b"))
+
+
+def test_too_few_queries_for_the_randomization_test_say_no_difference_is_detectable() -> None:
+    # 3 queries: the randomization test's smallest p-value is 2/8, so no difference is found;
+    # the report says so in words, never "a difference of inf".
+    analyses = {"P@1": power([0.0, 1.0, 0.0], test="randomization", simulations=100)}
+    markdown = render_markdown(analyses, baseline="a", system="b")
+    table = _terminal(render_table(analyses, baseline="a", system="b"))
+    data = json.loads(render_json(analyses, baseline="a", system="b"))
+    expected = "with 3 queries no difference of P@1 is detectable at 80% power"
+    for text in (markdown, table, data["sentences"]["P@1"]):
+        assert "difference of inf" not in text
+    assert expected in markdown and data["sentences"]["P@1"].startswith(expected)
+    assert "| none |" in markdown
+    assert data["metrics"]["P@1"]["detectable_difference"] is None
+    assert "detectable Δ none: with 3 queries the test never gives a p-value below 0.05" in markdown

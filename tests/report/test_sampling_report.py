@@ -53,3 +53,30 @@ def test_sample_rows_are_byte_exact_data() -> None:
     assert {r["split"] for r in rows} == {"test", "tuning"}
     lines = [json.loads(line) for line in render_jsonl(sample).splitlines()]
     assert sorted(r["query_id"] for r in lines) == sorted(TRAFFIC.query_ids)
+
+
+def test_the_mix_says_why_a_detectable_difference_is_missing_and_when_chi_square_is_rough() -> None:
+    # One evaluation query in the 'desktop' stratum: no paired test on it ("–", said why); the
+    # expected counts (1.4 and 0.6) are far below the 5 that the chi-square approximation asks.
+    mix = query_mix(["a,1", "c"], TRAFFIC, stratify="device")
+    for text in (render_mix_markdown(mix), _terminal(render_mix_table(mix)).replace("\n", " ")):
+        assert "fewer than 2 evaluation queries" in text
+    markdown = render_mix_markdown(mix)
+    assert "– (detectable Δ): fewer than 2 evaluation queries in the stratum (" in markdown
+    assert (
+        "expected counts below 5 in 2 of 2 strata: the chi-square test's p-value is a rough "
+        "approximation there" in markdown
+    )
+    legend = json.loads(render_mix_json(mix))["legend"]
+    assert any(line.startswith("expected counts below 5") for line in legend)
+
+
+def test_the_mix_says_which_evaluation_queries_no_traffic_reaches() -> None:
+    traffic = QueryTraffic(("a", "b", "c"), np.array([5, 0, 0]), {"seg": (BAD, "z", "z")})
+    mix = query_mix(["a", "b", "c"], traffic, stratify="seg", weighting="traffic")
+    markdown = render_mix_markdown(mix)
+    assert (
+        "2 of the 3 evaluation queries are in strata without traffic (z): left out of the test "
+        "and of the expected counts" in markdown
+    )
+    assert json.loads(render_mix_json(mix))["no_traffic"] == 2

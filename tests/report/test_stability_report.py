@@ -88,3 +88,15 @@ def test_a_tie_on_all_queries_is_said_and_undefined_tau_is_null() -> None:
     assert "| RR | mixed = swapped | 0 | – |" in markdown
     assert "a = b: tied on all queries, no order to keep" in markdown
     assert "τ is undefined where every system ties (resamples left out of τ: RR 100)" in markdown
+
+
+def test_the_legend_of_a_tie_says_what_its_row_shows() -> None:
+    # The row of a pair tied on all queries shows kept and turned as "–" and the tied share;
+    # the legend once said "kept is then the tied share", which its row does not show.
+    tied = stability(QRELS, {"mixed": MIXED, "swapped": SWAPPED}, ["RR"], resamples=100, splits=100)
+    markdown = render_markdown(tied)
+    assert "kept is then the tied share" not in markdown
+    assert (
+        "a = b: tied on all queries, no order to keep: kept and turned are –, and tied is the "
+        "share of resamples in which the pair stays tied" in markdown
+    )

@@ -352,3 +352,56 @@ def test_to_dict_is_plain_values() -> None:
     data = result.to_dict()
     assert data["test"] == "t" and data["n"] == 40 and data["queries_needed"] > 40
     assert all(isinstance(v, (int, float, str, type(None))) for v in data.values())
+
+
+def _within(seconds: int) -> Any:
+    """A context that fails the test (instead of hanging the suite) past ``seconds``."""
+    import contextlib
+    import signal
+
+    @contextlib.contextmanager
+    def guard() -> Any:
+        def stop(signum: int, frame: Any) -> None:
+            raise TimeoutError(f"still running after {seconds} s")
+
+        previous = signal.signal(signal.SIGALRM, stop)
+        signal.alarm(seconds)
+        try:
+            yield
+        finally:
+            signal.alarm(0)
+            signal.signal(signal.SIGALRM, previous)
+
+    return guard()
+
+
+@pytest.mark.parametrize(("n", "comparisons"), [(3, 1), (5, 1), (6, 2)])
+def test_simulated_power_with_too_few_queries_for_any_significance_ends(
+    n: int, comparisons: int
+) -> None:
+    # With n queries the exact randomization test's smallest p-value is 2 / 2^n (3 queries:
+    # 0.25): no difference, however large, is significant at alpha / comparisons. The search for
+    # the detectable difference once grew it without end (to inf, then NaN) and never returned.
+    diffs = np.linspace(-0.2, 0.6, n)
+    with _within(60):
+        result = power(
+            diffs,
+            test="randomization",
+            simulations=100,
+            resamples=1000,
+            correction="bonferroni",
+            comparisons=comparisons,
+        )
+    assert result.detectable_difference == math.inf
+    assert result.detectable_effect_size == math.inf
+    assert result.power_at_n == 0.0
+    assert result.queries_needed is not None and result.queries_needed > n
+
+
+def test_simulated_power_reaches_the_target_just_above_the_exact_tests_floor() -> None:
+    # 6 queries: the smallest p-value is 2/64 = 0.031 < 0.05, so a large enough difference is
+    # found (every simulated query then improves): the detectable difference is finite.
+    diffs = np.linspace(-0.2, 0.6, 6)
+    with _within(60):
+        result = power(diffs, test="randomization", simulations=100, resamples=1000)
+    assert math.isfinite(result.detectable_difference) and result.detectable_difference > 0

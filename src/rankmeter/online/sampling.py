@@ -630,7 +630,8 @@ class MixStratum:
         queries (``"uniform"``): what the evaluation set is compared with
     eval_n : evaluation queries in it
     eval_share : their share of the evaluation queries found in the traffic
-    expected_n : ``traffic_share`` times the evaluation queries found in the traffic
+    expected_n : ``traffic_share`` times the evaluation queries found in the traffic (those in
+        strata with a share above 0)
     detectable_difference : the smallest true mean difference a paired t-test finds with
         ``power`` on ``eval_n`` queries alone (in units of ``sd``; NaN below 2 queries)
     """
@@ -652,6 +653,8 @@ class QueryMix:
     strata : one :class:`MixStratum` per stratum (head, torso, tail or segment values)
     stratify, weighting : how the strata are made and what the shares are of
     n_eval : evaluation queries; n_matched : those found in the traffic; missing : the rest
+    no_traffic : evaluation queries found in strata without traffic (a share of 0): left out of
+        the test, whose expected counts are the shares of the other ``n_matched - no_traffic``
     chi_square, dof, p_value : scipy.stats.chisquare of the evaluation counts against the
         expected ones (NaN with fewer than two strata)
     alpha, power, sd : the level, the power and the spread of the detectable differences
@@ -672,6 +675,7 @@ class QueryMix:
     sd: float
     queries_source: str
     traffic_source: str
+    no_traffic: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         """Every field as plain Python values (strata as dicts)."""
@@ -790,11 +794,19 @@ def query_mix(
         weight = np.array([counts[label_array == s].sum() for s in names], dtype=np.float64)
     else:
         weight = np.array([(label_array == s).sum() for s in names], dtype=np.float64)
+    if weight.sum() == 0:
+        raise PolicyError(
+            f"every query of {traffic.source} has a count of 0: there are no traffic shares to "
+            "compare with; use weighting='uniform'"
+        )
     shares = weight / weight.sum()
     f_obs = np.array([observed[s] for s in names], dtype=np.float64)
-    f_exp = shares * len(matched)
-    testable = f_exp > 0
-    if testable.sum() >= 2:
+    testable = shares > 0
+    # Evaluation queries in a stratum that traffic never reaches have no expected count to be
+    # tested against: they are counted apart, and the test compares the others with the shares.
+    no_traffic = int(f_obs[~testable].sum())
+    f_exp = shares * (len(matched) - no_traffic)
+    if testable.sum() >= 2 and no_traffic < len(matched):
         test = scipy.stats.chisquare(f_obs[testable], f_exp[testable])
         chi, p, dof = float(test.statistic), float(test.pvalue), int(testable.sum()) - 1
     else:
@@ -823,6 +835,7 @@ def query_mix(
         n_eval=len(ids),
         n_matched=len(matched),
         missing=len(ids) - len(matched),
+        no_traffic=no_traffic,
         chi_square=chi,
         dof=dof,
         p_value=p,

@@ -81,9 +81,10 @@ def warning_line(warning: DataWarning) -> str:
     run = f"run '{warning.run}' ({warning.source})"
     detail = warning.detail
     if warning.kind == "no_overlap":
+        scored = "; it scores 0 on every judged query" if warning.missing_scored else ""
         text = (
-            f"has no query in common with the qrels: {_overlap_text(detail)}; check that the "
-            "files belong together (ids from another scheme?)"
+            f"has no query in common with the qrels: {_overlap_text(detail)}{scored}; check "
+            "that the files belong together (ids from another scheme?)"
         )
     elif warning.kind == "partial_overlap":
         scope = (

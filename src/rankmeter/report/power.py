@@ -12,6 +12,7 @@ simulated and its Monte-Carlo error. Run names and metric labels are untrusted t
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
@@ -58,7 +59,7 @@ def payload(
         "power": first.target_power,
         "metrics": {label: analysis.to_dict() for label, analysis in analyses.items()},
         "sentences": {label: _sentence(label, a) for label, a in analyses.items()},
-        "notes": [*notes, *_method(first)],
+        "notes": [*notes, *_method(first), *_unreachable(analyses)],
     }
 
 
@@ -133,7 +134,7 @@ def _rows(analyses: Mapping[str, PowerAnalysis]) -> Iterator[tuple[str, ...]]:
             signed(a.effect_size, 3),
             _power_cell(a),
             _needed_cell(a),
-            num(a.detectable_difference),
+            "none" if math.isinf(a.detectable_difference) else num(a.detectable_difference),
         )
 
 
@@ -153,6 +154,18 @@ def _legend(first: PowerAnalysis) -> list[str]:
         "for Δ, queries like these",
         f"detectable Δ: the smallest true difference found with {first.target_power:.0%} "
         "power at the current number of queries (minimum detectable difference)",
+    ]
+
+
+def _unreachable(analyses: Mapping[str, PowerAnalysis]) -> list[str]:
+    """Why a detectable Δ reads "none": the test cannot reach its level on so few queries."""
+    if not any(math.isinf(a.detectable_difference) for a in analyses.values()):
+        return []
+    first = _first(analyses)
+    return [
+        f"detectable Δ none: with {first.n:,} queries the test never gives a p-value below "
+        f"{first.alpha_per_test:.3g}, whatever the difference (the exact randomization "
+        f"test's smallest is 2/2^n); more queries are needed"
     ]
 
 
@@ -208,7 +221,10 @@ def render_table(
     parts: list[Any] = [shown(headline(analyses, baseline=baseline, system=system), "bold")]
     parts.append(table)
     parts += [shown(_sentence(label, a)) for label, a in analyses.items()]
-    parts += [shown(line, "dim") for line in [*_legend(first), *_method(first), *notes]]
+    parts += [
+        shown(line, "dim")
+        for line in [*_legend(first), *_method(first), *_unreachable(analyses), *notes]
+    ]
     return Group(*parts)
 
 
@@ -226,5 +242,8 @@ def render_markdown(
     lines.append("")
     lines += [f"- {markdown_text(_sentence(label, a))}" for label, a in analyses.items()]
     lines.append("")
-    lines += [f"- {markdown_text(line)}" for line in [*_legend(first), *_method(first), *notes]]
+    lines += [
+        f"- {markdown_text(line)}"
+        for line in [*_legend(first), *_method(first), *_unreachable(analyses), *notes]
+    ]
     return "\n".join(lines) + "\n"

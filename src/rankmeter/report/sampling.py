@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -134,6 +135,29 @@ def mix_legend(mix: QueryMix) -> list[str]:
         f"detectable Δ: the smallest true mean difference a {paired_test_label('t')} finds with "
         f"{mix.power:.0%} power at alpha {mix.alpha:g} on the stratum's queries alone, {unit}",
     ]
+    untested = [s.name for s in mix.strata if not math.isfinite(s.detectable_difference)]
+    if untested:
+        lines.append(
+            "– (detectable Δ): fewer than 2 evaluation queries in the stratum "
+            f"({', '.join(untested)}): a paired test needs two"
+        )
+    # Cochran's rule: the chi-square distribution approximates the statistic's poorly when an
+    # expected count is below 5, so the p-value above can be far off there.
+    rough = [s for s in mix.strata if 0 < s.expected_n < 5]
+    if mix.dof > 0 and rough:
+        lines.append(
+            f"expected counts below 5 in {len(rough)} of {len(mix.strata)} strata: the "
+            "chi-square test's p-value is a rough approximation there ("
+            + ", ".join(f"{s.name} {s.expected_n:.1f}" for s in rough)
+            + ")"
+        )
+    if mix.no_traffic:
+        empty = [s.name for s in mix.strata if s.traffic_share == 0 and s.eval_n]
+        lines.append(
+            f"{mix.no_traffic:,} of the {mix.n_matched:,} evaluation queries are in strata "
+            f"without traffic ({', '.join(empty)}): left out of the test and of the expected "
+            "counts"
+        )
     if mix.missing:
         lines.append(
             f"{mix.missing:,} of the {mix.n_eval:,} evaluation queries are not in the log: "

@@ -150,7 +150,10 @@ def legend(result: QueryStability) -> list[str]:
         "by chance alone agree about half the time",
     ]
     if any(p.full_tie for label in result.metrics for p in result[label].pairs):
-        lines.append("a = b: tied on all queries, no order to keep (kept is then the tied share)")
+        lines.append(
+            "a = b: tied on all queries, no order to keep: kept and turned are –, and tied is "
+            "the share of resamples in which the pair stays tied"
+        )
     undefined = [
         f"{label} {result[label].tau_undefined:,}"
         for label in result.metrics

@@ -302,8 +302,12 @@ def power_sentence(n: int, difference: float, metric: str, power: float) -> str:
 
     >>> power_sentence(225, 0.0125, "AP", 0.9)
     'with 225 queries a difference of 0.013 AP is detectable at 90% power'
+    >>> power_sentence(3, float("inf"), "AP", 0.8)
+    'with 3 queries no difference of AP is detectable at 80% power'
     """
     queries = "query" if n == 1 else "queries"
+    if not math.isfinite(difference):  # the test cannot reach its level with so few queries
+        return f"with {n} {queries} no difference of {metric} is detectable at {power:.0%} power"
     return (
         f"with {n} {queries} a difference of {difference:.3f} {metric} is detectable at "
         f"{power:.0%} power"
@@ -543,12 +547,18 @@ def _simulated_queries(
 
 def _simulated_detectable(sim: _Simulation, n: int, target: float) -> float:
     """The smallest true difference whose simulated power at n reaches the target, to a
-    thousandth of the standard deviation."""
+    thousandth of the standard deviation; inf when no difference reaches it (too few queries
+    for the test to reach its level: 3 queries never give a p-value below 2/8)."""
     if sim.power(n, 0.0) >= target:
         return 0.0
-    high = sim.sd * max(_t_detectable(n, sim.alpha, target), 1e-3)
+    # Beyond the largest deviation every simulated query improves, and a sign-flip test then
+    # gives its smallest p-value whatever the sizes: the power can grow no further.
+    ceiling = 2.0 * float(np.max(np.abs(sim.noise(n)))) + sim.sd
+    if sim.power(n, ceiling) < target:
+        return math.inf
+    high = min(ceiling, sim.sd * max(_t_detectable(n, sim.alpha, target), 1e-3))
     while sim.power(n, high) < target:
-        high *= 1.5
+        high = min(ceiling, high * 1.5)
     low = 0.0
     while high - low > 1e-3 * sim.sd:
         middle = (low + high) / 2
