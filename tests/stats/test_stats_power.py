@@ -405,3 +405,24 @@ def test_simulated_power_reaches_the_target_just_above_the_exact_tests_floor() -
     with _within(60):
         result = power(diffs, test="randomization", simulations=100, resamples=1000)
     assert math.isfinite(result.detectable_difference) and result.detectable_difference > 0
+
+
+@pytest.mark.parametrize(
+    ("target", "alpha", "correction", "comparisons"),
+    [(0.05, 0.05, "none", 1), (0.5, 0.9, "none", 1), (0.02, 0.1, "holm", 4)],
+)
+def test_a_target_power_not_above_alpha_is_refused(
+    target: float, alpha: float, correction: str, comparisons: int
+) -> None:
+    # A new user's trial (issue 13): --power 0.05 gave "queries needed 2, detectable 0.0000";
+    # any test that rejects at random reaches a power of alpha with no queries at all.
+    with pytest.raises(PolicyError, match=r"is not above the alpha each test runs at"):
+        power(
+            effect=0.03,
+            sd=0.12,
+            n=76,
+            power=target,
+            alpha=alpha,
+            correction=correction,
+            comparisons=comparisons,
+        )

@@ -205,6 +205,11 @@ def power(
     )
     seed = _checks.seed(seed)
     per_test = alpha if correction == "none" else alpha / comparisons
+    if target <= per_test:
+        raise PolicyError(
+            f"power={target:g} is not above the alpha each test runs at ({per_test:g}): a test "
+            "that rejects at random has that power already; ask for more (0.8 is usual)"
+        )
     shape, n, effect, sd, source = _inputs(differences, effect, sd, n)
     d = effect / sd
     if test == "t":
