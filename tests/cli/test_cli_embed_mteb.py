@@ -223,3 +223,16 @@ def test_truncation_is_counted_with_minilms_own_tokenizer_and_limit(
     long_text = " ".join(["aerodynamic"] * 300)  # well past 256 tokens
     assert embed._count_truncated(minilm, ["a short query", long_text], None) == 1
     assert embed._count_truncated(minilm, ["a short query", long_text], 3) == 2
+
+
+def test_a_k_below_the_deepest_cutoff_is_said(cli: CLI, collection: Path, model: Path) -> None:
+    # A new user's trial (issue 14): `--preset mteb -k 10` reported nDCG@100, nDCG@1000 and
+    # R@1000 from a top 10 without a word.
+    shallow = cli("embed-eval", collection, "--model", model, "--preset", "mteb", "-k", "10")
+    assert shallow.code == 0, shallow.err
+    [line] = [x for x in shallow.err.splitlines() if "-k 10" in x]
+    assert line.startswith("rankmeter: warning: -k 10 retrieves fewer results per query than ")
+    assert "nDCG@100, " in line and "R@1000" in line and "nDCG@10," not in line
+    assert line.endswith("(give -k 1000 to measure them whole)")
+    deep = cli("embed-eval", collection, "--model", model, "--preset", "mteb")
+    assert deep.code == 0 and "retrieves fewer results" not in deep.err

@@ -252,6 +252,17 @@ def embed_eval(
         "device": device,
         "detailed": detailed,
     }
+    shallow = [m.label for m in measures if m.cutoff is not None and m.cutoff > k >= 1]
+    if shallow and not quiet:
+        # Said before the (long) embedding: these metrics read deeper than the run will go.
+        import sys
+
+        print(
+            f"rankmeter: warning: -k {k} retrieves fewer results per query than "
+            f"{', '.join(shallow)} read: they measure the top {k} only (give -k "
+            f"{max(m.cutoff or 0 for m in measures)} to measure them whole)",
+            file=sys.stderr,
+        )
     enabled = False if quiet else None
     if not many:
         result, entry_info = _one_model(
