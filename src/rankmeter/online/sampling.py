@@ -517,18 +517,7 @@ def sample_queries(
             f"n={n} is more than the {population:,} distinct queries in {traffic.source}"
         )
     counts = np.asarray(traffic.counts, dtype=np.int64)
-    if stratify is None:
-        labels: tuple[str, ...] = ("all",) * population
-    elif stratify == "bucket":
-        labels = bucket_of(counts)
-    elif stratify in traffic.segments:
-        labels = traffic.segments[stratify]
-    else:
-        have = ", ".join(traffic.segments) or "none"
-        raise PolicyError(
-            f"stratify={stratify!r} is neither 'bucket' nor a segment column of "
-            f"{traffic.source} (its segment columns: {have})"
-        )
+    labels = _stratum_labels(traffic, counts, stratify)
     names = _stratum_order(labels, counts, stratify)
     members = {name: np.flatnonzero(np.asarray(labels, dtype=object) == name) for name in names}
     traffic_of = np.array([counts[members[s]].sum() for s in names], dtype=np.float64)
@@ -602,6 +591,23 @@ def sample_queries(
         population=population,
         total=total,
         source=traffic.source,
+    )
+
+
+def _stratum_labels(traffic: QueryTraffic, counts: Any, stratify: str | None) -> tuple[str, ...]:
+    """Each traffic query's stratum: one stratum ``all`` (None), its bucket by frequency
+    (``"bucket"``), or its value of a segment column; another name is a PolicyError listing
+    the segment columns. Shared by :func:`sample_queries` and :func:`query_mix`."""
+    if stratify is None:
+        return ("all",) * len(counts)
+    if stratify == "bucket":
+        return bucket_of(counts)
+    if stratify in traffic.segments:
+        return traffic.segments[stratify]
+    have = ", ".join(traffic.segments) or "none"
+    raise PolicyError(
+        f"stratify={stratify!r} is neither 'bucket' nor a segment column of "
+        f"{traffic.source} (its segment columns: {have})"
     )
 
 
@@ -770,16 +776,7 @@ def query_mix(
     if not isinstance(traffic, QueryTraffic):
         traffic = read_traffic(traffic)
     counts = np.asarray(traffic.counts, dtype=np.int64)
-    if stratify == "bucket":
-        labels = bucket_of(counts)
-    elif stratify in traffic.segments:
-        labels = traffic.segments[stratify]
-    else:
-        have = ", ".join(traffic.segments) or "none"
-        raise PolicyError(
-            f"stratify={stratify!r} is neither 'bucket' nor a segment column of "
-            f"{traffic.source} (its segment columns: {have})"
-        )
+    labels = _stratum_labels(traffic, counts, stratify)
     names = _stratum_order(labels, counts, stratify)
     stratum_of = dict(zip(traffic.query_ids, labels, strict=True))
     matched = [stratum_of[q] for q in ids if q in stratum_of]
