@@ -9,15 +9,19 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 
-$(VENV)/.base: $(BIN)/python pyproject.toml
+# The editable install compiles the optional C extension in place (setup.py): a change to its
+# source reinstalls, so the tests never run an old build.
+INSTALLED_FROM := pyproject.toml setup.py src/rankmeter/data/_native.c
+
+$(VENV)/.base: $(BIN)/python $(INSTALLED_FROM)
 	$(BIN)/python -m pip install -q -e .
 	touch $@
 
-$(VENV)/.dev: $(BIN)/python pyproject.toml
+$(VENV)/.dev: $(BIN)/python $(INSTALLED_FROM)
 	$(BIN)/python -m pip install -q -e '.[dev]'
 	touch $@ $(VENV)/.base
 
-$(VENV)/.bench: $(BIN)/python pyproject.toml
+$(VENV)/.bench: $(BIN)/python $(INSTALLED_FROM)
 	$(BIN)/python -m pip install -q -e '.[bench]'
 	touch $@ $(VENV)/.base
 
@@ -62,3 +66,4 @@ bench: $(VENV)/.bench
 
 clean:
 	rm -rf $(VENV) build dist .pytest_cache .mypy_cache .ruff_cache
+	rm -f src/rankmeter/data/_native*.so src/rankmeter/data/_native*.pyd

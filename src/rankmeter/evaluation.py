@@ -234,7 +234,7 @@ def _evaluate_chunks(
         for chunk in chunks:  # the last chunk read names the run (its tag) and its file
             seen["name"], seen["source"] = chunk.name, chunk.source
             # What the warnings need, from the chunks as they pass (RunFacts).
-            ran.extend(chunk.query_ids)
+            ran.extend(chunk.segment_ids.tolist())  # as a set: no order needed
             written = [
                 a + b for a, b in zip(written, chunk.written_order(WRITTEN_DEPTH), strict=True)
             ]

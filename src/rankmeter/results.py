@@ -169,7 +169,9 @@ class RunFacts:
     @classmethod
     def of_run(cls, judged_ids: Iterable[str], run: Run) -> RunFacts:
         """The facts of a run given whole."""
-        return cls.of(run.source, judged_ids, run.query_ids, run.written_order(WRITTEN_DEPTH))
+        # The overlap counts sets of ids: the run's in stored order, not sorted.
+        ran = run.segment_ids.tolist()
+        return cls.of(run.source, judged_ids, ran, run.written_order(WRITTEN_DEPTH))
 
 
 def overlap_of(judged_ids: Iterable[str], run_ids: Iterable[str]) -> Overlap:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from rankmeter.data import _compiled
 from rankmeter.data.arrays import IntArray
 
 __all__ = ["gather_ranges", "offsets_from_sorted", "row_groups", "segments_repeat"]
@@ -47,6 +48,14 @@ def segments_repeat(offsets: IntArray, keys: npt.NDArray[np.uint64]) -> bool:
     segments where those repeat are checked again on all 64 bits (for well-mixed keys, one
     segment of 1,000 in about 8,000).
     """
+    native = _compiled.NATIVE
+    if native is not None:
+        return bool(
+            native.segments_repeat(
+                np.ascontiguousarray(offsets, dtype=np.int64),
+                np.ascontiguousarray(keys, dtype=np.uint64),
+            )
+        )
     lengths = np.diff(offsets)
     if len(lengths) == 0 or int(lengths.max()) < 2:
         return False

@@ -12,7 +12,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from rankmeter.data import _compiled
 from rankmeter.data.arrays import IntArray, compute, compute_options, numpy_of, one_chunk, take
+from rankmeter.data.csr import offsets_from_sorted
 
 __all__ = [
     "HashLookup",
@@ -48,6 +50,12 @@ def string_hashes(strings: Any, *, chunk: int = 1 << 16) -> npt.NDArray[np.uint6
     hashes = np.empty(n, dtype=np.uint64)
     wide = pa.types.is_large_string(strings.type) or pa.types.is_large_binary(strings.type)
     buffers = strings.buffers()
+    native = _compiled.NATIVE
+    if native is not None:
+        if n:
+            data = b"" if buffers[2] is None else buffers[2]
+            native.hash_strings(buffers[1], wide, strings.offset, n, data, hashes)
+        return hashes
     all_offsets = np.frombuffer(buffers[1], dtype=np.int64 if wide else np.int32)
     data = _Words(buffers[2])
     for begin in range(0, n, chunk):
@@ -159,8 +167,8 @@ class KeyTable:
     _DIRECT_SLOTS = 1 << 16
 
     def __init__(self, keys: npt.NDArray[np.uint64]) -> None:
-        self.keys = keys
-        self._order = np.argsort(keys)
+        self.keys = np.ascontiguousarray(keys, dtype=np.uint64)
+        self._order = np.argsort(self.keys).astype(np.int64, copy=False)
         self._sorted = keys[self._order]
         bits = min(max((len(keys) * 8).bit_length(), 10), 24)
         self._shift = np.uint64(64 - bits)
@@ -182,6 +190,8 @@ class KeyTable:
         of the equal key. A few passes over the probes, then work on the found ones alone."""
         if not self.distinct:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+        if _compiled.NATIVE is not None:
+            return self._find_native(probes, None, None, None, None)
         # The slot numbers are below 2**24, so the shifted keys index as they are (a view).
         slots = probes >> self._shift
         if self._occupied is None:
@@ -202,6 +212,75 @@ class KeyTable:
             index[shared] = self._order[at]
         found = self.keys[index] == probes[maybe]
         return maybe[found], index[found]
+
+    def find_segmented(
+        self,
+        hashes: npt.NDArray[np.uint64],
+        offsets: IntArray,
+        adds: npt.NDArray[np.uint64],
+        skip: npt.NDArray[np.bool_],
+        spans: IntArray | None = None,
+    ) -> tuple[IntArray, IntArray]:
+        """:meth:`find` of the probes ``hashes[i] + adds[s]``, ``s`` the segment (CSR
+        ``offsets``) that holds ``i``; the probes of a segment whose ``skip`` is True are not
+        looked at (never found). The compiled loop makes each probe as it goes, NumPy makes
+        them all first.
+
+        ``spans`` (int64, shape (segments, 2)), when given, promise that a segment's probes
+        matter only where they equal one of ``keys[low:high]``: the compiled loop scans a short
+        span in place instead of probing the table, so it may leave out probes whose equal key
+        lies outside their span (callers check the key's group anyway)."""
+        if not self.distinct:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+        if _compiled.NATIVE is not None:
+            return self._find_native(hashes, offsets, adds, skip, spans)
+        lengths = np.diff(offsets)
+        with np.errstate(over="ignore"):
+            probes = hashes + np.repeat(adds, lengths)
+        maybe, index = self.find(probes)
+        if skip.any():
+            kept = ~np.repeat(skip, lengths)[maybe]
+            maybe, index = maybe[kept], index[kept]
+        return maybe, index
+
+    def _find_native(
+        self,
+        probes: npt.NDArray[np.uint64],
+        offsets: IntArray | None,
+        adds: npt.NDArray[np.uint64] | None,
+        skip: npt.NDArray[np.bool_] | None,
+        spans: IntArray | None,
+    ) -> tuple[IntArray, IntArray]:
+        native = _compiled.NATIVE
+        assert native is not None
+        probes = np.ascontiguousarray(probes, dtype=np.uint64)
+        at = np.empty(len(probes), dtype=np.int64)  # pages are touched only where found
+        index = np.empty(len(probes), dtype=np.int64)
+        segments: object = b""
+        added: object = b""
+        skipped: object = b""
+        spanned: object = b""
+        if offsets is not None and len(offsets) > 1:
+            segments = np.ascontiguousarray(offsets, dtype=np.int64)
+            added = np.ascontiguousarray(adds, dtype=np.uint64)
+            skipped = np.ascontiguousarray(skip, dtype=np.bool_).view(np.uint8)
+            if spans is not None:
+                spanned = np.ascontiguousarray(spans, dtype=np.int64)
+        found = native.find_keys(
+            self._table,
+            int(self._shift),
+            self._sorted,
+            self._order,
+            self.keys,
+            probes,
+            segments,
+            added,
+            skipped,
+            spanned,
+            at,
+            index,
+        )
+        return at[:found].copy(), index[:found].copy()
 
 
 class HashLookup:
@@ -282,7 +361,7 @@ class PairLookup:
     themselves, so the answer is exact. Compared with finding the string alone, only the pairs
     that exist are looked at further (a doc judged for another query is not)."""
 
-    __slots__ = ("_keys", "groups", "string_rows", "strings")
+    __slots__ = ("_group_offsets", "_keys", "groups", "string_rows", "strings")
 
     def __init__(
         self, groups: IntArray, hashes: npt.NDArray[np.uint64], strings: Any, string_rows: IntArray
@@ -293,6 +372,10 @@ class PairLookup:
         self.strings = strings
         self.string_rows = string_rows
         self._keys = KeyTable(pair_keys(groups, hashes))
+        # Rows grouped by group (the qrels' are): each group's rows are a span of the keys.
+        self._group_offsets: IntArray | None = None
+        if len(groups) and bool(np.all(groups[1:] >= groups[:-1])) and int(groups[0]) >= 0:
+            self._group_offsets = offsets_from_sorted(groups, int(groups[-1]) + 1)
 
     @property
     def exact(self) -> bool:
@@ -310,7 +393,36 @@ class PairLookup:
         into ``keys`` (ascending) and the rows. ``groups_of(indices)`` gives the probes' groups
         and ``strings[string_rows[i]]`` is probe ``i``'s string; both are read only for the
         probes whose key matched."""
-        maybe, rows = self._keys.find(keys)
+        return self._confirm(*self._keys.find(keys), groups_of, strings, string_rows)
+
+    def find_segmented(
+        self,
+        hashes: npt.NDArray[np.uint64],
+        offsets: IntArray,
+        groups: IntArray,
+        strings: Any,
+        string_rows: IntArray,
+    ) -> tuple[IntArray, IntArray]:
+        """:meth:`find` where probe ``i`` is the string hashed ``hashes[i]`` in the group
+        ``groups[s]`` of the segment ``s`` (CSR ``offsets``) holding it (-1: no group, never
+        found); the keys are made as the probes are looked up."""
+
+        def groups_of(indices: IntArray) -> IntArray:
+            return groups[np.searchsorted(offsets, indices, side="right") - 1]
+
+        spans = None
+        bounds = self._group_offsets
+        if bounds is not None:
+            known = (groups >= 0) & (groups < len(bounds) - 1)
+            at = np.where(known, groups, 0)
+            spans = np.stack((bounds[at], np.where(known, bounds[at + 1], bounds[at])), axis=1)
+        found = self._keys.find_segmented(hashes, offsets, group_keys(groups), groups < 0, spans)
+        return self._confirm(*found, groups_of, strings, string_rows)
+
+    def _confirm(
+        self, maybe: IntArray, rows: IntArray, groups_of: Any, strings: Any, string_rows: IntArray
+    ) -> tuple[IntArray, IntArray]:
+        """Of the probes whose key matched, those whose group and string are the row's."""
         same = self.groups[rows] == groups_of(maybe)
         maybe, rows = maybe[same], rows[same]
         same = same_strings(strings, string_rows[maybe], self.strings, self.string_rows[rows])

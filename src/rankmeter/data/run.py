@@ -9,6 +9,7 @@ import numpy as np
 import numpy.typing as npt
 
 from rankmeter._validate import choice, integer
+from rankmeter.data import _compiled
 from rankmeter.data._inputs import as_float_column, string_column
 from rankmeter.data.arrays import (
     FloatArray,
@@ -25,7 +26,7 @@ from rankmeter.data.arrays import (
     take,
 )
 from rankmeter.data.csr import gather_ranges, offsets_from_sorted, row_groups, segments_repeat
-from rankmeter.data.hashing import HashLookup, PairLookup, group_keys, string_hashes
+from rankmeter.data.hashing import HashLookup, PairLookup, string_hashes
 from rankmeter.data.ids import intern_grouped, natural_order
 from rankmeter.data.origin import Origin
 
@@ -419,14 +420,9 @@ class Run:
 
         One pass over the results' hashes makes their pair keys; only the results whose key
         matched are looked at further (group and doc id compared themselves)."""
-        offsets = self._offsets
-        with np.errstate(over="ignore"):
-            keys = self.doc_hashes() + np.repeat(group_keys(groups), np.diff(offsets))
-
-        def groups_of(positions: IntArray) -> IntArray:
-            return groups[np.searchsorted(offsets, positions, side="right") - 1]
-
-        return lookup.find(keys, groups_of, self._docs, self._input_rows)
+        return lookup.find_segmented(
+            self.doc_hashes(), self._offsets, groups, self._docs, self._input_rows
+        )
 
     def doc_codes(self, lookup: HashLookup, positions: IntArray | None = None) -> IntArray:
         """Where each result's doc id is in ``lookup``'s vocabulary (-1: not there), for the
@@ -519,6 +515,10 @@ def _rank_order(
         order = np.lexsort((rows, -scores, q_codes))
     if ties == "input":
         return order, None, None
+    if _compiled.NATIVE is not None:
+        compiled = _tie_moves_native(q_codes, docs, scores, rows, order)
+        if compiled is not None:
+            return order, *compiled
     # Equal scores (-0.0 == 0.0 included, as in trec_eval's comparison) are the only place the
     # doc ids matter, so only the tied rows are put in doc id order, descending in byte order.
     q = q_codes if order is None else q_codes[order]
@@ -560,6 +560,39 @@ def _rank_order(
     if not sum(len(m) for m in moved_at):
         return order, None, None
     return order, np.concatenate(moved_at), np.concatenate(moved_from)
+
+
+def _tie_moves_native(
+    q_codes: IntArray, docs: Any, scores: FloatArray, rows: IntArray, order: IntArray | None
+) -> tuple[IntArray | None, IntArray | None] | None:
+    """:func:`_rank_order`'s tie moves by the compiled loop (the same moves, in position
+    order); None when the doc ids are not one Arrow string array (then NumPy does it)."""
+    import pyarrow as pa
+
+    native = _compiled.NATIVE
+    if native is None or not isinstance(docs, pa.Array):
+        return None
+    if not (pa.types.is_string(docs.type) or pa.types.is_large_string(docs.type)):
+        return None
+    n = len(scores)
+    at = np.empty(n, dtype=np.int64)  # pages are touched only where a result moves
+    source = np.empty(n, dtype=np.int64)
+    buffers = docs.buffers()
+    count = native.tie_moves(
+        np.ascontiguousarray(q_codes, dtype=np.int64),
+        np.ascontiguousarray(scores, dtype=np.float64),
+        b"" if order is None else np.ascontiguousarray(order, dtype=np.int64),
+        np.ascontiguousarray(rows, dtype=np.int64),
+        buffers[1],
+        pa.types.is_large_string(docs.type),
+        docs.offset,
+        b"" if buffers[2] is None else buffers[2],
+        at,
+        source,
+    )
+    if count == 0:
+        return None, None
+    return at[:count].copy(), source[:count].copy()
 
 
 def _grouped_by_score(q_codes: IntArray, scores: FloatArray) -> bool:

@@ -1,0 +1,509 @@
+/*
+ * rankmeter.data._native: the three inner loops of reading and joining a run, compiled.
+ *
+ * Each function computes exactly what its NumPy twin in rankmeter/data/hashing.py or
+ * rankmeter/data/csr.py computes (the tests compare the two on random input); the Python
+ * code stays the fallback wherever this module was not built. Inputs and outputs are
+ * contiguous buffers (NumPy arrays, Arrow buffers), so no NumPy headers are needed to build
+ * it, and every loop runs without the GIL: the reader's threads keep parsing meanwhile.
+ *
+ * Plain C99 and the limited set of the CPython API that every platform's compiler takes.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The constants of hashing.py: _STEP, _MIX_1, and the pair constant _PAIR. */
+#define STEP UINT64_C(0x9E3779B97F4A7C15)
+#define MIX_1 UINT64_C(0xBF58476D1CE4E5B9)
+/* find_keys scans a segment's keys where they lie when they are this few or fewer. */
+#define SCAN_SPAN 16
+
+/* The little-endian word of the n bytes (1..8) at p, zero-padded above them. */
+static inline uint64_t
+load_word(const unsigned char *p, Py_ssize_t n)
+{
+    uint64_t word = 0;
+    if (n >= 8) {
+#if PY_BIG_ENDIAN
+        for (int k = 7; k >= 0; k--) word = (word << 8) | p[k];
+#else
+        memcpy(&word, p, 8);
+#endif
+    }
+    else {
+        for (Py_ssize_t k = n - 1; k >= 0; k--) word = (word << 8) | p[k];
+    }
+    return word;
+}
+
+static int
+check_size(Py_buffer *view, Py_ssize_t item, Py_ssize_t count, const char *what)
+{
+    if (view->len < item * count) {
+        PyErr_Format(PyExc_ValueError, "%s: %zd bytes, %zd needed", what, view->len,
+                     item * count);
+        return -1;
+    }
+    return 0;
+}
+
+/* hash_strings(offsets, wide, first, n, data, out): string_hashes of n strings whose
+ * offsets (int32, or int64 when wide) begin at offsets[first]. */
+static PyObject *
+hash_strings(PyObject *self, PyObject *args)
+{
+    (void)self;
+    Py_buffer offsets, data, out;
+    int wide;
+    Py_ssize_t first, n;
+    if (!PyArg_ParseTuple(args, "y*pnny*w*", &offsets, &wide, &first, &n, &data, &out))
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t item = wide ? 8 : 4;
+    if (first < 0 || n < 0 || check_size(&offsets, item, first + n + 1, "offsets") < 0 ||
+        check_size(&out, 8, n, "out") < 0)
+        goto done;
+    const unsigned char *bytes = (const unsigned char *)data.buf;
+    uint64_t *hashes = (uint64_t *)out.buf;
+    const int32_t *narrow = (const int32_t *)offsets.buf + first;
+    const int64_t *broad = (const int64_t *)offsets.buf + first;
+    int bad = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int64_t start = wide ? broad[i] : narrow[i];
+        int64_t stop = wide ? broad[i + 1] : narrow[i + 1];
+        if (start < 0 || stop < start || stop > data.len) {
+            bad = 1;
+            break;
+        }
+        int64_t length = stop - start;
+        uint64_t state = (uint64_t)length * STEP;
+        const unsigned char *p = bytes + start;
+        for (int64_t k = 0; k < length; k += 8) {
+            int64_t left = length - k;
+            state = (state ^ load_word(p + k, left < 8 ? left : 8)) * STEP;
+        }
+        state ^= state >> 32;
+        hashes[i] = state * MIX_1;
+    }
+    Py_END_ALLOW_THREADS
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, "string offsets outside the data buffer");
+        goto done;
+    }
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    PyBuffer_Release(&offsets);
+    PyBuffer_Release(&data);
+    PyBuffer_Release(&out);
+    return result;
+}
+
+/* find_keys(table, shift, ordered, order, keys, probes, segments, adds, skip, spans,
+ *           out_at, out_index):
+ * KeyTable.find. The probe i is probes[i], plus adds[s] for the segment s holding i when
+ * segments (int64 CSR offsets over the probes) are given (an empty buffer: none); a segment
+ * whose skip byte is set is never found. spans (int64 pairs, one per segment, or empty) say
+ * which keys a segment's probes can equal, keys[low:high] (the judgments of its query): a
+ * short span is scanned where it lies, in cache, instead of probing the table. Returns how
+ * many probes were found; their indices (ascending) and the index of the equal key are
+ * written out. */
+static PyObject *
+find_keys(PyObject *self, PyObject *args)
+{
+    (void)self;
+    Py_buffer table, ordered, order, keys, probes, segments, adds, skip, spans, out_at,
+        out_index;
+    unsigned int shift;
+    if (!PyArg_ParseTuple(args, "y*Iy*y*y*y*y*y*y*y*w*w*", &table, &shift, &ordered, &order,
+                          &keys, &probes, &segments, &adds, &skip, &spans, &out_at, &out_index))
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t n_keys = keys.len / 8;
+    Py_ssize_t n_probes = probes.len / 8;
+    Py_ssize_t n_slots = table.len / 4;
+    Py_ssize_t n_segments = segments.len ? segments.len / 8 - 1 : 0;
+    if (shift < 40 || shift > 63 || ((Py_ssize_t)1 << (64 - shift)) > n_slots ||
+        check_size(&ordered, 8, n_keys, "ordered") < 0 ||
+        check_size(&order, 8, n_keys, "order") < 0 ||
+        check_size(&out_at, 8, n_probes, "out_at") < 0 ||
+        check_size(&out_index, 8, n_probes, "out_index") < 0 ||
+        (segments.len && (check_size(&adds, 8, n_segments, "adds") < 0 ||
+                          check_size(&skip, 1, n_segments, "skip") < 0)) ||
+        (spans.len && check_size(&spans, 16, n_segments, "spans") < 0)) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "bad table shift");
+        goto done;
+    }
+    const int32_t *slots = (const int32_t *)table.buf;
+    const uint64_t *sorted_keys = (const uint64_t *)ordered.buf;
+    const int64_t *sorted_order = (const int64_t *)order.buf;
+    const uint64_t *key = (const uint64_t *)keys.buf;
+    const uint64_t *probe = (const uint64_t *)probes.buf;
+    const int64_t *bounds = (const int64_t *)segments.buf;
+    const uint64_t *add = (const uint64_t *)adds.buf;
+    const unsigned char *skipped = (const unsigned char *)skip.buf;
+    const int64_t *span = spans.len ? (const int64_t *)spans.buf : NULL;
+    int64_t *found_at = (int64_t *)out_at.buf;
+    int64_t *found_index = (int64_t *)out_index.buf;
+    Py_ssize_t found = 0;
+    int bad = 0;
+    Py_BEGIN_ALLOW_THREADS
+    Py_ssize_t segment = 0, segment_end = n_segments ? bounds[1] : n_probes;
+    uint64_t plus = n_segments ? add[0] : 0;
+    int skipping = n_segments ? skipped[0] : 0;
+    int64_t low_key = 0, high_key = 0, scan = 0;
+    if (n_segments && (bounds[0] != 0 || bounds[n_segments] != n_probes)) bad = 1;
+    if (span != NULL && n_segments) {
+        low_key = span[0];
+        high_key = span[1];
+        scan = high_key - low_key <= SCAN_SPAN;
+        if (low_key < 0 || high_key < low_key || high_key > n_keys) bad = 1;
+    }
+    for (Py_ssize_t i = 0; i < n_probes && !bad; i++) {
+        while (n_segments && i >= segment_end) {
+            segment++;
+            if (segment >= n_segments) {
+                bad = 1;
+                break;
+            }
+            segment_end = bounds[segment + 1];
+            plus = add[segment];
+            skipping = skipped[segment];
+            if (span != NULL) {
+                low_key = span[2 * segment];
+                high_key = span[2 * segment + 1];
+                scan = high_key - low_key <= SCAN_SPAN;
+                if (low_key < 0 || high_key < low_key || high_key > n_keys) bad = 1;
+            }
+        }
+        if (bad) break;
+        if (skipping) {
+            i = segment_end - 1;
+            continue;
+        }
+        uint64_t wanted = probe[i] + plus;
+        if (scan) {
+            for (int64_t k = low_key; k < high_key; k++) {
+                if (key[k] == wanted) {
+                    found_at[found] = i;
+                    found_index[found] = k;
+                    found++;
+                    break;
+                }
+            }
+            continue;
+        }
+        int32_t slot = slots[wanted >> shift];
+        if (slot == 0) continue;
+        int64_t index;
+        if (slot > 0) {
+            index = slot - 1;
+        }
+        else { /* a slot several keys share: binary search among the sorted keys */
+            Py_ssize_t low = 0, high = n_keys;
+            while (low < high) {
+                Py_ssize_t mid = low + (high - low) / 2;
+                if (sorted_keys[mid] < wanted) low = mid + 1;
+                else high = mid;
+            }
+            if (low >= n_keys) low = n_keys - 1;
+            index = sorted_order[low];
+        }
+        if (index < 0 || index >= n_keys) {
+            bad = 1;
+            break;
+        }
+        if (key[index] == wanted) {
+            found_at[found] = i;
+            found_index[found] = index;
+            found++;
+        }
+    }
+    Py_END_ALLOW_THREADS
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, "inconsistent key table or segments");
+        goto done;
+    }
+    result = PyLong_FromSsize_t(found);
+done:
+    PyBuffer_Release(&table);
+    PyBuffer_Release(&ordered);
+    PyBuffer_Release(&order);
+    PyBuffer_Release(&keys);
+    PyBuffer_Release(&probes);
+    PyBuffer_Release(&segments);
+    PyBuffer_Release(&adds);
+    PyBuffer_Release(&skip);
+    PyBuffer_Release(&spans);
+    PyBuffer_Release(&out_at);
+    PyBuffer_Release(&out_index);
+    return result;
+}
+
+/* segments_repeat(offsets, keys): whether some segment keys[offsets[i]:offsets[i+1]] holds a
+ * value twice. Each segment goes into an open-addressing table on the keys' upper bits (the
+ * keys are well mixed); a stamp per slot says which segment filled it, so the table is
+ * cleared once, not once per segment. */
+static PyObject *
+segments_repeat(PyObject *self, PyObject *args)
+{
+    (void)self;
+    Py_buffer offsets, keys;
+    if (!PyArg_ParseTuple(args, "y*y*", &offsets, &keys)) return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t n_segments = offsets.len / 8 - 1;
+    Py_ssize_t n_keys = keys.len / 8;
+    const int64_t *bounds = (const int64_t *)offsets.buf;
+    const uint64_t *key = (const uint64_t *)keys.buf;
+    int64_t longest = 0;
+    int bad = 0;
+    for (Py_ssize_t s = 0; s < n_segments && !bad; s++) {
+        int64_t length = bounds[s + 1] - bounds[s];
+        if (bounds[s] < 0 || length < 0 || bounds[s + 1] > n_keys) bad = 1;
+        else if (length > longest) longest = length;
+    }
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, "segment offsets outside the keys");
+        goto done;
+    }
+    int repeats = 0;
+    if (longest >= 2) {
+        int bits = 4;
+        while (((int64_t)1 << bits) < 2 * longest) bits++;
+        size_t size = (size_t)1 << bits, mask = size - 1;
+        uint64_t *slot_key = (uint64_t *)malloc(size * sizeof(uint64_t));
+        uint32_t *stamp = (uint32_t *)calloc(size, sizeof(uint32_t));
+        if (slot_key == NULL || stamp == NULL) {
+            free(slot_key);
+            free(stamp);
+            PyErr_NoMemory();
+            goto done;
+        }
+        Py_BEGIN_ALLOW_THREADS
+        uint32_t current = 0;
+        for (Py_ssize_t s = 0; s < n_segments && !repeats; s++) {
+            int64_t start = bounds[s], stop = bounds[s + 1];
+            if (stop - start < 2) continue;
+            if (++current == 0) { /* the stamps wrapped: clear them */
+                memset(stamp, 0, size * sizeof(uint32_t));
+                current = 1;
+            }
+            for (int64_t i = start; i < stop; i++) {
+                uint64_t value = key[i];
+                size_t at = (size_t)(value >> (64 - bits));
+                while (stamp[at] == current) {
+                    if (slot_key[at] == value) {
+                        repeats = 1;
+                        break;
+                    }
+                    at = (at + 1) & mask;
+                }
+                if (repeats) break;
+                stamp[at] = current;
+                slot_key[at] = value;
+            }
+        }
+        Py_END_ALLOW_THREADS
+        free(slot_key);
+        free(stamp);
+    }
+    result = PyBool_FromLong(repeats);
+done:
+    PyBuffer_Release(&offsets);
+    PyBuffer_Release(&keys);
+    return result;
+}
+
+/* The doc ids of a tie block, for sorting: where each one's bytes are. */
+typedef struct {
+    const unsigned char *bytes;
+    int64_t length;
+    int64_t position;
+} Doc;
+
+/* Whether a sorts before b in the tie policy's order: doc id descending in byte order (a
+ * shorter id that is a prefix of the other is the smaller). */
+static inline int
+goes_first(const Doc *a, const Doc *b)
+{
+    int64_t shorter = a->length < b->length ? a->length : b->length;
+    int order = shorter ? memcmp(a->bytes, b->bytes, (size_t)shorter) : 0;
+    if (order == 0) return a->length > b->length;
+    return order > 0;
+}
+
+/* A stable sort of docs[0:n] by goes_first (insertion sort for a few, merging beyond). */
+static void
+sort_docs(Doc *docs, Doc *spare, Py_ssize_t n)
+{
+    if (n <= 12) {
+        for (Py_ssize_t i = 1; i < n; i++) {
+            Doc moving = docs[i];
+            Py_ssize_t j = i;
+            while (j > 0 && goes_first(&moving, &docs[j - 1])) {
+                docs[j] = docs[j - 1];
+                j--;
+            }
+            docs[j] = moving;
+        }
+        return;
+    }
+    Py_ssize_t half = n / 2;
+    sort_docs(docs, spare, half);
+    sort_docs(docs + half, spare, n - half);
+    memcpy(spare, docs, (size_t)half * sizeof(Doc));
+    Py_ssize_t i = 0, j = half, k = 0;
+    while (i < half && j < n) {
+        /* Equal ids keep their order: the right one goes first only when strictly first. */
+        if (goes_first(&docs[j], &spare[i])) docs[k++] = docs[j++];
+        else docs[k++] = spare[i++];
+    }
+    while (i < half) docs[k++] = spare[i++];
+}
+
+/* tie_moves(codes, scores, order, rows, doc_offsets, wide, first, data, out_at, out_from):
+ * the moves that put equal scores of one query in doc id order, descending (_rank_order's
+ * trec_eval tie policy). Position p holds row order[p] (order empty: row p); rows[r] is the
+ * doc id of row r (an index into the string array whose offsets begin at
+ * doc_offsets[first]). Writes x[out_at[k]] = x[out_from[k]] moves; returns their count. */
+static PyObject *
+tie_moves(PyObject *self, PyObject *args)
+{
+    (void)self;
+    Py_buffer codes, scores, order, rows, offsets, data, out_at, out_from;
+    int wide;
+    Py_ssize_t first;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*pny*w*w*", &codes, &scores, &order, &rows, &offsets,
+                          &wide, &first, &data, &out_at, &out_from))
+        return NULL;
+    PyObject *result = NULL;
+    Doc *docs = NULL, *spare = NULL;
+    Py_ssize_t n = scores.len / 8;
+    Py_ssize_t n_docs = (offsets.len / (wide ? 8 : 4)) - first - 1;
+    if (first < 0 || n_docs < 0 || check_size(&codes, 8, n, "codes") < 0 ||
+        check_size(&rows, 8, n, "rows") < 0 || (order.len && check_size(&order, 8, n, "order") < 0) ||
+        check_size(&out_at, 8, n, "out_at") < 0 || check_size(&out_from, 8, n, "out_from") < 0) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "bad doc offsets");
+        goto done;
+    }
+    const int64_t *code = (const int64_t *)codes.buf;
+    const double *score = (const double *)scores.buf;
+    const int64_t *at_position = order.len ? (const int64_t *)order.buf : NULL;
+    const int64_t *doc_row = (const int64_t *)rows.buf;
+    const int32_t *narrow = (const int32_t *)offsets.buf + first;
+    const int64_t *broad = (const int64_t *)offsets.buf + first;
+    const unsigned char *bytes = (const unsigned char *)data.buf;
+    int64_t *move_at = (int64_t *)out_at.buf;
+    int64_t *move_from = (int64_t *)out_from.buf;
+    Py_ssize_t moves = 0, capacity = 0;
+    int bad = 0, no_memory = 0;
+    Py_BEGIN_ALLOW_THREADS
+    Py_ssize_t p = 0;
+    while (p + 1 < n && !bad && !no_memory) {
+        int64_t row = at_position ? at_position[p] : p;
+        Py_ssize_t end = p + 1;
+        while (end < n) {
+            int64_t next = at_position ? at_position[end] : end;
+            if (next < 0 || next >= n || row < 0 || row >= n) {
+                bad = 1;
+                break;
+            }
+            if (code[next] != code[row] || score[next] != score[row]) break;
+            end++;
+        }
+        if (bad) break;
+        Py_ssize_t size = end - p;
+        if (size >= 2) {
+            if (size > capacity) {
+                free(docs);
+                free(spare);
+                capacity = size * 2;
+                docs = (Doc *)malloc((size_t)capacity * sizeof(Doc));
+                spare = (Doc *)malloc((size_t)capacity * sizeof(Doc));
+                if (docs == NULL || spare == NULL) {
+                    no_memory = 1;
+                    break;
+                }
+            }
+            for (Py_ssize_t k = 0; k < size; k++) {
+                int64_t r = at_position ? at_position[p + k] : p + k;
+                int64_t d = doc_row[r];
+                if (d < 0 || d >= n_docs) {
+                    bad = 1;
+                    break;
+                }
+                int64_t start = wide ? broad[d] : narrow[d];
+                int64_t stop = wide ? broad[d + 1] : narrow[d + 1];
+                if (start < 0 || stop < start || stop > data.len) {
+                    bad = 1;
+                    break;
+                }
+                docs[k].bytes = bytes + start;
+                docs[k].length = stop - start;
+                docs[k].position = p + k;
+            }
+            if (bad) break;
+            sort_docs(docs, spare, size);
+            for (Py_ssize_t k = 0; k < size; k++) {
+                if (docs[k].position != p + k) {
+                    move_at[moves] = p + k;
+                    move_from[moves] = docs[k].position;
+                    moves++;
+                }
+            }
+        }
+        p = end;
+    }
+    Py_END_ALLOW_THREADS
+    free(docs);
+    free(spare);
+    if (no_memory) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, "rows or doc offsets out of range");
+        goto done;
+    }
+    result = PyLong_FromSsize_t(moves);
+done:
+    PyBuffer_Release(&codes);
+    PyBuffer_Release(&scores);
+    PyBuffer_Release(&order);
+    PyBuffer_Release(&rows);
+    PyBuffer_Release(&offsets);
+    PyBuffer_Release(&data);
+    PyBuffer_Release(&out_at);
+    PyBuffer_Release(&out_from);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"hash_strings", hash_strings, METH_VARARGS,
+     "hash_strings(offsets, wide, first, n, data, out): string_hashes into out."},
+    {"find_keys", find_keys, METH_VARARGS,
+     "find_keys(table, shift, ordered, order, keys, probes, segments, adds, skip, spans, "
+     "out_at, out_index) -> found: KeyTable.find."},
+    {"tie_moves", tie_moves, METH_VARARGS,
+     "tie_moves(codes, scores, order, rows, doc_offsets, wide, first, data, out_at, out_from) "
+     "-> moves: equal scores put in doc id order, descending."},
+    {"segments_repeat", segments_repeat, METH_VARARGS,
+     "segments_repeat(offsets, keys) -> bool: whether a segment holds a key twice."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_native",
+    "The inner loops of reading and joining a run, compiled (see rankmeter.data.hashing).", -1,
+    methods, NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC
+PyInit__native(void)
+{
+    return PyModule_Create(&module);
+}
