@@ -11,6 +11,9 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <errno.h>
+#include <locale.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -482,6 +485,218 @@ done:
     return result;
 }
 
+/* Exact powers of ten: every one up to 1e22 is a double. */
+static const double POWERS[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+/* The double nearest the decimal number in text[0:length] (correctly rounded, as Arrow's
+ * reader and Python's float() give it), written [-]digits[.digits][(e|E)[+|-]digits]; 0 when
+ * it is not written so, or is out of range (the caller then leaves the text to Arrow). Most
+ * scores take the exact path: at most 19 digits whose value is below 2^53, scaled by a power
+ * of ten that is itself exact, one correctly rounded operation. The others go to strtod. */
+static int
+parse_score(const unsigned char *text, Py_ssize_t length, double *out)
+{
+    Py_ssize_t at = 0;
+    int negative = 0;
+    if (at < length && text[at] == '-') {
+        negative = 1;
+        at++;
+    }
+    uint64_t mantissa = 0;
+    int digits = 0, kept = 0, dropped = 0;
+    int64_t scale = 0;
+    Py_ssize_t start = at;
+    while (at < length && text[at] >= '0' && text[at] <= '9') {
+        if (mantissa == 0 && text[at] == '0') {
+            /* leading zeros carry nothing */
+        }
+        else if (kept < 19) {
+            mantissa = mantissa * 10 + (uint64_t)(text[at] - '0');
+            kept++;
+        }
+        else {
+            dropped = 1;
+            scale++;
+        }
+        digits++;
+        at++;
+    }
+    if (at == start) return 0;
+    if (at < length && text[at] == '.') {
+        at++;
+        Py_ssize_t fraction = at;
+        while (at < length && text[at] >= '0' && text[at] <= '9') {
+            if (mantissa == 0 && text[at] == '0') {
+                scale--;
+            }
+            else if (kept < 19) {
+                mantissa = mantissa * 10 + (uint64_t)(text[at] - '0');
+                kept++;
+                scale--;
+            }
+            else {
+                dropped = 1;
+            }
+            at++;
+        }
+        if (at == fraction) return 0;
+    }
+    if (at < length && (text[at] == 'e' || text[at] == 'E')) {
+        at++;
+        int minus = 0;
+        if (at < length && (text[at] == '+' || text[at] == '-')) {
+            minus = text[at] == '-';
+            at++;
+        }
+        Py_ssize_t exponent_start = at;
+        int64_t exponent = 0;
+        while (at < length && text[at] >= '0' && text[at] <= '9') {
+            if (exponent < 100000) exponent = exponent * 10 + (text[at] - '0');
+            at++;
+        }
+        if (at == exponent_start) return 0;
+        scale += minus ? -exponent : exponent;
+    }
+    if (at != length) return 0;
+    double value;
+    if (mantissa == 0) {
+        value = 0.0;
+    }
+    else if (!dropped && mantissa <= (UINT64_C(1) << 53) && scale >= -22 && scale <= 22) {
+        value = (double)mantissa;
+        value = scale < 0 ? value / POWERS[-scale] : value * POWERS[scale];
+    }
+    else {
+        char copy[80];
+        if (length >= (Py_ssize_t)sizeof(copy)) return 0;
+        const struct lconv *numeric = localeconv();
+        if (numeric->decimal_point[0] != '.' || numeric->decimal_point[1] != 0) return 0;
+        memcpy(copy, text, (size_t)length);
+        copy[length] = 0;
+        char *end = NULL;
+        errno = 0;
+        value = strtod(copy, &end);
+        /* ERANGE with a finite, non-zero value is a subnormal, correctly rounded still; a
+         * value beyond the range, or one rounded to zero, is left to Arrow. */
+        if (end != copy + length || !isfinite(value) || (errno == ERANGE && value == 0.0))
+            return 0;
+        *out = value;
+        return 1;
+    }
+    *out = negative ? -value : value;
+    return 1;
+}
+
+/* parse_run(data, q_offsets, q_data, d_offsets, d_data, scores) -> (rows, q_bytes, d_bytes)
+ * or None: a piece of a TREC run (whole lines) read as Arrow's reader reads it under the
+ * streaming reader's options, when every line is six fields of printable ASCII split by one
+ * space ("qid Q0 docid rank score tag"), empty lines skipped, and every score a decimal
+ * number. Anything else (a tab, a comment, CR, a doubled or edge blank, more or fewer fields,
+ * non-ASCII text, another way of writing a number) gives None, and the caller reads the piece
+ * as before. The query ids, doc ids (Arrow string offsets and bytes) and scores are written
+ * to the buffers given, which must hold len(data) // 12 + 2 offsets and scores and
+ * len(data) bytes. */
+static PyObject *
+parse_run(PyObject *self, PyObject *args)
+{
+    (void)self;
+    Py_buffer data, q_offsets, q_data, d_offsets, d_data, scores;
+    if (!PyArg_ParseTuple(args, "y*w*w*w*w*w*", &data, &q_offsets, &q_data, &d_offsets, &d_data,
+                          &scores))
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t length = data.len;
+    Py_ssize_t capacity = length / 12 + 2;
+    if (length > INT32_MAX || check_size(&q_offsets, 4, capacity, "q_offsets") < 0 ||
+        check_size(&d_offsets, 4, capacity, "d_offsets") < 0 ||
+        check_size(&scores, 8, capacity, "scores") < 0 ||
+        check_size(&q_data, 1, length, "q_data") < 0 ||
+        check_size(&d_data, 1, length, "d_data") < 0) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "piece over 2 GB");
+        goto done;
+    }
+    const unsigned char *text = (const unsigned char *)data.buf;
+    int32_t *q_offset = (int32_t *)q_offsets.buf;
+    int32_t *d_offset = (int32_t *)d_offsets.buf;
+    unsigned char *q_bytes = (unsigned char *)q_data.buf;
+    unsigned char *d_bytes = (unsigned char *)d_data.buf;
+    double *score = (double *)scores.buf;
+    Py_ssize_t rows = 0, q_used = 0, d_used = 0;
+    int refused = 0;
+    Py_BEGIN_ALLOW_THREADS
+    Py_ssize_t at = 0;
+    q_offset[0] = 0;
+    d_offset[0] = 0;
+    while (at < length) {
+        if (text[at] == '\n') { /* an empty line: Arrow skips it */
+            at++;
+            continue;
+        }
+        Py_ssize_t field_start[6], field_end[6];
+        for (int field = 0; field < 6; field++) {
+            Py_ssize_t start = at;
+            while (at < length) {
+                unsigned char c = text[at];
+                if (c <= ' ' || c >= 0x7f || c == '#') break;
+                at++;
+            }
+            if (at == start) {
+                refused = 1;
+                break;
+            }
+            field_start[field] = start;
+            field_end[field] = at;
+            if (field < 5) {
+                if (at < length && text[at] == ' ') at++;
+                else {
+                    refused = 1;
+                    break;
+                }
+            }
+            else if (at < length) {
+                if (text[at] == '\n') at++;
+                else {
+                    refused = 1;
+                    break;
+                }
+            }
+        }
+        if (refused) break;
+        if (rows + 1 >= capacity ||
+            !parse_score(text + field_start[4], field_end[4] - field_start[4], &score[rows])) {
+            refused = 1;
+            break;
+        }
+        Py_ssize_t q_length = field_end[0] - field_start[0];
+        Py_ssize_t d_length = field_end[2] - field_start[2];
+        memcpy(q_bytes + q_used, text + field_start[0], (size_t)q_length);
+        memcpy(d_bytes + d_used, text + field_start[2], (size_t)d_length);
+        q_used += q_length;
+        d_used += d_length;
+        rows++;
+        q_offset[rows] = (int32_t)q_used;
+        d_offset[rows] = (int32_t)d_used;
+    }
+    Py_END_ALLOW_THREADS
+    if (refused) {
+        result = Py_None;
+        Py_INCREF(result);
+    }
+    else {
+        result = Py_BuildValue("nnn", rows, q_used, d_used);
+    }
+done:
+    PyBuffer_Release(&data);
+    PyBuffer_Release(&q_offsets);
+    PyBuffer_Release(&q_data);
+    PyBuffer_Release(&d_offsets);
+    PyBuffer_Release(&d_data);
+    PyBuffer_Release(&scores);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"hash_strings", hash_strings, METH_VARARGS,
      "hash_strings(offsets, wide, first, n, data, out): string_hashes into out."},
@@ -491,6 +706,9 @@ static PyMethodDef methods[] = {
     {"tie_moves", tie_moves, METH_VARARGS,
      "tie_moves(codes, scores, order, rows, doc_offsets, wide, first, data, out_at, out_from) "
      "-> moves: equal scores put in doc id order, descending."},
+    {"parse_run", parse_run, METH_VARARGS,
+     "parse_run(data, q_offsets, q_data, d_offsets, d_data, scores) -> (rows, q_bytes, "
+     "d_bytes) or None: a piece of a TREC run in the common layout."},
     {"segments_repeat", segments_repeat, METH_VARARGS,
      "segments_repeat(offsets, keys) -> bool: whether a segment holds a key twice."},
     {NULL, NULL, 0, NULL},

@@ -28,6 +28,7 @@ from typing import Any
 
 from rankmeter.data import Qrels, Run
 from rankmeter.data.origin import Origin
+from rankmeter.data.scan import scan_run_piece
 from rankmeter.errors import FormatError, PolicyError
 from rankmeter.io._source import _BOM, Source, loose_blanks, split_lines
 
@@ -617,6 +618,13 @@ def parse_piece(piece: Piece, name: str, options: dict[str, Any]) -> Any:
 
     layout = piece.layout
     window = piece.window
+    if layout is RUN_LAYOUT:
+        # Nearly every run file is in one layout: the compiled scanner reads it in one pass
+        # (the same columns as Arrow's reader; None sends the piece down the usual path).
+        text = window.arrow() if window is not None and piece.data == b"" else piece.data
+        scanned = scan_run_piece(text)
+        if scanned is not None and scanned.num_rows:
+            return scanned
     if window is not None and piece.data == b"":
         if all(window.find(byte) < 0 for byte in (b"\x0b", b"\x0c", b"\t", b"#")) and not (
             loose_blanks(window.arrow())
