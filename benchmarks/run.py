@@ -684,7 +684,20 @@ def machine() -> list[str]:
         f"{platform.system()} {platform.release()}",
         f"- Python {platform.python_version()} ({sys.executable}); {packages}",
         f"- rankmeter source at the start of the run: {SOURCE_STATE[0]}",
+        f"- rankmeter's inner loops: {compiled_loops()}",
     ]
+
+
+def compiled_loops() -> str:
+    """Whether the timed rankmeter runs the compiled loops (rankmeter.data._native) or the
+    NumPy ones (the extension not built, or RANKMETER_PURE=1)."""
+    from rankmeter.data import _compiled
+
+    if _compiled.NATIVE is not None:
+        return "compiled (the C extension rankmeter.data._native)"
+    if os.environ.get("RANKMETER_PURE", "") not in ("", "0"):
+        return "NumPy (RANKMETER_PURE=1)"
+    return "NumPy (the C extension is not built)"
 
 
 SOURCE_STATE = ["unknown"]  # filled when a run starts (the source may change while it runs)

@@ -277,3 +277,41 @@ def test_pure_switch() -> None:
         [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
     )
     assert out.stdout.split() == ["True", "0.5"]
+
+
+@needs_native
+@pytest.mark.parametrize("seed", range(4))
+def test_dictionary_codes_equal_arrows(monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
+    """Interning (qrels' query and doc ids, a run's queries that come back) numbers ids as
+    Arrow's dictionary_encode does: codes in order of first appearance, the same strings."""
+    from rankmeter.data.ids import intern, intern_docs, intern_first_seen
+    from rankmeter.data.origin import Origin
+
+    rng = np.random.default_rng(seed)
+    pool = random_ids(rng, 300)
+    pool = [p or "x" for p in pool]  # (an empty id is refused before interning)
+    values = [pool[i] for i in rng.integers(0, len(pool), size=5000)]
+    cases = [
+        pa.array(values),
+        pa.array(values).cast(pa.large_string()),
+        pa.chunked_array([pa.array(values[:1000]), pa.array(values[1000:])]),
+        pa.array(values).slice(123, 2000),
+    ]
+    origin = Origin("<test>")
+    for case in cases:
+
+        def work(case: Any = case) -> Any:
+            codes, vocab = intern_docs(case, origin)
+            first_codes, first_vocab = intern_first_seen(case, origin, "query id")
+            natural_codes, natural_vocab = intern(case, origin, "query id")
+            return (
+                codes.tolist(),
+                vocab.to_pylist(),
+                first_codes.tolist(),
+                first_vocab.tolist(),
+                natural_codes.tolist(),
+                natural_vocab.tolist(),
+            )
+
+        native, pure = both(monkeypatch, work)
+        assert native == pure

@@ -697,6 +697,89 @@ done:
     return result;
 }
 
+/* dictionary_codes(offsets, wide, first, n, data, hashes, codes, firsts) -> distinct: the
+ * codes of n strings numbered in order of first appearance, as Arrow's dictionary_encode
+ * numbers them; firsts[k] is the row where the k-th distinct string first appears. hashes
+ * are the strings' string_hashes; equal hashes are confirmed on the bytes. */
+static PyObject *
+dictionary_codes(PyObject *self, PyObject *args)
+{
+    (void)self;
+    Py_buffer offsets, data, hashes, codes, firsts;
+    int wide;
+    Py_ssize_t first, n;
+    if (!PyArg_ParseTuple(args, "y*pnny*y*w*w*", &offsets, &wide, &first, &n, &data, &hashes,
+                          &codes, &firsts))
+        return NULL;
+    PyObject *result = NULL;
+    int64_t *slots = NULL;
+    Py_ssize_t item = wide ? 8 : 4;
+    if (first < 0 || n < 0 || check_size(&offsets, item, first + n + 1, "offsets") < 0 ||
+        check_size(&hashes, 8, n, "hashes") < 0 || check_size(&codes, 8, n, "codes") < 0 ||
+        check_size(&firsts, 8, n, "firsts") < 0)
+        goto done;
+    int bits = 4;
+    while (((Py_ssize_t)1 << bits) < 2 * n) bits++;
+    size_t size = (size_t)1 << bits, mask = size - 1;
+    slots = (int64_t *)calloc(size, sizeof(int64_t)); /* 0: empty, else code + 1 */
+    if (slots == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    const int32_t *narrow = (const int32_t *)offsets.buf + first;
+    const int64_t *broad = (const int64_t *)offsets.buf + first;
+    const unsigned char *bytes = (const unsigned char *)data.buf;
+    const uint64_t *hash = (const uint64_t *)hashes.buf;
+    int64_t *code = (int64_t *)codes.buf;
+    int64_t *first_row = (int64_t *)firsts.buf;
+    Py_ssize_t distinct = 0;
+    int bad = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < n && !bad; i++) {
+        int64_t start = wide ? broad[i] : narrow[i];
+        int64_t stop = wide ? broad[i + 1] : narrow[i + 1];
+        if (start < 0 || stop < start || stop > data.len) {
+            bad = 1;
+            break;
+        }
+        size_t at = (size_t)(hash[i] >> (64 - bits));
+        for (;;) {
+            int64_t taken = slots[at];
+            if (taken == 0) {
+                slots[at] = distinct + 1;
+                first_row[distinct] = i;
+                code[i] = distinct++;
+                break;
+            }
+            int64_t row = first_row[taken - 1];
+            if (hash[row] == hash[i]) {
+                int64_t other = wide ? broad[row] : narrow[row];
+                int64_t other_stop = wide ? broad[row + 1] : narrow[row + 1];
+                if (other_stop - other == stop - start &&
+                    memcmp(bytes + other, bytes + start, (size_t)(stop - start)) == 0) {
+                    code[i] = taken - 1;
+                    break;
+                }
+            }
+            at = (at + 1) & mask;
+        }
+    }
+    Py_END_ALLOW_THREADS
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, "string offsets outside the data buffer");
+        goto done;
+    }
+    result = PyLong_FromSsize_t(distinct);
+done:
+    free(slots);
+    PyBuffer_Release(&offsets);
+    PyBuffer_Release(&data);
+    PyBuffer_Release(&hashes);
+    PyBuffer_Release(&codes);
+    PyBuffer_Release(&firsts);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"hash_strings", hash_strings, METH_VARARGS,
      "hash_strings(offsets, wide, first, n, data, out): string_hashes into out."},
@@ -709,6 +792,9 @@ static PyMethodDef methods[] = {
     {"parse_run", parse_run, METH_VARARGS,
      "parse_run(data, q_offsets, q_data, d_offsets, d_data, scores) -> (rows, q_bytes, "
      "d_bytes) or None: a piece of a TREC run in the common layout."},
+    {"dictionary_codes", dictionary_codes, METH_VARARGS,
+     "dictionary_codes(offsets, wide, first, n, data, hashes, codes, firsts) -> distinct: "
+     "codes in order of first appearance."},
     {"segments_repeat", segments_repeat, METH_VARARGS,
      "segments_repeat(offsets, keys) -> bool: whether a segment holds a key twice."},
     {NULL, NULL, 0, NULL},

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from rankmeter.data import _compiled
 from rankmeter.data._inputs import string_column
 from rankmeter.data.arrays import (
     IntArray,
@@ -17,9 +18,11 @@ from rankmeter.data.arrays import (
     compute,
     compute_options,
     numpy_of,
+    one_chunk,
     take,
     take_rows,
 )
+from rankmeter.data.hashing import string_hashes
 from rankmeter.data.origin import Origin
 
 __all__ = [
@@ -93,9 +96,35 @@ def intern_first_seen(values: Any, origin: Origin, what: str) -> tuple[IntArray,
 
 
 def _dictionary_encode(values: Any, origin: Origin, what: str) -> tuple[IntArray, Any]:
+    return _encode(string_column(values, origin, what))
+
+
+def _encode(strings: Any) -> tuple[IntArray, Any]:
+    """Arrow's ``dictionary_encode`` of a string column: a code per row, numbered in order of
+    first appearance, and the distinct strings in that order (an Arrow array). The compiled
+    loop, where built, does it on the strings' hashes (the same codes and strings)."""
     import pyarrow as pa
 
-    encoded = compute("dictionary_encode", string_column(values, origin, what))
+    native = _compiled.NATIVE
+    if native is not None:
+        array = one_chunk(strings)
+        if pa.types.is_string(array.type) or pa.types.is_large_string(array.type):
+            n = len(array)
+            codes = np.empty(n, dtype=np.int64)
+            firsts = np.empty(n, dtype=np.int64)
+            buffers = array.buffers()
+            distinct = native.dictionary_codes(
+                buffers[1],
+                pa.types.is_large_string(array.type),
+                array.offset,
+                n,
+                b"" if buffers[2] is None else buffers[2],
+                string_hashes(array),
+                codes,
+                firsts,
+            )
+            return codes, take(array, firsts[:distinct])
+    encoded = compute("dictionary_encode", strings)
     if isinstance(encoded, pa.ChunkedArray):
         encoded = encoded.combine_chunks()
     return numpy_of(encoded.indices).astype(np.int64), encoded.dictionary
@@ -122,9 +151,4 @@ def intern_grouped(values: Any, origin: Origin, what: str) -> tuple[IntArray, Ob
 
 def intern_docs(values: Any, origin: Origin) -> tuple[IntArray, Any]:
     """Encode document ids as int codes; the vocabulary stays an Arrow string array (compact)."""
-    import pyarrow as pa
-
-    encoded = compute("dictionary_encode", string_column(values, origin, "doc id"))
-    if isinstance(encoded, pa.ChunkedArray):
-        encoded = encoded.combine_chunks()
-    return numpy_of(encoded.indices).astype(np.int64), encoded.dictionary
+    return _encode(string_column(values, origin, "doc id"))
