@@ -1,8 +1,9 @@
 """Streaming a gzip run takes the memory of streaming the plain file (issue 9, item 3.11).
 
 Each read runs in a fresh process, started by a small spawner, whose peak RSS (``ru_maxrss``
-from ``os.wait4``) is compared: ratios, not absolute figures. Before the fix a gzip run was
-decompressed whole before streaming (230 MB: 588 MB peak against 362 MB for the plain file).
+from ``os.wait4``) is compared: what gzip adds to the plain file's peak, against the size of
+the text. Before the fix a gzip run was decompressed whole before streaming (230 MB: 588 MB
+peak against 362 MB for the plain file).
 """
 
 from __future__ import annotations
@@ -74,5 +75,9 @@ def test_streaming_gzip_takes_the_memory_of_streaming_the_plain_file(
 ) -> None:
     plain, packed = runs
     plain_peak, gzip_peak = _peak(plain), _peak(packed)
-    # The decompressed text is 110 MB: holding it whole would add about half of plain's peak.
-    assert gzip_peak < 1.2 * plain_peak, (plain_peak >> 20, gzip_peak >> 20)
+    # The decompressed text is 110 MB: holding it whole would add all of it to plain's peak;
+    # streaming adds the pieces being decompressed and parsed (a few of PIECE_BYTES). (The
+    # bound is on what gzip adds, not a ratio: plain's peak fell from 223 to 156 MB when runs
+    # were scanned by the compiled loop, while what gzip adds stayed a few pieces.)
+    text = plain.stat().st_size
+    assert gzip_peak - plain_peak < text / 2, (plain_peak >> 20, gzip_peak >> 20, text >> 20)

@@ -589,47 +589,59 @@ parse_score(const unsigned char *text, Py_ssize_t length, double *out)
     return 1;
 }
 
-/* parse_run(data, q_offsets, q_data, d_offsets, d_data, scores) -> (rows, q_bytes, d_bytes)
- * or None: a piece of a TREC run (whole lines) read as Arrow's reader reads it under the
- * streaming reader's options, when every line is six fields of printable ASCII split by one
- * space ("qid Q0 docid rank score tag"), empty lines skipped, and every score a decimal
- * number. Anything else (a tab, a comment, CR, a doubled or edge blank, more or fewer fields,
- * non-ASCII text, another way of writing a number) gives None, and the caller reads the piece
- * as before. The query ids, doc ids (Arrow string offsets and bytes) and scores are written
- * to the buffers given, which must hold len(data) // 12 + 2 offsets and scores and
- * len(data) bytes. */
+/* A buffer that grows as it is filled (doubling), so that what a piece needs is allocated,
+ * not what the worst piece could need. */
+typedef struct {
+    unsigned char *bytes;
+    size_t used, size;
+} Growing;
+
+static int
+put(Growing *buffer, const void *source, size_t count)
+{
+    if (buffer->used + count > buffer->size) {
+        size_t size = buffer->size ? buffer->size : 4096;
+        while (size < buffer->used + count) size *= 2;
+        unsigned char *grown = (unsigned char *)realloc(buffer->bytes, size);
+        if (grown == NULL) return -1;
+        buffer->bytes = grown;
+        buffer->size = size;
+    }
+    memcpy(buffer->bytes + buffer->used, source, count);
+    buffer->used += count;
+    return 0;
+}
+
+/* parse_run(data) -> (rows, q_offsets, q_bytes, d_offsets, d_bytes, scores) or None: a piece
+ * of a TREC run (whole lines) read as Arrow's reader reads it under the streaming reader's
+ * options, when every line is six fields of printable ASCII split by one space ("qid Q0
+ * docid rank score tag"), empty lines skipped, and every score a decimal number. Anything
+ * else (a tab, a comment, CR, a doubled or edge blank, more or fewer fields, non-ASCII text,
+ * another way of writing a number) gives None, and the caller reads the piece as before.
+ * The query and doc ids come back as Arrow string offsets (int32) and bytes, the scores as
+ * doubles, each a bytes object of exactly its size. */
 static PyObject *
 parse_run(PyObject *self, PyObject *args)
 {
     (void)self;
-    Py_buffer data, q_offsets, q_data, d_offsets, d_data, scores;
-    if (!PyArg_ParseTuple(args, "y*w*w*w*w*w*", &data, &q_offsets, &q_data, &d_offsets, &d_data,
-                          &scores))
-        return NULL;
+    Py_buffer data;
+    if (!PyArg_ParseTuple(args, "y*", &data)) return NULL;
     PyObject *result = NULL;
-    Py_ssize_t length = data.len;
-    Py_ssize_t capacity = length / 12 + 2;
-    if (length > INT32_MAX || check_size(&q_offsets, 4, capacity, "q_offsets") < 0 ||
-        check_size(&d_offsets, 4, capacity, "d_offsets") < 0 ||
-        check_size(&scores, 8, capacity, "scores") < 0 ||
-        check_size(&q_data, 1, length, "q_data") < 0 ||
-        check_size(&d_data, 1, length, "d_data") < 0) {
-        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "piece over 2 GB");
+    Growing q_offsets = {NULL, 0, 0}, q_bytes = {NULL, 0, 0}, d_offsets = {NULL, 0, 0},
+            d_bytes = {NULL, 0, 0}, scores = {NULL, 0, 0};
+    if (data.len > INT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "piece over 2 GB");
         goto done;
     }
     const unsigned char *text = (const unsigned char *)data.buf;
-    int32_t *q_offset = (int32_t *)q_offsets.buf;
-    int32_t *d_offset = (int32_t *)d_offsets.buf;
-    unsigned char *q_bytes = (unsigned char *)q_data.buf;
-    unsigned char *d_bytes = (unsigned char *)d_data.buf;
-    double *score = (double *)scores.buf;
-    Py_ssize_t rows = 0, q_used = 0, d_used = 0;
-    int refused = 0;
+    Py_ssize_t length = data.len;
+    Py_ssize_t rows = 0;
+    int refused = 0, no_memory = 0;
+    int32_t zero = 0;
     Py_BEGIN_ALLOW_THREADS
+    no_memory = put(&q_offsets, &zero, 4) < 0 || put(&d_offsets, &zero, 4) < 0;
     Py_ssize_t at = 0;
-    q_offset[0] = 0;
-    d_offset[0] = 0;
-    while (at < length) {
+    while (at < length && !no_memory) {
         if (text[at] == '\n') { /* an empty line: Arrow skips it */
             at++;
             continue;
@@ -664,36 +676,47 @@ parse_run(PyObject *self, PyObject *args)
             }
         }
         if (refused) break;
-        if (rows + 1 >= capacity ||
-            !parse_score(text + field_start[4], field_end[4] - field_start[4], &score[rows])) {
+        double score;
+        if (!parse_score(text + field_start[4], field_end[4] - field_start[4], &score)) {
             refused = 1;
             break;
         }
-        Py_ssize_t q_length = field_end[0] - field_start[0];
-        Py_ssize_t d_length = field_end[2] - field_start[2];
-        memcpy(q_bytes + q_used, text + field_start[0], (size_t)q_length);
-        memcpy(d_bytes + d_used, text + field_start[2], (size_t)d_length);
-        q_used += q_length;
-        d_used += d_length;
+        if (put(&q_bytes, text + field_start[0], (size_t)(field_end[0] - field_start[0])) < 0 ||
+            put(&d_bytes, text + field_start[2], (size_t)(field_end[2] - field_start[2])) < 0 ||
+            put(&scores, &score, sizeof(double)) < 0) {
+            no_memory = 1;
+            break;
+        }
+        int32_t q_end = (int32_t)q_bytes.used, d_end = (int32_t)d_bytes.used;
+        if (put(&q_offsets, &q_end, 4) < 0 || put(&d_offsets, &d_end, 4) < 0) {
+            no_memory = 1;
+            break;
+        }
         rows++;
-        q_offset[rows] = (int32_t)q_used;
-        d_offset[rows] = (int32_t)d_used;
     }
     Py_END_ALLOW_THREADS
+    if (no_memory) {
+        PyErr_NoMemory();
+        goto done;
+    }
     if (refused) {
         result = Py_None;
         Py_INCREF(result);
+        goto done;
     }
-    else {
-        result = Py_BuildValue("nnn", rows, q_used, d_used);
-    }
+    /* (a buffer never filled is NULL, which y# would turn into None) */
+#define BYTES_OF(buffer) ((buffer).bytes ? (const char *)(buffer).bytes : ""), \
+                         (Py_ssize_t)(buffer).used
+    result = Py_BuildValue("ny#y#y#y#y#", rows, BYTES_OF(q_offsets), BYTES_OF(q_bytes),
+                           BYTES_OF(d_offsets), BYTES_OF(d_bytes), BYTES_OF(scores));
+#undef BYTES_OF
 done:
+    free(q_offsets.bytes);
+    free(q_bytes.bytes);
+    free(d_offsets.bytes);
+    free(d_bytes.bytes);
+    free(scores.bytes);
     PyBuffer_Release(&data);
-    PyBuffer_Release(&q_offsets);
-    PyBuffer_Release(&q_data);
-    PyBuffer_Release(&d_offsets);
-    PyBuffer_Release(&d_data);
-    PyBuffer_Release(&scores);
     return result;
 }
 
@@ -790,8 +813,8 @@ static PyMethodDef methods[] = {
      "tie_moves(codes, scores, order, rows, doc_offsets, wide, first, data, out_at, out_from) "
      "-> moves: equal scores put in doc id order, descending."},
     {"parse_run", parse_run, METH_VARARGS,
-     "parse_run(data, q_offsets, q_data, d_offsets, d_data, scores) -> (rows, q_bytes, "
-     "d_bytes) or None: a piece of a TREC run in the common layout."},
+     "parse_run(data) -> (rows, q_offsets, q_bytes, d_offsets, d_bytes, scores) or None: a "
+     "piece of a TREC run in the common layout."},
     {"dictionary_codes", dictionary_codes, METH_VARARGS,
      "dictionary_codes(offsets, wide, first, n, data, hashes, codes, firsts) -> distinct: "
      "codes in order of first appearance."},

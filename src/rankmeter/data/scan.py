@@ -15,8 +15,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from rankmeter.data import _compiled
 
 __all__ = ["scan_run_piece"]
@@ -37,32 +35,20 @@ def scan_run_piece(data: Any) -> Any:
         return None
     import pyarrow as pa
 
-    size = len(memoryview(data))
-    capacity = size // 12 + 2  # the shortest line, "q Q d 1 0 t\n", is 12 bytes
-    q_offsets = np.empty(capacity, dtype=np.int32)
-    d_offsets = np.empty(capacity, dtype=np.int32)
-    scores = np.empty(capacity, dtype=np.float64)
-    q_bytes = np.empty(max(size, 1), dtype=np.uint8)  # pages are touched only as filled
-    d_bytes = np.empty(max(size, 1), dtype=np.uint8)
-    counts = native.parse_run(data, q_offsets, q_bytes, d_offsets, d_bytes, scores)
-    if counts is None:
+    read = native.parse_run(data)
+    if read is None:
         return None
-    rows, q_used, d_used = counts
+    rows, q_offsets, q_bytes, d_offsets, d_bytes, scores = read
 
-    # Copies of what was written (a few MB, far cheaper than the scan): the buffers were sized
-    # for the worst case, and a view would keep them allocated as long as the table lives.
-    def strings(offsets: Any, values: Any, used: int) -> Any:
-        return pa.StringArray.from_buffers(
-            rows, pa.py_buffer(offsets[: rows + 1].copy()), pa.py_buffer(values[:used].copy())
-        )
+    # Each column's bytes as the scanner sized them; Arrow reads them where they are.
+    def strings(offsets: bytes, values: bytes) -> Any:
+        return pa.StringArray.from_buffers(rows, pa.py_buffer(offsets), pa.py_buffer(values))
 
     return pa.table(
         {
-            "qid": strings(q_offsets, q_bytes, q_used),
-            "docid": strings(d_offsets, d_bytes, d_used),
+            "qid": strings(q_offsets, q_bytes),
+            "docid": strings(d_offsets, d_bytes),
             # (from buffers: pa.array on a NumPy array would import pandas, 0.2 s, at first use)
-            "score": pa.Array.from_buffers(
-                pa.float64(), rows, [None, pa.py_buffer(scores[:rows].copy())]
-            ),
+            "score": pa.Array.from_buffers(pa.float64(), rows, [None, pa.py_buffer(scores)]),
         }
     )
