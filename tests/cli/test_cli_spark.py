@@ -113,3 +113,50 @@ def test_the_fast_start_reads_the_engine_options() -> None:
     assert values is not None and values["engine"] == "spark"
     assert values["spark_master"] == "local[3]" and values["spark_conf"] == ["a=1", "b=2"]
     assert _fast.evaluate_args(["evaluate", "q", "r", "--engine", "SPARK"]) is None
+
+
+def _data_warning_files(tmp_path: Path) -> list[Path]:
+    """qrels and runs that trigger each data warning: a partial query overlap, scores rising
+    with the written order (rank and score columns swapped), and a run written bottom-up with
+    right ranks (its rank column clears it), beside a good run."""
+    judged = [f"q{i}" for i in range(1, 9)]
+    grades = {"a": 2, "b": 1, "c": 0}
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("".join(f"{q} 0 {d} {g}\n" for q in judged for d, g in grades.items()))
+    results = [("a", 1, 3.5), ("b", 2, 2.5), ("c", 3, 1.5), ("d", 4, 0.5)]
+
+    def trec(name: str, queries: list[str], rows: list[tuple[str, float, float]]) -> Path:
+        path = tmp_path / name
+        path.write_text(
+            "".join(f"{q} Q0 {doc} {r} {s} sys\n" for q in queries for doc, r, s in rows)
+        )
+        return path
+
+    return [
+        qrels,
+        trec("good.run", judged, results),
+        trec("partial.run", [*judged[2:], "x1", "x2"], results),
+        trec("swapped.run", judged, [(d, s, r) for d, r, s in results]),
+        trec("bottom-up.run", judged, results[::-1]),
+    ]
+
+
+@pytest.mark.spark
+def test_evaluate_on_spark_prints_the_data_warnings_of_the_default_engine(
+    cli: CLI, tmp_path: Path, spark_backend: Any
+) -> None:
+    qrels, *runs = _data_warning_files(tmp_path)
+    session = spark_backend._session
+    # Files read in several partitions still give each query's written order.
+    session.conf.set("spark.sql.files.maxPartitionBytes", "256")
+    try:
+        for options in (["-f", "json"], ["-c"]):
+            args = ["evaluate", qrels, *runs, "-m", "P@2", *NO_JUDGED_WARNING, *options]
+            here = cli(*args)
+            on_spark = cli(*args, *SPARK)
+            assert here.code == 0, here.raw_err
+            assert "partial.run" in str(here.raw_err) and "swapped.run" in str(here.raw_err)
+            assert "bottom-up.run" not in str(here.raw_err)
+            assert (on_spark.out, on_spark.raw_err) == (here.out, here.raw_err)
+    finally:
+        session.conf.unset("spark.sql.files.maxPartitionBytes")

@@ -28,6 +28,10 @@ __all__ = ["evaluate"]
 RUN_COLUMNS = ("query_id", "doc_id", "score")
 QRELS_COLUMNS = ("query_id", "doc_id", "relevance")
 
+#: The column holding each run row's place in its file (or table): what the written order of
+#: :class:`~rankmeter.results.RunFacts` is read by.
+LINE = "line"
+
 #: The error column a task returns instead of raising: Spark would wrap a task's exception
 #: in a JVM stack trace; the driver raises the task's own one-line error instead.
 _ERROR = "__error__"
@@ -110,7 +114,7 @@ def evaluate(
     per_query = _per_query(
         session, qrels_frame, frame, order, measures, policies, buckets, sources, _shown(qrels)
     )
-    results = [_result(n, per_query, measures, policies, qrels) for n in order]
+    results = [_result(n, per_query, measures, policies, qrels, sources[n]) for n in order]
     if many or len(results) > 1:
         return EvalResults(tuple(results))
     return results[0]
@@ -257,6 +261,9 @@ def _run_frame(
             F.col("query_id").cast("string").alias("query_id"),
             F.col("doc_id").cast("string").alias("doc_id"),
             F.col("score").cast("double").alias("score"),
+            # The rows' order as given (a single file's or table's: Spark numbers the
+            # partitions in the order it reads them), for the written order (RunFacts).
+            F.monotonically_increasing_id().alias(LINE),
         )
         return frame, None if several else (name or "run")
     path = _path(run, "run")
@@ -284,6 +291,7 @@ def _run_frame(
         F.col("f")[0].alias("query_id"),
         F.col("f")[2].alias("doc_id"),
         score.alias("score"),
+        F.col("__line__").alias(LINE),
     )
     return frame, name
 
@@ -339,8 +347,8 @@ def _per_query(
     sources: Mapping[str, str],
     qrels_source: str,
 ) -> Any:
-    """Per-query values of every run (a pyarrow Table: run, query_id, m0..mN, judged,
-    num_ret), each bucket of queries evaluated in one task."""
+    """What every (run, bucket) task found (a pyarrow Table; see :class:`_BucketTask`): each
+    judged query's values, each run query's id, and each bucket's written order and depth."""
     from pyspark.sql import functions as F
 
     labels = [m.label for m in measures]
@@ -353,7 +361,9 @@ def _per_query(
     ranked = runs.select("*", bucket)
     columns = ", ".join(f"m{i} double" for i in range(len(labels)))
     schema = (
-        f"run string, query_id string, {columns}, judged double, num_ret double, {_ERROR} string"
+        f"run string, query_id string, {columns}, judged double, num_ret double, "
+        f"{_JUDGED} boolean, {_ANSWERED} boolean, {_WRITTEN} long, {_RISING} long, "
+        f"{_DEPTH} long, {_ERROR} string"
     )
     task = _BucketTask(labels, policies)
 
@@ -373,13 +383,28 @@ def _per_query(
     return table
 
 
+#: The columns a task adds beside the values: whether the row's query is judged (in the qrels)
+#: and answered (in the run); and on one row per task without a query id, the task's written
+#: order (queries, rising: :meth:`Run.written_order <rankmeter.data.Run.written_order>`) and
+#: depth (the most results of one query).
+_JUDGED, _ANSWERED = "__judged__", "__answered__"
+_WRITTEN, _RISING, _DEPTH = "__written__", "__rising__", "__depth__"
+
+
 class _BucketTask:
-    """What a task runs on one (run, bucket): the in-process join and kernels. Picklable (it
-    travels to the executors); metrics are re-parsed there from their labels."""
+    """What a task runs on one (run, bucket): the in-process join and kernels, and what
+    :class:`~rankmeter.results.RunFacts` needs of the bucket. Picklable (it travels to the
+    executors); metrics are re-parsed there from their labels.
+
+    Every judged query of the bucket is scored (as under ``include_missing``: a query the
+    run lacks scores 0); the driver keeps the answered ones unless ``include_missing``. The
+    values of a query do not depend on which others are scored with it."""
 
     def __init__(self, labels: list[str], policies: Any) -> None:
+        import dataclasses
+
         self.labels = labels
-        self.policies = policies
+        self.policies = dataclasses.replace(policies, include_missing=True)
 
     def __call__(self, key: Any, run_rows: Any, qrels_rows: Any) -> Any:
         try:
@@ -387,57 +412,98 @@ class _BucketTask:
         except RankmeterError as error:
             return self._error(f"{type(error).__name__}\t{error}")
 
-    def _error(self, message: str) -> Any:
+    def _table(self, n: int, given: Mapping[str, Any]) -> Any:
+        """``n`` rows: the columns ``given``, nulls in the others."""
         import pyarrow as pa
 
-        columns: dict[str, Any] = {"run": pa.array([None], pa.string())}
-        columns["query_id"] = pa.array([None], pa.string())
-        for i in range(len(self.labels)):
-            columns[f"m{i}"] = pa.array([None], pa.float64())
-        columns["judged"] = pa.array([None], pa.float64())
-        columns["num_ret"] = pa.array([None], pa.float64())
-        columns[_ERROR] = pa.array([message])
-        return pa.table(columns)
+        types = {
+            "run": pa.string(),
+            "query_id": pa.string(),
+            **{f"m{i}": pa.float64() for i in range(len(self.labels))},
+            "judged": pa.float64(),
+            "num_ret": pa.float64(),
+            _JUDGED: pa.bool_(),
+            _ANSWERED: pa.bool_(),
+            _WRITTEN: pa.int64(),
+            _RISING: pa.int64(),
+            _DEPTH: pa.int64(),
+            _ERROR: pa.string(),
+        }
+        return pa.table(
+            {
+                name: pa.array(given[name], kind) if name in given else pa.nulls(n, kind)
+                for name, kind in types.items()
+            }
+        )
+
+    def _error(self, message: str) -> Any:
+        return self._table(1, {_ERROR: [message]})
 
     def _evaluate(self, name: str, run_rows: Any, qrels_rows: Any) -> Any:
+        import numpy as np
         import pyarrow as pa
+        import pyarrow.compute as pc
 
         from rankmeter.evaluation import per_query_values
         from rankmeter.io import as_qrels, as_run
         from rankmeter.metrics import parse_metrics
+        from rankmeter.results import WRITTEN_DEPTH
 
-        if qrels_rows.num_rows == 0:
-            return self._empty()
-        try:
-            qrels = as_qrels(qrels_rows.select(list(QRELS_COLUMNS)))
-        except FormatError as error:
-            return self._error(f"FormatError\tqrels\t{error.reason}")
-        runs = []
+        run = None
         if run_rows.num_rows:
+            # In the order they were written: the run's input order is its file's again.
+            rows = run_rows.take(pc.sort_indices(run_rows.column(LINE)))
             try:
-                runs.append(
-                    as_run(run_rows.select(list(RUN_COLUMNS)), name=name, ties=self.policies.ties)
-                )
+                run = as_run(rows.select(list(RUN_COLUMNS)), name=name, ties=self.policies.ties)
             except FormatError as error:
                 return self._error(f"FormatError\trun {name}\t{error.reason}")
-        # The in-process per-query work, on this bucket: the join, include_missing, the kernels.
-        values = per_query_values(qrels, runs, parse_metrics(self.labels), self.policies)
-        if not values.n_queries:
-            return self._empty()
-        columns: dict[str, Any] = {
-            "run": pa.array([name] * values.n_queries, pa.string()),
-            "query_id": pa.array([str(q) for q in qrels.segment_ids[values.rows]], pa.string()),
-        }
-        for i, label in enumerate(self.labels):
-            columns[f"m{i}"] = pa.array(values.values[label], pa.float64())
-        columns["judged"] = pa.array(values.judged, pa.float64())
-        columns["num_ret"] = pa.array(values.num_ret, pa.float64())
-        columns[_ERROR] = pa.array([None] * values.n_queries, pa.string())
-        return pa.table(columns)
-
-    def _empty(self) -> Any:
-        table = self._error("")
-        return table.slice(0, 0)
+        ran = [] if run is None else [str(q) for q in run.query_ids]
+        written, rising = (0, 0) if run is None else run.written_order(WRITTEN_DEPTH)
+        depth = int(np.diff(run.offsets).max(initial=0)) if run is not None else 0
+        parts = [
+            self._table(
+                1,
+                {"run": [name], _WRITTEN: [written], _RISING: [rising], _DEPTH: [depth]},
+            )
+        ]
+        judged_ids: list[str] = []
+        if qrels_rows.num_rows:
+            try:
+                qrels = as_qrels(qrels_rows.select(list(QRELS_COLUMNS)))
+            except FormatError as error:
+                return self._error(f"FormatError\tqrels\t{error.reason}")
+            # The in-process per-query work, on this bucket: the join, the kernels.
+            values = per_query_values(
+                qrels, [] if run is None else [run], parse_metrics(self.labels), self.policies
+            )
+            judged_ids = [str(q) for q in qrels.segment_ids[values.rows]]
+            answered = set(ran)
+            n = len(judged_ids)
+            columns: dict[str, Any] = {
+                "run": [name] * n,
+                "query_id": judged_ids,
+                "judged": values.judged,
+                "num_ret": values.num_ret,
+                _JUDGED: [True] * n,
+                _ANSWERED: [q in answered for q in judged_ids],
+            }
+            for i, label in enumerate(self.labels):
+                columns[f"m{i}"] = values.values[label]
+            parts.append(self._table(n, columns))
+        known = set(judged_ids)
+        only_run = [q for q in ran if q not in known]
+        parts.append(
+            self._table(
+                len(only_run),
+                {
+                    "run": [name] * len(only_run),
+                    "query_id": only_run,
+                    _JUDGED: [False] * len(only_run),
+                    _ANSWERED: [True] * len(only_run),
+                },
+            )
+        )
+        return pa.concat_tables(parts)
 
 
 def _task_error(message: str, sources: Mapping[str, str], qrels_source: str) -> RankmeterError:
@@ -453,23 +519,39 @@ def _task_error(message: str, sources: Mapping[str, str], qrels_source: str) -> 
 
 
 def _result(
-    name: str, table: Any, measures: tuple[Any, ...], policies: Any, qrels: Any
+    name: str,
+    table: Any,
+    measures: tuple[Any, ...],
+    policies: Any,
+    qrels: Any,
+    source: str,
 ) -> EvalResult:
-    """One run's EvalResult from the per-query values: queries in natural order, as the
-    in-process join orders them."""
+    """One run's EvalResult from what the tasks found: queries in natural order, as the
+    in-process join orders them; its facts (query overlap, written order) as in process."""
     import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
 
     from rankmeter.data.ids import natural_order
-    from rankmeter.results import PerQuery, judged_cutoff, judged_mean
+    from rankmeter.results import PerQuery, RunFacts, judged_cutoff, judged_mean
 
-    rows = table.filter(pc.equal(table.column("run"), pa.scalar(name)))
+    own = table.filter(pc.equal(table.column("run"), pa.scalar(name)))
+    buckets = own.filter(pc.is_null(own.column("query_id")))
+    queries = own.filter(pc.is_valid(own.column("query_id")))
+    judged_rows = queries.filter(queries.column(_JUDGED))
+    answered = judged_rows.filter(judged_rows.column(_ANSWERED))
+    rows = judged_rows if policies.include_missing else answered
     if rows.num_rows == 0:
         raise PolicyError(
             f"run {name!r} has no query in common with the qrels ({_shown(qrels)}): check "
             "that the files belong together"
         )
+    written = (
+        int(pc.sum(buckets.column(_WRITTEN)).as_py() or 0),
+        int(pc.sum(buckets.column(_RISING)).as_py() or 0),
+    )
+    ran = queries.filter(queries.column(_ANSWERED)).column("query_id").to_pylist()
+    facts = RunFacts.of(source, judged_rows.column("query_id").to_pylist(), ran, written)
     ids = np.asarray(rows.column("query_id").to_pylist(), dtype=object)
     order = natural_order(ids)
     values = {
@@ -482,7 +564,15 @@ def _result(
     judged = judged_mean(np.asarray(rows.column("judged"), dtype=np.float64)[order], num_ret)
     depth = int(np.nanmax(num_ret)) if len(num_ret) else 0
     return EvalResult(
-        name, means, per_query, policies, measures, judged, judged_cutoff(measures), depth
+        name,
+        means,
+        per_query,
+        policies,
+        measures,
+        judged,
+        judged_cutoff(measures),
+        depth,
+        facts=facts,
     )
 
 
