@@ -160,3 +160,75 @@ def test_evaluate_on_spark_prints_the_data_warnings_of_the_default_engine(
             assert (on_spark.out, on_spark.raw_err) == (here.out, here.raw_err)
     finally:
         session.conf.unset("spark.sql.files.maxPartitionBytes")
+
+
+@pytest.mark.spark
+def test_compare_on_spark_prints_what_the_default_engine_prints_in_every_format(
+    cli: CLI, tmp_path: Path, spark_backend: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Runs with every data warning, and one (swapped) that loses on every query: failure
+    # lists, explanations of the worst queries, curves, Judged@k, the warnings on stderr.
+    qrels, good, partial, swapped, bottom_up = _data_warning_files(tmp_path)
+    args = ["compare", qrels, good, partial, swapped, bottom_up, "-m", "AP", "-m", "P@2"]
+    args += ["--resamples", "2000", "--worst", "3", "--cutoff", "1", "--rel", "2"]
+    for options in (
+        ["-f", "json", "-q"],
+        ["-f", "markdown"],
+        ["-f", "latex", "--answered-only", "-J"],
+        ["-f", "html"],
+        ["--goal", "candidate-pool"],  # the goal's notes on the runs' depths
+        [],
+    ):
+        here = cli(*args, *options)
+        on_spark = cli(*args, *options, *SPARK)
+        assert here.code == 0, here.raw_err
+        assert (on_spark.code, on_spark.out, on_spark.raw_err) == (
+            here.code,
+            here.out,
+            here.raw_err,
+        ), options
+    assert "partial.run" in str(here.raw_err) and "swapped.run" in str(here.raw_err)
+
+
+@pytest.mark.spark
+def test_compare_on_spark_reads_no_run_on_the_driver(
+    cli: CLI, tmp_path: Path, spark_backend: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Only the rows of the worst queries come to the driver (one filter on Spark), for their
+    # explanations; no run file is read here, whole or streamed.
+    import rankmeter.checking
+    import rankmeter.io
+    from rankmeter.engines.spark import KeptRuns
+
+    qrels, good, partial, _, bottom_up = _data_warning_files(tmp_path)
+    args = ["compare", qrels, good, partial, bottom_up, "-m", "AP", "--resamples", "2000"]
+    args += ["--worst", "2", "-f", "html"]
+    here = cli(*args)
+
+    def refused(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError(f"a run read on the driver: {args}")
+
+    for module, reader in [
+        (rankmeter.io, "read_run"),
+        (rankmeter.io, "load_runs"),
+        (rankmeter.checking, "read_run_rows"),
+    ]:
+        monkeypatch.setattr(module, reader, refused)
+    fetched: list[tuple[str, list[str], int]] = []
+    fetch = KeptRuns.of
+
+    def counted(self: KeptRuns, name: str, query_ids: list[str]) -> Any:
+        run = fetch(self, name, query_ids)
+        fetched.append((name, list(query_ids), len(run)))
+        return run
+
+    monkeypatch.setattr(KeptRuns, "of", counted)
+    on_spark = cli(*args, *SPARK)
+    assert (on_spark.code, on_spark.out, on_spark.raw_err) == (here.code, here.out, here.raw_err)
+    # The baseline and the systems that lost, two worst queries each: four rows a query the
+    # run answers (partial.run lost both by not answering: one row of it, as a Run is never
+    # empty), of the 32 to 40 rows of each run.
+    assert sorted((Path(name).name, queries, rows) for name, queries, rows in fetched) == [
+        ("good.run", ["q1", "q2"], 8),
+        ("partial.run", ["q1", "q2"], 1),
+    ]

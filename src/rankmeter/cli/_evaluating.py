@@ -69,32 +69,52 @@ def spark_for(engine: str, master: str | None, conf: list[str] | None, inputs: l
     return spark_backend(engine, master, conf)
 
 
-def spark_values(
+def spark_runs(
     backend: Any,
     qrels: str,
-    runs: dict[str, str],
+    arguments: Any,
     metrics: list[str],
     *,
     rel: float,
     judged_only: bool,
     ties: str,
-) -> Any:
-    """compare's per-query values computed on Spark (``runs``: name -> file), every judged
-    query included (compare scores a run's missing query 0); None without a backend."""
-    if backend is None:
-        return None
-    from rankmeter.engines.spark import evaluate as evaluate_on_spark
+    cutoff: int,
+) -> dict[str, Any]:
+    """compare's runs on Spark, as :class:`~rankmeter.comparison.GivenRun` by name: every
+    judged query's values (compare scores a run's missing query 0) of the ``metrics`` and of
+    what compare needs besides (:func:`~rankmeter.comparison.given_metrics`), the runs' facts,
+    query ids and depths, all from one pass; the rows of a few queries are fetched from Spark
+    when asked for (the worst queries, explained). No run is read here."""
+    from rankmeter.comparison import GivenRun, given_metrics
+    from rankmeter.engines.spark import evaluate_with_rows
 
-    return evaluate_on_spark(
+    extra = given_metrics(metrics, rel=rel, cutoff=cutoff)
+    on_spark, rows = evaluate_with_rows(
         backend,
         qrels,
-        runs,
-        metrics,
+        [a.path for a in arguments],
+        [*metrics, *extra],
         rel=rel,
         include_missing=True,
         judged_only=judged_only,
         ties=ties,
     )
+    evaluated = list(cast(Any, on_spark).results)
+    names = run_names(arguments, [r.run for r in evaluated])
+
+    def fetch(name: str) -> Any:
+        return lambda query_ids: rows.of(name, query_ids)
+
+    return {
+        n: GivenRun(
+            n,
+            r if r.run == n else dataclasses.replace(r, run=n),
+            rows.query_ids[r.run],
+            fetch(r.run),
+            rows.depths[r.run],
+        )
+        for n, r in zip(names, evaluated, strict=True)
+    }
 
 
 def evaluate_files(

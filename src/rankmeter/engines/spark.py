@@ -17,12 +17,15 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rankmeter.errors import FormatError, PolicyError, RankmeterError
 from rankmeter.results import EvalResult, EvalResults
 
-__all__ = ["evaluate"]
+if TYPE_CHECKING:
+    from rankmeter.data import Run
+
+__all__ = ["KeptRuns", "evaluate", "evaluate_with_rows"]
 
 #: The columns of a run and of qrels given as DataFrames (a run may add ``run``: its name).
 RUN_COLUMNS = ("query_id", "doc_id", "score")
@@ -31,6 +34,10 @@ QRELS_COLUMNS = ("query_id", "doc_id", "relevance")
 #: The column holding each run row's place in its file (or table): what the written order of
 #: :class:`~rankmeter.results.RunFacts` is read by.
 LINE = "line"
+
+#: The rank column of a TREC text run (NaN or null where not a number), for the score order
+#: by the rank column (:func:`rankmeter.checking.score_order`).
+RANK = "rank"
 
 #: The error column a task returns instead of raising: Spark would wrap a task's exception
 #: in a JVM stack trace; the driver raises the task's own one-line error instead.
@@ -90,6 +97,106 @@ def evaluate(
         A bad policy, ``ties="input"``, no query in common with the qrels, or a name that
         a ``run`` column holds given again by another run.
     """
+    return _evaluate(
+        spark,
+        qrels,
+        run,
+        metrics,
+        rel=rel,
+        include_missing=include_missing,
+        judged_only=judged_only,
+        ties=ties,
+        name=name,
+        buckets=buckets,
+    )[0]
+
+
+def evaluate_with_rows(
+    spark: Any,
+    qrels: Any,
+    run: Any,
+    metrics: Any = None,
+    *,
+    rel: float = 1,
+    include_missing: bool = False,
+    judged_only: bool = False,
+    ties: str = "trec_eval",
+    name: str | None = None,
+    buckets: int | None = None,
+) -> tuple[EvalResult | EvalResults, KeptRuns]:
+    """:func:`evaluate`, and the runs' rows kept on Spark (:class:`KeptRuns`): each run's query
+    ids, its depth and, on demand, its rows of a few queries (``rankmeter compare --engine
+    spark`` explains its worst queries from them, never reading a run whole)."""
+    return _evaluate(
+        spark,
+        qrels,
+        run,
+        metrics,
+        rel=rel,
+        include_missing=include_missing,
+        judged_only=judged_only,
+        ties=ties,
+        name=name,
+        buckets=buckets,
+    )
+
+
+class KeptRuns:
+    """The runs of an evaluation on Spark, left there: what the driver may ask of them.
+
+    Attributes
+    ----------
+    query_ids : run name -> the ids of the queries it has results for (natural order)
+    depths : run name -> the most results one of its queries has
+    """
+
+    def __init__(
+        self,
+        frame: Any,
+        ties: str,
+        query_ids: Mapping[str, tuple[str, ...]],
+        depths: Mapping[str, int],
+        sources: Mapping[str, str],
+    ) -> None:
+        self._frame = frame
+        self._ties = ties
+        self._sources = dict(sources)
+        self.query_ids = dict(query_ids)
+        self.depths = dict(depths)
+
+    def of(self, name: str, query_ids: Sequence[str]) -> Run:
+        """Run ``name``'s results for these queries only, as a :class:`~rankmeter.Run` (in
+        the order they were written; one other row of the run when it has none of them, as a
+        Run is never empty). One Spark job filters the run; only these rows are collected."""
+        from pyspark.sql import functions as F
+
+        from rankmeter.io import as_run
+
+        own = self._frame.filter(F.col("run") == F.lit(name))
+        table = own.filter(F.col("query_id").isin([str(q) for q in query_ids])).toArrow()
+        if table.num_rows == 0:
+            table = own.limit(1).toArrow()
+        if table.num_rows == 0:
+            raise PolicyError(f"run {name!r} has no results")
+        import pyarrow.compute as pc
+
+        table = table.take(pc.sort_indices(table.column(LINE)))
+        return as_run(table.select(list(RUN_COLUMNS)), name=name, ties=self._ties)
+
+
+def _evaluate(
+    spark: Any,
+    qrels: Any,
+    run: Any,
+    metrics: Any,
+    *,
+    rel: float,
+    include_missing: bool,
+    judged_only: bool,
+    ties: str,
+    name: str | None,
+    buckets: int | None,
+) -> tuple[EvalResult | EvalResults, KeptRuns]:
     from rankmeter._validate import integer
     from rankmeter.evaluation import check_policies, resolve_metrics
 
@@ -115,9 +222,112 @@ def evaluate(
         session, qrels_frame, frame, order, measures, policies, buckets, sources, _shown(qrels)
     )
     results = [_result(n, per_query, measures, policies, qrels, sources[n]) for n in order]
+    results = _read_by_rank(frame, results, sources)
+    rows = KeptRuns(
+        frame,
+        policies.ties,
+        {n: _answered(per_query, n) for n in order},
+        {n: _depth(per_query, n) for n in order},
+        sources,
+    )
     if many or len(results) > 1:
-        return EvalResults(tuple(results))
-    return results[0]
+        return EvalResults(tuple(results)), rows
+    return results[0], rows
+
+
+def _read_by_rank(
+    frame: Any, results: list[EvalResult], sources: Mapping[str, str]
+) -> list[EvalResult]:
+    """The results whose written order looks reversed, with the score order read from their
+    TREC text's rank column on Spark, as :func:`rankmeter.checking.result_warnings` reads it
+    from the file in process (a run written bottom-up, rank 1 last, is then fine); the file
+    is not read on the driver."""
+    import dataclasses
+
+    wanted = {
+        r.run: r
+        for r in results
+        if r.facts is not None
+        and r.facts.written_order.reversed
+        and os.path.isfile(sources[r.run])
+        and not _is_parquet(sources[r.run])
+    }
+    if not wanted:
+        return results
+    orders = _score_orders(frame, list(wanted))
+    return [
+        r
+        if r.run not in wanted or r.facts is None
+        else dataclasses.replace(r, facts=dataclasses.replace(r.facts, written_order=orders[r.run]))
+        for r in results
+    ]
+
+
+def _score_orders(frame: Any, names: list[str]) -> dict[str, Any]:
+    """:func:`rankmeter.checking.score_order` of these runs, on Spark: each query's results
+    along its rank column (ascending, equal ranks in file order) when every rank of the run
+    is a whole number, else in file order; a query rises when three steps in four or more
+    between different scores rise. One job; a row per run comes back."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    from rankmeter.results import ScoreOrder
+
+    rank = F.col(RANK)
+    finite = rank.isNotNull() & ~F.isnan(rank) & (F.abs(rank) != float("inf"))
+    rows = frame.filter(F.col("run").isin(names))
+    flags = rows.groupBy("run").agg(
+        F.bool_and(finite & (rank % 1 == 0)).alias("whole"),
+        F.bool_or(finite).alias("any_finite"),
+    )
+    rows = rows.join(F.broadcast(flags), "run")
+    along = Window.partitionBy("run", "query_id").orderBy(
+        F.when(F.col("whole"), rank).asc_nulls_first(), F.col(LINE)
+    )
+    step = F.signum(F.col("score") - F.lag("score").over(along))
+    steps = rows.select("run", "query_id", "whole", "any_finite", step.alias("step"))
+    per_query = steps.groupBy("run", "query_id", "whole", "any_finite").agg(
+        F.count(F.when(F.col("step") > 0, 1)).alias("up"),
+        F.count(F.when(F.col("step") < 0, 1)).alias("down"),
+    )
+    up, down = F.col("up"), F.col("down")
+    per_run = per_query.groupBy("run", "whole", "any_finite").agg(
+        F.count(F.when(up + down > 0, 1)).alias("queries"),
+        F.count(F.when((up > 0) & (up >= 3 * down), 1)).alias("rising"),
+    )
+    return {
+        row["run"]: ScoreOrder(
+            "rank column" if row["whole"] else "file order",
+            int(row["queries"]),
+            int(row["rising"]),
+            rank_fractions=bool(not row["whole"] and row["any_finite"]),
+        )
+        for row in per_run.collect()
+    }
+
+
+def _own(table: Any, name: str) -> Any:
+    """The rows of the tasks' table about run ``name``."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    return table.filter(pc.equal(table.column("run"), pa.scalar(name)))
+
+
+def _answered(table: Any, name: str) -> tuple[str, ...]:
+    """The ids of the queries run ``name`` has results for, in natural order."""
+    from rankmeter.data.ids import natural_order
+
+    own = _own(table, name)
+    ids = own.filter(own.column(_ANSWERED)).column("query_id").to_pylist()
+    return tuple(ids[i] for i in natural_order(ids))
+
+
+def _depth(table: Any, name: str) -> int:
+    """The most results one query of run ``name`` has."""
+    import pyarrow.compute as pc
+
+    return int(pc.max(_own(table, name).column(_DEPTH)).as_py() or 0)
 
 
 def _cores(session: Any) -> int:
@@ -264,6 +474,7 @@ def _run_frame(
             # The rows' order as given (a single file's or table's: Spark numbers the
             # partitions in the order it reads them), for the written order (RunFacts).
             F.monotonically_increasing_id().alias(LINE),
+            F.lit(None).cast("double").alias(RANK),  # only a TREC text's is read (_score_orders)
         )
         return frame, None if several else (name or "run")
     path = _path(run, "run")
@@ -292,6 +503,7 @@ def _run_frame(
         F.col("f")[2].alias("doc_id"),
         score.alias("score"),
         F.col("__line__").alias(LINE),
+        F.col("f")[3].try_cast("double").alias(RANK),
     )
     return frame, name
 
