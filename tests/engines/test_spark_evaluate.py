@@ -30,6 +30,10 @@ def same(got: Any, expected: Any) -> None:
         assert got.metrics[metric] == expected.metrics[metric], metric
     assert got.judged_k == expected.judged_k
     np.testing.assert_equal(got.judged, expected.judged)
+    # What the data warnings read: the query overlap and the order the rows were written in.
+    assert got.facts is not None and expected.facts is not None
+    assert got.facts.overlap == expected.facts.overlap
+    assert got.facts.written_order == expected.facts.written_order
 
 
 def random_case(seed: int) -> tuple[pa.Table, dict[str, pa.Table]]:

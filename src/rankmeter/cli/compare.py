@@ -178,7 +178,8 @@ def compare(
 
     Default metrics: nDCG@10 P@10 R@100 RR AP. -q adds every query's values to the JSON. A
     run whose Judged@k is below --judged-below gets a warning in every format. With --engine
-    spark the per-query values are computed on Spark, the statistics here.
+    spark the per-query values are computed on Spark, the statistics here; no run is read
+    here (only the worst queries' results, for their explanations).
 
     Exit status: 0, or with --fail-on regression exit 3 when the gate fails (1 = bad data,
     2 = usage error).

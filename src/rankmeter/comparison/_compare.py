@@ -59,7 +59,10 @@ def compare(
     Parameters
     ----------
     qrels : Qrels, path, dict, DataFrame or Arrow table
-    runs : a list of runs (paths, Runs, dicts, tables) or a dict ``{name: run}``; two or more
+    runs : a list of runs (paths, Runs, dicts, tables) or a dict ``{name: run}``; two or more.
+        Or runs that stay elsewhere, each a :class:`~rankmeter.comparison.GivenRun` (all or
+        none): their values, facts and query ids computed where they live (on Spark), only
+        the rows of the worst queries asked for
     metrics : metric names; default nDCG@10, P@10, R@100, RR, AP
     baseline : the run every other run is compared with; default the first
     test : paired test: ``"randomization"`` (default; sign flips), ``"t"``, ``"bootstrap"``,
@@ -92,7 +95,8 @@ def compare(
         (an :class:`~rankmeter.EvalResults`, such as ``rankmeter.engines.spark.evaluate``
         gives with ``include_missing=True`` and the same policies), holding every metric and
         every compared query. The statistics use them instead of the in-process kernels'
-        values; the failure lists, curves and explanations still join the runs here.
+        values; the failure lists, curves and explanations still join the runs here (give
+        :class:`~rankmeter.comparison.GivenRun` runs for none of that).
 
     Either way a system without results for a compared query scores 0 on it, so systems are
     always paired on the same queries and a system cannot gain by skipping hard ones; such

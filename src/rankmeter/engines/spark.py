@@ -85,7 +85,9 @@ def evaluate(
     Returns
     -------
     EvalResult for one run (a DataFrame or path without several run names); EvalResults,
-    keyed by run name, for several.
+    keyed by run name, for several. Each carries its ``facts`` (query overlap with the
+    qrels, written order: the data warnings), as in process; the written order is the rows'
+    order in a single file or table (a folder of several files has none that Spark keeps).
 
     Raises
     ------
