@@ -169,7 +169,9 @@ def test_compare_on_spark_prints_what_the_default_engine_prints_in_every_format(
     # Runs with every data warning, and one (swapped) that loses on every query: failure
     # lists, explanations of the worst queries, curves, Judged@k, the warnings on stderr.
     qrels, good, partial, swapped, bottom_up = _data_warning_files(tmp_path)
-    args = ["compare", qrels, good, partial, swapped, bottom_up, "-m", "AP", "-m", "P@2"]
+    # The runs share a tag: the three not named on the command line are told apart by their
+    # files, as in process.
+    args = ["compare", qrels, f"base={good}", partial, swapped, bottom_up, "-m", "AP", "-m", "P@2"]
     args += ["--resamples", "2000", "--worst", "3", "--cutoff", "1", "--rel", "2"]
     for options in (
         ["-f", "json", "-q"],
@@ -232,3 +234,17 @@ def test_compare_on_spark_reads_no_run_on_the_driver(
         ("good.run", ["q1", "q2"], 8),
         ("partial.run", ["q1", "q2"], 1),
     ]
+
+
+@pytest.mark.spark
+def test_evaluate_on_spark_names_runs_as_the_default_engine(
+    cli: CLI, files: dict[str, Path], tmp_path: Path, spark_backend: Any
+) -> None:
+    # A copy of run a shares its tag; a named on the command line, the copy keeps the tag.
+    twin = tmp_path / "twin.run"
+    twin.write_text(files["a"].read_text())
+    args = ["evaluate", files["qrels"], f"first={files['a']}", files["b"], twin, "-m", "AP"]
+    here = cli(*args, "-f", "json")
+    on_spark = cli(*args, "-f", "json", *SPARK)
+    assert [r["run"] for r in json.loads(here.out)] == ["first", "dense", "bm25"]
+    assert (on_spark.out, on_spark.raw_err) == (here.out, here.raw_err)

@@ -100,17 +100,22 @@ def spark_runs(
         ties=ties,
     )
     evaluated = list(cast(Any, on_spark).results)
-    names = run_names(arguments, [r.run for r in evaluated])
+    # Named as read here: NAME=, else the run's own name, told apart among those without one.
+    names = run_names(arguments, [rows.own_names[r.run] for r in evaluated])
 
-    def fetch(name: str) -> Any:
-        return lambda query_ids: rows.of(name, query_ids)
+    def fetch(name: str, shown: str) -> Any:
+        def of(query_ids: Any) -> Any:
+            run = rows.of(name, query_ids)
+            return run if run.name == shown else run.renamed(shown)
+
+        return of
 
     return {
         n: GivenRun(
             n,
             r if r.run == n else dataclasses.replace(r, run=n),
             rows.query_ids[r.run],
-            fetch(r.run),
+            fetch(r.run, n),
             rows.depths[r.run],
         )
         for n, r in zip(names, evaluated, strict=True)
@@ -162,11 +167,11 @@ def evaluate_files(
         check_spark_inputs([qrels, *(a.path for a in arguments)], qrels_format, run_format)
     backend = spark_backend(engine, spark_master, spark_conf)
     if backend is not None:
-        from rankmeter.engines.spark import evaluate as evaluate_on_spark
+        from rankmeter.engines.spark import evaluate_with_rows
 
         with Steps(total=1, enabled=False if quiet else None) as steps:
             steps.start(f"evaluating {len(runs)} run(s) on Spark")
-            on_spark = evaluate_on_spark(
+            on_spark, kept = evaluate_with_rows(
                 backend,
                 qrels,
                 [a.path for a in arguments],
@@ -176,8 +181,13 @@ def evaluate_files(
                 judged_only=judged_only,
                 ties=ties,
             )
-        # A list of runs gives EvalResults, named as the in-process engine names them.
-        results = _named(arguments, list(cast(EvalResults, on_spark).results))
+        # A list of runs gives EvalResults, named as the in-process engine names them: by
+        # their own names (tags), told apart among those not named NAME=PATH.
+        own = [
+            dataclasses.replace(r, run=kept.own_names[r.run])
+            for r in cast(EvalResults, on_spark).results
+        ]
+        results = _named(arguments, own)
         loaded_qrels = None
     else:
         results, loaded_qrels = _evaluate_here(

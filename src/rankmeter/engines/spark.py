@@ -150,6 +150,8 @@ class KeptRuns:
     ----------
     query_ids : run name -> the ids of the queries it has results for (natural order)
     depths : run name -> the most results one of its queries has
+    own_names : run name -> the run's own name (its TREC tag) before runs of a list that
+        share one were told apart by their files
     """
 
     def __init__(
@@ -158,13 +160,13 @@ class KeptRuns:
         ties: str,
         query_ids: Mapping[str, tuple[str, ...]],
         depths: Mapping[str, int],
-        sources: Mapping[str, str],
+        own_names: Mapping[str, str],
     ) -> None:
         self._frame = frame
         self._ties = ties
-        self._sources = dict(sources)
         self.query_ids = dict(query_ids)
         self.depths = dict(depths)
+        self.own_names = dict(own_names)
 
     def of(self, name: str, query_ids: Sequence[str]) -> Run:
         """Run ``name``'s results for these queries only, as a :class:`~rankmeter.Run` (in
@@ -214,7 +216,7 @@ def _evaluate(
         buckets = 4 * _cores(session)
     buckets = integer("buckets", buckets, low=1, what="how many buckets the queries go into")
     qrels_frame = _qrels_frame(session, qrels)
-    runs, many = _run_frames(session, run, name)
+    runs, many, own_names = _run_frames(session, run, name)
     sources = _sources(runs)
     order = list(sources)
     frame = runs[0][0]
@@ -230,7 +232,7 @@ def _evaluate(
         policies.ties,
         {n: _answered(per_query, n) for n in order},
         {n: _depth(per_query, n) for n in order},
-        sources,
+        {n: own_names.get(n, n) for n in order},
     )
     if many or len(results) > 1:
         return EvalResults(tuple(results)), rows
@@ -440,21 +442,33 @@ def _is_parquet(path: str) -> bool:
 
 def _run_frames(
     session: Any, run: Any, name: str | None
-) -> tuple[list[tuple[Any, str | None, str]], bool]:
+) -> tuple[list[tuple[Any, str | None, str]], bool, dict[str, str]]:
     """Each run as a DataFrame with run, query_id, doc_id, score, with how errors name it
-    (its file); and whether several were given (a list or a dict)."""
+    (its file); whether several were given (a list or a dict); and the names that telling
+    runs of a list apart changed (new name -> the run's own, e.g. its tag)."""
     if isinstance(run, Mapping):
         if name is not None:
             raise PolicyError("name names a single run; a dict of runs is named by its keys")
-        return [
-            (*_run_frame(session, r, str(n), keep_names=False), _shown(r)) for n, r in run.items()
-        ], True
+        return (
+            [
+                (*_run_frame(session, r, str(n), keep_names=False), _shown(r))
+                for n, r in run.items()
+            ],
+            True,
+            {},
+        )
     if isinstance(run, (list, tuple)):
         if name is not None:
             raise PolicyError("name names a single run; give a dict {name: run} for several")
         given = [(*_run_frame(session, r, None, keep_names=True), _shown(r)) for r in run]
-        return _named_apart(given), True
-    return [(*_run_frame(session, run, name, keep_names=True), _shown(run))], False
+        apart = _named_apart(given)
+        own = {
+            str(new): str(old)
+            for (_, old, _), (_, new, _) in zip(given, apart, strict=True)
+            if old is not None and new is not None and new != old
+        }
+        return apart, True, own
+    return [(*_run_frame(session, run, name, keep_names=True), _shown(run))], False, {}
 
 
 def _run_frame(
