@@ -248,3 +248,17 @@ def test_evaluate_on_spark_names_runs_as_the_default_engine(
     on_spark = cli(*args, "-f", "json", *SPARK)
     assert [r["run"] for r in json.loads(here.out)] == ["first", "dense", "bm25"]
     assert (on_spark.out, on_spark.raw_err) == (here.out, here.raw_err)
+
+
+@pytest.mark.spark
+def test_compare_on_spark_refuses_a_foreign_run_as_the_default_engine(
+    cli: CLI, tmp_path: Path, spark_backend: Any
+) -> None:
+    # No query in common: the error names the run's first query ids, known from Spark.
+    qrels, good, *_ = _data_warning_files(tmp_path)
+    foreign = tmp_path / "foreign.run"
+    foreign.write_text("".join(f"x{i} Q0 a 1 1.0 foreign\n" for i in (10, 2, 3, 1)))
+    args = ["compare", qrels, foreign, good, "-m", "AP"]
+    here = cli(*args).assert_one_error_line(1)
+    assert "run queries start x1, x10, x2, ..., qrels queries start q1" in here, here
+    assert cli(*args, *SPARK).assert_one_error_line(1) == here
