@@ -262,3 +262,34 @@ def test_compare_on_spark_refuses_a_foreign_run_as_the_default_engine(
     here = cli(*args).assert_one_error_line(1)
     assert "run queries start x1, x10, x2, ..., qrels queries start q1" in here, here
     assert cli(*args, *SPARK).assert_one_error_line(1) == here
+
+
+@pytest.mark.spark
+def test_compare_on_spark_of_parquet_runs_prints_what_the_default_engine_prints(
+    cli: CLI, tmp_path: Path, spark_backend: Any
+) -> None:
+    # Parquet runs (named by their files), one with swapped rank and score columns: its rank
+    # column is read on the driver for the warning, as in process.
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    qrels, good, partial, swapped, _ = _data_warning_files(tmp_path)
+    parquet = []
+    for run in (good, partial, swapped):
+        rows = [line.split() for line in run.read_text().splitlines()]
+        table = pa.table(
+            {
+                "query_id": [r[0] for r in rows],
+                "doc_id": [r[2] for r in rows],
+                "rank": [float(r[3]) for r in rows],
+                "score": [float(r[4]) for r in rows],
+            }
+        )
+        pq.write_table(table, run.with_suffix(".parquet"))
+        parquet.append(run.with_suffix(".parquet"))
+    args = ["compare", qrels, *parquet, "-m", "AP", "--resamples", "2000", "-f", "markdown"]
+    here = cli(*args)
+    on_spark = cli(*args, *SPARK)
+    assert here.code == 0, here.raw_err
+    assert "swapped.parquet" in str(here.raw_err) and "ranks upside down" in str(here.raw_err)
+    assert (on_spark.out, on_spark.raw_err) == (here.out, here.raw_err)
