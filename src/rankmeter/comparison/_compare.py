@@ -306,8 +306,14 @@ def compare(
 
 
 def _given_runs(runs: Any) -> dict[str, GivenRun] | None:
-    """The runs by name when every one is a :class:`GivenRun` (None when none is)."""
-    listed = list(runs.values()) if isinstance(runs, Mapping) else list(runs)
+    """The runs by name when every one is a :class:`GivenRun` (None when none is; only a
+    list, tuple or dict of runs is looked into, so that nothing else is consumed here)."""
+    if isinstance(runs, Mapping):
+        listed = list(runs.values())
+    elif isinstance(runs, (list, tuple)):
+        listed = list(runs)
+    else:
+        return None
     kept = [r for r in listed if isinstance(r, GivenRun)]
     if not kept:
         return None
