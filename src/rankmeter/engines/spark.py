@@ -172,6 +172,7 @@ class KeptRuns:
         """Run ``name``'s results for these queries only, as a :class:`~rankmeter.Run` (in
         the order they were written; one other row of the run when it has none of them, as a
         Run is never empty). One Spark job filters the run; only these rows are collected."""
+        import pyarrow.compute as pc
         from pyspark.sql import functions as F
 
         from rankmeter.io import as_run
@@ -182,8 +183,6 @@ class KeptRuns:
             table = own.limit(1).toArrow()
         if table.num_rows == 0:
             raise PolicyError(f"run {name!r} has no results")
-        import pyarrow.compute as pc
-
         table = table.take(pc.sort_indices(table.column(LINE)))
         return as_run(table.select(list(RUN_COLUMNS)), name=name, ties=self._ties)
 
