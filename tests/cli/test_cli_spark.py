@@ -266,12 +266,14 @@ def test_compare_on_spark_refuses_a_foreign_run_as_the_default_engine(
 
 @pytest.mark.spark
 def test_compare_on_spark_of_parquet_runs_prints_what_the_default_engine_prints(
-    cli: CLI, tmp_path: Path, spark_backend: Any
+    cli: CLI, tmp_path: Path, spark_backend: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Parquet runs (named by their files), one with swapped rank and score columns: its rank
-    # column is read on the driver for the warning, as in process.
+    # column is read on Spark for the warning, as the in-process engine re-reads the file.
     import pyarrow as pa
     import pyarrow.parquet as pq
+
+    import rankmeter.checking
 
     qrels, good, partial, swapped, _ = _data_warning_files(tmp_path)
     parquet = []
@@ -289,6 +291,11 @@ def test_compare_on_spark_of_parquet_runs_prints_what_the_default_engine_prints(
         parquet.append(run.with_suffix(".parquet"))
     args = ["compare", qrels, *parquet, "-m", "AP", "--resamples", "2000", "-f", "markdown"]
     here = cli(*args)
+
+    def refused(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError(f"a run read on the driver: {args}")
+
+    monkeypatch.setattr(rankmeter.checking, "read_run_rows", refused)
     on_spark = cli(*args, *SPARK)
     assert here.code == 0, here.raw_err
     assert "swapped.parquet" in str(here.raw_err) and "ranks upside down" in str(here.raw_err)

@@ -35,8 +35,8 @@ QRELS_COLUMNS = ("query_id", "doc_id", "relevance")
 #: :class:`~rankmeter.results.RunFacts` is read by.
 LINE = "line"
 
-#: The rank column of a TREC text run (NaN or null where not a number), for the score order
-#: by the rank column (:func:`rankmeter.checking.score_order`).
+#: The rank column of a run file (NaN or null where not a number; null without one), for the
+#: score order by the rank column (:func:`rankmeter.checking.score_order`).
 RANK = "rank"
 
 #: The error column a task returns instead of raising: Spark would wrap a task's exception
@@ -242,9 +242,9 @@ def _read_by_rank(
     frame: Any, results: list[EvalResult], sources: Mapping[str, str]
 ) -> list[EvalResult]:
     """The results whose written order looks reversed, with the score order read from their
-    TREC text's rank column on Spark, as :func:`rankmeter.checking.result_warnings` reads it
-    from the file in process (a run written bottom-up, rank 1 last, is then fine); the file
-    is not read on the driver."""
+    file's rank column (TREC text or Parquet) on Spark, as
+    :func:`rankmeter.checking.result_warnings` reads it from the file in process (a run
+    written bottom-up, rank 1 last, is then fine); the file is not read on the driver."""
     import dataclasses
 
     wanted = {
@@ -252,8 +252,7 @@ def _read_by_rank(
         for r in results
         if r.facts is not None
         and r.facts.written_order.reversed
-        and os.path.isfile(sources[r.run])
-        and not _is_parquet(sources[r.run])
+        and os.path.isfile(sources[r.run])  # as result_warnings: a file, read again
     }
     if not wanted:
         return results
@@ -489,7 +488,7 @@ def _run_frame(
             # The rows' order as given (a single file's or table's: Spark numbers the
             # partitions in the order it reads them), for the written order (RunFacts).
             F.monotonically_increasing_id().alias(LINE),
-            F.lit(None).cast("double").alias(RANK),  # only a TREC text's is read (_score_orders)
+            _rank_column(run.columns).alias(RANK),
         )
         return frame, None if several else (name or "run")
     path = _path(run, "run")
@@ -521,6 +520,20 @@ def _run_frame(
         F.col("f")[3].try_cast("double").alias(RANK),
     )
     return frame, name
+
+
+def _rank_column(columns: Sequence[str]) -> Any:
+    """A table's rank column (named as the in-process readers find it: ``rank`` or
+    ``position``, any case) as numbers, null where not one; all null without one."""
+    from pyspark.sql import functions as F
+
+    from rankmeter.io.rows import RANK_COLUMNS
+
+    lowered = {c.strip().lower(): c for c in columns}
+    for alias in RANK_COLUMNS:
+        if alias in lowered:
+            return F.col(f"`{lowered[alias]}`").try_cast("double")
+    return F.lit(None).cast("double")
 
 
 def _named_apart(
