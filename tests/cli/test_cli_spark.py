@@ -300,3 +300,18 @@ def test_compare_on_spark_of_parquet_runs_prints_what_the_default_engine_prints(
     assert here.code == 0, here.raw_err
     assert "swapped.parquet" in str(here.raw_err) and "ranks upside down" in str(here.raw_err)
     assert (on_spark.out, on_spark.raw_err) == (here.out, here.raw_err)
+
+
+@pytest.mark.spark
+def test_evaluate_on_spark_refuses_a_foreign_run_as_the_default_engine(
+    cli: CLI, tmp_path: Path, spark_backend: Any
+) -> None:
+    # No query in common (and no -c): the in-process error line, its exit status and the
+    # run's first query ids.
+    qrels, *_ = _data_warning_files(tmp_path)
+    foreign = tmp_path / "foreign.run"
+    foreign.write_text("".join(f"x{i} Q0 a 1 1.0 foreign\n" for i in (10, 2, 3, 1)))
+    args = ["evaluate", qrels, foreign, "-m", "AP"]
+    here = cli(*args).assert_one_error_line(1)
+    assert "run queries start x1, x10, x2, ..., qrels queries start q1" in here, here
+    assert cli(*args, *SPARK).assert_one_error_line(1) == here

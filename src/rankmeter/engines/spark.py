@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, cast
 
 from rankmeter.errors import FormatError, PolicyError, RankmeterError
 from rankmeter.results import EvalResult, EvalResults
@@ -96,8 +97,11 @@ def evaluate(
         keeps no line numbers), or what the in-process readers refuse in a bucket (e.g. a
         document twice in one query).
     PolicyError
-        A bad policy, ``ties="input"``, no query in common with the qrels, or a name that
-        a ``run`` column holds given again by another run.
+        A bad policy, ``ties="input"``, or a name that a ``run`` column holds given again by
+        another run.
+    RankmeterError
+        A run with no query in common with the qrels (without ``include_missing``): the
+        in-process engine's error, naming the first query ids of both.
     """
     return _evaluate(
         spark,
@@ -306,6 +310,32 @@ def _score_orders(frame: Any, names: list[str]) -> dict[str, Any]:
         )
         for row in per_run.collect()
     }
+
+
+@dataclass(frozen=True)
+class _JudgedIds:
+    """What :func:`rankmeter.evaluation.no_common_queries` reads of the qrels, which stay on
+    Spark: their source and query ids (natural order, as :class:`~rankmeter.Qrels` holds
+    them)."""
+
+    source: str
+    query_ids: tuple[str, ...]
+
+
+def _no_common_queries(
+    name: str, source: str, queries: Any, judged_rows: Any, qrels_source: str
+) -> RankmeterError:
+    """The in-process engine's error for a run with no query in common with the qrels, from
+    the query ids the tasks returned."""
+    from rankmeter.data.ids import natural_order
+    from rankmeter.evaluation import no_common_queries
+
+    def ordered(ids: list[str]) -> tuple[str, ...]:
+        return tuple(ids[i] for i in natural_order(ids))
+
+    ran = ordered(queries.filter(queries.column(_ANSWERED)).column("query_id").to_pylist())
+    judged = _JudgedIds(qrels_source, ordered(judged_rows.column("query_id").to_pylist()))
+    return no_common_queries(name, source, ran, cast(Any, judged))
 
 
 def _own(table: Any, name: str) -> Any:
@@ -782,10 +812,7 @@ def _result(
     answered = judged_rows.filter(judged_rows.column(_ANSWERED))
     rows = judged_rows if policies.include_missing else answered
     if rows.num_rows == 0:
-        raise PolicyError(
-            f"run {name!r} has no query in common with the qrels ({_shown(qrels)}): check "
-            "that the files belong together"
-        )
+        raise _no_common_queries(name, source, queries, judged_rows, _shown(qrels))
     written = (
         int(pc.sum(buckets.column(_WRITTEN)).as_py() or 0),
         int(pc.sum(buckets.column(_RISING)).as_py() or 0),
