@@ -315,3 +315,17 @@ def test_evaluate_on_spark_refuses_a_foreign_run_as_the_default_engine(
     here = cli(*args).assert_one_error_line(1)
     assert "run queries start x1, x10, x2, ..., qrels queries start q1" in here, here
     assert cli(*args, *SPARK).assert_one_error_line(1) == here
+
+
+def test_compare_on_spark_refuses_formats_spark_cannot_read(
+    cli: CLI, files: dict[str, Path]
+) -> None:
+    # Before Spark starts, as evaluate refuses them.
+    for option in (["--run-format", "csv"], ["--qrels-format", "jsonl"]):
+        got = cli(
+            "compare", files["qrels"], files["a"], files["b"], *option, *SPARK
+        ).assert_one_error_line(2)
+        assert got == (
+            f"--engine spark reads TREC text and Parquet, not {option[0]} {option[1]}: convert "
+            "the file, or use --engine process"
+        ), got

@@ -61,11 +61,18 @@ def check_spark_inputs(
             )
 
 
-def spark_for(engine: str, master: str | None, conf: list[str] | None, inputs: list[str]) -> Any:
+def spark_for(
+    engine: str,
+    master: str | None,
+    conf: list[str] | None,
+    inputs: list[str],
+    qrels_format: str | None = None,
+    run_format: str | None = None,
+) -> Any:
     """:func:`spark_backend` for a command that reads ``inputs`` (checked first: Spark reads
-    files, not stdin)."""
+    files, not stdin, in the formats it reads)."""
     if engine == "spark":
-        check_spark_inputs(inputs)
+        check_spark_inputs(inputs, qrels_format, run_format)
     return spark_backend(engine, master, conf)
 
 

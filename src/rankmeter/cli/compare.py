@@ -213,7 +213,14 @@ def compare(
     goal_metrics = [m.metric for m in chosen.metrics] if chosen else []
     names = list(dict.fromkeys([*(metric or []), *goal_metrics])) or list(DEFAULT_METRICS)
     arguments = run_arguments(runs)
-    spark = spark_for(engine.value, spark_master, spark_conf, [qrels, *(a.path for a in arguments)])
+    spark = spark_for(
+        engine.value,
+        spark_master,
+        spark_conf,
+        [qrels, *(a.path for a in arguments)],
+        qrels_format.value if qrels_format else None,
+        run_format.value if run_format else None,
+    )
     with Steps(total=len(runs) + 2, enabled=False if quiet else None) as steps:
         steps.start(f"reading {qrels}")
         loaded_qrels = read_qrels(qrels, format=qrels_format.value if qrels_format else None)
