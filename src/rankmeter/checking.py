@@ -410,7 +410,12 @@ def result_warnings(result: Any, *, run_format: str | None = None) -> tuple[Data
         if facts is None:
             continue
         order: ScoreOrder | None = facts.written_order
-        if order is not None and order.reversed and os.path.isfile(facts.source):
+        if (
+            order is not None
+            and order.reversed
+            and order.by == "written order"  # not yet read by its rank column
+            and os.path.isfile(facts.source)
+        ):
             rows = read_run_rows(facts.source, format=run_format, name=name, docs=False)
             order = score_order(rows) if rows.written else order
         if facts.overlap.empty:

@@ -14,7 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import rankmeter
-from rankmeter.errors import FormatError, PolicyError
+from rankmeter.errors import FormatError, PolicyError, RankmeterError
 
 pytestmark = pytest.mark.spark
 
@@ -30,6 +30,10 @@ def same(got: Any, expected: Any) -> None:
         assert got.metrics[metric] == expected.metrics[metric], metric
     assert got.judged_k == expected.judged_k
     np.testing.assert_equal(got.judged, expected.judged)
+    # What the data warnings read: the query overlap and the order the rows were written in.
+    assert got.facts is not None and expected.facts is not None
+    assert got.facts.overlap == expected.facts.overlap
+    assert got.facts.written_order == expected.facts.written_order
 
 
 def random_case(seed: int) -> tuple[pa.Table, dict[str, pa.Table]]:
@@ -142,8 +146,12 @@ def test_bad_input_is_one_line(spark_backend: Any, tmp_path: Path) -> None:
         evaluate(session, str(qrels), str(twice), ties="input")
     other = tmp_path / "other.run"
     other.write_text("9 Q0 a 1 2.0 r\n")
-    with pytest.raises(PolicyError, match=r"no query in common"):
+    # The in-process engine's error (a RankmeterError, exit 1 on the command line).
+    with pytest.raises(
+        RankmeterError, match=r"^run 'r' \(\S*other\.run\) has no query in common .*start 9, "
+    ) as refused:
         evaluate(session, str(qrels), str(other))
+    assert type(refused.value) is RankmeterError
     # Files of a list that share a tag are named by their files, as in process; a name a
     # DataFrame's run column holds cannot be renamed, so a clash with it is refused.
     good = tmp_path / "good.run"

@@ -61,40 +61,72 @@ def check_spark_inputs(
             )
 
 
-def spark_for(engine: str, master: str | None, conf: list[str] | None, inputs: list[str]) -> Any:
+def spark_for(
+    engine: str,
+    master: str | None,
+    conf: list[str] | None,
+    inputs: list[str],
+    qrels_format: str | None = None,
+    run_format: str | None = None,
+) -> Any:
     """:func:`spark_backend` for a command that reads ``inputs`` (checked first: Spark reads
-    files, not stdin)."""
+    files, not stdin, in the formats it reads)."""
     if engine == "spark":
-        check_spark_inputs(inputs)
+        check_spark_inputs(inputs, qrels_format, run_format)
     return spark_backend(engine, master, conf)
 
 
-def spark_values(
+def spark_runs(
     backend: Any,
     qrels: str,
-    runs: dict[str, str],
+    arguments: Any,
     metrics: list[str],
     *,
     rel: float,
     judged_only: bool,
     ties: str,
-) -> Any:
-    """compare's per-query values computed on Spark (``runs``: name -> file), every judged
-    query included (compare scores a run's missing query 0); None without a backend."""
-    if backend is None:
-        return None
-    from rankmeter.engines.spark import evaluate as evaluate_on_spark
+    cutoff: int,
+) -> dict[str, Any]:
+    """compare's runs on Spark, as :class:`~rankmeter.comparison.GivenRun` by name: every
+    judged query's values (compare scores a run's missing query 0) of the ``metrics`` and of
+    what compare needs besides (:func:`~rankmeter.comparison.given_metrics`), the runs' facts,
+    query ids and depths, all from one pass; the rows of a few queries are fetched from Spark
+    when asked for (the worst queries, explained). No run is read here."""
+    from rankmeter.comparison import GivenRun, given_metrics
+    from rankmeter.engines.spark import evaluate_with_rows
 
-    return evaluate_on_spark(
+    extra = given_metrics(metrics, rel=rel, cutoff=cutoff)
+    on_spark, rows = evaluate_with_rows(
         backend,
         qrels,
-        runs,
-        metrics,
+        [a.path for a in arguments],
+        [*metrics, *extra],
         rel=rel,
         include_missing=True,
         judged_only=judged_only,
         ties=ties,
     )
+    evaluated = list(cast(Any, on_spark).results)
+    # Named as read here: NAME=, else the run's own name, told apart among those without one.
+    names = run_names(arguments, [rows.own_names[r.run] for r in evaluated])
+
+    def fetch(name: str, shown: str) -> Any:
+        def of(query_ids: Any) -> Any:
+            run = rows.of(name, query_ids)
+            return run if run.name == shown else run.renamed(shown)
+
+        return of
+
+    return {
+        n: GivenRun(
+            n,
+            r if r.run == n else dataclasses.replace(r, run=n),
+            rows.query_ids[r.run],
+            fetch(r.run, n),
+            rows.depths[r.run],
+        )
+        for n, r in zip(names, evaluated, strict=True)
+    }
 
 
 def evaluate_files(
@@ -142,11 +174,11 @@ def evaluate_files(
         check_spark_inputs([qrels, *(a.path for a in arguments)], qrels_format, run_format)
     backend = spark_backend(engine, spark_master, spark_conf)
     if backend is not None:
-        from rankmeter.engines.spark import evaluate as evaluate_on_spark
+        from rankmeter.engines.spark import evaluate_with_rows
 
         with Steps(total=1, enabled=False if quiet else None) as steps:
             steps.start(f"evaluating {len(runs)} run(s) on Spark")
-            on_spark = evaluate_on_spark(
+            on_spark, kept = evaluate_with_rows(
                 backend,
                 qrels,
                 [a.path for a in arguments],
@@ -156,8 +188,13 @@ def evaluate_files(
                 judged_only=judged_only,
                 ties=ties,
             )
-        # A list of runs gives EvalResults, named as the in-process engine names them.
-        results = _named(arguments, list(cast(EvalResults, on_spark).results))
+        # A list of runs gives EvalResults, named as the in-process engine names them: by
+        # their own names (tags), told apart among those not named NAME=PATH.
+        own = [
+            dataclasses.replace(r, run=kept.own_names[r.run])
+            for r in cast(EvalResults, on_spark).results
+        ]
+        results = _named(arguments, own)
         loaded_qrels = None
     else:
         results, loaded_qrels = _evaluate_here(

@@ -31,14 +31,13 @@ from rankmeter.cli._common import (
     emit,
     render_rich,
 )
-from rankmeter.cli._evaluating import spark_for, spark_values
+from rankmeter.cli._evaluating import spark_for, spark_runs
 from rankmeter.cli._progress import Steps
 from rankmeter.cli._runs import RunArgument, run_arguments, run_names
 from rankmeter.cli._warnings import print_data_warnings
 
 if TYPE_CHECKING:
     from rankmeter.comparison import Comparison
-    from rankmeter.data import Run
 
 
 class CompareFormat(str, Enum):
@@ -179,11 +178,14 @@ def compare(
 
     Default metrics: nDCG@10 P@10 R@100 RR AP. -q adds every query's values to the JSON. A
     run whose Judged@k is below --judged-below gets a warning in every format. With --engine
-    spark the per-query values are computed on Spark, the statistics here.
+    spark the per-query values are computed on Spark, the statistics here; no run is read
+    here (only the worst queries' results, for their explanations).
 
     Exit status: 0, or with --fail-on regression exit 3 when the gate fails (1 = bad data,
     2 = usage error).
     """
+    import numpy as np
+
     from rankmeter.comparison import check_min_effect
     from rankmeter.comparison import compare as run_comparison
     from rankmeter.errors import PolicyError
@@ -211,32 +213,49 @@ def compare(
     goal_metrics = [m.metric for m in chosen.metrics] if chosen else []
     names = list(dict.fromkeys([*(metric or []), *goal_metrics])) or list(DEFAULT_METRICS)
     arguments = run_arguments(runs)
-    spark = spark_for(engine.value, spark_master, spark_conf, [qrels, *(a.path for a in arguments)])
+    spark = spark_for(
+        engine.value,
+        spark_master,
+        spark_conf,
+        [qrels, *(a.path for a in arguments)],
+        qrels_format.value if qrels_format else None,
+        run_format.value if run_format else None,
+    )
     with Steps(total=len(runs) + 2, enabled=False if quiet else None) as steps:
         steps.start(f"reading {qrels}")
         loaded_qrels = read_qrels(qrels, format=qrels_format.value if qrels_format else None)
-        loaded = []
-        for argument in arguments:
-            steps.start(f"reading {argument.path}")
-            loaded.append(
-                read_run(
-                    argument.path,
-                    format=run_format.value if run_format else None,
-                    ties=ties.value,
+        if spark is None:
+            loaded = []
+            for argument in arguments:
+                steps.start(f"reading {argument.path}")
+                loaded.append(
+                    read_run(
+                        argument.path,
+                        format=run_format.value if run_format else None,
+                        ties=ties.value,
+                    )
                 )
+            given = run_names(arguments, [r.name for r in loaded])
+            named: dict[str, Any] = {
+                n: r if r.name == n else r.renamed(n) for n, r in zip(given, loaded, strict=True)
+            }
+            depths = {
+                n: int(np.diff(r.offsets).max()) if r.n_queries else 0 for n, r in named.items()
+            }
+        else:
+            steps.start(f"evaluating {len(arguments)} run(s) on Spark")
+            named = spark_runs(
+                spark,
+                qrels,
+                arguments,
+                names,
+                rel=rel,
+                judged_only=judged_only,
+                ties=ties.value,
+                cutoff=cutoff,
             )
-        given = run_names(arguments, [r.name for r in loaded])
-        named = {n: r if r.name == n else r.renamed(n) for n, r in zip(given, loaded, strict=True)}
+            depths = {n: r.depth for n, r in named.items()}
         base = None if baseline is None else _baseline_name(baseline, named, arguments)
-        values = spark_values(
-            spark,
-            qrels,
-            {n: a.path for n, a in zip(named, arguments, strict=True)},
-            names,
-            rel=rel,
-            judged_only=judged_only,
-            ties=ties.value,
-        )
         steps.start("comparing")
         result = run_comparison(
             loaded_qrels,
@@ -260,10 +279,9 @@ def compare(
             ties=ties.value,
             include_missing=include_missing,
             simultaneous=simultaneous,
-            values=values,
         )
     if chosen is not None and not quiet:
-        _print_goal_notes(chosen, loaded_qrels, named, rel, names)
+        _print_goal_notes(chosen, loaded_qrels, depths, rel, names)
     below = judged_below
     if output_format is CompareFormat.json:
         text = report.render_json(result, per_query=per_query, judged_below=below)
@@ -306,25 +324,21 @@ def _gate(result: Comparison, min_effect: float, *, quiet: bool) -> None:
 
 
 def _print_goal_notes(
-    goal: Any, qrels: Any, runs: dict[str, Run], rel: float, names: list[str]
+    goal: Any, qrels: Any, depths: dict[str, int], rel: float, names: list[str]
 ) -> None:
-    """The goal's notes on these qrels and runs (graded labels, cutoffs past a run's depth),
-    on stderr whatever the format, as ``evaluate --goal`` gives them for its data formats."""
-    import numpy as np
-
+    """The goal's notes on these qrels and runs (graded labels, cutoffs past a run's
+    ``depths``), on stderr whatever the format, as ``evaluate --goal`` gives them for its data
+    formats."""
     from rankmeter.metrics import parse_metrics
     from rankmeter.metrics.goals import goal_notes
     from rankmeter.report import visible
 
-    depths = {
-        name: int(np.diff(run.offsets).max()) if run.n_queries else 0 for name, run in runs.items()
-    }
     measures = parse_metrics(names)
     for note in goal_notes(goal, grades=qrels.grades, rel=rel, depths=depths, measures=measures):
         print(visible(f"note: {note}"), file=sys.stderr)
 
 
-def _baseline_name(baseline: str, named: dict[str, Run], arguments: list[RunArgument]) -> str:
+def _baseline_name(baseline: str, named: dict[str, Any], arguments: list[RunArgument]) -> str:
     if baseline in named:
         return baseline
     for name, argument in zip(named, arguments, strict=True):

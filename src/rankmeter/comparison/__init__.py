@@ -16,6 +16,7 @@ One module per concept:
 - ``_annotations``: segments and query texts: reading them, and how their ids meet the queries
 - ``_segments``: segments of queries tested against the baseline
 - ``_curves``: metric@k curves, through the metrics' own kernels
+- ``_given``: runs compared by values computed elsewhere (:class:`GivenRun`, on Spark)
 - ``_allpairs``: :func:`compare_all`, every pair of three or more systems (Tukey's HSD on the
   two-way model or the randomised Tukey HSD) on the same queries as :func:`compare`
 - ``_stability``: :func:`stability`, how often resampled queries keep the systems' order
@@ -29,6 +30,7 @@ from __future__ import annotations
 from rankmeter.comparison._allpairs import AllPairsComparison, AllPairsSettings, compare_all
 from rankmeter.comparison._compare import compare
 from rankmeter.comparison._curves import CURVE_DEPTH, CURVE_FAMILIES
+from rankmeter.comparison._given import GivenRun, given_metrics
 from rankmeter.comparison._records import (
     Comparison,
     Difference,
@@ -51,6 +53,7 @@ __all__ = [
     "Comparison",
     "Difference",
     "Failures",
+    "GivenRun",
     "QueryLoss",
     "QueryStability",
     "Regression",
@@ -61,5 +64,6 @@ __all__ = [
     "check_min_effect",
     "compare",
     "compare_all",
+    "given_metrics",
     "stability",
 ]

@@ -13,17 +13,19 @@ from rankmeter.comparison._annotations import (
     segment_coverage,
     text_coverage,
 )
-from rankmeter.comparison._curves import CURVE_FAMILIES, mean_curves
-from rankmeter.comparison._failures import explain_worst, failures_of
+from rankmeter.comparison._curves import CURVE_DEPTH, CURVE_FAMILIES, mean_curves
+from rankmeter.comparison._failures import explain_worst, failures_of, success_metric
+from rankmeter.comparison._given import GivenRun
 from rankmeter.comparison._queries import join_compared, select_queries
 from rankmeter.comparison._records import Comparison, Difference, Settings
 from rankmeter.comparison._segments import segment_groups, segment_results
 from rankmeter.comparison._summaries import differences, summarise, system_means
+from rankmeter.data import Run
 from rankmeter.data.run import check_ties
 from rankmeter.errors import PolicyError, RankmeterError
 from rankmeter.evaluation import check_policies, no_common_queries, resolve_metrics
 from rankmeter.io import as_qrels, load_runs
-from rankmeter.metrics import Metric
+from rankmeter.metrics import Metric, join
 from rankmeter.results import RunFacts
 
 
@@ -57,7 +59,10 @@ def compare(
     Parameters
     ----------
     qrels : Qrels, path, dict, DataFrame or Arrow table
-    runs : a list of runs (paths, Runs, dicts, tables) or a dict ``{name: run}``; two or more
+    runs : a list of runs (paths, Runs, dicts, tables) or a dict ``{name: run}``; two or more.
+        Or runs that stay elsewhere, each a :class:`~rankmeter.comparison.GivenRun` (all or
+        none): their values, facts and query ids computed where they live (on Spark), only
+        the rows of the worst queries asked for
     metrics : metric names; default nDCG@10, P@10, R@100, RR, AP
     baseline : the run every other run is compared with; default the first
     test : paired test: ``"randomization"`` (default; sign flips), ``"t"``, ``"bootstrap"``,
@@ -90,7 +95,8 @@ def compare(
         (an :class:`~rankmeter.EvalResults`, such as ``rankmeter.engines.spark.evaluate``
         gives with ``include_missing=True`` and the same policies), holding every metric and
         every compared query. The statistics use them instead of the in-process kernels'
-        values; the failure lists, curves and explanations still join the runs here.
+        values; the failure lists, curves and explanations still join the runs here (give
+        :class:`~rankmeter.comparison.GivenRun` runs for none of that).
 
     Either way a system without results for a compared query scores 0 on it, so systems are
     always paired on the same queries and a system cannot gain by skipping hard ones; such
@@ -145,7 +151,10 @@ def compare(
     )
     measures = resolve_metrics(metrics)
     loaded_qrels = as_qrels(qrels)
-    loaded = load_runs(runs, ties=policies.ties)
+    given = _given_runs(runs)
+    loaded: Sequence[Run | GivenRun] = (
+        load_runs(runs, ties=policies.ties) if given is None else list(given.values())
+    )
     if len(loaded) < 2:
         raise PolicyError(
             f"compare needs two runs or more (a baseline and a system); got {len(loaded)}"
@@ -174,12 +183,12 @@ def compare(
         loaded_qrels, [by_name[n] for n in order], include_missing=policies.include_missing
     )
     # After select_queries, whose error says when no run matches at all.
-    facts = {n: RunFacts.of_run(loaded_qrels.query_ids, by_name[n]) for n in order}
+    facts = {n: _facts(loaded_qrels, by_name[n]) for n in order}
     for n in order:
         # Every judged query is compared by default, so such a run would score 0 everywhere
         # without a word (and a foreign baseline would let any change pass a CI gate).
         if facts[n].overlap.empty:
-            raise no_common_queries(n, by_name[n].source, by_name[n].query_ids, loaded_qrels)
+            raise no_common_queries(n, facts[n].source, by_name[n].query_ids, loaded_qrels)
     notes = compared.note()
     caveat = stats.not_recommended_note(test)
     if caveat is not None:
@@ -199,8 +208,16 @@ def compare(
         correction=correction,
         family=len(measures) * (len(order) - 1),
     )
-    ranked = {n: join_compared(loaded_qrels, by_name[n], policies, compared.rows) for n in order}
-    no_relevant = int((ranked[base].num_rel(policies.rel) == 0).sum())
+    here = {r.name: r for r in loaded if isinstance(r, Run)}  # the runs read here
+    if given is None:
+        ranked = {n: join_compared(loaded_qrels, here[n], policies, compared.rows) for n in order}
+        num_rel = ranked[base].num_rel(policies.rel)
+    else:  # the runs are elsewhere: what compare needs of them is in their given values
+        ranked = {}
+        num_rel = join(loaded_qrels, None, rel=policies.rel, only=compared.rows).num_rel(
+            policies.rel
+        )
+    no_relevant = int((num_rel == 0).sum())
     if no_relevant:
         # Judged, but nothing relevant: every metric is 0 there for every system (a tie), and
         # a mean over such queries alone is 0, whose relative change reads "–".
@@ -213,13 +230,21 @@ def compare(
     # Read before the resampling, so that a file that belongs elsewhere fails at once.
     segment_table = load_segments(segments)
     notes += segment_coverage(segment_table, compared.ids, segments)
+    if given is not None:
+        values = {n: given[n].values for n in order}
     scores = (
         {m.label: {n: m.compute(ranked[n]) for n in order} for m in measures}
         if values is None
         else _given_scores(values, order, measures, compared.ids)
     )
     metric_names = tuple(m.label for m in measures)
-    judged_k, judged = _judged(measures, scores, ranked)
+    if given is None:
+        judged_k, judged = _judged(measures, scores, ranked)
+        hits = _hits(ranked, cutoff, policies)
+        by_system = {n: mean_curves(ranked[n]) for n in order}
+    else:
+        extra = _given_extras(given, order, measures, compared.ids, cutoff, policies)
+        judged_k, judged, hits, by_system = extra
 
     summary = summarise(order, metric_names, scores, settings)
     corrected = stats.correct(summary.tested.pvalue, correction, alpha=alpha)
@@ -231,7 +256,8 @@ def compare(
             base=base,
             metric=metric_names[0],
             scores=scores,
-            ranked=ranked[n],
+            num_rel=num_rel,
+            hits=hits[n],
             queries=compared,
             texts=texts,
             worst=worst,
@@ -240,11 +266,17 @@ def compare(
         )
         for n in order
     )
-    explanations = explain_worst(loaded_qrels, by_name, base, measures[0], failures, policies)
+    explanations = explain_worst(
+        loaded_qrels,
+        (lambda n, _: here[n]) if given is None else (lambda n, q: given[n].rows(q)),
+        base,
+        measures[0],
+        failures,
+        policies,
+    )
     segment_rows, segment_means = segment_results(
         segment_groups(segment_table, compared.ids), order, metric_names, scores, settings
     )
-    by_system = {n: mean_curves(ranked[n]) for n in order}
     rows, power_notes = _detectable(
         differences(summary, scores, base, corrected), scores, alpha, correction
     )
@@ -271,6 +303,89 @@ def compare(
         cautions=tuple(cautions),
         facts=facts,
     )
+
+
+def _given_runs(runs: Any) -> dict[str, GivenRun] | None:
+    """The runs by name when every one is a :class:`GivenRun` (None when none is; only a
+    list, tuple or dict of runs is looked into, so that nothing else is consumed here)."""
+    if isinstance(runs, Mapping):
+        listed = list(runs.values())
+    elif isinstance(runs, (list, tuple)):
+        listed = list(runs)
+    else:
+        return None
+    kept = [r for r in listed if isinstance(r, GivenRun)]
+    if not kept:
+        return None
+    if len(kept) != len(listed):
+        raise PolicyError("runs: give every run as a GivenRun, or none (they cannot be mixed)")
+    named: dict[str, GivenRun] = {}
+    for run in kept:
+        if run.name in named:
+            raise PolicyError(f"two runs are named {run.name!r}: give each run its own name")
+        named[run.name] = run
+    return named
+
+
+def _facts(qrels: Any, run: Run | GivenRun) -> RunFacts:
+    """What the data warnings need of a run: read from it, or given with its values."""
+    if isinstance(run, GivenRun):
+        if run.values.facts is None:
+            raise PolicyError(f"the values of run {run.name!r} carry no facts (RunFacts)")
+        return run.values.facts
+    return RunFacts.of_run(qrels.query_ids, run)
+
+
+def _hits(ranked: Mapping[str, Any], cutoff: int, policies: Any) -> dict[str, Any]:
+    """Per system, Success@``cutoff`` at the policies' ``rel`` on each compared query."""
+    success = success_metric(cutoff, policies.rel)
+    return {n: success.compute(r) for n, r in ranked.items()}
+
+
+def _given_extras(
+    given: Mapping[str, GivenRun],
+    order: list[str],
+    measures: tuple[Metric, ...],
+    ids: Any,
+    cutoff: int,
+    policies: Any,
+) -> tuple[int, dict[str, float], dict[str, Any], dict[str, dict[str, Any]]]:
+    """What compare computes from a joined run, taken from given values (:func:`given_metrics`):
+    Judged@k (its k and each system's mean), Success@``cutoff`` per system and query, and
+    each system's mean curves, as :func:`_judged`, :func:`_hits` and
+    :func:`~rankmeter.comparison._curves.mean_curves` compute them from the join."""
+    import numpy as np
+
+    from rankmeter.metrics import parse_metric
+    from rankmeter.results import judged_cutoff, judged_mean
+
+    k = judged_cutoff(measures)
+    wanted = [
+        parse_metric(f"Judged@{k}"),
+        parse_metric("num_ret"),
+        success_metric(cutoff, policies.rel),
+    ]
+    curve_metrics = {
+        family: [parse_metric(f"{family}@{i}") for i in range(1, CURVE_DEPTH + 1)]
+        for family in CURVE_FAMILIES
+    }
+    every = [*wanted, *(m for family in CURVE_FAMILIES for m in curve_metrics[family])]
+    columns = _given_scores({n: given[n].values for n in order}, order, tuple(every), ids)
+    judged: dict[str, float] = {}
+    hits: dict[str, Any] = {}
+    curves: dict[str, dict[str, Any]] = {}
+    for n in order:
+        judged[n] = judged_mean(columns[wanted[0].label][n], columns[wanted[1].label][n])
+        hits[n] = columns[wanted[2].label][n]
+        curves[n] = {}
+        for family in CURVE_FAMILIES:
+            if not len(ids):
+                curves[n][family] = np.zeros(CURVE_DEPTH)
+                continue
+            # One contiguous row per cutoff, averaged as mean_curves averages them.
+            per_cutoff = np.stack([columns[m.label][n] for m in curve_metrics[family]])
+            curves[n][family] = np.ascontiguousarray(per_cutoff).mean(axis=1)
+    return k, judged, hits, curves
 
 
 def _given_scores(

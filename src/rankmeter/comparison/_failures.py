@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any
 
@@ -12,7 +12,7 @@ from rankmeter.comparison._queries import ComparedQueries
 from rankmeter.comparison._records import Failures, QueryLoss
 from rankmeter.comparison._summaries import Scores
 from rankmeter.data import Qrels, Run
-from rankmeter.metrics import Metric, Ranked, parse_metric
+from rankmeter.metrics import Metric, parse_metric
 from rankmeter.results import Policies
 
 #: The points of the distribution of per-query differences each failure list gives.
@@ -25,14 +25,17 @@ def failures_of(
     base: str,
     metric: str,
     scores: Scores,
-    ranked: Ranked,
+    num_rel: Any,
+    hits: Any,
     queries: ComparedQueries,
     texts: Mapping[str, str],
     worst: int,
     cutoff: int,
     policies: Policies,
 ) -> Failures:
-    """Where ``system`` fails on ``metric`` (the baseline's list has no worst queries)."""
+    """Where ``system`` fails on ``metric`` (the baseline's list has no worst queries);
+    ``num_rel`` and ``hits``: each compared query's relevant documents and the system's
+    Success@``cutoff`` there (:func:`success_metric`)."""
     query_ids = queries.ids
     answered = queries.answered[system]
     values = scores[metric][system]
@@ -50,9 +53,6 @@ def failures_of(
         for i in losers
     )
     no_results = tuple(q for q in query_ids if q not in answered)
-    success = parse_metric(f"Success(rel={_number(policies.rel)})@{cutoff}")
-    num_rel = ranked.num_rel(policies.rel)
-    hits = success.compute(ranked)
     missed = np.flatnonzero((hits == 0) & (num_rel > 0))
     nothing = tuple(query_ids[i] for i in missed if query_ids[i] in answered)
     if len(diffs):
@@ -69,20 +69,27 @@ def failures_of(
     )
 
 
+def success_metric(cutoff: int, rel: float) -> Metric:
+    """Success@``cutoff`` at ``rel``: a query it scores 0 has nothing relevant in the top
+    ``cutoff`` (a failure)."""
+    return parse_metric(f"Success(rel={_number(rel)})@{cutoff}")
+
+
 def _number(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else repr(float(value))
 
 
 def explain_worst(
     qrels: Qrels,
-    runs: Mapping[str, Run],
+    run_of: Callable[[str, list[str]], Run],
     base: str,
     metric: Metric,
     failures: tuple[Failures, ...],
     policies: Policies,
 ) -> dict[str, dict[str, Any]]:
     """The first metric explained rank by rank for each listed worst query, for the system
-    that lost on it and for the baseline."""
+    that lost on it and for the baseline; ``run_of(system, queries)``: a run holding the
+    system's results for these queries."""
     from rankmeter.explanation import explain
 
     wanted: dict[str, list[str]] = {}
@@ -92,16 +99,18 @@ def explain_worst(
             wanted.setdefault(base, []).append(loss.query)
     out: dict[str, dict[str, Any]] = {}
     for system, query_list in wanted.items():
+        listed = list(dict.fromkeys(query_list))
+        run = run_of(system, listed)
         out[system] = {
             q: explain(
                 qrels,
-                runs[system],
+                run,
                 q,
                 metric,
                 rel=policies.rel,
                 judged_only=policies.judged_only,
                 ties=policies.ties,
             )
-            for q in dict.fromkeys(query_list)
+            for q in listed
         }
     return out

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 
@@ -71,8 +72,19 @@ class ComparedQueries:
         ]
 
 
+class Answering(Protocol):
+    """What :func:`select_queries` reads of a system: its name and the queries it answered
+    (a :class:`~rankmeter.Run`, or a :class:`~rankmeter.comparison.GivenRun`)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def query_ids(self) -> tuple[str, ...]: ...
+
+
 def select_queries(
-    qrels: Qrels, systems: Sequence[Run], *, include_missing: bool = True
+    qrels: Qrels, systems: Sequence[Answering], *, include_missing: bool = True
 ) -> ComparedQueries:
     """Every judged query (``include_missing``), or the judged queries that some system
     answered; a PolicyError when no system answered any judged query."""

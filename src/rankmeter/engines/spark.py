@@ -17,16 +17,28 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, cast
 
 from rankmeter.errors import FormatError, PolicyError, RankmeterError
 from rankmeter.results import EvalResult, EvalResults
 
-__all__ = ["evaluate"]
+if TYPE_CHECKING:
+    from rankmeter.data import Run
+
+__all__ = ["KeptRuns", "evaluate", "evaluate_with_rows"]
 
 #: The columns of a run and of qrels given as DataFrames (a run may add ``run``: its name).
 RUN_COLUMNS = ("query_id", "doc_id", "score")
 QRELS_COLUMNS = ("query_id", "doc_id", "relevance")
+
+#: The column holding each run row's place in its file (or table): what the written order of
+#: :class:`~rankmeter.results.RunFacts` is read by.
+LINE = "line"
+
+#: The rank column of a run file (NaN or null where not a number; null without one), for the
+#: score order by the rank column (:func:`rankmeter.checking.score_order`).
+RANK = "rank"
 
 #: The error column a task returns instead of raising: Spark would wrap a task's exception
 #: in a JVM stack trace; the driver raises the task's own one-line error instead.
@@ -74,7 +86,9 @@ def evaluate(
     Returns
     -------
     EvalResult for one run (a DataFrame or path without several run names); EvalResults,
-    keyed by run name, for several.
+    keyed by run name, for several. Each carries its ``facts`` (query overlap with the
+    qrels, written order: the data warnings), as in process; the written order is the rows'
+    order in a single file or table (a folder of several files has none that Spark keeps).
 
     Raises
     ------
@@ -83,9 +97,113 @@ def evaluate(
         keeps no line numbers), or what the in-process readers refuse in a bucket (e.g. a
         document twice in one query).
     PolicyError
-        A bad policy, ``ties="input"``, no query in common with the qrels, or a name that
-        a ``run`` column holds given again by another run.
+        A bad policy, ``ties="input"``, or a name that a ``run`` column holds given again by
+        another run.
+    RankmeterError
+        A run with no query in common with the qrels (without ``include_missing``): the
+        in-process engine's error, naming the first query ids of both.
     """
+    return _evaluate(
+        spark,
+        qrels,
+        run,
+        metrics,
+        rel=rel,
+        include_missing=include_missing,
+        judged_only=judged_only,
+        ties=ties,
+        name=name,
+        buckets=buckets,
+    )[0]
+
+
+def evaluate_with_rows(
+    spark: Any,
+    qrels: Any,
+    run: Any,
+    metrics: Any = None,
+    *,
+    rel: float = 1,
+    include_missing: bool = False,
+    judged_only: bool = False,
+    ties: str = "trec_eval",
+    name: str | None = None,
+    buckets: int | None = None,
+) -> tuple[EvalResult | EvalResults, KeptRuns]:
+    """:func:`evaluate`, and the runs' rows kept on Spark (:class:`KeptRuns`): each run's query
+    ids, its depth and, on demand, its rows of a few queries (``rankmeter compare --engine
+    spark`` explains its worst queries from them, never reading a run whole)."""
+    return _evaluate(
+        spark,
+        qrels,
+        run,
+        metrics,
+        rel=rel,
+        include_missing=include_missing,
+        judged_only=judged_only,
+        ties=ties,
+        name=name,
+        buckets=buckets,
+    )
+
+
+class KeptRuns:
+    """The runs of an evaluation on Spark, left there: what the driver may ask of them.
+
+    Attributes
+    ----------
+    query_ids : run name -> the ids of the queries it has results for (natural order)
+    depths : run name -> the most results one of its queries has
+    own_names : run name -> the run's own name (its TREC tag) before runs of a list that
+        share one were told apart by their files
+    """
+
+    def __init__(
+        self,
+        frame: Any,
+        ties: str,
+        query_ids: Mapping[str, tuple[str, ...]],
+        depths: Mapping[str, int],
+        own_names: Mapping[str, str],
+    ) -> None:
+        self._frame = frame
+        self._ties = ties
+        self.query_ids = dict(query_ids)
+        self.depths = dict(depths)
+        self.own_names = dict(own_names)
+
+    def of(self, name: str, query_ids: Sequence[str]) -> Run:
+        """Run ``name``'s results for these queries only, as a :class:`~rankmeter.Run` (in
+        the order they were written; one other row of the run when it has none of them, as a
+        Run is never empty). One Spark job filters the run; only these rows are collected."""
+        import pyarrow.compute as pc
+        from pyspark.sql import functions as F
+
+        from rankmeter.io import as_run
+
+        own = self._frame.filter(F.col("run") == F.lit(name))
+        table = own.filter(F.col("query_id").isin([str(q) for q in query_ids])).toArrow()
+        if table.num_rows == 0:
+            table = own.limit(1).toArrow()
+        if table.num_rows == 0:
+            raise PolicyError(f"run {name!r} has no results")
+        table = table.take(pc.sort_indices(table.column(LINE)))
+        return as_run(table.select(list(RUN_COLUMNS)), name=name, ties=self._ties)
+
+
+def _evaluate(
+    spark: Any,
+    qrels: Any,
+    run: Any,
+    metrics: Any,
+    *,
+    rel: float,
+    include_missing: bool,
+    judged_only: bool,
+    ties: str,
+    name: str | None,
+    buckets: int | None,
+) -> tuple[EvalResult | EvalResults, KeptRuns]:
     from rankmeter._validate import integer
     from rankmeter.evaluation import check_policies, resolve_metrics
 
@@ -101,7 +219,7 @@ def evaluate(
         buckets = 4 * _cores(session)
     buckets = integer("buckets", buckets, low=1, what="how many buckets the queries go into")
     qrels_frame = _qrels_frame(session, qrels)
-    runs, many = _run_frames(session, run, name)
+    runs, many, own_names = _run_frames(session, run, name)
     sources = _sources(runs)
     order = list(sources)
     frame = runs[0][0]
@@ -110,10 +228,138 @@ def evaluate(
     per_query = _per_query(
         session, qrels_frame, frame, order, measures, policies, buckets, sources, _shown(qrels)
     )
-    results = [_result(n, per_query, measures, policies, qrels) for n in order]
+    results = [_result(n, per_query, measures, policies, qrels, sources[n]) for n in order]
+    results = _read_by_rank(frame, results, sources)
+    rows = KeptRuns(
+        frame,
+        policies.ties,
+        {n: _answered(per_query, n) for n in order},
+        {n: _depth(per_query, n) for n in order},
+        {n: own_names.get(n, n) for n in order},
+    )
     if many or len(results) > 1:
-        return EvalResults(tuple(results))
-    return results[0]
+        return EvalResults(tuple(results)), rows
+    return results[0], rows
+
+
+def _read_by_rank(
+    frame: Any, results: list[EvalResult], sources: Mapping[str, str]
+) -> list[EvalResult]:
+    """The results whose written order looks reversed, with the score order read from their
+    file's rank column (TREC text or Parquet) on Spark, as
+    :func:`rankmeter.checking.result_warnings` reads it from the file in process (a run
+    written bottom-up, rank 1 last, is then fine); the file is not read on the driver."""
+    import dataclasses
+
+    wanted = {
+        r.run: r
+        for r in results
+        if r.facts is not None
+        and r.facts.written_order.reversed
+        and os.path.isfile(sources[r.run])  # as result_warnings: a file, read again
+    }
+    if not wanted:
+        return results
+    orders = _score_orders(frame, list(wanted))
+    return [
+        r
+        if r.run not in wanted or r.facts is None
+        else dataclasses.replace(r, facts=dataclasses.replace(r.facts, written_order=orders[r.run]))
+        for r in results
+    ]
+
+
+def _score_orders(frame: Any, names: list[str]) -> dict[str, Any]:
+    """:func:`rankmeter.checking.score_order` of these runs, on Spark: each query's results
+    along its rank column (ascending, equal ranks in file order) when every rank of the run
+    is a whole number, else in file order; a query rises when three steps in four or more
+    between different scores rise. One job; a row per run comes back."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    from rankmeter.results import ScoreOrder
+
+    rank = F.col(RANK)
+    finite = rank.isNotNull() & ~F.isnan(rank) & (F.abs(rank) != float("inf"))
+    rows = frame.filter(F.col("run").isin(names))
+    flags = rows.groupBy("run").agg(
+        F.bool_and(finite & (rank % 1 == 0)).alias("whole"),
+        F.bool_or(finite).alias("any_finite"),
+    )
+    rows = rows.join(F.broadcast(flags), "run")
+    along = Window.partitionBy("run", "query_id").orderBy(
+        F.when(F.col("whole"), rank).asc_nulls_first(), F.col(LINE)
+    )
+    step = F.signum(F.col("score") - F.lag("score").over(along))
+    steps = rows.select("run", "query_id", "whole", "any_finite", step.alias("step"))
+    per_query = steps.groupBy("run", "query_id", "whole", "any_finite").agg(
+        F.count(F.when(F.col("step") > 0, 1)).alias("up"),
+        F.count(F.when(F.col("step") < 0, 1)).alias("down"),
+    )
+    up, down = F.col("up"), F.col("down")
+    per_run = per_query.groupBy("run", "whole", "any_finite").agg(
+        F.count(F.when(up + down > 0, 1)).alias("queries"),
+        F.count(F.when((up > 0) & (up >= 3 * down), 1)).alias("rising"),
+    )
+    return {
+        row["run"]: ScoreOrder(
+            "rank column" if row["whole"] else "file order",
+            int(row["queries"]),
+            int(row["rising"]),
+            rank_fractions=bool(not row["whole"] and row["any_finite"]),
+        )
+        for row in per_run.collect()
+    }
+
+
+@dataclass(frozen=True)
+class _JudgedIds:
+    """What :func:`rankmeter.evaluation.no_common_queries` reads of the qrels, which stay on
+    Spark: their source and query ids (natural order, as :class:`~rankmeter.Qrels` holds
+    them)."""
+
+    source: str
+    query_ids: tuple[str, ...]
+
+
+def _no_common_queries(
+    name: str, source: str, queries: Any, judged_rows: Any, qrels_source: str
+) -> RankmeterError:
+    """The in-process engine's error for a run with no query in common with the qrels, from
+    the query ids the tasks returned."""
+    from rankmeter.data.ids import natural_order
+    from rankmeter.evaluation import no_common_queries
+
+    def ordered(ids: list[str]) -> tuple[str, ...]:
+        return tuple(ids[i] for i in natural_order(ids))
+
+    ran = ordered(queries.filter(queries.column(_ANSWERED)).column("query_id").to_pylist())
+    judged = _JudgedIds(qrels_source, ordered(judged_rows.column("query_id").to_pylist()))
+    return no_common_queries(name, source, ran, cast(Any, judged))
+
+
+def _own(table: Any, name: str) -> Any:
+    """The rows of the tasks' table about run ``name``."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    return table.filter(pc.equal(table.column("run"), pa.scalar(name)))
+
+
+def _answered(table: Any, name: str) -> tuple[str, ...]:
+    """The ids of the queries run ``name`` has results for, in natural order."""
+    from rankmeter.data.ids import natural_order
+
+    own = _own(table, name)
+    ids = own.filter(own.column(_ANSWERED)).column("query_id").to_pylist()
+    return tuple(ids[i] for i in natural_order(ids))
+
+
+def _depth(table: Any, name: str) -> int:
+    """The most results one query of run ``name`` has."""
+    import pyarrow.compute as pc
+
+    return int(pc.max(_own(table, name).column(_DEPTH)).as_py() or 0)
 
 
 def _cores(session: Any) -> int:
@@ -224,21 +470,33 @@ def _is_parquet(path: str) -> bool:
 
 def _run_frames(
     session: Any, run: Any, name: str | None
-) -> tuple[list[tuple[Any, str | None, str]], bool]:
+) -> tuple[list[tuple[Any, str | None, str]], bool, dict[str, str]]:
     """Each run as a DataFrame with run, query_id, doc_id, score, with how errors name it
-    (its file); and whether several were given (a list or a dict)."""
+    (its file); whether several were given (a list or a dict); and the names that telling
+    runs of a list apart changed (new name -> the run's own, e.g. its tag)."""
     if isinstance(run, Mapping):
         if name is not None:
             raise PolicyError("name names a single run; a dict of runs is named by its keys")
-        return [
-            (*_run_frame(session, r, str(n), keep_names=False), _shown(r)) for n, r in run.items()
-        ], True
+        return (
+            [
+                (*_run_frame(session, r, str(n), keep_names=False), _shown(r))
+                for n, r in run.items()
+            ],
+            True,
+            {},
+        )
     if isinstance(run, (list, tuple)):
         if name is not None:
             raise PolicyError("name names a single run; give a dict {name: run} for several")
         given = [(*_run_frame(session, r, None, keep_names=True), _shown(r)) for r in run]
-        return _named_apart(given), True
-    return [(*_run_frame(session, run, name, keep_names=True), _shown(run))], False
+        apart = _named_apart(given)
+        own = {
+            str(new): str(old)
+            for (_, old, _), (_, new, _) in zip(given, apart, strict=True)
+            if old is not None and new is not None and new != old
+        }
+        return apart, True, own
+    return [(*_run_frame(session, run, name, keep_names=True), _shown(run))], False, {}
 
 
 def _run_frame(
@@ -257,6 +515,10 @@ def _run_frame(
             F.col("query_id").cast("string").alias("query_id"),
             F.col("doc_id").cast("string").alias("doc_id"),
             F.col("score").cast("double").alias("score"),
+            # The rows' order as given (a single file's or table's: Spark numbers the
+            # partitions in the order it reads them), for the written order (RunFacts).
+            F.monotonically_increasing_id().alias(LINE),
+            _rank_column(run.columns).alias(RANK),
         )
         return frame, None if several else (name or "run")
     path = _path(run, "run")
@@ -284,8 +546,24 @@ def _run_frame(
         F.col("f")[0].alias("query_id"),
         F.col("f")[2].alias("doc_id"),
         score.alias("score"),
+        F.col("__line__").alias(LINE),
+        F.col("f")[3].try_cast("double").alias(RANK),
     )
     return frame, name
+
+
+def _rank_column(columns: Sequence[str]) -> Any:
+    """A table's rank column (named as the in-process readers find it: ``rank`` or
+    ``position``, any case) as numbers, null where not one; all null without one."""
+    from pyspark.sql import functions as F
+
+    from rankmeter.io.rows import RANK_COLUMNS
+
+    lowered = {c.strip().lower(): c for c in columns}
+    for alias in RANK_COLUMNS:
+        if alias in lowered:
+            return F.col(f"`{lowered[alias]}`").try_cast("double")
+    return F.lit(None).cast("double")
 
 
 def _named_apart(
@@ -339,8 +617,8 @@ def _per_query(
     sources: Mapping[str, str],
     qrels_source: str,
 ) -> Any:
-    """Per-query values of every run (a pyarrow Table: run, query_id, m0..mN, judged,
-    num_ret), each bucket of queries evaluated in one task."""
+    """What every (run, bucket) task found (a pyarrow Table; see :class:`_BucketTask`): each
+    judged query's values, each run query's id, and each bucket's written order and depth."""
     from pyspark.sql import functions as F
 
     labels = [m.label for m in measures]
@@ -353,7 +631,9 @@ def _per_query(
     ranked = runs.select("*", bucket)
     columns = ", ".join(f"m{i} double" for i in range(len(labels)))
     schema = (
-        f"run string, query_id string, {columns}, judged double, num_ret double, {_ERROR} string"
+        f"run string, query_id string, {columns}, judged double, num_ret double, "
+        f"{_JUDGED} boolean, {_ANSWERED} boolean, {_WRITTEN} long, {_RISING} long, "
+        f"{_DEPTH} long, {_ERROR} string"
     )
     task = _BucketTask(labels, policies)
 
@@ -373,13 +653,28 @@ def _per_query(
     return table
 
 
+#: The columns a task adds beside the values: whether the row's query is judged (in the qrels)
+#: and answered (in the run); and on one row per task without a query id, the task's written
+#: order (queries, rising: :meth:`Run.written_order <rankmeter.data.Run.written_order>`) and
+#: depth (the most results of one query).
+_JUDGED, _ANSWERED = "__judged__", "__answered__"
+_WRITTEN, _RISING, _DEPTH = "__written__", "__rising__", "__depth__"
+
+
 class _BucketTask:
-    """What a task runs on one (run, bucket): the in-process join and kernels. Picklable (it
-    travels to the executors); metrics are re-parsed there from their labels."""
+    """What a task runs on one (run, bucket): the in-process join and kernels, and what
+    :class:`~rankmeter.results.RunFacts` needs of the bucket. Picklable (it travels to the
+    executors); metrics are re-parsed there from their labels.
+
+    Every judged query of the bucket is scored (as under ``include_missing``: a query the
+    run lacks scores 0); the driver keeps the answered ones unless ``include_missing``. The
+    values of a query do not depend on which others are scored with it."""
 
     def __init__(self, labels: list[str], policies: Any) -> None:
+        import dataclasses
+
         self.labels = labels
-        self.policies = policies
+        self.policies = dataclasses.replace(policies, include_missing=True)
 
     def __call__(self, key: Any, run_rows: Any, qrels_rows: Any) -> Any:
         try:
@@ -387,57 +682,98 @@ class _BucketTask:
         except RankmeterError as error:
             return self._error(f"{type(error).__name__}\t{error}")
 
-    def _error(self, message: str) -> Any:
+    def _table(self, n: int, given: Mapping[str, Any]) -> Any:
+        """``n`` rows: the columns ``given``, nulls in the others."""
         import pyarrow as pa
 
-        columns: dict[str, Any] = {"run": pa.array([None], pa.string())}
-        columns["query_id"] = pa.array([None], pa.string())
-        for i in range(len(self.labels)):
-            columns[f"m{i}"] = pa.array([None], pa.float64())
-        columns["judged"] = pa.array([None], pa.float64())
-        columns["num_ret"] = pa.array([None], pa.float64())
-        columns[_ERROR] = pa.array([message])
-        return pa.table(columns)
+        types = {
+            "run": pa.string(),
+            "query_id": pa.string(),
+            **{f"m{i}": pa.float64() for i in range(len(self.labels))},
+            "judged": pa.float64(),
+            "num_ret": pa.float64(),
+            _JUDGED: pa.bool_(),
+            _ANSWERED: pa.bool_(),
+            _WRITTEN: pa.int64(),
+            _RISING: pa.int64(),
+            _DEPTH: pa.int64(),
+            _ERROR: pa.string(),
+        }
+        return pa.table(
+            {
+                name: pa.array(given[name], kind) if name in given else pa.nulls(n, kind)
+                for name, kind in types.items()
+            }
+        )
+
+    def _error(self, message: str) -> Any:
+        return self._table(1, {_ERROR: [message]})
 
     def _evaluate(self, name: str, run_rows: Any, qrels_rows: Any) -> Any:
+        import numpy as np
         import pyarrow as pa
+        import pyarrow.compute as pc
 
         from rankmeter.evaluation import per_query_values
         from rankmeter.io import as_qrels, as_run
         from rankmeter.metrics import parse_metrics
+        from rankmeter.results import WRITTEN_DEPTH
 
-        if qrels_rows.num_rows == 0:
-            return self._empty()
-        try:
-            qrels = as_qrels(qrels_rows.select(list(QRELS_COLUMNS)))
-        except FormatError as error:
-            return self._error(f"FormatError\tqrels\t{error.reason}")
-        runs = []
+        run = None
         if run_rows.num_rows:
+            # In the order they were written: the run's input order is its file's again.
+            rows = run_rows.take(pc.sort_indices(run_rows.column(LINE)))
             try:
-                runs.append(
-                    as_run(run_rows.select(list(RUN_COLUMNS)), name=name, ties=self.policies.ties)
-                )
+                run = as_run(rows.select(list(RUN_COLUMNS)), name=name, ties=self.policies.ties)
             except FormatError as error:
                 return self._error(f"FormatError\trun {name}\t{error.reason}")
-        # The in-process per-query work, on this bucket: the join, include_missing, the kernels.
-        values = per_query_values(qrels, runs, parse_metrics(self.labels), self.policies)
-        if not values.n_queries:
-            return self._empty()
-        columns: dict[str, Any] = {
-            "run": pa.array([name] * values.n_queries, pa.string()),
-            "query_id": pa.array([str(q) for q in qrels.segment_ids[values.rows]], pa.string()),
-        }
-        for i, label in enumerate(self.labels):
-            columns[f"m{i}"] = pa.array(values.values[label], pa.float64())
-        columns["judged"] = pa.array(values.judged, pa.float64())
-        columns["num_ret"] = pa.array(values.num_ret, pa.float64())
-        columns[_ERROR] = pa.array([None] * values.n_queries, pa.string())
-        return pa.table(columns)
-
-    def _empty(self) -> Any:
-        table = self._error("")
-        return table.slice(0, 0)
+        ran = [] if run is None else [str(q) for q in run.query_ids]
+        written, rising = (0, 0) if run is None else run.written_order(WRITTEN_DEPTH)
+        depth = int(np.diff(run.offsets).max(initial=0)) if run is not None else 0
+        parts = [
+            self._table(
+                1,
+                {"run": [name], _WRITTEN: [written], _RISING: [rising], _DEPTH: [depth]},
+            )
+        ]
+        judged_ids: list[str] = []
+        if qrels_rows.num_rows:
+            try:
+                qrels = as_qrels(qrels_rows.select(list(QRELS_COLUMNS)))
+            except FormatError as error:
+                return self._error(f"FormatError\tqrels\t{error.reason}")
+            # The in-process per-query work, on this bucket: the join, the kernels.
+            values = per_query_values(
+                qrels, [] if run is None else [run], parse_metrics(self.labels), self.policies
+            )
+            judged_ids = [str(q) for q in qrels.segment_ids[values.rows]]
+            answered = set(ran)
+            n = len(judged_ids)
+            columns: dict[str, Any] = {
+                "run": [name] * n,
+                "query_id": judged_ids,
+                "judged": values.judged,
+                "num_ret": values.num_ret,
+                _JUDGED: [True] * n,
+                _ANSWERED: [q in answered for q in judged_ids],
+            }
+            for i, label in enumerate(self.labels):
+                columns[f"m{i}"] = values.values[label]
+            parts.append(self._table(n, columns))
+        known = set(judged_ids)
+        only_run = [q for q in ran if q not in known]
+        parts.append(
+            self._table(
+                len(only_run),
+                {
+                    "run": [name] * len(only_run),
+                    "query_id": only_run,
+                    _JUDGED: [False] * len(only_run),
+                    _ANSWERED: [True] * len(only_run),
+                },
+            )
+        )
+        return pa.concat_tables(parts)
 
 
 def _task_error(message: str, sources: Mapping[str, str], qrels_source: str) -> RankmeterError:
@@ -453,23 +789,36 @@ def _task_error(message: str, sources: Mapping[str, str], qrels_source: str) -> 
 
 
 def _result(
-    name: str, table: Any, measures: tuple[Any, ...], policies: Any, qrels: Any
+    name: str,
+    table: Any,
+    measures: tuple[Any, ...],
+    policies: Any,
+    qrels: Any,
+    source: str,
 ) -> EvalResult:
-    """One run's EvalResult from the per-query values: queries in natural order, as the
-    in-process join orders them."""
+    """One run's EvalResult from what the tasks found: queries in natural order, as the
+    in-process join orders them; its facts (query overlap, written order) as in process."""
     import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
 
     from rankmeter.data.ids import natural_order
-    from rankmeter.results import PerQuery, judged_cutoff, judged_mean
+    from rankmeter.results import PerQuery, RunFacts, judged_cutoff, judged_mean
 
-    rows = table.filter(pc.equal(table.column("run"), pa.scalar(name)))
+    own = table.filter(pc.equal(table.column("run"), pa.scalar(name)))
+    buckets = own.filter(pc.is_null(own.column("query_id")))
+    queries = own.filter(pc.is_valid(own.column("query_id")))
+    judged_rows = queries.filter(queries.column(_JUDGED))
+    answered = judged_rows.filter(judged_rows.column(_ANSWERED))
+    rows = judged_rows if policies.include_missing else answered
     if rows.num_rows == 0:
-        raise PolicyError(
-            f"run {name!r} has no query in common with the qrels ({_shown(qrels)}): check "
-            "that the files belong together"
-        )
+        raise _no_common_queries(name, source, queries, judged_rows, _shown(qrels))
+    written = (
+        int(pc.sum(buckets.column(_WRITTEN)).as_py() or 0),
+        int(pc.sum(buckets.column(_RISING)).as_py() or 0),
+    )
+    ran = queries.filter(queries.column(_ANSWERED)).column("query_id").to_pylist()
+    facts = RunFacts.of(source, judged_rows.column("query_id").to_pylist(), ran, written)
     ids = np.asarray(rows.column("query_id").to_pylist(), dtype=object)
     order = natural_order(ids)
     values = {
@@ -482,7 +831,15 @@ def _result(
     judged = judged_mean(np.asarray(rows.column("judged"), dtype=np.float64)[order], num_ret)
     depth = int(np.nanmax(num_ret)) if len(num_ret) else 0
     return EvalResult(
-        name, means, per_query, policies, measures, judged, judged_cutoff(measures), depth
+        name,
+        means,
+        per_query,
+        policies,
+        measures,
+        judged,
+        judged_cutoff(measures),
+        depth,
+        facts=facts,
     )
 
 
