@@ -189,11 +189,14 @@ def overlap_of(judged_ids: Iterable[str], run_ids: Iterable[str]) -> Overlap:
         listed = list(ids)
         return tuple(listed[i] for i in natural_order(listed)[:EXAMPLES])
 
-    only_judged, only_ran = judged - ran, ran - judged
+    common = len(judged & ran)
+    # (the differences only where there are some: a run of 100,000 queries costs a set less)
+    only_judged = judged - ran if common < len(judged) else set()
+    only_ran = ran - judged if common < len(ran) else set()
     return Overlap(
         len(judged),
         len(ran),
-        len(judged & ran),
+        common,
         len(only_judged),
         len(only_ran),
         examples(only_judged),

@@ -12,6 +12,9 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <errno.h>
+#if defined(_MSC_VER)
+#include <intrin.h>
+#endif
 #include <locale.h>
 #include <math.h>
 #include <stdint.h>
@@ -130,9 +133,11 @@ find_keys(PyObject *self, PyObject *args)
     Py_ssize_t n_probes = probes.len / 8;
     Py_ssize_t n_slots = table.len / 4;
     Py_ssize_t n_segments = segments.len ? segments.len / 8 - 1 : 0;
-    if (shift < 40 || shift > 63 || ((Py_ssize_t)1 << (64 - shift)) > n_slots ||
-        check_size(&ordered, 8, n_keys, "ordered") < 0 ||
-        check_size(&order, 8, n_keys, "order") < 0 ||
+    /* An empty table: every probe is scanned in its span (the caller checked they are short). */
+    int have_table = table.len > 0;
+    if (shift < 40 || shift > 63 || (have_table && ((Py_ssize_t)1 << (64 - shift)) > n_slots) ||
+        (have_table && (check_size(&ordered, 8, n_keys, "ordered") < 0 ||
+                        check_size(&order, 8, n_keys, "order") < 0)) ||
         check_size(&out_at, 8, n_probes, "out_at") < 0 ||
         check_size(&out_index, 8, n_probes, "out_index") < 0 ||
         (segments.len && (check_size(&adds, 8, n_segments, "adds") < 0 ||
@@ -199,6 +204,10 @@ find_keys(PyObject *self, PyObject *args)
                 }
             }
             continue;
+        }
+        if (!have_table) {
+            bad = 1;
+            break;
         }
         int32_t slot = slots[wanted >> shift];
         if (slot == 0) continue;
@@ -589,6 +598,88 @@ parse_score(const unsigned char *text, Py_ssize_t length, double *out)
     return 1;
 }
 
+/* end_of_field: where the field starting at text[at] ends: the first byte that cannot be in a field of the
+ * common layout (a blank or control byte, DEL or above, '#'), or length. Eight bytes at a
+ * time: each test below flags the first byte that meets it exactly (a false flag can only
+ * sit above a true one), so the lowest flag of all is the first stop byte. */
+#define ONES UINT64_C(0x0101010101010101)
+#define HIGHS UINT64_C(0x8080808080808080)
+
+static inline int
+lowest_byte(uint64_t flags)
+{
+#if defined(_MSC_VER)
+    unsigned long index;
+    _BitScanForward64(&index, flags);
+    return (int)(index >> 3);
+#else
+    return __builtin_ctzll(flags) >> 3;
+#endif
+}
+
+static inline Py_ssize_t
+end_of_field(const unsigned char *text, Py_ssize_t at, Py_ssize_t length)
+{
+#if !PY_BIG_ENDIAN
+    while (at + 8 <= length) {
+        uint64_t word;
+        memcpy(&word, text + at, 8);
+        uint64_t blank = (word - ONES * 0x21) & ~word & HIGHS; /* a byte below 0x21 */
+        uint64_t high = word & HIGHS;                            /* 0x80 and above */
+        uint64_t del = word ^ (ONES * 0x7f);
+        del = (del - ONES) & ~del & HIGHS;                       /* 0x7f */
+        uint64_t hash = word ^ (ONES * '#');
+        hash = (hash - ONES) & ~hash & HIGHS;                    /* '#' */
+        uint64_t flags = blank | high | del | hash;
+        if (flags) return at + lowest_byte(flags);
+        at += 8;
+    }
+#endif
+    while (at < length) {
+        unsigned char c = text[at];
+        if (c <= ' ' || c >= 0x7f || c == '#') break;
+        at++;
+    }
+    return at;
+}
+
+/* Block: memory malloc'd here, handed to Python without a copy; its buffer (read-only) is
+ * what Arrow reads a column from, and the memory is freed with the last reference. */
+typedef struct {
+    PyObject_HEAD
+    void *data;
+    Py_ssize_t size;
+} Block;
+
+static int
+block_getbuffer(PyObject *self, Py_buffer *view, int flags)
+{
+    Block *block = (Block *)self;
+    return PyBuffer_FillInfo(view, self, block->data, block->size, 1, flags);
+}
+
+static void
+block_dealloc(PyObject *self)
+{
+    PyTypeObject *type = Py_TYPE(self);
+    free(((Block *)self)->data);
+    type->tp_free(self);
+    Py_DECREF(type); /* a heap type: each instance holds a reference to it */
+}
+
+static PyType_Slot block_slots[] = {
+    {Py_tp_dealloc, (void *)block_dealloc},
+    {Py_bf_getbuffer, (void *)block_getbuffer},
+    {Py_tp_doc, (void *)"Memory the scanner filled, read through the buffer protocol."},
+    {0, NULL},
+};
+
+static PyType_Spec block_spec = {
+    "rankmeter.data._native.Block", sizeof(Block), 0, Py_TPFLAGS_DEFAULT, block_slots,
+};
+
+static PyTypeObject *BlockType = NULL; /* made when the module is imported */
+
 /* A buffer that grows as it is filled (doubling), so that what a piece needs is allocated,
  * not what the worst piece could need. */
 typedef struct {
@@ -608,6 +699,26 @@ put(Growing *buffer, const void *source, size_t count)
         buffer->size = size;
     }
     memcpy(buffer->bytes + buffer->used, source, count);
+    buffer->used += count;
+    return 0;
+}
+
+/* put() for a short field: room for 16 more bytes is made once in a while, and a field of
+ * up to 16 bytes is copied as two 8-byte words whatever its length (the bytes past it are
+ * overwritten by the next field): no call to memcpy per field. */
+static inline int
+put_field(Growing *buffer, const unsigned char *source, size_t count, const unsigned char *end)
+{
+    if (count > 16 || source + 16 > end) return put(buffer, source, count);
+    if (buffer->used + 16 > buffer->size) {
+        size_t size = buffer->size ? buffer->size * 2 : 4096;
+        unsigned char *grown = (unsigned char *)realloc(buffer->bytes, size);
+        if (grown == NULL) return -1;
+        buffer->bytes = grown;
+        buffer->size = size;
+    }
+    memcpy(buffer->bytes + buffer->used, source, 8);
+    memcpy(buffer->bytes + buffer->used + 8, source + 8, 8);
     buffer->used += count;
     return 0;
 }
@@ -639,7 +750,21 @@ parse_run(PyObject *self, PyObject *args)
     int refused = 0, no_memory = 0;
     int32_t zero = 0;
     Py_BEGIN_ALLOW_THREADS
-    no_memory = put(&q_offsets, &zero, 4) < 0 || put(&d_offsets, &zero, 4) < 0;
+    {
+        /* Room for what a piece of typical lines holds (lines of 24 bytes or more, ids a
+         * quarter of the text each), so that most pieces never grow; the pages are given
+         * memory only as they are written. */
+        size_t rows_guess = (size_t)length / 24 + 16;
+        Growing *reserve[5] = {&q_offsets, &d_offsets, &scores, &q_bytes, &d_bytes};
+        size_t sizes[5] = {rows_guess * 4, rows_guess * 4, rows_guess * 8,
+                           (size_t)length / 4 + 64, (size_t)length / 4 + 64};
+        for (int k = 0; k < 5 && !no_memory; k++) {
+            reserve[k]->bytes = (unsigned char *)malloc(sizes[k]);
+            reserve[k]->size = sizes[k];
+            no_memory = reserve[k]->bytes == NULL;
+        }
+    }
+    no_memory = no_memory || put(&q_offsets, &zero, 4) < 0 || put(&d_offsets, &zero, 4) < 0;
     Py_ssize_t at = 0;
     while (at < length && !no_memory) {
         if (text[at] == '\n') { /* an empty line: Arrow skips it */
@@ -649,11 +774,7 @@ parse_run(PyObject *self, PyObject *args)
         Py_ssize_t field_start[6], field_end[6];
         for (int field = 0; field < 6; field++) {
             Py_ssize_t start = at;
-            while (at < length) {
-                unsigned char c = text[at];
-                if (c <= ' ' || c >= 0x7f || c == '#') break;
-                at++;
-            }
+            at = end_of_field(text, at, length);
             if (at == start) {
                 refused = 1;
                 break;
@@ -681,8 +802,11 @@ parse_run(PyObject *self, PyObject *args)
             refused = 1;
             break;
         }
-        if (put(&q_bytes, text + field_start[0], (size_t)(field_end[0] - field_start[0])) < 0 ||
-            put(&d_bytes, text + field_start[2], (size_t)(field_end[2] - field_start[2])) < 0 ||
+        const unsigned char *stop = text + length;
+        if (put_field(&q_bytes, text + field_start[0], (size_t)(field_end[0] - field_start[0]),
+                      stop) < 0 ||
+            put_field(&d_bytes, text + field_start[2], (size_t)(field_end[2] - field_start[2]),
+                      stop) < 0 ||
             put(&scores, &score, sizeof(double)) < 0) {
             no_memory = 1;
             break;
@@ -704,12 +828,37 @@ parse_run(PyObject *self, PyObject *args)
         Py_INCREF(result);
         goto done;
     }
-    /* (a buffer never filled is NULL, which y# would turn into None) */
-#define BYTES_OF(buffer) ((buffer).bytes ? (const char *)(buffer).bytes : ""), \
-                         (Py_ssize_t)(buffer).used
-    result = Py_BuildValue("ny#y#y#y#y#", rows, BYTES_OF(q_offsets), BYTES_OF(q_bytes),
-                           BYTES_OF(d_offsets), BYTES_OF(d_bytes), BYTES_OF(scores));
-#undef BYTES_OF
+    {
+        /* Each column's memory, cut to what was written (the pages reserved and never
+         * touched go back), becomes a Block: no copy. */
+        Growing *filled[5] = {&q_offsets, &q_bytes, &d_offsets, &d_bytes, &scores};
+        PyObject *blocks[5] = {NULL, NULL, NULL, NULL, NULL};
+        int failed = 0;
+        for (int k = 0; k < 5 && !failed; k++) {
+            Block *block = PyObject_New(Block, BlockType);
+            if (block == NULL) {
+                failed = 1;
+                break;
+            }
+            size_t used = filled[k]->used;
+            void *data = filled[k]->bytes;
+            void *cut = data == NULL ? NULL : realloc(data, used ? used : 1);
+            block->data = cut != NULL ? cut : data;
+            block->size = (Py_ssize_t)used;
+            filled[k]->bytes = NULL; /* the Block owns it now */
+            blocks[k] = (PyObject *)block;
+        }
+        PyObject *count = failed ? NULL : PyLong_FromSsize_t(rows);
+        result = count == NULL ? NULL : PyTuple_New(6);
+        if (result == NULL) {
+            Py_XDECREF(count);
+            for (int k = 0; k < 5; k++) Py_XDECREF(blocks[k]);
+        }
+        else {
+            PyTuple_SET_ITEM(result, 0, count); /* (the tuple takes each reference) */
+            for (int k = 0; k < 5; k++) PyTuple_SET_ITEM(result, k + 1, blocks[k]);
+        }
+    }
 done:
     free(q_offsets.bytes);
     free(q_bytes.bytes);
@@ -832,5 +981,7 @@ static struct PyModuleDef module = {
 PyMODINIT_FUNC
 PyInit__native(void)
 {
+    BlockType = (PyTypeObject *)PyType_FromSpec(&block_spec);
+    if (BlockType == NULL) return NULL;
     return PyModule_Create(&module);
 }

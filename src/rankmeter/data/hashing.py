@@ -147,6 +147,11 @@ def _mix(state: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint64]:
     return state
 
 
+#: The compiled lookup scans a query's judgments in place when they are this few (SCAN_SPAN in
+#: _native.c; more are looked up in the table).
+SCAN_SPAN = 16
+
+
 class KeyTable:
     """Finds 64-bit keys (well mixed, such as :func:`string_hashes`) among a set of distinct
     keys: which probes are in it, and where.
@@ -168,7 +173,22 @@ class KeyTable:
 
     def __init__(self, keys: npt.NDArray[np.uint64]) -> None:
         self.keys = np.ascontiguousarray(keys, dtype=np.uint64)
-        self._order = np.argsort(self.keys).astype(np.int64, copy=False)
+        ordered = np.sort(self.keys)
+        self.distinct = len(keys) > 0 and not np.any(ordered[1:] == ordered[:-1])
+        # The table is built at the first lookup that needs it: the compiled loop finds a
+        # query's few judgments without it (see find_segmented's spans).
+        self._table: npt.NDArray[np.int32] | None = None
+        self._order = np.zeros(0, dtype=np.int64)
+        self._sorted = ordered
+        self._shift = np.uint64(63)
+        self._occupied: npt.NDArray[np.uint64] | None = None
+
+    def _build(self) -> npt.NDArray[np.int32]:
+        """The direct-mapped table (and the order and bitmap beside it), built once."""
+        if self._table is not None:
+            return self._table
+        keys = self.keys
+        self._order = np.argsort(keys).astype(np.int64, copy=False)
         self._sorted = keys[self._order]
         bits = min(max((len(keys) * 8).bit_length(), 10), 24)
         self._shift = np.uint64(64 - bits)
@@ -177,13 +197,12 @@ class KeyTable:
         table = np.zeros(1 << bits, dtype=np.int32)  # 0: empty, else index + 1
         table[slots] = self._order.astype(np.int32) + 1
         table[slots[1:][slots[1:] == slots[:-1]]] = self._SHARED
-        self._table = table
-        self._occupied: npt.NDArray[np.uint64] | None = None
         if len(table) > self._DIRECT_SLOTS:
             used = np.zeros(1 << bits, dtype=bool)
             used[slots] = True
             self._occupied = np.packbits(used, bitorder="little").view("<u8")
-        self.distinct = len(keys) > 0 and not np.any(self._sorted[1:] == self._sorted[:-1])
+        self._table = table
+        return table
 
     def find(self, probes: npt.NDArray[np.uint64]) -> tuple[IntArray, IntArray]:
         """The probes that are keys: their indices into ``probes`` (ascending) and the index
@@ -192,16 +211,17 @@ class KeyTable:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
         if _compiled.NATIVE is not None:
             return self._find_native(probes, None, None, None, None)
+        table = self._build()
         # The slot numbers are below 2**24, so the shifted keys index as they are (a view).
         slots = probes >> self._shift
         if self._occupied is None:
-            slot = self._table[slots.view(np.intp)]
+            slot = table[slots.view(np.intp)]
             maybe = np.flatnonzero(slot)
             slot = slot[maybe]
         else:
             words = self._occupied[(slots >> np.uint64(6)).view(np.intp)]
             maybe = np.flatnonzero((words >> (slots & np.uint64(63))) & np.uint64(1))
-            slot = self._table[slots[maybe].view(np.intp)]
+            slot = table[slots[maybe].view(np.intp)]
             kept = np.flatnonzero(slot)
             maybe, slot = maybe[kept], slot[kept]
         index = slot.astype(np.int64) - 1
@@ -266,8 +286,14 @@ class KeyTable:
             skipped = np.ascontiguousarray(skip, dtype=np.bool_).view(np.uint8)
             if spans is not None:
                 spanned = np.ascontiguousarray(spans, dtype=np.int64)
+        # Without spans, or with one too long to scan, probes look in the table; else the
+        # table is not read and need not be built (an empty one is given).
+        scanned = spans is not None and (
+            len(spans) == 0 or int((spans[:, 1] - spans[:, 0]).max()) <= SCAN_SPAN
+        )
+        table: object = b"" if scanned else self._build()
         found = native.find_keys(
-            self._table,
+            table,
             int(self._shift),
             self._sorted,
             self._order,
