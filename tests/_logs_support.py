@@ -140,3 +140,22 @@ def log_rows(**changes: dict[str, Any]) -> list[dict[str, Any]]:
 def arrow(rows: list[dict[str, Any]], drop: tuple[str, ...] = ()) -> pa.Table:
     columns = [c for c in rows[0] if c not in drop]
     return pa.table({c: [row[c] for row in rows] for c in columns})
+
+
+def assert_same_results(got: Any, want: Any, *, rel: float = 1e-9) -> None:
+    """Equal sequences of result records (dataclasses): floats to ``rel``, everything else
+    exactly. DuckDB adds a column's values in the order its threads finish, so two runs of the
+    same aggregation may differ in their last digits."""
+    import dataclasses
+
+    import pytest
+
+    assert len(got) == len(want)
+    for got_one, want_one in zip(got, want, strict=True):
+        got_fields, want_fields = dataclasses.asdict(got_one), dataclasses.asdict(want_one)
+        assert got_fields.keys() == want_fields.keys()
+        for name, value in want_fields.items():
+            if isinstance(value, float):
+                assert got_fields[name] == pytest.approx(value, rel=rel, abs=0), name
+            else:
+                assert got_fields[name] == value, name
