@@ -164,3 +164,35 @@ def test_bad_input_is_one_line(spark_backend: Any, tmp_path: Path) -> None:
     )
     with pytest.raises(PolicyError, match=r"two runs are named 'r'"):
         evaluate(session, str(qrels), [named, str(good)])
+
+
+def test_bad_numbers_are_one_line(spark_backend: Any, tmp_path: Path) -> None:
+    """A score or grade that is not a number is a FormatError naming the line, as the
+    in-process engine says it (Spark's ANSI casts failed the job: exit 70, a Java trace)."""
+    from rankmeter.engines.spark import evaluate
+
+    session = spark_backend._session
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("1 0 a 1\n1 0 b 0\n")
+    bad = tmp_path / "bad.run"
+    bad.write_text("1 Q0 a 1 2.0 r\n1 Q0 b 2 abc r\n")
+    with pytest.raises(
+        FormatError,
+        match=r"^\S*bad\.run: the score \(5th field\) is not a number: '1 Q0 b 2 abc r'$",
+    ):
+        evaluate(session, str(qrels), str(bad))
+    graded = tmp_path / "graded.txt"
+    graded.write_text("1 0 a 1\n1 0 b high\n")
+    with pytest.raises(
+        FormatError,
+        match=r"^\S*graded\.txt: the grade \(4th field\) is not an integer: '1 0 b high'$",
+    ):
+        evaluate(session, str(graded), str(qrels.with_name("bad.run")))
+    # A DataFrame whose score column holds text: the in-process engine's words for a table.
+    frame = session.createDataFrame(
+        [("1", "a", "2.0"), ("1", "b", "abc")], "query_id string, doc_id string, score string"
+    )
+    with pytest.raises(FormatError, match=r"^<run>: score column must be numeric, not string$"):
+        evaluate(session, str(qrels), frame)
+    with pytest.raises(FormatError, match=r"score column must be numeric, not (large_)?string"):
+        rankmeter.evaluate(qrels, frame.toPandas())

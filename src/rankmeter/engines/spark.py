@@ -396,6 +396,16 @@ def _require(frame: Any, columns: Sequence[str], what: str, source: str) -> None
         )
 
 
+def _require_numeric(frame: Any, column: str, source: str) -> None:
+    """A table's column of numbers, as the in-process engine requires it (text is refused
+    there whatever it holds; cast here, text that is not a number would fail the job)."""
+    kind = dict(frame.dtypes)[column]
+    numeric = ("tinyint", "smallint", "int", "bigint", "float", "double", "decimal")
+    if not kind.startswith(numeric):
+        shown = "string" if kind == "string" else kind
+        raise FormatError(source, f"{column} column must be numeric, not {shown}")
+
+
 def _fields(session: Any, path: str) -> Any:
     """A text file's data lines split on whitespace, with their order in the file."""
     from pyspark.sql import functions as F
@@ -442,7 +452,9 @@ def _qrels_frame(session: Any, qrels: Any) -> Any:
     if _is_parquet(path):
         return _qrels_frame(session, session.read.parquet(path))
     lines = _fields(session, path)
-    grade = F.col("f")[3].cast("long")
+    # try_cast: a field that is not a number is null (and named below); Spark's ANSI cast
+    # would fail the job instead, with a Java trace.
+    grade = F.col("f")[3].try_cast("long")
     fields = "a qrels line has 4 fields (query, iteration, document, grade)"
     not_integer = "the grade (4th field) is not an integer"
     _first_bad(
@@ -508,6 +520,7 @@ def _run_frame(
 
     if _is_frame(run):
         _require(run, RUN_COLUMNS, "a run", "<run>")
+        _require_numeric(run, "score", "<run>")
         several = keep_names and name is None and "run" in run.columns
         label = F.col("run").cast("string") if several else F.lit(name or "run")
         frame = run.select(
@@ -530,7 +543,7 @@ def _run_frame(
             name = default_run_name(path)
         return _run_frame(session, frame, name, keep_names=keep_names)
     lines = _fields(session, path)
-    score = F.col("f")[4].cast("double")
+    score = F.col("f")[4].try_cast("double")  # (null where not a number: see _qrels_frame)
     fields = "a run line has 6 fields (query, Q0, document, rank, score, tag)"
     not_number = "the score (5th field) is not a number"
     first = _first_bad(
