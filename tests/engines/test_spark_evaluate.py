@@ -5,6 +5,7 @@ Each Spark job costs seconds: the cases are evaluated together where they can be
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -128,7 +129,11 @@ def test_bad_input_is_one_line(spark_backend: Any, tmp_path: Path) -> None:
     qrels.write_text("1 0 a 1\n1 0 b 0\n2 0 a 2\n")
     bad = tmp_path / "bad.run"
     bad.write_text("1 Q0 a 1 2.0 r\n1 Q0 b 2 1.0\n")
-    with pytest.raises(FormatError, match=r"bad\.run.*6 fields.*'1 Q0 b 2 1\.0'"):
+    with pytest.raises(
+        FormatError,
+        match=r"^\S*bad\.run:2: expected 6 columns \(qid Q0 docid rank score tag\) in a TREC "
+        r"run file, found 5: '1 Q0 b 2 1\.0'$",
+    ):
         evaluate(session, str(qrels), str(bad))
     twice = tmp_path / "twice.run"
     twice.write_text("1 Q0 a 1 2.0 r\n1 Q0 a 2 1.0 r\n")
@@ -166,28 +171,56 @@ def test_bad_input_is_one_line(spark_backend: Any, tmp_path: Path) -> None:
         evaluate(session, str(qrels), [named, str(good)])
 
 
-def test_bad_numbers_are_one_line(spark_backend: Any, tmp_path: Path) -> None:
-    """A score or grade that is not a number is a FormatError naming the line, as the
-    in-process engine says it (Spark's ANSI casts failed the job: exit 70, a Java trace)."""
+def test_bad_lines_are_the_in_process_errors(spark_backend: Any, tmp_path: Path) -> None:
+    """A line of a TREC file that cannot be read is the in-process engine's one-line error,
+    word for word, with its line number, however Spark splits the file; a score or grade that
+    is not a number too (Spark's ANSI casts failed the job: exit 70, a Java trace)."""
+    from rankmeter.engines.spark import evaluate
+
+    session = spark_backend._session
+
+    def same_error(qrels: Path, run: Any, expected: str) -> None:
+        with pytest.raises(FormatError) as in_process:
+            rankmeter.evaluate(qrels, run)
+        assert re.fullmatch(expected, str(in_process.value))
+        with pytest.raises(FormatError) as on_spark:
+            evaluate(session, str(qrels), run if isinstance(run, Path) else str(run))
+        assert str(on_spark.value) == str(in_process.value)
+
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("1 0 a 1\n1 0 b 0\n")
+    bad = tmp_path / "bad.run"
+    bad.write_text("1 Q0 a 1 2.0 r\n1 Q0 b 2 abc r\n")
+    same_error(qrels, bad, r"\S*bad\.run:2: score must be a number, not 'abc': '1 Q0 b 2 abc r'")
+    graded = tmp_path / "graded.txt"
+    graded.write_text("1 0 a 1\n\n1 0 b high\n")
+    good = tmp_path / "good.run"
+    good.write_text("1 Q0 a 1 2.0 r\n")
+    same_error(graded, good, r"\S*graded\.txt:3: grade must be a number, not 'high': '1 0 b high'")
+    # Several partitions: the line is counted across them; the first bad line in the file
+    # is named, whichever check it fails.
+    long = tmp_path / "long.run"
+    lines = [f"{q} Q0 d{d} {d} {100 - d} r\n" for q in range(1, 40) for d in range(1, 6)]
+    lines[150] = "30 Q0 d1 1 high r\n"
+    lines[170] = "35 Q0 d1 1\n"
+    long.write_text("".join(lines))
+    session.conf.set("spark.sql.files.maxPartitionBytes", "1024")
+    try:
+        assert session.read.text(str(long)).rdd.getNumPartitions() > 1
+        same_error(qrels, long, r"\S*long\.run:151: score must be a number, not 'high': .*")
+    finally:
+        session.conf.unset("spark.sql.files.maxPartitionBytes")
+    assert session.read.text(str(long)).rdd.getNumPartitions() == 1  # (the default again)
+
+
+def test_a_text_score_column_is_refused(spark_backend: Any, tmp_path: Path) -> None:
+    """A run DataFrame whose score column holds text is refused in the in-process engine's
+    words for a table (Spark's ANSI cast failed the job on a value that is not a number)."""
     from rankmeter.engines.spark import evaluate
 
     session = spark_backend._session
     qrels = tmp_path / "qrels.txt"
     qrels.write_text("1 0 a 1\n1 0 b 0\n")
-    bad = tmp_path / "bad.run"
-    bad.write_text("1 Q0 a 1 2.0 r\n1 Q0 b 2 abc r\n")
-    with pytest.raises(
-        FormatError,
-        match=r"^\S*bad\.run: the score \(5th field\) is not a number: '1 Q0 b 2 abc r'$",
-    ):
-        evaluate(session, str(qrels), str(bad))
-    graded = tmp_path / "graded.txt"
-    graded.write_text("1 0 a 1\n1 0 b high\n")
-    with pytest.raises(
-        FormatError,
-        match=r"^\S*graded\.txt: the grade \(4th field\) is not an integer: '1 0 b high'$",
-    ):
-        evaluate(session, str(graded), str(qrels.with_name("bad.run")))
     # A DataFrame whose score column holds text: the in-process engine's words for a table.
     frame = session.createDataFrame(
         [("1", "a", "2.0"), ("1", "b", "abc")], "query_id string, doc_id string, score string"

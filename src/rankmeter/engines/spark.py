@@ -407,35 +407,71 @@ def _require_numeric(frame: Any, column: str, source: str) -> None:
 
 
 def _fields(session: Any, path: str) -> Any:
-    """A text file's data lines split on whitespace, with their order in the file."""
+    """A text file's data lines split on whitespace, with their order in the file (and
+    each one as written, ``value``, for an error)."""
     from pyspark.sql import functions as F
 
     text = session.read.text(path)
     text = text.withColumn("__line__", F.monotonically_increasing_id())
     trimmed = F.trim(F.regexp_replace("value", r"[\t\r ]+", " "))
-    lines = text.select(trimmed.alias("line"), "__line__")
+    lines = text.select(trimmed.alias("line"), "__line__", "value")
     lines = lines.filter((F.col("line") != "") & ~F.col("line").startswith("#"))
-    return lines.select("line", "__line__", F.split("line", " ").alias("f"))
+    return lines.select("line", "__line__", "value", F.split("line", " ").alias("f"))
+
+
+#: monotonically_increasing_id: the partition in the upper 31 bits, the row within it below.
+_ROW_BITS = 33
 
 
 def _first_bad(
-    lines: Any, path: str, checks: Sequence[tuple[Any, str]], **also: Any
+    lines: Any, path: str, checks: Sequence[tuple[Any, str]], kind: str, **also: Any
 ) -> dict[str, Any]:
-    """One pass over the lines: the first line (in file order) failing each check raises
-    its reason; ``also``: more aggregates (e.g. the first line's tag), returned by name."""
+    """One pass over the lines: the first line (in file order) failing any check raises the
+    in-process reader's error for it (its line number, its wording); ``also``: more
+    aggregates (e.g. the first line's tag), returned by name."""
     from pyspark.sql import functions as F
 
-    firsts = [
-        F.min_by(F.when(bad, F.col("line")), F.when(bad, F.col("__line__"))).alias(f"bad{i}")
-        for i, (bad, _) in enumerate(checks)
-    ]
-    row = lines.agg(*firsts, *(value.alias(name) for name, value in also.items())).collect()[0]
-    found = [(row[f"bad{i}"], reason) for i, (_, reason) in enumerate(checks)]
-    for text, reason in found:
-        if text is not None:
-            shown = text if len(text) <= 80 else text[:77] + "..."
-            raise FormatError(path, f"{reason}: {shown!r}")
+    bad = F.lit(False)
+    for check, _ in checks:
+        bad = bad | F.coalesce(check, F.lit(False))
+    row = lines.agg(
+        F.min_by(F.when(bad, F.col("value")), F.when(bad, F.col("__line__"))).alias("text"),
+        F.min(F.when(bad, F.col("__line__"))).alias("at"),
+        *(value.alias(name) for name, value in also.items()),
+    ).collect()[0]
+    text, at = row["text"], row["at"]
+    if text is not None:
+        raise _line_error(lines, path, text, at, kind, checks)
     return {name: row[name] for name in also}
+
+
+def _line_error(
+    lines: Any, path: str, text: str, at: int, kind: str, checks: Sequence[tuple[Any, str]]
+) -> FormatError:
+    """The error for the bad line ``text`` (row id ``at``): the in-process reader's, with the
+    line's number in the file (the lines of the partitions before its own, counted)."""
+    from pyspark.sql import functions as F
+
+    from rankmeter.io.trec import QRELS_LAYOUT, RUN_LAYOUT, parse_lines
+
+    partition = at >> _ROW_BITS
+    line = None
+    if os.path.isfile(path):
+        before = lines.sparkSession.read.text(path)
+        before = before.withColumn("__line__", F.monotonically_increasing_id())
+        line = before.filter(F.col("__line__") < (partition << _ROW_BITS)).count()
+        line += (at & ((1 << _ROW_BITS) - 1)) + 1
+    layout = RUN_LAYOUT if kind == "run" else QRELS_LAYOUT
+    try:
+        parse_lines([(line or 0, text.encode("utf-8"))], path, layout)
+    except FormatError as error:
+        if line is not None:
+            return error
+        return FormatError(path, error.reason, text=text)
+    # (a line the in-process reader takes, and Spark's checks do not)
+    reason = next(r for _, r in checks)
+    shown = text if len(text) <= 80 else text[:77] + "..."
+    return FormatError(path, f"{reason}: {shown!r}", line=line)
 
 
 def _qrels_frame(session: Any, qrels: Any) -> Any:
@@ -461,6 +497,7 @@ def _qrels_frame(session: Any, qrels: Any) -> Any:
         lines,
         path,
         [(F.size("f") != 4, fields), ((F.size("f") == 4) & grade.isNull(), not_integer)],
+        "qrels",
     )
     return lines.select(
         F.col("f")[0].alias("query_id"), F.col("f")[2].alias("doc_id"), grade.alias("relevance")
@@ -550,6 +587,7 @@ def _run_frame(
         lines,
         path,
         [(F.size("f") < 6, fields), ((F.size("f") >= 6) & score.isNull(), not_number)],
+        "run",
         tag=F.min_by(F.col("f")[5], F.col("__line__")),
     )
     if name is None:
