@@ -138,7 +138,7 @@ def test_bad_input_is_one_line(spark_backend: Any, tmp_path: Path) -> None:
     twice = tmp_path / "twice.run"
     twice.write_text("1 Q0 a 1 2.0 r\n1 Q0 a 2 1.0 r\n")
     with pytest.raises(
-        FormatError, match=r"^\S*twice\.run: duplicate result for query '1', doc 'a'"
+        FormatError, match=r"^\S*twice\.run:2: duplicate result for query '1', doc 'a'"
     ) as error:
         evaluate(session, str(qrels), str(twice))
     assert "\n" not in str(error.value) and "Traceback" not in str(error.value)
@@ -208,6 +208,16 @@ def test_bad_lines_are_the_in_process_errors(spark_backend: Any, tmp_path: Path)
     try:
         assert session.read.text(str(long)).rdd.getNumPartitions() > 1
         same_error(qrels, long, r"\S*long\.run:151: score must be a number, not 'high': .*")
+        # A duplicate is found by a task, in its bucket: its line is found in the file.
+        lines[150] = "31 Q0 d1 1 99 r\n"
+        lines[170] = "34 Q0 d2 2 98 r\n"  # (34 d2 is on line 167)
+        long.write_text("".join(lines))
+        same_error(
+            qrels,
+            long,
+            r"\S*long\.run:171: duplicate result for query '34', doc 'd2' \(.*\): "
+            r"'34 Q0 d2 2 98 r'",
+        )
     finally:
         session.conf.unset("spark.sql.files.maxPartitionBytes")
     assert session.read.text(str(long)).rdd.getNumPartitions() == 1  # (the default again)

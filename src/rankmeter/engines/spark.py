@@ -445,22 +445,27 @@ def _first_bad(
     return {name: row[name] for name in also}
 
 
+def _line_of(session: Any, path: str, at: int) -> tuple[int, str]:
+    """The number and text of the line of the text file ``path`` whose row id (as
+    :func:`_fields` numbers them) is ``at``: the lines of the partitions before its own are
+    counted (two small jobs, run only for an error)."""
+    from pyspark.sql import functions as F
+
+    text = session.read.text(path).withColumn("__line__", F.monotonically_increasing_id())
+    partition = at >> _ROW_BITS
+    before = text.filter(F.col("__line__") < (partition << _ROW_BITS)).count()
+    row = text.filter(F.col("__line__") == at).select("value").first()
+    return before + (at & ((1 << _ROW_BITS) - 1)) + 1, "" if row is None else row["value"]
+
+
 def _line_error(
     lines: Any, path: str, text: str, at: int, kind: str, checks: Sequence[tuple[Any, str]]
 ) -> FormatError:
     """The error for the bad line ``text`` (row id ``at``): the in-process reader's, with the
     line's number in the file (the lines of the partitions before its own, counted)."""
-    from pyspark.sql import functions as F
-
     from rankmeter.io.trec import QRELS_LAYOUT, RUN_LAYOUT, parse_lines
 
-    partition = at >> _ROW_BITS
-    line = None
-    if os.path.isfile(path):
-        before = lines.sparkSession.read.text(path)
-        before = before.withColumn("__line__", F.monotonically_increasing_id())
-        line = before.filter(F.col("__line__") < (partition << _ROW_BITS)).count()
-        line += (at & ((1 << _ROW_BITS) - 1)) + 1
+    line = _line_of(lines.sparkSession, path, at)[0] if os.path.isfile(path) else None
     layout = RUN_LAYOUT if kind == "run" else QRELS_LAYOUT
     try:
         parse_lines([(line or 0, text.encode("utf-8"))], path, layout)
@@ -700,7 +705,7 @@ def _per_query(
     table = result.toArrow()
     errors = table.column(_ERROR).drop_null()
     if len(errors):
-        raise _task_error(errors[0].as_py(), sources, qrels_source)
+        raise _task_error(min(errors.to_pylist(), key=_file_order), sources, qrels_source, session)
     return table
 
 
@@ -776,8 +781,9 @@ class _BucketTask:
             rows = run_rows.take(pc.sort_indices(run_rows.column(LINE)))
             try:
                 run = as_run(rows.select(list(RUN_COLUMNS)), name=name, ties=self.policies.ties)
-            except FormatError as error:
-                return self._error(f"FormatError\trun {name}\t{error.reason}")
+            except FormatError as error:  # (with the row's id in the file, if it names one)
+                at = "" if error.line is None else str(rows.column(LINE)[error.line - 1].as_py())
+                return self._error(f"FormatError\trun {name}\t{error.reason}\t{at}")
         ran = [] if run is None else [str(q) for q in run.query_ids]
         written, rising = (0, 0) if run is None else run.written_order(WRITTEN_DEPTH)
         depth = int(np.diff(run.offsets).max(initial=0)) if run is not None else 0
@@ -792,7 +798,7 @@ class _BucketTask:
             try:
                 qrels = as_qrels(qrels_rows.select(list(QRELS_COLUMNS)))
             except FormatError as error:
-                return self._error(f"FormatError\tqrels\t{error.reason}")
+                return self._error(f"FormatError\tqrels\t{error.reason}\t")
             # The in-process per-query work, on this bucket: the join, the kernels.
             values = per_query_values(
                 qrels, [] if run is None else [run], parse_metrics(self.labels), self.policies
@@ -827,15 +833,31 @@ class _BucketTask:
         return pa.concat_tables(parts)
 
 
-def _task_error(message: str, sources: Mapping[str, str], qrels_source: str) -> RankmeterError:
+def _file_order(message: str) -> tuple[int, int]:
+    """Tasks' errors in the order of the rows they name (the first in the file first)."""
+    at = message.rpartition("\t")[2]
+    return (0, int(at)) if message.startswith("FormatError\t") and at.isdigit() else (1, 0)
+
+
+def _task_error(
+    message: str, sources: Mapping[str, str], qrels_source: str, session: Any = None
+) -> RankmeterError:
     """A task's error as the driver raises it. A reader's error is worded as the in-process
-    one but names the file (or table) only: a bucket's row numbers are not the file's."""
+    one; where it names a row of a run read from a TREC text file, that row's line number and
+    text are found in the file, as the in-process reader gives them (a bucket's own row
+    numbers are not the file's); other inputs are named without a line."""
     kind, _, text = message.partition("\t")
     if kind == "FormatError":
-        side, _, reason = text.partition("\t")
+        side, _, rest = text.partition("\t")
+        reason, _, at = rest.rpartition("\t")
         if side == "qrels":
             return FormatError(qrels_source, reason)
-        return FormatError(sources.get(side.removeprefix("run "), side), reason)
+        source = sources.get(side.removeprefix("run "), side)
+        text_file = os.path.isfile(source) and not _is_parquet(source)
+        if at.isdigit() and session is not None and text_file:
+            line, shown = _line_of(session, source, int(at))
+            return FormatError(source, reason, line=line, text=shown)
+        return FormatError(source, reason)
     return PolicyError(text) if kind == "PolicyError" else RankmeterError(text)
 
 
