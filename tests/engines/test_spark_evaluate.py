@@ -184,7 +184,7 @@ def test_bad_lines_are_the_in_process_errors(spark_backend: Any, tmp_path: Path)
             rankmeter.evaluate(qrels, run)
         assert re.fullmatch(expected, str(in_process.value))
         with pytest.raises(FormatError) as on_spark:
-            evaluate(session, str(qrels), run if isinstance(run, Path) else str(run))
+            evaluate(session, str(qrels), [str(r) for r in run] if isinstance(run, list) else run)
         assert str(on_spark.value) == str(in_process.value)
 
     qrels = tmp_path / "qrels.txt"
@@ -220,6 +220,16 @@ def test_bad_lines_are_the_in_process_errors(spark_backend: Any, tmp_path: Path)
         )
     finally:
         session.conf.unset("spark.sql.files.maxPartitionBytes")
+    # Several runs with a duplicate each: the first run's, as the in-process engine reads
+    # them in order (the second's is on an earlier line).
+    early = tmp_path / "early.run"
+    early.write_text("1 Q0 a 1 2.0 e\n1 Q0 a 2 1.0 e\n")
+    same_error(
+        qrels,
+        [long, early],
+        r"\S*long\.run:171: duplicate result for query '34', doc 'd2' \(.*\): "
+        r"'34 Q0 d2 2 98 r'",
+    )
     assert session.read.text(str(long)).rdd.getNumPartitions() == 1  # (the default again)
 
 

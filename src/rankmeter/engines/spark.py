@@ -705,7 +705,9 @@ def _per_query(
     table = result.toArrow()
     errors = table.column(_ERROR).drop_null()
     if len(errors):
-        raise _task_error(min(errors.to_pylist(), key=_file_order), sources, qrels_source, session)
+        given = {f"run {name}": i for i, name in enumerate(sources)}
+        first = min(errors.to_pylist(), key=lambda message: _file_order(message, given))
+        raise _task_error(first, sources, qrels_source, session)
     return table
 
 
@@ -833,10 +835,15 @@ class _BucketTask:
         return pa.concat_tables(parts)
 
 
-def _file_order(message: str) -> tuple[int, int]:
-    """Tasks' errors in the order of the rows they name (the first in the file first)."""
-    at = message.rpartition("\t")[2]
-    return (0, int(at)) if message.startswith("FormatError\t") and at.isdigit() else (1, 0)
+def _file_order(message: str, given: Mapping[str, int]) -> tuple[int, int]:
+    """Tasks' errors in the order the in-process engine meets them: the qrels', then each
+    run's in the order given, each run's by the row it names (the first in the file first)."""
+    kind, _, text = message.partition("\t")
+    side, _, rest = text.partition("\t")
+    at = rest.rpartition("\t")[2]
+    if kind != "FormatError":
+        return (len(given) + 1, 0)
+    return (0 if side == "qrels" else 1 + given.get(side, len(given)), int(at or 0))
 
 
 def _task_error(
