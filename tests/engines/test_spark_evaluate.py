@@ -249,3 +249,29 @@ def test_a_text_score_column_is_refused(spark_backend: Any, tmp_path: Path) -> N
         evaluate(session, str(qrels), frame)
     with pytest.raises(FormatError, match=r"score column must be numeric, not (large_)?string"):
         rankmeter.evaluate(qrels, frame.toPandas())
+
+
+def test_every_blank_splits_fields_as_in_process(spark_backend: Any, tmp_path: Path) -> None:
+    """A form feed or vertical tab between fields splits them, as trec_eval and the
+    in-process reader split them (Spark's split knew only spaces, tabs and CR: the line had
+    five fields)."""
+    from rankmeter.engines.spark import evaluate
+
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("1 0 a 1\n1 0 b 2\n2 0 c 1\n")
+    run = tmp_path / "blanks.run"
+    run.write_text("1 Q0\fa 1 2.0 r\n1 Q0 b\v2 1.0 r\n2 Q0 c 1 1.0\f\vr\n")
+    expected = rankmeter.evaluate(qrels, run, METRICS)
+    same(evaluate(spark_backend._session, str(qrels), str(run), METRICS), expected)
+    # A first line of three fields: the in-process error (reading its tag, the run's name,
+    # failed the job).
+    short = tmp_path / "short.run"
+    short.write_text("1 Q0 b\n1 Q0 a 1 2.0 r\n")
+    with pytest.raises(FormatError) as in_process:
+        rankmeter.evaluate(qrels, short)
+    with pytest.raises(FormatError) as on_spark:
+        evaluate(spark_backend._session, str(qrels), str(short))
+    assert str(on_spark.value) == str(in_process.value)
+    assert re.fullmatch(
+        r"\S*short\.run:1: expected 6 columns .* found 3: '1 Q0 b'", str(on_spark.value)
+    )

@@ -413,7 +413,10 @@ def _fields(session: Any, path: str) -> Any:
 
     text = session.read.text(path)
     text = text.withColumn("__line__", F.monotonically_increasing_id())
-    trimmed = F.trim(F.regexp_replace("value", r"[\t\r ]+", " "))
+    # Fields are split at any run of blanks, as trec_eval and the in-process reader split
+    # them (form feeds and vertical tabs too); F.get below reads a missing field as null
+    # (indexing would fail the job under ANSI SQL, before the check that names the line).
+    trimmed = F.trim(F.regexp_replace("value", r"\s+", " "))
     lines = text.select(trimmed.alias("line"), "__line__", "value")
     lines = lines.filter((F.col("line") != "") & ~F.col("line").startswith("#"))
     return lines.select("line", "__line__", "value", F.split("line", " ").alias("f"))
@@ -495,7 +498,7 @@ def _qrels_frame(session: Any, qrels: Any) -> Any:
     lines = _fields(session, path)
     # try_cast: a field that is not a number is null (and named below); Spark's ANSI cast
     # would fail the job instead, with a Java trace.
-    grade = F.col("f")[3].try_cast("long")
+    grade = F.get("f", 3).try_cast("long")
     fields = "a qrels line has 4 fields (query, iteration, document, grade)"
     not_integer = "the grade (4th field) is not an integer"
     _first_bad(
@@ -505,7 +508,7 @@ def _qrels_frame(session: Any, qrels: Any) -> Any:
         "qrels",
     )
     return lines.select(
-        F.col("f")[0].alias("query_id"), F.col("f")[2].alias("doc_id"), grade.alias("relevance")
+        F.get("f", 0).alias("query_id"), F.get("f", 2).alias("doc_id"), grade.alias("relevance")
     )
 
 
@@ -585,7 +588,7 @@ def _run_frame(
             name = default_run_name(path)
         return _run_frame(session, frame, name, keep_names=keep_names)
     lines = _fields(session, path)
-    score = F.col("f")[4].try_cast("double")  # (null where not a number: see _qrels_frame)
+    score = F.get("f", 4).try_cast("double")  # (null where not a number: see _qrels_frame)
     fields = "a run line has 6 fields (query, Q0, document, rank, score, tag)"
     not_number = "the score (5th field) is not a number"
     first = _first_bad(
@@ -593,17 +596,17 @@ def _run_frame(
         path,
         [(F.size("f") < 6, fields), ((F.size("f") >= 6) & score.isNull(), not_number)],
         "run",
-        tag=F.min_by(F.col("f")[5], F.col("__line__")),
+        tag=F.min_by(F.get("f", 5), F.col("__line__")),
     )
     if name is None:
         name = first["tag"] or "run"
     frame = lines.select(
         F.lit(name).alias("run"),
-        F.col("f")[0].alias("query_id"),
-        F.col("f")[2].alias("doc_id"),
+        F.get("f", 0).alias("query_id"),
+        F.get("f", 2).alias("doc_id"),
         score.alias("score"),
         F.col("__line__").alias(LINE),
-        F.col("f")[3].try_cast("double").alias(RANK),
+        F.get("f", 3).try_cast("double").alias(RANK),
     )
     return frame, name
 
