@@ -5,6 +5,7 @@ Each Spark job costs seconds: the cases are evaluated together where they can be
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -128,12 +129,16 @@ def test_bad_input_is_one_line(spark_backend: Any, tmp_path: Path) -> None:
     qrels.write_text("1 0 a 1\n1 0 b 0\n2 0 a 2\n")
     bad = tmp_path / "bad.run"
     bad.write_text("1 Q0 a 1 2.0 r\n1 Q0 b 2 1.0\n")
-    with pytest.raises(FormatError, match=r"bad\.run.*6 fields.*'1 Q0 b 2 1\.0'"):
+    with pytest.raises(
+        FormatError,
+        match=r"^\S*bad\.run:2: expected 6 columns \(qid Q0 docid rank score tag\) in a TREC "
+        r"run file, found 5: '1 Q0 b 2 1\.0'$",
+    ):
         evaluate(session, str(qrels), str(bad))
     twice = tmp_path / "twice.run"
     twice.write_text("1 Q0 a 1 2.0 r\n1 Q0 a 2 1.0 r\n")
     with pytest.raises(
-        FormatError, match=r"^\S*twice\.run: duplicate result for query '1', doc 'a'"
+        FormatError, match=r"^\S*twice\.run:2: duplicate result for query '1', doc 'a'"
     ) as error:
         evaluate(session, str(qrels), str(twice))
     assert "\n" not in str(error.value) and "Traceback" not in str(error.value)
@@ -164,3 +169,109 @@ def test_bad_input_is_one_line(spark_backend: Any, tmp_path: Path) -> None:
     )
     with pytest.raises(PolicyError, match=r"two runs are named 'r'"):
         evaluate(session, str(qrels), [named, str(good)])
+
+
+def test_bad_lines_are_the_in_process_errors(spark_backend: Any, tmp_path: Path) -> None:
+    """A line of a TREC file that cannot be read is the in-process engine's one-line error,
+    word for word, with its line number, however Spark splits the file; a score or grade that
+    is not a number too (Spark's ANSI casts failed the job: exit 70, a Java trace)."""
+    from rankmeter.engines.spark import evaluate
+
+    session = spark_backend._session
+
+    def same_error(qrels: Path, run: Any, expected: str) -> None:
+        with pytest.raises(FormatError) as in_process:
+            rankmeter.evaluate(qrels, run)
+        assert re.fullmatch(expected, str(in_process.value))
+        with pytest.raises(FormatError) as on_spark:
+            evaluate(session, str(qrels), [str(r) for r in run] if isinstance(run, list) else run)
+        assert str(on_spark.value) == str(in_process.value)
+
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("1 0 a 1\n1 0 b 0\n")
+    bad = tmp_path / "bad.run"
+    bad.write_text("1 Q0 a 1 2.0 r\n1 Q0 b 2 abc r\n")
+    same_error(qrels, bad, r"\S*bad\.run:2: score must be a number, not 'abc': '1 Q0 b 2 abc r'")
+    graded = tmp_path / "graded.txt"
+    graded.write_text("1 0 a 1\n\n1 0 b high\n")
+    good = tmp_path / "good.run"
+    good.write_text("1 Q0 a 1 2.0 r\n")
+    same_error(graded, good, r"\S*graded\.txt:3: grade must be a number, not 'high': '1 0 b high'")
+    # Several partitions: the line is counted across them; the first bad line in the file
+    # is named, whichever check it fails.
+    long = tmp_path / "long.run"
+    lines = [f"{q} Q0 d{d} {d} {100 - d} r\n" for q in range(1, 40) for d in range(1, 6)]
+    lines[150] = "30 Q0 d1 1 high r\n"
+    lines[170] = "35 Q0 d1 1\n"
+    long.write_text("".join(lines))
+    session.conf.set("spark.sql.files.maxPartitionBytes", "1024")
+    try:
+        assert session.read.text(str(long)).rdd.getNumPartitions() > 1
+        same_error(qrels, long, r"\S*long\.run:151: score must be a number, not 'high': .*")
+        # A duplicate is found by a task, in its bucket: its line is found in the file.
+        lines[150] = "31 Q0 d1 1 99 r\n"
+        lines[170] = "34 Q0 d2 2 98 r\n"  # (34 d2 is on line 167)
+        long.write_text("".join(lines))
+        same_error(
+            qrels,
+            long,
+            r"\S*long\.run:171: duplicate result for query '34', doc 'd2' \(.*\): "
+            r"'34 Q0 d2 2 98 r'",
+        )
+    finally:
+        session.conf.unset("spark.sql.files.maxPartitionBytes")
+    # Several runs with a duplicate each: the first run's, as the in-process engine reads
+    # them in order (the second's is on an earlier line).
+    early = tmp_path / "early.run"
+    early.write_text("1 Q0 a 1 2.0 e\n1 Q0 a 2 1.0 e\n")
+    same_error(
+        qrels,
+        [long, early],
+        r"\S*long\.run:171: duplicate result for query '34', doc 'd2' \(.*\): "
+        r"'34 Q0 d2 2 98 r'",
+    )
+    assert session.read.text(str(long)).rdd.getNumPartitions() == 1  # (the default again)
+
+
+def test_a_text_score_column_is_refused(spark_backend: Any, tmp_path: Path) -> None:
+    """A run DataFrame whose score column holds text is refused in the in-process engine's
+    words for a table (Spark's ANSI cast failed the job on a value that is not a number)."""
+    from rankmeter.engines.spark import evaluate
+
+    session = spark_backend._session
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("1 0 a 1\n1 0 b 0\n")
+    # A DataFrame whose score column holds text: the in-process engine's words for a table.
+    frame = session.createDataFrame(
+        [("1", "a", "2.0"), ("1", "b", "abc")], "query_id string, doc_id string, score string"
+    )
+    with pytest.raises(FormatError, match=r"^<run>: score column must be numeric, not string$"):
+        evaluate(session, str(qrels), frame)
+    with pytest.raises(FormatError, match=r"score column must be numeric, not (large_)?string"):
+        rankmeter.evaluate(qrels, frame.toPandas())
+
+
+def test_every_blank_splits_fields_as_in_process(spark_backend: Any, tmp_path: Path) -> None:
+    """A form feed or vertical tab between fields splits them, as trec_eval and the
+    in-process reader split them (Spark's split knew only spaces, tabs and CR: the line had
+    five fields)."""
+    from rankmeter.engines.spark import evaluate
+
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("1 0 a 1\n1 0 b 2\n2 0 c 1\n")
+    run = tmp_path / "blanks.run"
+    run.write_text("1 Q0\fa 1 2.0 r\n1 Q0 b\v2 1.0 r\n2 Q0 c 1 1.0\f\vr\n")
+    expected = rankmeter.evaluate(qrels, run, METRICS)
+    same(evaluate(spark_backend._session, str(qrels), str(run), METRICS), expected)
+    # A first line of three fields: the in-process error (reading its tag, the run's name,
+    # failed the job).
+    short = tmp_path / "short.run"
+    short.write_text("1 Q0 b\n1 Q0 a 1 2.0 r\n")
+    with pytest.raises(FormatError) as in_process:
+        rankmeter.evaluate(qrels, short)
+    with pytest.raises(FormatError) as on_spark:
+        evaluate(spark_backend._session, str(qrels), str(short))
+    assert str(on_spark.value) == str(in_process.value)
+    assert re.fullmatch(
+        r"\S*short\.run:1: expected 6 columns .* found 3: '1 Q0 b'", str(on_spark.value)
+    )

@@ -45,15 +45,29 @@ load_word(const unsigned char *p, Py_ssize_t n)
     return word;
 }
 
+/* Whether view holds count items of item bytes. count is -1 where the caller's count
+ * overflowed (see counted); item * count is never formed where it could overflow. */
 static int
 check_size(Py_buffer *view, Py_ssize_t item, Py_ssize_t count, const char *what)
 {
-    if (view->len < item * count) {
-        PyErr_Format(PyExc_ValueError, "%s: %zd bytes, %zd needed", what, view->len,
-                     item * count);
+    if (count < 0 || count > view->len / item) {
+        if (count >= 0 && count <= PY_SSIZE_T_MAX / item)
+            PyErr_Format(PyExc_ValueError, "%s: %zd bytes, %zd needed", what, view->len,
+                         item * count);
+        else
+            PyErr_Format(PyExc_ValueError, "%s: %zd bytes, more needed", what, view->len);
         return -1;
     }
     return 0;
+}
+
+/* first + n + 1, the offsets that n strings from first need; -1 when that overflows (or
+ * either is negative), which check_size refuses. */
+static Py_ssize_t
+counted(Py_ssize_t first, Py_ssize_t n)
+{
+    if (first < 0 || n < 0 || first > PY_SSIZE_T_MAX - 1 - n) return -1;
+    return first + n + 1;
 }
 
 /* hash_strings(offsets, wide, first, n, data, out): string_hashes of n strings whose
@@ -69,7 +83,7 @@ hash_strings(PyObject *self, PyObject *args)
         return NULL;
     PyObject *result = NULL;
     Py_ssize_t item = wide ? 8 : 4;
-    if (first < 0 || n < 0 || check_size(&offsets, item, first + n + 1, "offsets") < 0 ||
+    if (check_size(&offsets, item, counted(first, n), "offsets") < 0 ||
         check_size(&out, 8, n, "out") < 0)
         goto done;
     const unsigned char *bytes = (const unsigned char *)data.buf;
@@ -133,6 +147,12 @@ find_keys(PyObject *self, PyObject *args)
     Py_ssize_t n_probes = probes.len / 8;
     Py_ssize_t n_slots = table.len / 4;
     Py_ssize_t n_segments = segments.len ? segments.len / 8 - 1 : 0;
+    if (segments.len && (segments.len % 8 != 0 || n_segments < 1)) {
+        /* (a count of -1 or 0 here read offsets past the buffer) */
+        PyErr_Format(PyExc_ValueError,
+                     "segments: %zd bytes, not whole int64 offsets (at least 2)", segments.len);
+        goto done;
+    }
     /* An empty table: every probe is scanned in its span (the caller checked they are short). */
     int have_table = table.len > 0;
     if (shift < 40 || shift > 63 || (have_table && ((Py_ssize_t)1 << (64 - shift)) > n_slots) ||
@@ -216,6 +236,10 @@ find_keys(PyObject *self, PyObject *args)
             index = slot - 1;
         }
         else { /* a slot several keys share: binary search among the sorted keys */
+            if (n_keys == 0) { /* (there is no key to fall back on) */
+                bad = 1;
+                break;
+            }
             Py_ssize_t low = 0, high = n_keys;
             while (low < high) {
                 Py_ssize_t mid = low + (high - low) / 2;
@@ -886,7 +910,7 @@ dictionary_codes(PyObject *self, PyObject *args)
     PyObject *result = NULL;
     int64_t *slots = NULL;
     Py_ssize_t item = wide ? 8 : 4;
-    if (first < 0 || n < 0 || check_size(&offsets, item, first + n + 1, "offsets") < 0 ||
+    if (check_size(&offsets, item, counted(first, n), "offsets") < 0 ||
         check_size(&hashes, 8, n, "hashes") < 0 || check_size(&codes, 8, n, "codes") < 0 ||
         check_size(&firsts, 8, n, "firsts") < 0)
         goto done;

@@ -396,36 +396,90 @@ def _require(frame: Any, columns: Sequence[str], what: str, source: str) -> None
         )
 
 
+def _require_numeric(frame: Any, column: str, source: str) -> None:
+    """A table's column of numbers, as the in-process engine requires it (text is refused
+    there whatever it holds; cast here, text that is not a number would fail the job)."""
+    kind = dict(frame.dtypes)[column]
+    numeric = ("tinyint", "smallint", "int", "bigint", "float", "double", "decimal")
+    if not kind.startswith(numeric):
+        shown = "string" if kind == "string" else kind
+        raise FormatError(source, f"{column} column must be numeric, not {shown}")
+
+
 def _fields(session: Any, path: str) -> Any:
-    """A text file's data lines split on whitespace, with their order in the file."""
+    """A text file's data lines split on whitespace, with their order in the file (and
+    each one as written, ``value``, for an error)."""
     from pyspark.sql import functions as F
 
     text = session.read.text(path)
     text = text.withColumn("__line__", F.monotonically_increasing_id())
-    trimmed = F.trim(F.regexp_replace("value", r"[\t\r ]+", " "))
-    lines = text.select(trimmed.alias("line"), "__line__")
+    # Fields are split at any run of blanks, as trec_eval and the in-process reader split
+    # them (form feeds and vertical tabs too); F.get below reads a missing field as null
+    # (indexing would fail the job under ANSI SQL, before the check that names the line).
+    trimmed = F.trim(F.regexp_replace("value", r"\s+", " "))
+    lines = text.select(trimmed.alias("line"), "__line__", "value")
     lines = lines.filter((F.col("line") != "") & ~F.col("line").startswith("#"))
-    return lines.select("line", "__line__", F.split("line", " ").alias("f"))
+    return lines.select("line", "__line__", "value", F.split("line", " ").alias("f"))
+
+
+#: monotonically_increasing_id: the partition in the upper 31 bits, the row within it below.
+_ROW_BITS = 33
 
 
 def _first_bad(
-    lines: Any, path: str, checks: Sequence[tuple[Any, str]], **also: Any
+    lines: Any, path: str, checks: Sequence[tuple[Any, str]], kind: str, **also: Any
 ) -> dict[str, Any]:
-    """One pass over the lines: the first line (in file order) failing each check raises
-    its reason; ``also``: more aggregates (e.g. the first line's tag), returned by name."""
+    """One pass over the lines: the first line (in file order) failing any check raises the
+    in-process reader's error for it (its line number, its wording); ``also``: more
+    aggregates (e.g. the first line's tag), returned by name."""
     from pyspark.sql import functions as F
 
-    firsts = [
-        F.min_by(F.when(bad, F.col("line")), F.when(bad, F.col("__line__"))).alias(f"bad{i}")
-        for i, (bad, _) in enumerate(checks)
-    ]
-    row = lines.agg(*firsts, *(value.alias(name) for name, value in also.items())).collect()[0]
-    found = [(row[f"bad{i}"], reason) for i, (_, reason) in enumerate(checks)]
-    for text, reason in found:
-        if text is not None:
-            shown = text if len(text) <= 80 else text[:77] + "..."
-            raise FormatError(path, f"{reason}: {shown!r}")
+    bad = F.lit(False)
+    for check, _ in checks:
+        bad = bad | F.coalesce(check, F.lit(False))
+    row = lines.agg(
+        F.min_by(F.when(bad, F.col("value")), F.when(bad, F.col("__line__"))).alias("text"),
+        F.min(F.when(bad, F.col("__line__"))).alias("at"),
+        *(value.alias(name) for name, value in also.items()),
+    ).collect()[0]
+    text, at = row["text"], row["at"]
+    if text is not None:
+        raise _line_error(lines, path, text, at, kind, checks)
     return {name: row[name] for name in also}
+
+
+def _line_of(session: Any, path: str, at: int) -> tuple[int, str]:
+    """The number and text of the line of the text file ``path`` whose row id (as
+    :func:`_fields` numbers them) is ``at``: the lines of the partitions before its own are
+    counted (two small jobs, run only for an error)."""
+    from pyspark.sql import functions as F
+
+    text = session.read.text(path).withColumn("__line__", F.monotonically_increasing_id())
+    partition = at >> _ROW_BITS
+    before = text.filter(F.col("__line__") < (partition << _ROW_BITS)).count()
+    row = text.filter(F.col("__line__") == at).select("value").first()
+    return before + (at & ((1 << _ROW_BITS) - 1)) + 1, "" if row is None else row["value"]
+
+
+def _line_error(
+    lines: Any, path: str, text: str, at: int, kind: str, checks: Sequence[tuple[Any, str]]
+) -> FormatError:
+    """The error for the bad line ``text`` (row id ``at``): the in-process reader's, with the
+    line's number in the file (the lines of the partitions before its own, counted)."""
+    from rankmeter.io.trec import QRELS_LAYOUT, RUN_LAYOUT, parse_lines
+
+    line = _line_of(lines.sparkSession, path, at)[0] if os.path.isfile(path) else None
+    layout = RUN_LAYOUT if kind == "run" else QRELS_LAYOUT
+    try:
+        parse_lines([(line or 0, text.encode("utf-8"))], path, layout)
+    except FormatError as error:
+        if line is not None:
+            return error
+        return FormatError(path, error.reason, text=text)
+    # (a line the in-process reader takes, and Spark's checks do not)
+    reason = next(r for _, r in checks)
+    shown = text if len(text) <= 80 else text[:77] + "..."
+    return FormatError(path, f"{reason}: {shown!r}", line=line)
 
 
 def _qrels_frame(session: Any, qrels: Any) -> Any:
@@ -442,16 +496,19 @@ def _qrels_frame(session: Any, qrels: Any) -> Any:
     if _is_parquet(path):
         return _qrels_frame(session, session.read.parquet(path))
     lines = _fields(session, path)
-    grade = F.col("f")[3].cast("long")
+    # try_cast: a field that is not a number is null (and named below); Spark's ANSI cast
+    # would fail the job instead, with a Java trace.
+    grade = F.get("f", 3).try_cast("long")
     fields = "a qrels line has 4 fields (query, iteration, document, grade)"
     not_integer = "the grade (4th field) is not an integer"
     _first_bad(
         lines,
         path,
         [(F.size("f") != 4, fields), ((F.size("f") == 4) & grade.isNull(), not_integer)],
+        "qrels",
     )
     return lines.select(
-        F.col("f")[0].alias("query_id"), F.col("f")[2].alias("doc_id"), grade.alias("relevance")
+        F.get("f", 0).alias("query_id"), F.get("f", 2).alias("doc_id"), grade.alias("relevance")
     )
 
 
@@ -508,6 +565,7 @@ def _run_frame(
 
     if _is_frame(run):
         _require(run, RUN_COLUMNS, "a run", "<run>")
+        _require_numeric(run, "score", "<run>")
         several = keep_names and name is None and "run" in run.columns
         label = F.col("run").cast("string") if several else F.lit(name or "run")
         frame = run.select(
@@ -530,24 +588,25 @@ def _run_frame(
             name = default_run_name(path)
         return _run_frame(session, frame, name, keep_names=keep_names)
     lines = _fields(session, path)
-    score = F.col("f")[4].cast("double")
+    score = F.get("f", 4).try_cast("double")  # (null where not a number: see _qrels_frame)
     fields = "a run line has 6 fields (query, Q0, document, rank, score, tag)"
     not_number = "the score (5th field) is not a number"
     first = _first_bad(
         lines,
         path,
         [(F.size("f") < 6, fields), ((F.size("f") >= 6) & score.isNull(), not_number)],
-        tag=F.min_by(F.col("f")[5], F.col("__line__")),
+        "run",
+        tag=F.min_by(F.get("f", 5), F.col("__line__")),
     )
     if name is None:
         name = first["tag"] or "run"
     frame = lines.select(
         F.lit(name).alias("run"),
-        F.col("f")[0].alias("query_id"),
-        F.col("f")[2].alias("doc_id"),
+        F.get("f", 0).alias("query_id"),
+        F.get("f", 2).alias("doc_id"),
         score.alias("score"),
         F.col("__line__").alias(LINE),
-        F.col("f")[3].try_cast("double").alias(RANK),
+        F.get("f", 3).try_cast("double").alias(RANK),
     )
     return frame, name
 
@@ -649,7 +708,9 @@ def _per_query(
     table = result.toArrow()
     errors = table.column(_ERROR).drop_null()
     if len(errors):
-        raise _task_error(errors[0].as_py(), sources, qrels_source)
+        given = {f"run {name}": i for i, name in enumerate(sources)}
+        first = min(errors.to_pylist(), key=lambda message: _file_order(message, given))
+        raise _task_error(first, sources, qrels_source, session)
     return table
 
 
@@ -725,8 +786,9 @@ class _BucketTask:
             rows = run_rows.take(pc.sort_indices(run_rows.column(LINE)))
             try:
                 run = as_run(rows.select(list(RUN_COLUMNS)), name=name, ties=self.policies.ties)
-            except FormatError as error:
-                return self._error(f"FormatError\trun {name}\t{error.reason}")
+            except FormatError as error:  # (with the row's id in the file, if it names one)
+                at = "" if error.line is None else str(rows.column(LINE)[error.line - 1].as_py())
+                return self._error(f"FormatError\trun {name}\t{error.reason}\t{at}")
         ran = [] if run is None else [str(q) for q in run.query_ids]
         written, rising = (0, 0) if run is None else run.written_order(WRITTEN_DEPTH)
         depth = int(np.diff(run.offsets).max(initial=0)) if run is not None else 0
@@ -741,7 +803,7 @@ class _BucketTask:
             try:
                 qrels = as_qrels(qrels_rows.select(list(QRELS_COLUMNS)))
             except FormatError as error:
-                return self._error(f"FormatError\tqrels\t{error.reason}")
+                return self._error(f"FormatError\tqrels\t{error.reason}\t")
             # The in-process per-query work, on this bucket: the join, the kernels.
             values = per_query_values(
                 qrels, [] if run is None else [run], parse_metrics(self.labels), self.policies
@@ -776,15 +838,36 @@ class _BucketTask:
         return pa.concat_tables(parts)
 
 
-def _task_error(message: str, sources: Mapping[str, str], qrels_source: str) -> RankmeterError:
+def _file_order(message: str, given: Mapping[str, int]) -> tuple[int, int]:
+    """Tasks' errors in the order the in-process engine meets them: the qrels', then each
+    run's in the order given, each run's by the row it names (the first in the file first)."""
+    kind, _, text = message.partition("\t")
+    side, _, rest = text.partition("\t")
+    at = rest.rpartition("\t")[2]
+    if kind != "FormatError":
+        return (len(given) + 1, 0)
+    return (0 if side == "qrels" else 1 + given.get(side, len(given)), int(at or 0))
+
+
+def _task_error(
+    message: str, sources: Mapping[str, str], qrels_source: str, session: Any = None
+) -> RankmeterError:
     """A task's error as the driver raises it. A reader's error is worded as the in-process
-    one but names the file (or table) only: a bucket's row numbers are not the file's."""
+    one; where it names a row of a run read from a TREC text file, that row's line number and
+    text are found in the file, as the in-process reader gives them (a bucket's own row
+    numbers are not the file's); other inputs are named without a line."""
     kind, _, text = message.partition("\t")
     if kind == "FormatError":
-        side, _, reason = text.partition("\t")
+        side, _, rest = text.partition("\t")
+        reason, _, at = rest.rpartition("\t")
         if side == "qrels":
             return FormatError(qrels_source, reason)
-        return FormatError(sources.get(side.removeprefix("run "), side), reason)
+        source = sources.get(side.removeprefix("run "), side)
+        text_file = os.path.isfile(source) and not _is_parquet(source)
+        if at.isdigit() and session is not None and text_file:
+            line, shown = _line_of(session, source, int(at))
+            return FormatError(source, reason, line=line, text=shown)
+        return FormatError(source, reason)
     return PolicyError(text) if kind == "PolicyError" else RankmeterError(text)
 
 
