@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import os
 from types import ModuleType
+from typing import Any
 
-__all__ = ["NATIVE", "native_available"]
+__all__ = ["NATIVE", "native_available", "string_parts"]
 
 
 def _load() -> ModuleType | None:
@@ -26,6 +27,17 @@ def _load() -> ModuleType | None:
 
 
 NATIVE: ModuleType | None = _load()
+
+
+def string_parts(strings: Any) -> tuple[Any, bool, int, Any]:
+    """What the compiled loops read of an Arrow string (or binary) array: its offsets buffer,
+    whether those are 64-bit (large_string, large_binary), where the array starts in them
+    (its offset), and its data buffer (``b""`` when it has none)."""
+    import pyarrow as pa
+
+    buffers = strings.buffers()
+    wide = pa.types.is_large_string(strings.type) or pa.types.is_large_binary(strings.type)
+    return buffers[1], wide, strings.offset, b"" if buffers[2] is None else buffers[2]
 
 
 def native_available() -> bool:

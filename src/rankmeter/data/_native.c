@@ -1,9 +1,11 @@
 /*
- * rankmeter.data._native: the three inner loops of reading and joining a run, compiled.
+ * rankmeter.data._native: the inner loops of reading and joining a run, compiled: string
+ * hashes, the judged-pair lookup, the duplicate check, trec_eval's tie order, interning, and
+ * the scanner of run pieces in the common layout.
  *
- * Each function computes exactly what its NumPy twin in rankmeter/data/hashing.py or
- * rankmeter/data/csr.py computes (the tests compare the two on random input); the Python
- * code stays the fallback wherever this module was not built. Inputs and outputs are
+ * Each function computes exactly what its NumPy (or Arrow) twin in rankmeter/data computes
+ * (tests/data/test_native.py and tests/io/test_scan.py compare the two on random input); the
+ * Python code stays the fallback wherever this module was not built. Inputs and outputs are
  * contiguous buffers (NumPy arrays, Arrow buffers), so no NumPy headers are needed to build
  * it, and every loop runs without the GIL: the reader's threads keep parsing meanwhile.
  *
@@ -21,10 +23,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The constants of hashing.py: _STEP, _MIX_1, and the pair constant _PAIR. */
+/* The constants of hashing.py's string hashes: _STEP and _MIX_1. */
 #define STEP UINT64_C(0x9E3779B97F4A7C15)
 #define MIX_1 UINT64_C(0xBF58476D1CE4E5B9)
-/* find_keys scans a segment's keys where they lie when they are this few or fewer. */
+/* find_keys scans a segment's keys where they lie when they are this few or fewer (the
+ * module's SCAN_SPAN, which KeyTable reads to know when it needs no table). */
 #define SCAN_SPAN 16
 
 /* The little-endian word of the n bytes (1..8) at p, zero-padded above them. */
@@ -622,10 +625,10 @@ parse_score(const unsigned char *text, Py_ssize_t length, double *out)
     return 1;
 }
 
-/* end_of_field: where the field starting at text[at] ends: the first byte that cannot be in a field of the
- * common layout (a blank or control byte, DEL or above, '#'), or length. Eight bytes at a
- * time: each test below flags the first byte that meets it exactly (a false flag can only
- * sit above a true one), so the lowest flag of all is the first stop byte. */
+/* end_of_field: where the field starting at text[at] ends: the first byte that cannot be in
+ * a field of the common layout (a blank or control byte, DEL or above, '#'), or length.
+ * Eight bytes at a time: each test below flags the first byte that meets it exactly (a false
+ * flag can only sit above a true one), so the lowest flag of all is the first stop byte. */
 #define ONES UINT64_C(0x0101010101010101)
 #define HIGHS UINT64_C(0x8080808080808080)
 
@@ -711,36 +714,37 @@ typedef struct {
     size_t used, size;
 } Growing;
 
+/* Room for count more bytes, doubling the buffer as often as that takes; -1 without memory. */
+static int
+make_room(Growing *buffer, size_t count)
+{
+    if (buffer->used + count <= buffer->size) return 0;
+    size_t size = buffer->size ? buffer->size : 4096;
+    while (size < buffer->used + count) size *= 2;
+    unsigned char *grown = (unsigned char *)realloc(buffer->bytes, size);
+    if (grown == NULL) return -1;
+    buffer->bytes = grown;
+    buffer->size = size;
+    return 0;
+}
+
 static int
 put(Growing *buffer, const void *source, size_t count)
 {
-    if (buffer->used + count > buffer->size) {
-        size_t size = buffer->size ? buffer->size : 4096;
-        while (size < buffer->used + count) size *= 2;
-        unsigned char *grown = (unsigned char *)realloc(buffer->bytes, size);
-        if (grown == NULL) return -1;
-        buffer->bytes = grown;
-        buffer->size = size;
-    }
+    if (make_room(buffer, count) < 0) return -1;
     memcpy(buffer->bytes + buffer->used, source, count);
     buffer->used += count;
     return 0;
 }
 
-/* put() for a short field: room for 16 more bytes is made once in a while, and a field of
- * up to 16 bytes is copied as two 8-byte words whatever its length (the bytes past it are
- * overwritten by the next field): no call to memcpy per field. */
+/* put() for a short field: a field of up to 16 bytes is copied as two 8-byte words whatever
+ * its length (the bytes past it are overwritten by the next field): no call to memcpy per
+ * field. */
 static inline int
 put_field(Growing *buffer, const unsigned char *source, size_t count, const unsigned char *end)
 {
     if (count > 16 || source + 16 > end) return put(buffer, source, count);
-    if (buffer->used + 16 > buffer->size) {
-        size_t size = buffer->size ? buffer->size * 2 : 4096;
-        unsigned char *grown = (unsigned char *)realloc(buffer->bytes, size);
-        if (grown == NULL) return -1;
-        buffer->bytes = grown;
-        buffer->size = size;
-    }
+    if (make_room(buffer, 16) < 0) return -1;
     memcpy(buffer->bytes + buffer->used, source, 8);
     memcpy(buffer->bytes + buffer->used + 8, source + 8, 8);
     buffer->used += count;
@@ -754,7 +758,7 @@ put_field(Growing *buffer, const unsigned char *source, size_t count, const unsi
  * else (a tab, a comment, CR, a doubled or edge blank, more or fewer fields, non-ASCII text,
  * another way of writing a number) gives None, and the caller reads the piece as before.
  * The query and doc ids come back as Arrow string offsets (int32) and bytes, the scores as
- * doubles, each a bytes object of exactly its size. */
+ * doubles, each a Block of exactly its size (no copy). */
 static PyObject *
 parse_run(PyObject *self, PyObject *args)
 {
@@ -1007,5 +1011,10 @@ PyInit__native(void)
 {
     BlockType = (PyTypeObject *)PyType_FromSpec(&block_spec);
     if (BlockType == NULL) return NULL;
-    return PyModule_Create(&module);
+    PyObject *made = PyModule_Create(&module);
+    if (made != NULL && PyModule_AddIntConstant(made, "SCAN_SPAN", SCAN_SPAN) < 0) {
+        Py_DECREF(made);
+        return NULL;
+    }
+    return made;
 }

@@ -48,14 +48,14 @@ def string_hashes(strings: Any, *, chunk: int = 1 << 16) -> npt.NDArray[np.uint6
         return np.concatenate(parts) if parts else np.empty(0, dtype=np.uint64)
     n = len(strings)
     hashes = np.empty(n, dtype=np.uint64)
-    wide = pa.types.is_large_string(strings.type) or pa.types.is_large_binary(strings.type)
-    buffers = strings.buffers()
     native = _compiled.NATIVE
     if native is not None:
         if n:
-            data = b"" if buffers[2] is None else buffers[2]
-            native.hash_strings(buffers[1], wide, strings.offset, n, data, hashes)
+            offsets, large, first, text = _compiled.string_parts(strings)
+            native.hash_strings(offsets, large, first, n, text, hashes)
         return hashes
+    wide = pa.types.is_large_string(strings.type) or pa.types.is_large_binary(strings.type)
+    buffers = strings.buffers()
     all_offsets = np.frombuffer(buffers[1], dtype=np.int64 if wide else np.int32)
     data = _Words(buffers[2])
     for begin in range(0, n, chunk):
@@ -147,11 +147,6 @@ def _mix(state: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint64]:
     return state
 
 
-#: The compiled lookup scans a query's judgments in place when they are this few (SCAN_SPAN in
-#: _native.c; more are looked up in the table).
-SCAN_SPAN = 16
-
-
 class KeyTable:
     """Finds 64-bit keys (well mixed, such as :func:`string_hashes`) among a set of distinct
     keys: which probes are in it, and where.
@@ -189,7 +184,7 @@ class KeyTable:
             return self._table
         keys = self.keys
         self._order = np.argsort(keys).astype(np.int64, copy=False)
-        self._sorted = keys[self._order]
+        # (self._sorted, made by __init__, is keys[self._order] already)
         bits = min(max((len(keys) * 8).bit_length(), 10), 24)
         self._shift = np.uint64(64 - bits)
         # The slots of the sorted keys ascend: a slot that several keys share repeats.
@@ -286,10 +281,11 @@ class KeyTable:
             skipped = np.ascontiguousarray(skip, dtype=np.bool_).view(np.uint8)
             if spans is not None:
                 spanned = np.ascontiguousarray(spans, dtype=np.int64)
-        # Without spans, or with one too long to scan, probes look in the table; else the
-        # table is not read and need not be built (an empty one is given).
+        # Without spans, or with one too long for the loop to scan (its SCAN_SPAN), probes
+        # look in the table; else the table is not read and need not be built (an empty one
+        # is given).
         scanned = spans is not None and (
-            len(spans) == 0 or int((spans[:, 1] - spans[:, 0]).max()) <= SCAN_SPAN
+            len(spans) == 0 or int((spans[:, 1] - spans[:, 0]).max()) <= native.SCAN_SPAN
         )
         table: object = b"" if scanned else self._build()
         found = native.find_keys(

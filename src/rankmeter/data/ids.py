@@ -112,16 +112,9 @@ def _encode(strings: Any) -> tuple[IntArray, Any]:
             n = len(array)
             codes = np.empty(n, dtype=np.int64)
             firsts = np.empty(n, dtype=np.int64)
-            buffers = array.buffers()
+            offsets, wide, first, data = _compiled.string_parts(array)
             distinct = native.dictionary_codes(
-                buffers[1],
-                pa.types.is_large_string(array.type),
-                array.offset,
-                n,
-                b"" if buffers[2] is None else buffers[2],
-                string_hashes(array),
-                codes,
-                firsts,
+                offsets, wide, first, n, data, string_hashes(array), codes, firsts
             )
             return codes, take(array, firsts[:distinct])
     encoded = compute("dictionary_encode", strings)

@@ -577,16 +577,16 @@ def _tie_moves_native(
     n = len(scores)
     at = np.empty(n, dtype=np.int64)  # pages are touched only where a result moves
     source = np.empty(n, dtype=np.int64)
-    buffers = docs.buffers()
+    offsets, wide, first, data = _compiled.string_parts(docs)
     count = native.tie_moves(
         np.ascontiguousarray(q_codes, dtype=np.int64),
         np.ascontiguousarray(scores, dtype=np.float64),
         b"" if order is None else np.ascontiguousarray(order, dtype=np.int64),
         np.ascontiguousarray(rows, dtype=np.int64),
-        buffers[1],
-        pa.types.is_large_string(docs.type),
-        docs.offset,
-        b"" if buffers[2] is None else buffers[2],
+        offsets,
+        wide,
+        first,
+        data,
         at,
         source,
     )

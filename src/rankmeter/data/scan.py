@@ -40,8 +40,8 @@ def scan_run_piece(data: Any) -> Any:
         return None
     rows, q_offsets, q_bytes, d_offsets, d_bytes, scores = read
 
-    # Each column's bytes as the scanner sized them; Arrow reads them where they are.
-    def strings(offsets: bytes, values: bytes) -> Any:
+    # Each column's memory as the scanner sized it (a Block); Arrow reads it where it is.
+    def strings(offsets: Any, values: Any) -> Any:
         return pa.StringArray.from_buffers(rows, pa.py_buffer(offsets), pa.py_buffer(values))
 
     return pa.table(

@@ -93,9 +93,9 @@ def evaluate(
     Raises
     ------
     FormatError
-        A missing column, a line of a TREC file that does not parse (named by its text: Spark
-        keeps no line numbers), or what the in-process readers refuse in a bucket (e.g. a
-        document twice in one query).
+        A missing column, a line of a TREC file that does not parse, or what the in-process
+        readers refuse in a bucket (e.g. a document twice in one query): the in-process
+        error, naming the line of a TREC text file (found from Spark's row ids).
     PolicyError
         A bad policy, ``ties="input"``, or a name that a ``run`` column holds given again by
         another run.
@@ -838,12 +838,23 @@ class _BucketTask:
         return pa.concat_tables(parts)
 
 
+def _message_parts(message: str) -> tuple[str, str, str, str]:
+    """A task's error message (``_BucketTask._error``) as ``(kind, side, reason, at)``: a
+    reader's error is ``FormatError<TAB>side<TAB>reason<TAB>row``, side ``qrels`` or ``run
+    NAME``, row the id of the row it names or empty; any other error ``Kind<TAB>text`` (its
+    text as the reason, side and row empty)."""
+    kind, _, text = message.partition("\t")
+    if kind != "FormatError":
+        return kind, "", text, ""
+    side, _, rest = text.partition("\t")
+    reason, _, at = rest.rpartition("\t")
+    return kind, side, reason, at
+
+
 def _file_order(message: str, given: Mapping[str, int]) -> tuple[int, int]:
     """Tasks' errors in the order the in-process engine meets them: the qrels', then each
     run's in the order given, each run's by the row it names (the first in the file first)."""
-    kind, _, text = message.partition("\t")
-    side, _, rest = text.partition("\t")
-    at = rest.rpartition("\t")[2]
+    kind, side, _, at = _message_parts(message)
     if kind != "FormatError":
         return (len(given) + 1, 0)
     return (0 if side == "qrels" else 1 + given.get(side, len(given)), int(at or 0))
@@ -856,10 +867,8 @@ def _task_error(
     one; where it names a row of a run read from a TREC text file, that row's line number and
     text are found in the file, as the in-process reader gives them (a bucket's own row
     numbers are not the file's); other inputs are named without a line."""
-    kind, _, text = message.partition("\t")
+    kind, side, reason, at = _message_parts(message)
     if kind == "FormatError":
-        side, _, rest = text.partition("\t")
-        reason, _, at = rest.rpartition("\t")
         if side == "qrels":
             return FormatError(qrels_source, reason)
         source = sources.get(side.removeprefix("run "), side)
@@ -868,7 +877,7 @@ def _task_error(
             line, shown = _line_of(session, source, int(at))
             return FormatError(source, reason, line=line, text=shown)
         return FormatError(source, reason)
-    return PolicyError(text) if kind == "PolicyError" else RankmeterError(text)
+    return PolicyError(reason) if kind == "PolicyError" else RankmeterError(reason)
 
 
 def _result(

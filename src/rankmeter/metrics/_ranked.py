@@ -222,7 +222,7 @@ def join(
     qrels_index = qrels.query_rows()
     run_to_qrels = np.array(
         [qrels_index.get(q, -1) for q in run.segment_ids.tolist()], dtype=np.int64
-    ).reshape(-1)
+    )
     present = run_to_qrels >= 0
     qrels_to_run = np.full(qrels.n_queries, -1, dtype=np.int64)
     qrels_to_run[run_to_qrels[present]] = np.flatnonzero(present)
