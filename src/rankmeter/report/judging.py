@@ -54,7 +54,7 @@ class RaterPages:
             doc_lines=_lines(found.item.doc_text),
             position=view.position,
             action=view.action,
-            shown_at=f"{view.shown_at:.3f}",
+            version=view.version,
             grades=view.grades,
             current=current,
             cant_judge=found.cant_judge,
