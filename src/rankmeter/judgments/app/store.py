@@ -14,8 +14,9 @@ A file is a rankmeter judgments database when its SQLite header's ``application_
 The header is read as bytes before SQLite opens the file, so any other file (another SQLite
 database, a text file, a FIFO) is refused with one line and left exactly as it was; a database
 SQLite cannot read (a damaged file) is one line naming the file too. ``Store(path,
-read_only=True)`` opens the file read-only (SQLite's ``mode=ro``) and changes nothing: what
-``judge status`` and ``judge export`` use, so that they read a database on a read-only file.
+read_only=True)`` writes nothing (``PRAGMA query_only``; on a read-only file or folder SQLite's
+``mode=ro``, then ``immutable=1``): what ``judge status`` and ``judge export`` use, so that they
+read a database on a read-only file.
 
 A label is written only over the label its page showed (:meth:`Store.record`'s ``expected``):
 a second post made from the same page (a second key pressed before the next page came) finds
@@ -567,20 +568,27 @@ class Store:
 
 
 def _open(path: Path, read_only: bool) -> sqlite3.Connection:
-    """SQLite's connection to ``path``; read-only: ``mode=ro`` (and, where SQLite cannot make
-    the WAL's side files beside a read-only file, ``immutable=1``)."""
+    """SQLite's connection to ``path``. Read-only: ``PRAGMA query_only`` on an ordinary
+    connection (which, closing, tidies the WAL's side files away as usual); where SQLite cannot
+    open the file so (a read-only file or folder), ``mode=ro``, then ``immutable=1`` (where
+    SQLite cannot make the WAL's side files beside the file either)."""
     # isolation_level=None: transactions are explicit (BEGIN IMMEDIATE for writes), so that
     # two writers queue on the lock instead of failing to upgrade a read lock.
+    db = sqlite3.connect(path, timeout=30.0, isolation_level=None)
     if not read_only:
-        return sqlite3.connect(path, timeout=30.0, isolation_level=None)
-    uri = f"file:{urllib.parse.quote(os.fspath(path.absolute()))}?mode=ro"
-    db = sqlite3.connect(uri, uri=True, timeout=30.0, isolation_level=None)
-    try:
-        db.execute("PRAGMA schema_version").fetchone()
-    except sqlite3.OperationalError:
-        db.close()
-        db = sqlite3.connect(f"{uri}&immutable=1", uri=True, isolation_level=None)
-    return db
+        return db
+    uri = f"file:{urllib.parse.quote(os.fspath(path.absolute()))}"
+    for fallback in (None, f"{uri}?mode=ro", f"{uri}?mode=ro&immutable=1"):
+        if fallback is not None:
+            db = sqlite3.connect(fallback, uri=True, timeout=30.0, isolation_level=None)
+        try:
+            db.execute("PRAGMA query_only=ON")
+            db.execute("PRAGMA schema_version").fetchone()
+        except sqlite3.OperationalError:
+            db.close()
+            continue
+        return db
+    return sqlite3.connect(f"{uri}?mode=ro&immutable=1", uri=True, isolation_level=None)
 
 
 def _number(text: str) -> float:
