@@ -344,3 +344,18 @@ def test_grades_of_several_characters(tmp_path: Path, scale: tuple[int, int], gi
         action, hidden = form_of(page)
         assert client.post(action, data={**hidden, "grade": given}).status_code == 303
     assert [lab.grade for lab in store.labels()] == [int(given)]
+
+
+def test_an_unexpected_error_is_a_page_without_a_traceback(store: Store) -> None:
+    from starlette.testclient import TestClient
+
+    class Broken(type(pages())):  # type: ignore[misc]
+        def item(self, view: Any) -> str:
+            raise RuntimeError("secret detail")
+
+    app = create_app(store.path, pages=Broken())
+    with TestClient(app, raise_server_exceptions=False) as client:
+        answer = client.get(link(store, "alice"))
+    assert answer.status_code == 500
+    assert "internal error: this is a bug in rankmeter" in answer.text
+    assert "Traceback" not in answer.text and "secret detail" not in answer.text

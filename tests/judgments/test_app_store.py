@@ -256,3 +256,31 @@ def test_a_read_only_database_is_read(tmp_path: Path) -> None:
         ):
             reader.record("alice", 2, 1)
     assert _sha(path) == before
+
+
+@pytest.mark.parametrize(
+    ("column", "value", "message"),
+    [
+        (
+            "grade",
+            "'three'",
+            r"a stored grade \('three'\) is not on the scale 0-3: is it damaged\?",
+        ),
+        ("grade", "9", r"a stored grade \(9\) is not on the scale 0-3"),
+        ("labelled_at", "'noon'", r"a stored time \('noon'\) is not a number"),
+    ],
+)
+def test_labels_read_back_are_checked(
+    tmp_path: Path, column: str, value: str, message: str
+) -> None:
+    """A label read back from the file is checked as if typed: an edited database is one line."""
+    path = tmp_path / "j.sqlite"
+    store = make_store(path)
+    store.record("alice", 1, 2)
+    with closing(sqlite3.connect(path)) as db:
+        db.execute(f"UPDATE labels SET {column} = {value}")
+        db.commit()
+    with pytest.raises(FormatError, match=rf"j\.sqlite: {message}"):
+        store.labels()
+    with pytest.raises(FormatError, match=rf"j\.sqlite: {message}"):
+        store.assignment("alice", 1)

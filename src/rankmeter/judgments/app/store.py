@@ -477,6 +477,7 @@ class Store:
             ).fetchone()
         if row is None:
             return None
+        self._check_row(row[:5], row[5], row[7], self.scale)
         return Assignment(position, total, Item(*row[:5]), row[5], bool(row[6]), row[7])
 
     def next_unjudged(self, rater: str) -> int | None:
@@ -510,7 +511,34 @@ class Store:
                 "FROM labels l JOIN items i ON i.id = l.item JOIN raters r ON r.name = l.rater "
                 "ORDER BY l.item, r.rowid"
             ).fetchall()
+        scale = self.scale
+        for q, d, r, g, t, _ in rows:
+            self._check_row((q, d, r), g, t, scale)
         return [Label(q, d, r, g, t, s) for q, d, r, g, t, s in rows]
+
+    def _check_row(
+        self,
+        texts: Sequence[object],
+        grade: object,
+        labelled_at: object,
+        scale: tuple[int, int],
+    ) -> None:
+        """A row read back is checked as if typed: texts, a grade on the scale or none, a time."""
+        low, high = scale
+        if not all(isinstance(text, str) for text in texts):
+            wrong = next(text for text in texts if not isinstance(text, str))
+            raise FormatError(
+                str(self.path), f"a stored id or text is not text ({wrong!r}): is it damaged?"
+            )
+        if grade is not None and not (type(grade) is int and low <= grade <= high):
+            raise FormatError(
+                str(self.path),
+                f"a stored grade ({grade!r}) is not on the scale {low}-{high}: is it damaged?",
+            )
+        if labelled_at is not None and not isinstance(labelled_at, float | int):
+            raise FormatError(
+                str(self.path), f"a stored time ({labelled_at!r}) is not a number: is it damaged?"
+            )
 
     # -- writing ------------------------------------------------------------------------------
 
