@@ -250,8 +250,9 @@ class Store:
         """The database at ``path``, filled with ``items`` and ``raters`` if it is new.
 
         A database filled before (by an earlier ``judge serve``) is opened as it is, keeping
-        every label and every rater's token, when it holds the same items, raters and scale;
-        otherwise it is an error (a new pool or new raters need a new database).
+        every label and every rater's token, when it holds the same items (with the same
+        texts), raters, scale, overlap and seed; otherwise it is an error saying what differs
+        (a new pool, new texts or new raters need a new database).
         """
         target = Path(path)
         if not items:
