@@ -15,7 +15,9 @@ the cursor or clear the screen) and characters that turn a Markdown table into r
 
 One escaper per format, all here: :func:`visible` (text, terminals), :func:`terminal_safe`
 (data formats at a terminal), :func:`json_safe`, :func:`markdown_text` (with
-:func:`markdown_code` and :func:`markdown_fence`), :func:`html_text` and :func:`latex_text`.
+:func:`markdown_code` and :func:`markdown_fence`), :func:`html_text`, :func:`latex_text`, and
+:func:`spreadsheet_cell` (a text cell of a CSV file a spreadsheet may open; the readers undo
+it with :data:`SPREADSHEET_ESCAPED`).
 One module, used by every renderer and by the CLI's error line, so that the rule cannot drift.
 Standard library only: it sits below everything else.
 """
@@ -30,12 +32,14 @@ import sys
 from collections.abc import Iterable
 
 __all__ = [
+    "SPREADSHEET_ESCAPED",
     "html_text",
     "json_safe",
     "latex_text",
     "markdown_code",
     "markdown_fence",
     "markdown_text",
+    "spreadsheet_cell",
     "terminal_safe",
     "visible",
 ]
@@ -223,3 +227,30 @@ def latex_text(text: str) -> str:
             escape = f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
             out.append(r"\textbackslash{}" + escape[1:])
     return "".join(out)
+
+
+# What a spreadsheet reads as a formula at the start of a cell (OWASP's list: CSV injection),
+# and the apostrophe that makes a cell text; an apostrophe is added before either.
+_SPREADSHEET_FIRST = "=+-@\t\r"
+#: A cell :func:`spreadsheet_cell` escaped (a regular expression for Python's ``re`` and RE2,
+#: as Arrow's compute uses it): the apostrophe to remove is the first character, group 1 the rest
+#: of the cell's first two characters.
+SPREADSHEET_ESCAPED = "^'([=+\\-@\t\r'])"
+
+
+def spreadsheet_cell(text: str) -> str:
+    """A text cell of a CSV file, safe to open in a spreadsheet: a cell that begins with ``=``,
+    ``+``, ``-``, ``@``, a tab or a carriage return (a formula to a spreadsheet) gets a leading
+    apostrophe, as OWASP advises, and so does a cell that begins with an apostrophe followed
+    by one of those or another apostrophe, so that the reader's undoing (remove the apostrophe
+    of a cell matching :data:`SPREADSHEET_ESCAPED`) gives back exactly the text written.
+
+    Numbers are not text cells: a grade of -1 is written as it is.
+
+    >>> [spreadsheet_cell(t) for t in ("=1+1", "@SUM(A1)", "-x", "'=x", "'ok", "d1")]
+    ["'=1+1", "'@SUM(A1)", "'-x", "''=x", "'ok", 'd1']
+    """
+    first, second = text[:1], text[1:2]
+    formula = bool(first) and first in _SPREADSHEET_FIRST
+    escaped_look = first == "'" and bool(second) and second in _SPREADSHEET_FIRST + "'"
+    return "'" + text if formula or escaped_look else text

@@ -4,7 +4,10 @@ exported qrels and labels table (which `rankmeter agree` reads)."""
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -263,3 +266,163 @@ def test_serve_on_a_port_in_use(inputs: dict[str, Path]) -> None:
         result = run_process([*serve_args(inputs), "--port", str(port)])
     message = result.assert_one_error_line(2)
     assert message.startswith(f"cannot listen on 127.0.0.1:{port}: ")
+
+
+def test_serve_refuses_a_restart_with_other_options_or_texts(
+    cli: CLI, inputs: dict[str, Path]
+) -> None:
+    """Issue 22, item 9: a restart with another --overlap, --seed or corpus kept the old
+    assignments and texts in silence."""
+    items = [Item(q, d, t, "", f"text {d}") for q, ds in DOCS.items() for d in ds
+             for t in [{"q1": "first query", "q2": "second query"}[q]]]  # fmt: skip
+    Store.create(inputs["db"], items, ["ann", "bob"], overlap=0.4, seed=7)
+    before = inputs["db"].read_bytes()
+    message = cli(*serve_args(inputs, "--overlap", "0.4")).assert_one_error_line(2)
+    assert message == (
+        f"{inputs['db']} was made with --seed 7, not 0: its items were assigned with it; give "
+        "--seed 7, or a new --db"
+    )
+    message = cli(*serve_args(inputs, "--seed", "7")).assert_one_error_line(2)
+    assert message.startswith(f"{inputs['db']} was made with --overlap 0.4, not 0.0: ")
+    inputs["corpus"].write_text(
+        "".join(json.dumps({"_id": d, "text": f"new text {d}"}) + "\n" for d in "abcd")
+    )
+    message = cli(*serve_args(inputs, "--seed", "7", "--overlap", "0.4")).assert_one_error_line(2)
+    assert message == (
+        f"{inputs['db']} was made from other texts: the text of document 'a' in --corpus "
+        "differs from the one the raters were shown; give the same --corpus, or a new --db "
+        "for the new texts"
+    )
+    assert inputs["db"].read_bytes() == before
+
+
+def test_serve_status_and_export_refuse_a_fifo(cli: CLI, inputs: dict[str, Path]) -> None:
+    """Issue 22, item 10: a FIFO as --db was an internal error (exit 70)."""
+    fifo = inputs["db"].with_name("fifo.sqlite")
+    os.mkfifo(fifo)
+    args = serve_args(inputs)
+    args[args.index(str(inputs["db"]))] = str(fifo)
+    for command in (args, ["judge", "status", "--db", str(fifo)],
+                    ["judge", "export", "--db", str(fifo)]):  # fmt: skip
+        message = run_process(command).assert_one_error_line(1)
+        assert message == (
+            f"{fifo}: not a rankmeter judgments database (a FIFO): give the SQLite file that "
+            "`rankmeter judge serve` made, or a new file name"
+        )
+
+
+def test_status_and_export_of_a_damaged_database(cli: CLI, judged: Path) -> None:
+    """Issue 22, item 10: a corrupted database was an internal error (exit 70)."""
+    data = bytearray(judged.read_bytes())
+    data[4096:] = b"\xa5" * (len(data) - 4096)
+    judged.write_bytes(bytes(data))
+    for command in ("status", "export"):
+        message = cli("judge", command, "--db", str(judged)).assert_one_error_line(1)
+        assert message.startswith(f"{judged}: cannot use the judgments database (SQLite says: ")
+
+
+def test_status_and_export_read_a_read_only_database(
+    cli: CLI, judged: Path, tmp_path: Path
+) -> None:
+    """Issue 22, item 10: a read-only database was "not a rankmeter judgments database"."""
+    from _read_only import read_only_file
+
+    before = judged.read_bytes()
+    with read_only_file(judged):
+        status = cli("judge", "status", "--db", str(judged))
+        assert status.code == 0, status.err
+        assert "ann" in status.out and "100%" in status.out
+        exported = cli("judge", "export", "--db", str(judged))
+        assert exported.code == 0, exported.err
+        assert exported.out == "q1 0 a 2\nq1 0 b 1\nq2 0 a 2\nq2 0 d 0\n"
+    assert judged.read_bytes() == before
+
+
+HOSTILE_DOC = "d\x1b]0;PWNED\x07\x1b[2J"
+
+
+def at_a_terminal(args: list[str]) -> tuple[int, bytes]:
+    """Run the command with its stdout a pseudo-terminal (isatty() true); its status and output."""
+    master, slave = os.openpty()
+    try:
+        child = subprocess.Popen(
+            [sys.executable, "-c", "from rankmeter.cli import main; main()", *args],
+            stdin=subprocess.DEVNULL, stdout=slave, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        os.close(slave)
+        out = bytearray()
+        while True:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:  # EIO: the child closed the terminal
+                break
+            if not chunk:
+                break
+            out += chunk
+        return child.wait(timeout=60), bytes(out)
+    finally:
+        os.close(master)
+
+
+def test_export_escapes_control_bytes_at_a_terminal(tmp_path: Path) -> None:
+    """Issue 22, item 12: `judge export` printed a doc id's control bytes raw at a terminal (it
+    set the title and cleared the screen); in a file they stay exact."""
+    db = tmp_path / "j.sqlite"
+    store = Store.create(db, [Item("q1", HOSTILE_DOC, "", "", "")], ["ann"])
+    store.record("ann", 1, 2)
+    code, out = at_a_terminal(["judge", "export", "--db", str(db)])
+    assert code == 0, out
+    assert b"\x1b" not in out and b"\x07" not in out
+    assert out == b"q1 0 d\\x1b]0;PWNED\\x07\\x1b[2J 2\r\n"
+    qrels, labels = tmp_path / "qrels.txt", tmp_path / "labels.csv"
+    done = run_process(["judge", "export", "--db", db, "-o", qrels, "--labels", labels])
+    assert done.code == 0, done.err
+    assert qrels.read_text() == f"q1 0 {HOSTILE_DOC} 2\n"
+    assert HOSTILE_DOC in labels.read_text()
+
+
+FORMULAS = ['=HYPERLINK("http://evil","x")', "+1+1", "-2+3", "@SUM(A1)", "'=quoted", "''", "'plain"]
+
+
+def test_exported_labels_are_safe_in_a_spreadsheet_and_read_back_exactly(
+    cli: CLI, tmp_path: Path
+) -> None:
+    """Issue 22, item 12: the labels CSV was open to formula injection. A text cell that a
+    spreadsheet reads as a formula gets a leading apostrophe; `rankmeter agree` removes it."""
+    import csv
+
+    db = tmp_path / "j.sqlite"
+    items = [Item("=q1", doc, "", "", "") for doc in [*FORMULAS, "d-plain"]]
+    store = Store.create(db, items, ["-ann", "@bob"], overlap=1.0, seed=0)
+    for rater in ("-ann", "@bob"):
+        for position in range(1, len(items) + 1):
+            found = store.assignment(rater, position)
+            assert found is not None
+            store.record(rater, position, position % 4)
+    labels = tmp_path / "labels.csv"
+    result = cli("judge", "export", "--db", str(db), "-o", str(tmp_path / "q.txt"),
+                 "--labels", str(labels))  # fmt: skip
+    assert result.code == 0, result.err
+    with labels.open(newline="") as file:
+        rows = list(csv.reader(file))[1:]
+    cells = [cell for row in rows for cell in row[:3]]
+    assert all(cell[:1] not in "=+-@" for cell in cells), cells  # no cell starts a formula
+    assert {row[0] for row in rows} == {"'=q1"}
+    assert {row[2] for row in rows} == {"'-ann", "'@bob"}
+    assert {row[1] for row in rows} == {
+        "'=HYPERLINK(\"http://evil\",\"x\")", "'+1+1", "'-2+3", "'@SUM(A1)", "''=quoted", "'''",
+        "'plain", "d-plain",
+    }  # fmt: skip
+    assert {row[3] for row in rows} == {"0", "1", "2", "3"}  # numbers stay numbers
+    from rankmeter.io import as_labels
+
+    read = as_labels(str(labels), scale="0-3")
+    assert set(read.raters.tolist()) == {"-ann", "@bob"}
+    assert set(read.doc_ids.tolist()) == {*FORMULAS, "d-plain"}
+    assert set(read.query_ids.tolist()) == {"=q1"}
+    agreed = cli("agree", str(labels), "--scale", "0-3", "--format", "json", "--resamples", "20")
+    assert agreed.code == 0, agreed.err
+    report = json.loads(agreed.out)
+    assert report["raters"] == ["-ann", "@bob"]
+    assert report["pairs"][0]["shared_items"] == len(items)
+    assert report["pairs"][0]["raw_agreement"] == 1.0

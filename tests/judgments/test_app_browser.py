@@ -92,3 +92,87 @@ def test_a_rater_grades_with_the_keyboard_goes_back_and_changes_a_grade(
     qrels = export(db, tmp_path / "qrels.txt")
     # the keys gave d-script 3, d-img 1, d-area 2 then 0, d4 "can't judge" (left out)
     assert qrels == "q1 0 d-area 0\nq1 0 d-img 1\nq1 0 d-script 3\n"
+
+
+def serve_args(tmp_path: Path, scale: str) -> tuple[list[str], Path]:
+    inputs = write_inputs(tmp_path)
+    db = tmp_path / f"judgments{scale}.sqlite"
+    args = [str(inputs["pool"]), "--queries", str(inputs["queries"]), "--corpus",
+            str(inputs["corpus"]), "--db", str(db), "--raters", "alice", "--scale", scale]  # fmt: skip
+    return args, db
+
+
+def test_grades_of_several_characters_are_typed_and_a_quick_second_key_grades_nothing(
+    browser: Any, tmp_path: Path
+) -> None:
+    """Issue 22, items 7 and 8: with --scale 0-10, "1" then "0" stored 0 (the first key sent 1,
+    the second overwrote it); a quick second key graded the current item again. Now a grade
+    is typed whole (Enter, or a moment without a key, sends one that another grade begins
+    with), what is typed is shown, and one page sends one grade."""
+    args, db = serve_args(tmp_path, "0-10")
+    errors: list[str] = []
+    with Server(args, n_raters=1) as server:
+        context = browser.new_context(viewport={"width": 1000, "height": 760})
+        page = context.new_page()
+        page.set_default_timeout(15_000)
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        try:
+            page.goto(server.urls["alice"], wait_until="load")
+            assert page.locator("button.grade", has_text="10").count() == 1
+            with page.expect_navigation():  # item 1: 1 then 0, as fast as keys go: 10
+                page.keyboard.press("1")
+                page.keyboard.press("0")
+            assert page.locator("#progress").inner_text() == "1 of 6 judged"
+            page.keyboard.press("1")  # item 2: 1 begins 10, so it waits; Enter sends it
+            assert page.locator("#typed").inner_text() == "Typed: 1 (Enter sends it)"
+            shot = os.environ.get("RANKMETER_SCREENSHOT_TO")
+            if shot:
+                page.screenshot(path=shot, full_page=True)
+            with page.expect_navigation():
+                page.keyboard.press("Enter")
+            with page.expect_navigation():  # item 3: 1 and no more keys: sent after a moment
+                page.keyboard.press("1")
+            assert page.locator("#progress").inner_text() == "3 of 6 judged"
+            page.keyboard.press("1")
+            page.keyboard.press("1")  # 11 is no grade: said, and nothing sent
+            assert page.locator("#typed").inner_text() == (
+                "11 is not a grade of this scale (0 to 10)."
+            )
+            with page.expect_navigation():  # item 4: two keys in one go, before any answer
+                page.evaluate(
+                    """() => {
+                        for (const key of ["2", "3"]) {
+                            document.dispatchEvent(new KeyboardEvent("keydown", {key, bubbles: true}));
+                        }
+                    }"""
+                )
+            assert page.locator("#progress").inner_text() == "4 of 6 judged"
+            assert page.locator("#typed").inner_text() == ""
+        finally:
+            context.close()
+    assert errors == []
+    # items in alice's order: d-script 10, d-img 1 (Enter), d-area 1 (the pause), d4 2, not 3
+    assert export(db, tmp_path / "qrels.txt") == (
+        "q1 0 d-area 1\nq1 0 d-img 1\nq1 0 d-script 10\nq1 0 d4 2\n"
+    )
+
+
+def test_negative_grades_are_typed(browser: Any, tmp_path: Path) -> None:
+    """Issue 22, item 8: negative grades could not be typed."""
+    args, db = serve_args(tmp_path, "-2-2")
+    with Server(args, n_raters=1) as server:
+        context = browser.new_context()
+        page = context.new_page()
+        page.set_default_timeout(15_000)
+        try:
+            page.goto(server.urls["alice"], wait_until="load")
+            for keys in (["-", "1"], ["-", "2"], ["2"], ["0"]):
+                with page.expect_navigation():
+                    for key in keys:
+                        page.keyboard.press(key)
+            assert page.locator("#progress").inner_text() == "4 of 6 judged"
+        finally:
+            context.close()
+    assert export(db, tmp_path / "qrels.txt") == (
+        "q1 0 d-area 2\nq1 0 d-img -2\nq1 0 d-script -1\nq1 0 d4 0\n"
+    )

@@ -67,7 +67,7 @@ class Raters:
                 for _ in range(2 if twice else 1):
                     try:
                         answer = client.post(
-                            f"{url}/{position}", data={"grade": str(grade), "shown_at": "0"}
+                            f"{url}/{position}", data={"grade": str(grade), "version": "0"}
                         )
                     except httpx.HTTPError as exc:  # the server was killed
                         with self.lock:

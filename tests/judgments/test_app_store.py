@@ -3,11 +3,14 @@ split of items between raters, and files that are not a judgments database refus
 
 from __future__ import annotations
 
+import os
 import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 import pytest
 from _app_support import items, make_store
+from _read_only import read_only_file
 
 from rankmeter.errors import FormatError, PolicyError
 from rankmeter.judgments.app.export import resolve
@@ -140,3 +143,144 @@ def test_a_scale_below_zero(tmp_path: Path) -> None:
     assert store.record("alice", 1, -2)
     with pytest.raises(PolicyError, match=r"grade=3 must be on the scale -2-2"):
         store.record("alice", 1, 3)
+
+
+def test_reopening_with_another_overlap_seed_or_texts_is_refused(tmp_path: Path) -> None:
+    """Issue 22, item 9: a restart with another --overlap, --seed or corpus kept the old
+    assignments and texts in silence; it says what differs and refuses."""
+    from dataclasses import replace
+
+    path = tmp_path / "j.sqlite"
+    make_store(path, overlap=0.5, seed=3)
+    before = path.read_bytes()
+    with pytest.raises(
+        PolicyError, match=r"was made with --overlap 0\.5, not 0\.2: .*give --overlap 0\.5"
+    ):
+        make_store(path, overlap=0.2, seed=3)
+    with pytest.raises(
+        PolicyError, match=r"was made with --seed 3, not 4: .*give --seed 3, or a new --db"
+    ):
+        make_store(path, overlap=0.5, seed=4)
+    changed = items()
+    changed[3] = replace(changed[3], doc_text="Another text of d4.")
+    with pytest.raises(PolicyError, match=r"the text of document 'd4' in --corpus differs"):
+        Store.create(path, changed, ["alice", "bob"], overlap=0.5, seed=3)
+    changed = items()
+    changed[0] = replace(changed[0], query_text="another query")
+    with pytest.raises(PolicyError, match=r"the text of query 'q1' in --queries differs"):
+        Store.create(path, changed, ["alice", "bob"], overlap=0.5, seed=3)
+    changed = items()
+    changed[3] = replace(changed[3], doc_title="Another title")
+    with pytest.raises(PolicyError, match=r"the title of document 'd4' in --corpus differs"):
+        Store.create(path, changed, ["alice", "bob"], overlap=0.5, seed=3)
+    assert path.read_bytes() == before
+    make_store(path, overlap=0.5, seed=3)  # the same inputs and options: served as before
+
+
+def _sha(path: Path) -> str:
+    import hashlib
+
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.mark.parametrize("journal", ["delete", "wal"])
+def test_a_foreign_sqlite_file_is_left_byte_for_byte(tmp_path: Path, journal: str) -> None:
+    """Issue 22, item 10: a foreign SQLite file was refused but first switched to WAL."""
+    path = tmp_path / "other.sqlite"
+    with closing(sqlite3.connect(path)) as db:
+        db.execute(f"PRAGMA journal_mode={journal}")
+        db.execute("CREATE TABLE things (x)")
+        db.execute("INSERT INTO things VALUES (1)")
+        db.commit()
+    before = _sha(path)
+    listing = sorted(p.name for p in tmp_path.iterdir())
+    with pytest.raises(FormatError, match=r"other\.sqlite: not a rankmeter judgments database"):
+        Store(path)
+    with pytest.raises(FormatError, match=r"not a rankmeter judgments database"):
+        make_store(path)
+    assert _sha(path) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == listing  # no -wal, no -shm
+    with pytest.raises(FormatError, match=r"not a rankmeter judgments database"):
+        Store(path, read_only=True)
+    assert _sha(path) == before
+
+
+def test_a_fifo_is_refused_with_one_line(tmp_path: Path) -> None:
+    """Issue 22, item 10: a FIFO as --db was an internal error."""
+    path = tmp_path / "pipe"
+    os.mkfifo(path)
+    for make in (
+        lambda: Store(path),
+        lambda: make_store(path),
+        lambda: Store(path, read_only=True),
+    ):
+        with pytest.raises(
+            FormatError, match=r"pipe: not a rankmeter judgments database \(a FIFO\)"
+        ):
+            make()
+
+
+def test_a_damaged_database_is_one_error_naming_it(tmp_path: Path) -> None:
+    """Issue 22, item 10: a corrupted database was an internal error."""
+    path = tmp_path / "j.sqlite"
+    store = make_store(path)
+    store.record("alice", 1, 2)
+    data = bytearray(path.read_bytes())
+    page = 4096 if len(data) > 8192 else 1024
+    data[page : len(data)] = b"\xa5" * (len(data) - page)  # every page after the first
+    path.write_bytes(bytes(data))
+    for read_only in (False, True):
+        with pytest.raises(
+            FormatError,
+            match=r"j\.sqlite: cannot use the judgments database \(SQLite says: .*\): is it damaged",
+        ):
+            Store(path, read_only=read_only).labels()
+
+
+def test_a_read_only_database_is_read(tmp_path: Path) -> None:
+    """Issue 22, item 10: a read-only database was 'not a rankmeter judgments database'; status
+    and export read it (read-only), changing nothing."""
+    path = tmp_path / "j.sqlite"
+    store = make_store(path)
+    store.record("alice", 1, 2)
+    before = _sha(path)
+    with read_only_file(path):
+        with pytest.raises(OSError):
+            path.open("ab").close()  # truly read-only, even for root
+        reader = Store(path, read_only=True)
+        assert [(lab.rater, lab.grade) for lab in reader.labels()] == [("alice", 2)]
+        assert [p.judged for p in reader.progress()] == [1, 0]
+        with pytest.raises(
+            FormatError,
+            match=r"j\.sqlite: cannot use the judgments database \(SQLite says: attempt to write a readonly database\)",
+        ):
+            reader.record("alice", 2, 1)
+    assert _sha(path) == before
+
+
+@pytest.mark.parametrize(
+    ("column", "value", "message"),
+    [
+        (
+            "grade",
+            "'three'",
+            r"a stored grade \('three'\) is not on the scale 0-3: is it damaged\?",
+        ),
+        ("grade", "9", r"a stored grade \(9\) is not on the scale 0-3"),
+        ("labelled_at", "'noon'", r"a stored time \('noon'\) is not a number"),
+    ],
+)
+def test_labels_read_back_are_checked(
+    tmp_path: Path, column: str, value: str, message: str
+) -> None:
+    """A label read back from the file is checked as if typed: an edited database is one line."""
+    path = tmp_path / "j.sqlite"
+    store = make_store(path)
+    store.record("alice", 1, 2)
+    with closing(sqlite3.connect(path)) as db:
+        db.execute(f"UPDATE labels SET {column} = {value}")
+        db.commit()
+    with pytest.raises(FormatError, match=rf"j\.sqlite: {message}"):
+        store.labels()
+    with pytest.raises(FormatError, match=rf"j\.sqlite: {message}"):
+        store.assignment("alice", 1)

@@ -3,7 +3,8 @@
 ``serve`` fills a judgments database from a pool, the queries' and documents' texts, and
 starts the web server (uvicorn, 127.0.0.1 by default), printing each rater's link;
 ``status`` shows how far each rater is; ``export`` writes the labels as TREC qrels (one grade
-per item) and as the long table ``rankmeter agree`` reads.
+per item) and as the long table ``rankmeter agree`` reads. ``status`` and ``export`` open the
+database read-only: they change nothing, and read a database on a read-only file.
 """
 
 from __future__ import annotations
@@ -95,22 +96,30 @@ def serve(
     host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port to listen on (0: any free port).")] = 8080,
     seed: Annotated[int, typer.Option(help="Seeds who judges what: same seed, same split.")] = 0,
+    request_timeout: Annotated[
+        float,
+        typer.Option(help="Seconds a client has to send a whole request; slower ones are closed."),
+    ] = 10.0,
 ) -> None:
     """Start the rating app and print each rater's link.
 
     One line per rater, NAME URL (the URL holds the rater's secret token); then it serves
     until interrupted. Running it again with the same --db keeps every label and every link.
     """
+    import math
     import socket
-
-    import uvicorn
 
     from rankmeter.data.labels import parse_scale
     from rankmeter.errors import PolicyError
     from rankmeter.judgments.app import create_app
+    from rankmeter.judgments.app.server import serve as serve_app
     from rankmeter.judgments.app.store import Store
     from rankmeter.report.judging import pages
 
+    if not (math.isfinite(request_timeout) and request_timeout > 0):
+        raise PolicyError(
+            f"--request-timeout {request_timeout!r} must be a positive number of seconds"
+        )
     names = [n.strip() for n in raters.split(",")]
     if not all(names):
         raise PolicyError(f"--raters {raters!r} has an empty name")
@@ -135,8 +144,7 @@ def serve(
     bound = listener.getsockname()[1]
     for name, token in store.raters().items():
         print(f"{name} {_url(host, bound, token)}", flush=True)
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
-    uvicorn.Server(config).run(sockets=[listener])
+    serve_app(app, listener, request_timeout=request_timeout)
 
 
 @judge_app.command(no_args_is_help=True)
@@ -145,7 +153,7 @@ def status(db: DbOption, output: OutputOption = None) -> None:
     from rankmeter.judgments.app.store import Store
     from rankmeter.report.judging import render_status
 
-    render_rich(render_status(Store(db).progress()), output)
+    render_rich(render_status(Store(db, read_only=True).progress()), output)
 
 
 QrelsOutputOption = Annotated[
@@ -192,10 +200,10 @@ def export(
     from rankmeter.judgments.app.export import resolve as resolved
     from rankmeter.judgments.app.export import unadjudicated
     from rankmeter.judgments.app.store import Store
-    from rankmeter.report import visible
+    from rankmeter.report import terminal_safe, visible
     from rankmeter.report.judging import labels_csv, labels_parquet, qrels_text
 
-    store = Store(db)
+    store = Store(db, read_only=True)
     if adjudicator is not None and resolve is Resolve.adjudicated:
         raters = list(store.raters())
         if adjudicator not in raters:
@@ -210,8 +218,8 @@ def export(
         if labels.lower().endswith((".parquet", ".pq")):
             atomic_write_bytes(labels, labels_parquet(given))
         else:
-            emit(labels_csv(given), labels)
-    emit(text, output)
+            emit(terminal_safe(labels_csv(given), labels), labels)
+    emit(terminal_safe(text, output), output)
     if left_out:
         items = "item has" if len(left_out) == 1 else "items have"
         print(

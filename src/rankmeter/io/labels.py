@@ -7,6 +7,12 @@ and the doc (``query_id``, ``qid``, ``doc_id``, ``docno``...), ``rater`` (or ann
 assessor, judge, labeler, worker, user) and ``label`` (or grade, relevance, rel, judgment,
 score). Every bad row is reported with its file, line and text.
 
+A CSV/TSV file may be one a spreadsheet can open safely, as ``rankmeter judge export --labels``
+writes it (:func:`rankmeter._escape.spreadsheet_cell`): an id or rater written with a leading
+apostrophe because it begins with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return (or an
+apostrophe followed by one of those or another apostrophe) is read without that apostrophe,
+so that the ids are the ones exported.
+
 Qrels given one per rater are read as qrels (:func:`rankmeter.io.as_qrels`); a negative grade
 there means, as in trec_eval, pooled but not judged, so it is not a label.
 """
@@ -20,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from rankmeter._escape import SPREADSHEET_ESCAPED
 from rankmeter.data import Qrels
 from rankmeter.data.labels import Labels, check_scale, parse_scale
 from rankmeter.data.origin import Origin
@@ -50,20 +57,34 @@ def _column(names: Sequence[str], aliases: Sequence[str], role: str, origin: Ori
     return found
 
 
-def labels_from_table(table: Any, origin: Origin, *, scale: Any = None) -> Labels:
-    """Labels from an Arrow table with query, doc, rater and label columns."""
+def labels_from_table(
+    table: Any, origin: Origin, *, scale: Any = None, spreadsheet: bool = False
+) -> Labels:
+    """Labels from an Arrow table with query, doc, rater and label columns; ``spreadsheet``:
+    the text cells of a CSV/TSV file, whose escaping apostrophes are removed (see the module)."""
     names = table.column_names
     q = _column(names, QUERY_COLUMNS, "query id", origin)
     d = _column(names, DOC_COLUMNS, "doc id", origin)
     r = _column(names, RATER_COLUMNS, "rater", origin)
     g = _column(names, LABEL_COLUMNS, "label", origin)
+    texts = [table.column(q), table.column(d), table.column(r)]
+    if spreadsheet:
+        texts = [_unescape_cells(column) for column in texts]
+    query_ids, doc_ids, raters = texts
     return Labels.from_columns(
-        table.column(q),
-        table.column(d),
-        table.column(r),
-        table.column(g),
-        origin=origin,
-        scale=scale,
+        query_ids, doc_ids, raters, table.column(g), origin=origin, scale=scale
+    )
+
+
+def _unescape_cells(column: Any) -> Any:
+    """A CSV column of text cells without the apostrophes :func:`spreadsheet_cell` added."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)):
+        return column
+    return pc.replace_substring_regex(
+        column, pattern=SPREADSHEET_ESCAPED, replacement="\\1", max_replacements=1
     )
 
 
@@ -85,7 +106,7 @@ def read_labels(
             text=source.head().splitlines()[0].decode("utf-8", errors="replace"),
         )
     table, origin = read_table(source, fmt)
-    return labels_from_table(table, origin, scale=scale)
+    return labels_from_table(table, origin, scale=scale, spreadsheet=fmt in ("csv", "tsv"))
 
 
 def labels_from_qrels(qrels: Mapping[str, Any], *, scale: Any = None) -> Labels:

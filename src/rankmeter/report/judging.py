@@ -16,6 +16,7 @@ import io
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from rankmeter._escape import spreadsheet_cell
 from rankmeter.judgments.app import DoneView, ItemView
 from rankmeter.judgments.app.export import Resolved
 from rankmeter.judgments.app.store import Label, Progress
@@ -54,7 +55,7 @@ class RaterPages:
             doc_lines=_lines(found.item.doc_text),
             position=view.position,
             action=view.action,
-            shown_at=f"{view.shown_at:.3f}",
+            version=view.version,
             grades=view.grades,
             current=current,
             cant_judge=found.cant_judge,
@@ -134,13 +135,24 @@ def qrels_text(resolved: Iterable[Resolved]) -> str:
 
 def labels_csv(labels: Iterable[Label]) -> str:
     """The long table ``query_id,doc_id,rater,label`` (CSV with a header; "can't judge" left
-    out), as ``rankmeter agree`` reads it."""
+    out), as ``rankmeter agree`` reads it.
+
+    Safe to open in a spreadsheet: an id or a rater that begins with ``=``, ``+``, ``-``,
+    ``@`` (a formula there) gets a leading apostrophe (:func:`rankmeter._escape.spreadsheet_cell`),
+    which ``rankmeter agree`` removes again; the grades are numbers and written as they are."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(("query_id", "doc_id", "rater", "label"))
     for label in labels:
         if label.grade is not None:
-            writer.writerow((label.query_id, label.doc_id, label.rater, label.grade))
+            writer.writerow(
+                (
+                    spreadsheet_cell(label.query_id),
+                    spreadsheet_cell(label.doc_id),
+                    spreadsheet_cell(label.rater),
+                    label.grade,
+                )
+            )
     return out.getvalue()
 
 

@@ -3,10 +3,17 @@
 :func:`create_app` builds the ASGI application (Starlette) over a judgments database
 (:mod:`rankmeter.judgments.app.store`). Each rater has a secret link, ``/r/TOKEN``: it shows the
 guidelines, the rater's progress, the query and the next document without a label, and buttons
-for the grades of the scale and "can't judge" (digits and ``x`` on the keyboard; ``b`` or
+for the grades of the scale and "can't judge" (grades typed on the keyboard, ``x``; ``b`` or
 Backspace goes back). A grade is posted, stored, and answered with a redirect to the next
 item (POST/redirect/GET), so reloading a page never posts twice. ``/r/TOKEN/N`` shows the
 rater's N-th item with its label, which a new post replaces.
+
+A post names the item it grades (its position, in its URL) and the label its page showed (the
+form's ``version``); a post made over a label that has changed since (a second key pressed
+before the next page came, another tab) is not stored: it is answered with the next item, so
+a quick second key never grades the same item twice. A grade is an ASCII whole number on the
+scale, or ``x``; anything else is a 400 page. The seconds spent on an item are measured here,
+from the server's showing of the page to the post: nothing the browser sends counts.
 
 A token reaches its own rater's items and labels only: the item a form posts to is looked up
 among that rater's assignments, and an unknown token or position is a 404 page.
@@ -19,11 +26,15 @@ report layer how it looks; Starlette is imported when an app is built.
 from __future__ import annotations
 
 import os
+import re
+import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from rankmeter.judgments.app.store import Assignment, Store
+from rankmeter.errors import RankmeterError
+from rankmeter.judgments.app.store import MAX_POSITION, Assignment, StaleLabel, Store
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
@@ -34,6 +45,11 @@ __all__ = ["DoneView", "ItemView", "Pages", "Store", "create_app"]
 
 #: The key that marks "can't judge" in a form and on the keyboard.
 CANT_JUDGE = "x"
+
+#: A grade as a form sends it: an ASCII whole number (the scale is checked next).
+_GRADE = re.compile(r"-?[0-9]{1,18}")
+#: A label's version as a page shows it: ``labelled_at`` as ``repr`` writes it, 0 for none.
+_VERSION = re.compile(r"[0-9]{1,20}(\.[0-9]{1,20})?")
 
 #: Sent with every response: nothing but this server's own stylesheet and script, no framing,
 #: and no Referer (the rater's token is in the URL).
@@ -59,7 +75,12 @@ class ItemView:
     grades: tuple[int, ...]
     cant_judge_key: str
     guidelines: str
-    shown_at: float  # when the page was made (the form sends it back: seconds spent)
+
+    @property
+    def version(self) -> str:
+        """The label this page shows, as its form posts it back (``expected`` of
+        :meth:`Store.record`): ``labelled_at`` exactly, or 0 for no label."""
+        return repr(self.assignment.labelled_at or 0.0)
 
     @property
     def position(self) -> int:
@@ -107,9 +128,15 @@ class Pages(Protocol):
     def script(self) -> str: ...
 
 
-def create_app(db_path: str | os.PathLike[str], *, pages: Pages) -> Starlette:
+def create_app(
+    db_path: str | os.PathLike[str],
+    *,
+    pages: Pages,
+    clock: Callable[[], float] = time.monotonic,
+) -> Starlette:
     """The rating app over the judgments database at ``db_path`` (made by
-    :meth:`Store.create`), its pages rendered by ``pages``.
+    :meth:`Store.create`), its pages rendered by ``pages``; ``clock`` (seconds, monotonic)
+    measures the time from showing an item to its label.
 
     Raises
     ------
@@ -144,18 +171,19 @@ def create_app(db_path: str | os.PathLike[str], *, pages: Pages) -> Starlette:
     def done_judging(rater: str) -> int:
         return next(p.judged for p in store.progress() if p.rater == rater)
 
+    # When each (rater, position) page was last shown, by this server's clock: the seconds a
+    # label took are measured from it. One entry per assignment at most.
+    shown: dict[tuple[str, int], float] = {}
+    shown_lock = threading.Lock()
+
     def item_page(rater: str, base: str, found: Assignment) -> Response:
         view = ItemView(
-            rater,
-            base,
-            found,
-            done_judging(rater),
-            grades,
-            CANT_JUDGE,
-            store.guidelines,
-            time.time(),
+            rater, base, found, done_judging(rater), grades, CANT_JUDGE, store.guidelines
         )
-        return html(pages.item(view))
+        page = html(pages.item(view))
+        with shown_lock:
+            shown[(rater, found.position)] = clock()
+        return page
 
     def next_page(request: Request) -> Response:
         rater, base = rater_of(request)
@@ -169,7 +197,10 @@ def create_app(db_path: str | os.PathLike[str], *, pages: Pages) -> Starlette:
         return item_page(rater, base, found)
 
     def position_of(request: Request) -> int:
-        return int(request.path_params["position"])
+        position = int(request.path_params["position"])
+        if not 1 <= position <= MAX_POSITION:
+            raise not_found()
+        return position
 
     def shown_page(request: Request) -> Response:
         rater, base = rater_of(request)
@@ -180,20 +211,33 @@ def create_app(db_path: str | os.PathLike[str], *, pages: Pages) -> Starlette:
 
     def save(request: Request, form: dict[str, str]) -> Response:
         rater, base = rater_of(request)
+        position = position_of(request)
+        if store.assignment(rater, position) is None:
+            raise not_found()
         given = form.get("grade", "")
         grade: int | None
         if given == CANT_JUDGE:
             grade = None
-        elif given.lstrip("-").isdigit() and int(given) in grades:
+        elif _GRADE.fullmatch(given) and int(given) in grades:
             grade = int(given)
         else:
             raise HTTPException(400, f"grade {given!r} is not on the scale {low}-{high}")
+        version = form.get("version", "")
+        if not _VERSION.fullmatch(version):
+            raise HTTPException(
+                400, "the form does not say which label it replaces: reload the page"
+            )
+        with shown_lock:
+            since = shown.get((rater, position))
+        seconds = clock() - since if since is not None else 0.0
         try:
-            seconds = time.time() - float(form.get("shown_at", ""))
-        except ValueError:
-            seconds = 0.0
-        if not store.record(rater, position_of(request), grade, seconds=seconds):
+            stored = store.record(rater, position, grade, seconds=seconds, expected=float(version))
+        except StaleLabel:  # a second post from the same page: the next item instead
+            return RedirectResponse(base, status_code=303, headers=SECURITY_HEADERS)
+        if not stored:
             raise not_found()
+        with shown_lock:
+            shown.pop((rater, position), None)
         return RedirectResponse(base, status_code=303, headers=SECURITY_HEADERS)
 
     async def show_next(request: Request) -> Response:
@@ -218,6 +262,13 @@ def create_app(db_path: str | os.PathLike[str], *, pages: Pages) -> Starlette:
         detail = str(getattr(exc, "detail", "")) or "error"
         return html(pages.error(status, detail), status)
 
+    async def failure(request: Request, exc: Exception) -> Response:
+        # The database cannot be used (damaged, a full disk): one line, never a traceback.
+        return html(pages.error(500, str(exc)), 500)
+
+    async def bug(request: Request, exc: Exception) -> Response:
+        return html(pages.error(500, "internal error: this is a bug in rankmeter"), 500)
+
     routes = [
         Route("/static/judge.css", css),
         Route("/static/judge.js", js),
@@ -225,4 +276,7 @@ def create_app(db_path: str | os.PathLike[str], *, pages: Pages) -> Starlette:
         Route("/r/{token}/{position:int}", show, methods=["GET"]),
         Route("/r/{token}/{position:int}", grade, methods=["POST"]),
     ]
-    return Starlette(routes=routes, exception_handlers={HTTPException: error})
+    return Starlette(
+        routes=routes,
+        exception_handlers={HTTPException: error, RankmeterError: failure, Exception: bug},
+    )

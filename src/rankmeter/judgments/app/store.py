@@ -10,8 +10,17 @@ Durability: ``journal_mode=WAL`` (readers never block the writer) and ``synchron
 acknowledged survives a SIGKILL of the server). A label is keyed by (item, rater): resubmitting
 a form writes the same row again, never a second one.
 
-A file is a rankmeter judgments database when its SQLite ``application_id`` says so; any other
-file (another SQLite database, a text file) is refused with one line.
+A file is a rankmeter judgments database when its SQLite header's ``application_id`` says so.
+The header is read as bytes before SQLite opens the file, so any other file (another SQLite
+database, a text file, a FIFO) is refused with one line and left exactly as it was; a database
+SQLite cannot read (a damaged file) is one line naming the file too. ``Store(path,
+read_only=True)`` writes nothing (``PRAGMA query_only``; on a read-only file or folder SQLite's
+``mode=ro``, then ``immutable=1``): what ``judge status`` and ``judge export`` use, so that they
+read a database on a read-only file.
+
+A label is written only over the label its page showed (:meth:`Store.record`'s ``expected``):
+a second post made from the same page (a second key pressed before the next page came) finds
+the label changed and is refused with :class:`StaleLabel`, so it never grades an item twice.
 """
 
 from __future__ import annotations
@@ -19,7 +28,9 @@ from __future__ import annotations
 import os
 import secrets
 import sqlite3
+import stat
 import time
+import urllib.parse
 from collections.abc import Iterator, Sequence
 from contextlib import closing, contextmanager
 from dataclasses import dataclass
@@ -35,6 +46,7 @@ __all__ = [
     "Item",
     "Label",
     "Progress",
+    "StaleLabel",
     "Store",
     "assign",
 ]
@@ -44,6 +56,18 @@ APPLICATION_ID = 0x524B4D4A
 SCHEMA_VERSION = 1
 #: The longest time counted for one label: a rater who left the page open for lunch.
 MAX_SECONDS = 3600.0
+#: The largest position SQLite can hold (a signed 64-bit integer); anything above is no item.
+MAX_POSITION = 2**63 - 1
+#: The first bytes of every SQLite database file, and where its header keeps the application id.
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+_APPLICATION_ID_AT = 68
+_FILE_KINDS = {
+    stat.S_IFIFO: "a FIFO",
+    stat.S_IFDIR: "a directory",
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+    stat.S_IFSOCK: "a socket",
+}
 
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -96,6 +120,8 @@ class Assignment:
     item: Item
     grade: int | None
     cant_judge: bool
+    #: When the rater's label was written (None: no label): the version a new label replaces.
+    labelled_at: float | None = None
 
     @property
     def judged(self) -> bool:
@@ -150,20 +176,61 @@ def assign(
     return pairs
 
 
+class StaleLabel(PolicyError):
+    """A label posted over one that is no longer there: the item was labelled again since the
+    page that posted it was shown (a second key pressed on the same page, another tab)."""
+
+
+def _check_file(path: Path) -> None:
+    """Refuse, with one line and without letting SQLite open it, a file that is not a rankmeter
+    judgments database: missing, not a regular file, not SQLite, another program's SQLite."""
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        raise FormatError(
+            str(path), "no such database: `rankmeter judge serve --db` creates it"
+        ) from None
+    except OSError as exc:
+        raise FormatError(str(path), f"cannot read the database: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(mode):
+        kind = _FILE_KINDS.get(stat.S_IFMT(mode), "not a regular file")
+        raise FormatError(
+            str(path),
+            f"not a rankmeter judgments database ({kind}): give the SQLite file that "
+            "`rankmeter judge serve` made, or a new file name",
+        )
+    try:
+        with path.open("rb") as file:
+            header = file.read(100)
+    except OSError as exc:
+        raise FormatError(str(path), f"cannot read the database: {exc.strerror or exc}") from None
+    if len(header) < 100 or not header.startswith(_SQLITE_MAGIC):
+        raise FormatError(
+            str(path),
+            "not a rankmeter judgments database (not an SQLite file): give the --db that "
+            "`rankmeter judge serve` made, or a new file name",
+        )
+    application = int.from_bytes(header[_APPLICATION_ID_AT : _APPLICATION_ID_AT + 4], "big")
+    if application != APPLICATION_ID:
+        raise FormatError(
+            str(path),
+            "not a rankmeter judgments database (an SQLite file made by something else): "
+            "give the --db that `rankmeter judge serve` made, or a new file name",
+        )
+
+
 class Store:
     """A rankmeter judgments database (see the module's docstring).
 
     Each method opens its own connection, so that one store serves many threads (the web
-    server answers requests in a thread pool) and nothing outlives a request.
+    server answers requests in a thread pool) and nothing outlives a request. With
+    ``read_only=True`` the file is opened read-only and nothing in it changes.
     """
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, read_only: bool = False) -> None:
         self.path = Path(path)
-        if not self.path.is_file():
-            raise FormatError(
-                str(self.path),
-                "no such database: `rankmeter judge serve --db` creates it",
-            )
+        self.read_only = read_only
+        _check_file(self.path)
         with self._connection() as db:
             self._check(db)
 
@@ -183,8 +250,9 @@ class Store:
         """The database at ``path``, filled with ``items`` and ``raters`` if it is new.
 
         A database filled before (by an earlier ``judge serve``) is opened as it is, keeping
-        every label and every rater's token, when it holds the same items, raters and scale;
-        otherwise it is an error (a new pool or new raters need a new database).
+        every label and every rater's token, when it holds the same items (with the same
+        texts), raters, scale, overlap and seed; otherwise it is an error saying what differs
+        (a new pool, new texts or new raters need a new database).
         """
         target = Path(path)
         if not items:
@@ -201,15 +269,15 @@ class Store:
             )
         if overlap > 0 and len(raters) < 2:
             raise PolicyError("overlap needs two raters or more: give --raters a,b or --overlap 0")
-        if target.exists() and target.stat().st_size > 0:
+        if os.path.lexists(target) and not (target.is_file() and target.stat().st_size == 0):
             store = cls(target)
-            store._check_same(items, raters, scale)
+            store._check_same(items, raters, scale, overlap=overlap, seed=seed)
             return store
-        with cls._connect(target) as db:
-            with db:
-                db.executescript(_SCHEMA)
-            with db:
-                db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+        # One transaction in the rollback journal (the application id and the schema go to the
+        # file's header and pages, whole or not at all), then the file is switched to WAL.
+        with cls._connect(target, fresh=True) as db:
+            db.executescript(f"BEGIN IMMEDIATE; PRAGMA application_id = {APPLICATION_ID};{_SCHEMA}")
+            try:
                 db.executemany(
                     "INSERT INTO meta VALUES (?, ?)",
                     [
@@ -238,19 +306,48 @@ class Store:
                     positions[rater] = positions.get(rater, 0) + 1
                     rows.append((rater, item, positions[rater]))
                 db.executemany("INSERT INTO assignments VALUES (?, ?, ?)", rows)
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            db.execute("COMMIT")
+            db.execute("PRAGMA journal_mode=WAL")
         return cls(target)
 
     def _check_same(
-        self, items: Sequence[Item], raters: Sequence[str], scale: tuple[int, int]
+        self,
+        items: Sequence[Item],
+        raters: Sequence[str],
+        scale: tuple[int, int],
+        *,
+        overlap: float,
+        seed: int,
     ) -> None:
+        """Refuse to serve a database made with other inputs or options than those given now,
+        saying what differs: its assignments and texts are what the raters judge."""
         with self._connection() as db:
-            stored = db.execute("SELECT query_id, doc_id FROM items ORDER BY id").fetchall()
+            stored = db.execute(
+                "SELECT query_id, doc_id, query_text, doc_title, doc_text FROM items ORDER BY id"
+            ).fetchall()
             names = {r for (r,) in db.execute("SELECT name FROM raters")}
-        if stored != [(it.query_id, it.doc_id) for it in items]:
+        if [row[:2] for row in stored] != [(it.query_id, it.doc_id) for it in items]:
             raise PolicyError(
                 f"{self.path} holds the labels of another pool ({len(stored)} items): give a "
                 "new --db for a new pool"
             )
+        fields = (
+            ("query_text", "the text of query", "--queries"),
+            ("doc_title", "the title of document", "--corpus"),
+            ("doc_text", "the text of document", "--corpus"),
+        )
+        for row, item in zip(stored, items, strict=True):
+            for index, (field, what, option) in enumerate(fields, start=2):
+                if row[index] != getattr(item, field):
+                    name = item.query_id if field == "query_text" else item.doc_id
+                    raise PolicyError(
+                        f"{self.path} was made from other texts: {what} {name!r} in {option} "
+                        "differs from the one the raters were shown; give the same "
+                        f"{option}, or a new --db for the new texts"
+                    )
         if names != set(raters):
             raise PolicyError(
                 f"{self.path} was made for the raters {', '.join(sorted(names))}: give the "
@@ -259,28 +356,48 @@ class Store:
         if self.scale != scale:
             low, high = self.scale
             raise PolicyError(f"{self.path} was made with --scale {low}-{high}: give that scale")
+        made = self._meta("overlap")
+        if _number(made) != float(overlap):
+            raise PolicyError(
+                f"{self.path} was made with --overlap {made}, not {overlap!r}: its items were "
+                f"assigned with it; give --overlap {made}, or a new --db"
+            )
+        made = self._meta("seed")
+        if _number(made) != seed:
+            raise PolicyError(
+                f"{self.path} was made with --seed {made}, not {seed}: its items were assigned "
+                f"with it; give --seed {made}, or a new --db"
+            )
 
     # -- connections --------------------------------------------------------------------------
 
     @staticmethod
     @contextmanager
-    def _connect(path: Path) -> Iterator[sqlite3.Connection]:
-        # isolation_level=None: transactions are explicit (BEGIN IMMEDIATE for writes), so
-        # that two writers queue on the lock instead of failing to upgrade a read lock.
-        with closing(sqlite3.connect(path, timeout=30.0, isolation_level=None)) as db:
-            try:
-                db.execute("PRAGMA journal_mode=WAL")
-                db.execute("PRAGMA synchronous=FULL")
+    def _connect(
+        path: Path, *, read_only: bool = False, fresh: bool = False
+    ) -> Iterator[sqlite3.Connection]:
+        """A connection to the database at ``path`` (WAL, full sync); ``read_only``: opened
+        with SQLite's ``mode=ro``, changing nothing; ``fresh``: a new file, left in SQLite's
+        default journal until :meth:`create` fills it. Any SQLite error while it is open (a
+        damaged file, a disk that fails) is a :class:`FormatError` naming the file."""
+        try:
+            with closing(_open(path, read_only)) as db:
+                if not read_only:
+                    db.execute("PRAGMA synchronous=FULL")
+                    if not fresh:
+                        db.execute("PRAGMA journal_mode=WAL")
                 db.execute("PRAGMA foreign_keys=ON")
-            except sqlite3.DatabaseError as exc:
-                raise FormatError(
-                    str(path), f"not a rankmeter judgments database (SQLite says: {exc})"
-                ) from None
-            yield db
+                yield db
+        except sqlite3.DatabaseError as exc:
+            raise FormatError(
+                str(path),
+                f"cannot use the judgments database (SQLite says: {exc}): is it damaged? "
+                "Restore it from a copy, or give a new --db",
+            ) from None
 
     @contextmanager
     def _connection(self) -> Iterator[sqlite3.Connection]:
-        with self._connect(self.path) as db:
+        with self._connect(self.path, read_only=self.read_only) as db:
             yield db
 
     def _check(self, db: sqlite3.Connection) -> None:
@@ -313,8 +430,14 @@ class Store:
     @property
     def scale(self) -> tuple[int, int]:
         """The grades raters may give, ``(low, high)``."""
-        low, _, high = self._meta("scale").rpartition("-")  # "0-3"; "-2-2" for negative lows
-        return int(low), int(high)
+        stored = self._meta("scale")
+        low, _, high = stored.rpartition("-")  # "0-3"; "-2-2" for negative lows
+        try:
+            return int(low), int(high)
+        except ValueError:
+            raise FormatError(
+                str(self.path), f"the stored scale {stored!r} is not LOW-HIGH: is it damaged?"
+            ) from None
 
     @property
     def guidelines(self) -> str:
@@ -339,20 +462,24 @@ class Store:
 
     def assignment(self, rater: str, position: int) -> Assignment | None:
         """The rater's ``position``-th item (1-based) with the rater's own label, or None."""
+        if not 1 <= position <= MAX_POSITION:
+            return None
         with self._connection() as db:
             total = db.execute(
                 "SELECT COUNT(*) FROM assignments WHERE rater = ?", (rater,)
             ).fetchone()[0]
             row = db.execute(
                 "SELECT i.query_id, i.doc_id, i.query_text, i.doc_title, i.doc_text, "
-                "l.grade, l.cant_judge FROM assignments a JOIN items i ON i.id = a.item "
+                "l.grade, l.cant_judge, l.labelled_at FROM assignments a "
+                "JOIN items i ON i.id = a.item "
                 "LEFT JOIN labels l ON l.item = a.item AND l.rater = a.rater "
                 "WHERE a.rater = ? AND a.position = ?",
                 (rater, position),
             ).fetchone()
         if row is None:
             return None
-        return Assignment(position, total, Item(*row[:5]), row[5], bool(row[6]))
+        self._check_row(row[:5], row[5], row[7], self.scale)
+        return Assignment(position, total, Item(*row[:5]), row[5], bool(row[6]), row[7])
 
     def next_unjudged(self, rater: str) -> int | None:
         """The position of the rater's first item without a label, or None when all have one."""
@@ -385,27 +512,76 @@ class Store:
                 "FROM labels l JOIN items i ON i.id = l.item JOIN raters r ON r.name = l.rater "
                 "ORDER BY l.item, r.rowid"
             ).fetchall()
+        scale = self.scale
+        for q, d, r, g, t, _ in rows:
+            self._check_row((q, d, r), g, t, scale)
         return [Label(q, d, r, g, t, s) for q, d, r, g, t, s in rows]
+
+    def _check_row(
+        self,
+        texts: Sequence[object],
+        grade: object,
+        labelled_at: object,
+        scale: tuple[int, int],
+    ) -> None:
+        """A row read back is checked as if typed: texts, a grade on the scale or none, a time."""
+        low, high = scale
+        if not all(isinstance(text, str) for text in texts):
+            wrong = next(text for text in texts if not isinstance(text, str))
+            raise FormatError(
+                str(self.path), f"a stored id or text is not text ({wrong!r}): is it damaged?"
+            )
+        if grade is not None and not (type(grade) is int and low <= grade <= high):
+            raise FormatError(
+                str(self.path),
+                f"a stored grade ({grade!r}) is not on the scale {low}-{high}: is it damaged?",
+            )
+        if labelled_at is not None and not isinstance(labelled_at, float | int):
+            raise FormatError(
+                str(self.path), f"a stored time ({labelled_at!r}) is not a number: is it damaged?"
+            )
 
     # -- writing ------------------------------------------------------------------------------
 
-    def record(self, rater: str, position: int, grade: int | None, *, seconds: float = 0.0) -> bool:
+    def record(
+        self,
+        rater: str,
+        position: int,
+        grade: int | None,
+        *,
+        seconds: float = 0.0,
+        expected: float | None = None,
+    ) -> bool:
         """Store the rater's label of their ``position``-th item (``grade`` None: "can't
         judge"), replacing the one given before. False when the rater has no such item.
 
-        The grade must be on the scale (checked here, whatever the caller checked).
+        ``expected``: the label this one replaces, as the page showed it: its ``labelled_at``
+        (:attr:`Assignment.labelled_at`), or 0 when the page showed no label. When the stored
+        label is another one (the item was labelled since), nothing is written and
+        :class:`StaleLabel` is raised; None replaces whatever is stored. The grade must be on
+        the scale (checked here, whatever the caller checked); ``seconds`` is kept between 0
+        and :data:`MAX_SECONDS` (a value that is not a number counts 0).
         """
         low, high = self.scale
         if grade is not None and not low <= grade <= high:
             raise PolicyError(f"grade={grade!r} must be on the scale {low}-{high}")
-        spent = min(max(float(seconds), 0.0), MAX_SECONDS)
+        spent = float(seconds)
+        spent = min(max(spent, 0.0), MAX_SECONDS) if spent == spent else 0.0
+        if not 1 <= position <= MAX_POSITION:
+            return False
         with self._writing() as db:
             row = db.execute(
-                "SELECT item FROM assignments WHERE rater = ? AND position = ?",
+                "SELECT a.item, l.labelled_at FROM assignments a LEFT JOIN labels l "
+                "ON l.item = a.item AND l.rater = a.rater WHERE a.rater = ? AND a.position = ?",
                 (rater, position),
             ).fetchone()
             if row is None:
                 return False
+            if expected is not None and (row[1] or 0.0) != expected:
+                raise StaleLabel(
+                    f"item {position} of {rater!r} was labelled again since this page was shown: "
+                    "the label is kept as it is"
+                )
             db.execute(
                 "INSERT INTO labels VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (item, rater) DO "
                 "UPDATE SET grade = excluded.grade, cant_judge = excluded.cant_judge, "
@@ -418,3 +594,35 @@ class Store:
         """The database's journal mode (``"wal"``)."""
         with self._connection() as db:
             return str(db.execute("PRAGMA journal_mode").fetchone()[0])
+
+
+def _open(path: Path, read_only: bool) -> sqlite3.Connection:
+    """SQLite's connection to ``path``. Read-only: ``PRAGMA query_only`` on an ordinary
+    connection (which, closing, tidies the WAL's side files away as usual); where SQLite cannot
+    open the file so (a read-only file or folder), ``mode=ro``, then ``immutable=1`` (where
+    SQLite cannot make the WAL's side files beside the file either)."""
+    # isolation_level=None: transactions are explicit (BEGIN IMMEDIATE for writes), so that
+    # two writers queue on the lock instead of failing to upgrade a read lock.
+    db = sqlite3.connect(path, timeout=30.0, isolation_level=None)
+    if not read_only:
+        return db
+    uri = f"file:{urllib.parse.quote(os.fspath(path.absolute()))}"
+    for fallback in (None, f"{uri}?mode=ro", f"{uri}?mode=ro&immutable=1"):
+        if fallback is not None:
+            db = sqlite3.connect(fallback, uri=True, timeout=30.0, isolation_level=None)
+        try:
+            db.execute("PRAGMA query_only=ON")
+            db.execute("PRAGMA schema_version").fetchone()
+        except sqlite3.OperationalError:
+            db.close()
+            continue
+        return db
+    return sqlite3.connect(f"{uri}?mode=ro&immutable=1", uri=True, isolation_level=None)
+
+
+def _number(text: str) -> float:
+    """A number stored in ``meta`` (NaN where it is not one: equal to nothing)."""
+    try:
+        return float(text)
+    except ValueError:
+        return float("nan")

@@ -1,0 +1,95 @@
+"""Issue 22, item 11: a half-sent request stayed open as long as the client liked (uvicorn
+bounds a request head's size but not the time it takes). `rankmeter judge serve` closes a
+connection that has not sent a whole request within --request-timeout seconds; raw sockets on
+127.0.0.1 send half a request line, half a body, or nothing."""
+
+from __future__ import annotations
+
+import socket
+import time
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+from _app_support import Server, write_inputs
+
+TIMEOUT = 1.0
+#: What the test waits at most for the server to close: the timeout and a generous margin for
+#: a loaded machine. Without the bound the server never closes, and the test fails at this.
+WAIT = TIMEOUT + 15.0
+
+
+def closed_within(connection: socket.socket, wait: float) -> float | None:
+    """Seconds until the server closes ``connection`` (None: still open after ``wait``)."""
+    start = time.monotonic()
+    connection.settimeout(wait)
+    try:
+        while True:
+            if connection.recv(65536) == b"":
+                return time.monotonic() - start
+    except TimeoutError:
+        return None
+    except ConnectionResetError:
+        return time.monotonic() - start
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> object:
+    folder = tmp_path_factory.mktemp("slow")
+    inputs = write_inputs(folder)
+    args = [str(inputs["pool"]), "--queries", str(inputs["queries"]), "--corpus",
+            str(inputs["corpus"]), "--db", str(folder / "j.sqlite"), "--raters", "alice",
+            "--request-timeout", str(TIMEOUT)]  # fmt: skip
+    with Server(args, n_raters=1) as running:
+        yield running
+
+
+def address(server: Server) -> tuple[str, int]:
+    parts = urlsplit(server.urls["alice"])
+    assert parts.hostname is not None and parts.port is not None
+    return parts.hostname, parts.port
+
+
+@pytest.mark.parametrize(
+    "sent",
+    [
+        b"GET /r/",  # half a request line
+        b"GET / HTTP/1.1\r\nHost: x\r\n",  # a head without its end
+        b"POST /r/x/1 HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\ngrade=1",  # half a body
+        b"",  # nothing at all
+    ],
+)
+def test_a_half_sent_request_is_closed(server: Server, sent: bytes) -> None:
+    with socket.create_connection(address(server), timeout=5) as connection:
+        if sent:
+            connection.sendall(sent)
+        spent = closed_within(connection, WAIT)
+    assert spent is not None, f"still open after {WAIT} s"
+    assert spent < WAIT
+
+
+def test_a_slow_but_whole_request_is_answered(server: Server) -> None:
+    path = urlsplit(server.urls["alice"]).path
+    with socket.create_connection(address(server), timeout=10) as connection:
+        for piece in (f"GET {path} HTTP/1.1\r\n".encode(), b"Host: x\r\n", b"\r\n"):
+            connection.sendall(piece)
+            time.sleep(TIMEOUT / 4)
+        answer = connection.recv(65536)
+        assert answer.startswith(b"HTTP/1.1 200 ")
+        # the next request of the kept-alive connection is bounded too
+        connection.sendall(b"GET /r/")
+        assert closed_within(connection, WAIT) is not None
+
+
+def test_the_timeout_must_be_a_positive_number(tmp_path: Path) -> None:
+    from cli._cli_support import run_process
+
+    inputs = write_inputs(tmp_path)
+    for given in ("0", "-1", "nan", "inf"):
+        result = run_process(
+            ["judge", "serve", inputs["pool"], "--queries", inputs["queries"], "--corpus",
+             inputs["corpus"], "--db", tmp_path / "j.sqlite", "--raters", "a",
+             "--request-timeout", given]
+        )  # fmt: skip
+        message = result.assert_one_error_line(2)
+        assert message.startswith(f"--request-timeout {float(given)!r} must be a positive number")
