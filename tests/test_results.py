@@ -3,6 +3,7 @@ names made unique in one place."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
@@ -146,3 +147,23 @@ def test_a_result_knows_its_runs_depth_read_whole_or_streamed(tmp_path: Any) -> 
     path = tmp_path / "run.txt"
     path.write_text("q1 Q0 a 1 3 t\nq1 Q0 b 2 2 t\nq2 Q0 a 1 1 t\n")
     assert rankmeter.evaluate(qrels, str(path), "RR", stream=True).depth == 2
+
+
+def test_several_runs_say_how_to_take_one_run() -> None:
+    """Issue 22, item 22: `results.per_query` on several runs' results says to take one by
+    name (`results["bm25"].per_query`), and every run's result is there by its name."""
+    qrels = {"q1": {"d1": 1}, "q2": {"d2": 1}}
+    runs = {"bm25": {"q1": {"d1": 1.0}}, "dense": {"q1": {"d2": 1.0}, "q2": {"d2": 1.0}}}
+    results = rankmeter.evaluate(qrels, runs, ["P@1"])
+    assert results["bm25"].per_query.to_dict() == {"q1": {"P@1": 1.0}}
+    for name in ("per_query", "metrics", "run", "n_queries"):
+        expected = (
+            f"'{name}' is one run's: these are the results of 2 runs ('bm25', 'dense'); take "
+            f"one by name, e.g. results['bm25'].{name}, or loop over results.items()"
+        )
+        with pytest.raises(AttributeError, match=f"^{re.escape(expected)}$"):
+            getattr(results, name)
+    assert not hasattr(results, "per_query")
+    with pytest.raises(AttributeError, match="'EvalResults' object has no attribute 'nope'"):
+        results.nope  # type: ignore[attr-defined]  # noqa: B018
+    assert results.measures == results["dense"].measures  # what several runs share still works

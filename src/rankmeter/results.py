@@ -560,9 +560,28 @@ class EvalResult:
         return f"EvalResult(run={self.run!r}, n_queries={self.n_queries}, {means})"
 
 
+#: What one run's result has and several runs' results do not (see EvalResults.__getattr__).
+_ONE_RUN = frozenset(name for name in dir(EvalResult) if not name.startswith("_")) | frozenset(
+    f.name for f in dataclasses.fields(EvalResult)
+)
+
+
 @dataclass(frozen=True)
 class EvalResults(Mapping[str, EvalResult]):
-    """Evaluations of several runs against the same qrels, keyed by run name (in input order)."""
+    """Evaluations of several runs against the same qrels, keyed by run name (in input order).
+
+    Take one run's :class:`EvalResult` by its name (``results["bm25"].per_query``), or go
+    through them all (``for name, result in results.items()``).
+
+    >>> import rankmeter
+    >>> qrels = {"q1": {"d1": 1}, "q2": {"d2": 1}}
+    >>> runs = {"bm25": {"q1": {"d1": 1.0}}, "dense": {"q1": {"d2": 1.0}, "q2": {"d2": 1.0}}}
+    >>> results = rankmeter.evaluate(qrels, runs, ["P@1"])
+    >>> list(results), results["dense"].metrics["P@1"]
+    (['bm25', 'dense'], 0.5)
+    >>> results["bm25"].per_query.to_dict()
+    {'q1': {'P@1': 1.0}}
+    """
 
     results: tuple[EvalResult, ...]
 
@@ -584,6 +603,19 @@ class EvalResults(Mapping[str, EvalResult]):
             if result.run == run:
                 return result
         raise KeyError(f"no run named {run!r}; runs: {', '.join(self)}")
+
+    def __getattr__(self, name: str) -> Any:
+        # Only reached when normal lookup fails: what one run's EvalResult has (per_query,
+        # metrics, ...) is asked of several runs. Say how to take one run, by name.
+        if name in _ONE_RUN and name != "results":
+            runs = list(self)
+            first = runs[0] if runs else "NAME"
+            raise AttributeError(
+                f"{name!r} is one run's: these are the results of {len(runs)} runs "
+                f"({', '.join(map(repr, runs))}); take one by name, e.g. "
+                f"results[{first!r}].{name}, or loop over results.items()"
+            )
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def __iter__(self) -> Iterator[str]:
         return (r.run for r in self.results)

@@ -104,7 +104,41 @@ def test_bm25_errors_are_one_line(cli: CLI, tmp_path: Path) -> None:
     bad = cli("bm25", root, "--b", "2")
     assert "b=2.0 must be a number from 0 to 1" in bad.assert_one_error_line(2)
     no_stemmer = cli("bm25", root, "--stemmer", "klingon")
-    assert "stemmer='klingon'" in no_stemmer.assert_one_error_line(2 if _has_pystemmer() else 1)
+    assert "'klingon'" in no_stemmer.assert_one_error_line(2 if _has_pystemmer() else 1)
+
+
+@pytest.mark.usefixtures("bm25s_installed")
+def test_a_stemmer_without_pystemmer_is_one_line_for_the_shell(tmp_path: Path) -> None:
+    """Issue 22, item 21: without PyStemmer (its import blocked in the child), `--stemmer
+    english` says which extra brings it and how to do without, in the shell's words."""
+    import subprocess
+    import sys
+
+    root = tiny_beir(tmp_path / "tiny")
+    blocked = "import sys; sys.modules['Stemmer'] = None; from rankmeter.cli import main; main()"
+    done = subprocess.run(
+        [sys.executable, "-c", blocked, "bm25", str(root), "--stemmer", "english"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 1 and done.stdout == "", done.stderr
+    assert done.stderr == (
+        "rankmeter: error: the stemmer 'english' needs the PyStemmer package, which is not "
+        "installed: pip install 'rankmeter[bm25]' (it brings PyStemmer); or leave out "
+        "--stemmer (stemmer=None in Python) for no stemming\n"
+    )
+
+
+def test_the_bm25_extra_brings_pystemmer() -> None:
+    """The message above says 'rankmeter[bm25]' brings PyStemmer: the extra must list it."""
+    import tomllib
+
+    pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"
+    extra = tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]
+    names = [r.split(">")[0].split("=")[0].strip() for r in extra["optional-dependencies"]["bm25"]]
+    assert names == ["bm25s", "PyStemmer"]
 
 
 def _has_pystemmer() -> bool:
@@ -122,7 +156,11 @@ def test_fuse_writes_the_fused_trec_run(
     a, b = two_runs
     out = tmp_path / "hybrid.run"
     result = cli("fuse", a, b, "--method", "rrf", "--name", "hybrid", "-o", out)
-    assert result.code == 0 and result.out == "" and result.err == ""
+    assert result.code == 0 and result.out == ""
+    # Issue 22, item 22: it says what it wrote (on stderr: stdout stays empty).
+    assert result.err == (
+        f"rankmeter: wrote the fused run 'hybrid' to {out}: 2 queries, 6 results (rrf of 2 runs)\n"
+    )
     fused = read_run(out)
     expected = fuse([read_run(a), read_run(b)], "rrf", name="hybrid")
     assert fused.name == "hybrid"

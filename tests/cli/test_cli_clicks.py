@@ -165,3 +165,28 @@ def test_labels_count_in_the_engine_so_a_deep_position_needs_no_matrix(
     result = cli("clicks", "fit", path, "--model", "pbm", "--held-out", "0", "-f", "json")
     assert result.code == 0, result.err
     assert len(json.loads(result.out)["fit"]["propensities"]) == 3_000_000
+
+
+def test_labels_to_a_terminal_escape_hostile_ids_and_stay_exact_in_a_pipe(
+    tmp_path: Path,
+) -> None:
+    """Issue 22, item 12: `clicks labels -o -` writes the qrels as data, so at a terminal
+    their ids' control sequences are shown as escapes (as `label` and `pool` do), and in a
+    pipe they stay byte-exact."""
+    from .test_cli_terminal import CSI, OSC_TITLE, raw_controls, run_commands
+
+    qrels, run = _collection()
+    hostile_doc, hostile_query = "d3" + OSC_TITLE, "q7" + CSI
+    qrels = {(hostile_query if q == "q7" else q): docs for q, docs in qrels.items()}
+    run = {(hostile_query if q == "q7" else q): docs for q, docs in run.items()}
+    for docs in (*qrels.values(), *run.values()):
+        docs[hostile_doc] = docs.pop("d3")  # type: ignore[attr-defined]
+    log = tmp_path / "log.parquet"
+    pq.write_table(simulate(qrels, run, sessions=2_000, shuffle=1.0, seed=2), log)
+    argv = ["clicks", "labels", str(log), "-o", "-", "--min-impressions", "1"]
+    ((shown, summary),) = run_commands([argv], tmp_path, terminal=True)
+    assert "pairs graded from the clicks of 2,000 requests" in summary
+    assert not raw_controls(shown) and not raw_controls(summary)
+    assert "d3\\x1b]0;PWNED\\x07" in shown and "q7\\x1b[2J" in shown
+    ((piped, _),) = run_commands([argv], tmp_path, terminal=False)
+    assert f"{hostile_query} 0 {hostile_doc} " in piped

@@ -101,6 +101,29 @@ def test_json_is_what_evaluate_prints_for_the_run(
     assert lines[0].split()[:3] == ["1", "Q0", "d1"] and lines[0].endswith(" stub-model")
 
 
+def test_a_line_per_stage_where_stderr_is_not_a_terminal(
+    cli: CLI, collection: Path, model: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 22, item 21: embed-eval runs for minutes; on a stderr that is not a terminal (a
+    log, CI) it writes a plain line per stage once it has run a while (here: at once)."""
+    from rankmeter.cli import _progress
+
+    monkeypatch.setattr(_progress, "LINE_DELAY", 0.0)
+    args = ["embed-eval", collection, "--model", model, "-f", "json", "--no-cache"]
+    result = cli(*args)
+    assert result.code == 0, result.err
+    assert result.err == (
+        "rankmeter: reading the collection\n"
+        "rankmeter: embedding corpus 0/4\n"
+        "rankmeter: embedding queries 0/2\n"
+        "rankmeter: searching (exact)\n"
+        "rankmeter: evaluating\n"
+    )
+    assert json.loads(result.out)["n_queries"] == 2  # stdout is the result alone
+    quiet = cli(*args, "--quiet")
+    assert quiet.code == 0 and quiet.err == ""
+
+
 def test_table_metrics_output_file_and_the_cache(
     cli: CLI, collection: Path, model: Path, tmp_path: Path
 ) -> None:

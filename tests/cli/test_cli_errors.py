@@ -156,6 +156,12 @@ USAGE_ERRORS = [
         r"unknown metric 'nDGC@10'; did you mean nDCG@10\? Valid metrics: .*P@k.*",
     ),
     ("unknown metric, no neighbour", ["-m", "zzz"], r"unknown metric 'zzz'.*Valid metrics: "),
+    (
+        "a metric rankmeter lacks",  # issue 22, item 22: not "did you mean RR@10?"
+        ["-m", "ERR@10"],
+        r"metric 'ERR@10' is not supported yet: rankmeter does not compute ERR \(expected "
+        r"reciprocal rank\)\. Supported metrics: P@k, R@k, nDCG@k, .*RR@k",
+    ),
     ("cutoff of 0", ["-m", "P@0"], r"'P@0': the cutoff must be a positive integer, got 0$"),
     ("negative cutoff", ["-m", "nDCG@-3"], r"the cutoff must be a positive integer, got '-3'$"),
     (

@@ -229,3 +229,37 @@ def test_hybrid_is_rrf_of_bm25_and_each_model(cli: CLI, setup: dict[str, Path]) 
     hybrid = stored["BM25 + plain (RRF)"]
     assert hybrid["per_query"] == expected.to_dict(per_query=True)["per_query"]
     assert hybrid["info"]["retriever"] == "hybrid" and "reciprocal-rank" in hybrid["info"]["fusion"]
+
+
+def test_a_result_its_own_queries_contradict_is_one_error_line(cli: CLI, tmp_path: Path) -> None:
+    """Issue 22, item 13: a model averaging 0.26 per query but claiming 0.99 is not ranked
+    first: the file is refused, named, in one line (and so is nDCG@10 = 7)."""
+    results = tmp_path / "results"
+    results.mkdir()
+
+    def store(model: str, mean: float, values: list[float]) -> Path:
+        path = results / f"{model}.json"
+        path.write_text(
+            json.dumps(
+                {
+                    "format": "rankmeter leaderboard entry",
+                    "version": 1,
+                    "model": model,
+                    "dataset": "d",
+                    "metrics": {"nDCG@10": mean},
+                    "info": {},
+                    "per_query": {f"q{i}": {"nDCG@10": v} for i, v in enumerate(values)},
+                }
+            )
+        )
+        return path
+
+    store("honest", 0.5, [0.4, 0.6])
+    liar = store("liar", 0.99, [0.26, 0.26])
+    message = cli("leaderboard", results).assert_one_error_line(1)
+    assert message.startswith(
+        f'{liar}: "metrics" says nDCG@10 = 0.99, but the mean of its 2 per-query values is 0.26'
+    )
+    store("liar", 7.0, [7.0, 7.0])
+    message = cli("leaderboard", results).assert_one_error_line(1)
+    assert message.startswith(f'{liar}: nDCG@10 = 7 in "metrics", outside its range [0, 1]')

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import io
+import math
+import sys
 from pathlib import Path
 
+import pytest
 from rich.console import Console
 
 from rankmeter.cli._progress import Steps
@@ -78,3 +81,44 @@ def test_quiet_and_piped_stderr_print_nothing(cli: CLI, files: dict[str, Path]) 
         assert result.code == 0
         assert result.err == ""
         assert result.out.startswith("{")
+
+
+# -- issue 22, item 21: long work says it is alive on a stderr that is not a terminal ----------
+def test_lines_where_stderr_is_not_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    from rankmeter.cli import _progress
+
+    stderr = io.StringIO()  # not a terminal
+    monkeypatch.setattr(sys, "stderr", stderr)
+    monkeypatch.setattr(_progress, "LINE_DELAY", 0.0)
+    monkeypatch.setattr(_progress, "LINE_EVERY", math.inf)  # stage changes only
+    with Steps(total=5, lines=True) as steps:
+        for label in ("embedding corpus 0/3633", "embedding corpus 256/3633", "evaluating"):
+            steps.start(f"{label}\x1b]0;x\x07" if label == "evaluating" else label)
+    assert stderr.getvalue() == (
+        "rankmeter: embedding corpus 0/3,633\nrankmeter: evaluating\\x1b]0;x\\x07\n"
+    )
+    monkeypatch.setattr(_progress, "LINE_EVERY", 0.0)  # within a stage too, at most this often
+    stderr.truncate(0)
+    stderr.seek(0)
+    with Steps(total=2, lines=True) as steps:
+        steps.start("embedding queries 0/300")
+        steps.start("embedding queries 256/300")
+    assert stderr.getvalue() == (
+        "rankmeter: embedding queries 0/300\nrankmeter: embedding queries 256/300\n"
+    )
+
+
+def test_no_lines_before_the_delay_nor_without_asking(monkeypatch: pytest.MonkeyPatch) -> None:
+    from rankmeter.cli import _progress
+
+    stderr = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", stderr)
+    monkeypatch.setattr(_progress, "LINE_DELAY", math.inf)  # quick work: no line at all
+    with Steps(total=1, lines=True) as steps:
+        steps.start("evaluating")
+    monkeypatch.setattr(_progress, "LINE_DELAY", 0.0)
+    with Steps(total=1) as steps:  # a command that did not ask for lines
+        steps.start("evaluating")
+    with Steps(total=1, enabled=False, lines=True) as steps:  # --quiet
+        steps.start("evaluating")
+    assert stderr.getvalue() == ""

@@ -326,3 +326,56 @@ def test_every_parameter_default_is_within_its_bounds() -> None:
                 assert p.convert(spec.name, str(p.default)) == p.default, (spec.name, p.name)
             if p.kind == "choice":
                 assert p.default in p.choices and p.low is None and p.high is None
+
+
+# -- issue 22, item 22: suggestions close in spelling and in meaning ---------------------------
+LACKING = ["ERR", "RBP", "infAP", "statAP", "gm_map", "iprec_at_recall", "Compat", "alpha_nDCG",
+           "ERR_IA", "S-recall"]  # fmt: skip
+
+
+@pytest.mark.parametrize("name", LACKING)
+@pytest.mark.parametrize("written", ["{}", "{}@10", "{}(p=0.8)", "{}.10"])
+def test_a_measure_rankmeter_lacks_is_not_supported_yet(name: str, written: str) -> None:
+    text = written.format(name)
+    with pytest.raises(MetricError) as raised:
+        parse_metric(text)
+    message = str(raised.value)
+    assert message.startswith(f"metric {text!r} is not supported yet: rankmeter does not compute ")
+    assert "Supported metrics: P@k, R@k, nDCG@k" in message and "did you mean" not in message
+
+
+def test_err_is_not_rr() -> None:
+    with pytest.raises(
+        MetricError,
+        match=r"^metric 'ERR@10' is not supported yet: rankmeter does not compute ERR "
+        r"\(expected reciprocal rank\)\. Supported metrics: ",
+    ):
+        parse_metric("ERR@10")
+
+
+def test_the_not_yet_table_never_hides_a_supported_metric() -> None:
+    # When a measure arrives (issue 24), its names parse; until then they are "not supported yet".
+    from rankmeter.metrics._parse import _NOT_YET_NAMES
+
+    for names, _ in _NOT_YET_NAMES:
+        for name in names:
+            try:
+                parse_metric(name)
+            except MetricError as exc:
+                assert "is not supported yet" in str(exc), name
+
+
+@pytest.mark.parametrize(
+    ("text", "pattern"),
+    [
+        # Close in spelling, and a metric that takes the cutoff given (not R-Prec@5).
+        param("preci@5", r"did you mean P@5\?", id="begins-precision"),
+        param("precison@5", r"did you mean P@5\?", id="typo-precision"),
+        param("judgd@10", r"did you mean Judged@10\?", id="typo-judged"),
+        # Equally close to NumRet and NumRel: no guess.
+        param("numre", r"^unknown metric 'numre' Valid metrics: ", id="ambiguous"),
+    ],
+)
+def test_suggestions_are_close_in_spelling_and_meaning(text: str, pattern: str) -> None:
+    with pytest.raises(MetricError, match=pattern):
+        parse_metric(text)

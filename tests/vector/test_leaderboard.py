@@ -121,8 +121,95 @@ def test_results_on_other_queries_under_one_dataset_name_are_refused(tmp_path: P
     # mean other judgments, and ranking or pairing them would compare different data.
     save_entry(_entry("bm25", "medline", BEST), tmp_path)
     other = {f"q{i}": {"nDCG@10": v} for i, v in enumerate(FAR + FAR)}  # 60 queries, not 30
-    save_entry(LeaderboardEntry("minilm", "medline", {"nDCG@10": 0.2}, other), tmp_path)
+    mean = float(np.mean(FAR + FAR))
+    save_entry(LeaderboardEntry("minilm", "medline", {"nDCG@10": mean}, other), tmp_path)
     with pytest.raises(FormatError, match=r"minilm.*medline.*60 judged queries.*'bm25'.*30"):
         read_leaderboard(tmp_path)
     same_queries = [_entry("a", "d", BEST), _entry("b", "d", CLOSE)]
     assert leaderboard_of(same_queries).best == {"d": "a"}
+
+
+# -- issue 22, item 13: a stored result is checked as if a user had typed it -------------------
+
+
+def _stored(tmp_path: Path, model: str, metrics: dict[str, float], values: list[float]) -> Path:
+    payload = {
+        "format": "rankmeter leaderboard entry", "version": 1, "model": model, "dataset": "d",
+        "metrics": metrics, "info": {},
+        "per_query": {f"q{i}": {"nDCG@10": v} for i, v in enumerate(values)},
+    }  # fmt: skip
+    path = tmp_path / f"{model}.json"
+    path.write_text(json.dumps(payload))
+    return path
+
+
+def test_a_mean_its_own_queries_contradict_is_refused_naming_the_file(tmp_path: Path) -> None:
+    honest = [0.9, 0.8, 0.7, 0.95]
+    _stored(tmp_path, "honest", {"nDCG@10": float(np.mean(honest))}, honest)
+    liar = _stored(tmp_path, "liar", {"nDCG@10": 0.99}, [0.3, 0.25, 0.2, 0.29])
+    with pytest.raises(
+        FormatError,
+        match=re.escape(
+            f'{liar}: "metrics" says nDCG@10 = 0.99, but the mean of its 4 per-query values '
+            "is 0.26; the file was edited or is corrupt"
+        ),
+    ):
+        read_leaderboard(tmp_path)
+
+
+def test_rounding_is_not_a_contradiction(tmp_path: Path) -> None:
+    values = list(RNG.uniform(0.0, 1.0, 97))
+    _stored(tmp_path, "m", {"nDCG@10": sum(values) / len(values)}, values)  # another order
+    assert read_leaderboard(tmp_path).scores["m", "d"] == sum(values) / len(values)
+
+
+@pytest.mark.parametrize(
+    ("metrics", "values", "match"),
+    [
+        ({"nDCG@10": 7.0}, [7.0, 7.0], r"nDCG@10 = 7 in \"metrics\", outside its range \[0, 1\]"),
+        ({"nDCG@10": 0.5}, [1.5, -0.5], r"nDCG@10 = 1\.5 in query 'q0', outside its range"),
+        ({"nDCG@10": 0.5, "DCG@10": -1.0}, [0.5], r"DCG@10 = -1 in \"metrics\", outside its "
+         r"range 0 or more"),
+    ],
+)  # fmt: skip
+def test_a_value_outside_its_metric_s_range_is_refused(
+    tmp_path: Path, metrics: dict[str, float], values: list[float], match: str
+) -> None:
+    path = _stored(tmp_path, "m", metrics, values)
+    with pytest.raises(FormatError, match=re.escape(str(path)) + ": " + match):
+        read_leaderboard(tmp_path)
+
+
+def test_a_metric_the_queries_lack_is_refused(tmp_path: Path) -> None:
+    path = _stored(tmp_path, "m", {"nDCG@10": 0.5, "P@10": 0.5}, [0.5])
+    with pytest.raises(
+        FormatError, match=re.escape(f"{path}: \"per_query\" has no P@10 for query 'q0'")
+    ):
+        read_leaderboard(tmp_path)
+
+
+def test_a_fifo_in_the_folder_is_refused_without_opening_it(tmp_path: Path) -> None:
+    import os
+    import threading
+
+    if not hasattr(os, "mkfifo"):
+        pytest.skip("no FIFOs on this system")
+    save_entry(_entry("m", "d", [0.5, 1.0]), tmp_path)
+    os.mkfifo(tmp_path / "pipe.json")
+    found: list[BaseException] = []
+
+    def read() -> None:
+        try:
+            read_leaderboard(tmp_path)
+        except BaseException as exc:  # handed to the test thread
+            found.append(exc)
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    reader.join(timeout=60)  # a guard against hanging the suite, not a timing
+    if reader.is_alive():  # blocked on the FIFO: unblock it with a writer, then fail
+        with open(tmp_path / "pipe.json", "w"):
+            pass
+        pytest.fail("read_leaderboard opened the FIFO and waited for a writer")
+    assert len(found) == 1 and isinstance(found[0], FormatError)
+    assert str(found[0]).startswith(f"{tmp_path / 'pipe.json'}: not a regular file (a FIFO)")

@@ -188,7 +188,7 @@ def labels_command(
     from rankmeter.clicks import fit, labels
     from rankmeter.io import trec_qrels_text
     from rankmeter.report import clicks as report
-    from rankmeter.report import visible
+    from rankmeter.report import terminal_safe, visible
 
     data = read_click_log(log, engine, ts_unit, unordered, counted=model is not Model.dbn)
     fitted = fit(data, model.value, seed=seed)
@@ -208,7 +208,8 @@ def labels_command(
         min_impressions=min_impressions,
     )
     summary = "".join(visible(line) + "\n" for line in lines)
-    emit(trec_qrels_text(qrels), output)
+    # The qrels are data: byte-exact in a file or a pipe, their ids escaped at a terminal.
+    emit(terminal_safe(trec_qrels_text(qrels), output), output)
     if output == "-":
         sys.stderr.write(summary)
     else:

@@ -350,12 +350,12 @@ def _one_model(
     from rankmeter.vector.embed import count_steps, model_identity, retrieve_model
 
     identity = model_identity(model)  # a model not available offline fails before any reading
-    with Steps(total=1, enabled=enabled) as steps:
+    with Steps(total=1, enabled=enabled, lines=True) as steps:
         steps.start("reading the collection")
         loaded = _load(collection, files, settings["split"])
     batch = max(settings["batch_size"], 1)
     total = count_steps(len(loaded.corpus), len(loaded.queries), batch, settings["index"])
-    with Steps(total=total, enabled=enabled) as steps:
+    with Steps(total=total, enabled=enabled, lines=True) as steps:
         retrieved = retrieve_model(
             loaded,
             model,
@@ -455,7 +455,7 @@ def _many_models(
 
             raise FormatError(results_dir, "is not a folder; --results-dir names a folder")
     loaded_all = []
-    with Steps(total=len(collections), enabled=enabled) as steps:
+    with Steps(total=len(collections), enabled=enabled, lines=True) as steps:
         for collection in collections:
             steps.start(f"reading {collection if collection is not None else 'the collection'}")
             loaded_all.append(_load(collection, files, settings["split"]))
@@ -473,7 +473,7 @@ def _many_models(
         bm25 = None
         if baselines:  # BM25 is a row, or half of each hybrid, or both
             started = time.perf_counter()
-            with Steps(total=2, enabled=enabled) as steps:
+            with Steps(total=2, enabled=enabled, lines=True) as steps:
                 steps.start(f"BM25 on {dataset}")
                 ignore = settings["ignore_identical_ids"]
                 bm25 = bm25_run(loaded, k=settings["k"] + int(ignore), name="bm25")
@@ -498,7 +498,7 @@ def _many_models(
                 done.append((_renamed(result, "BM25"), info))
         for model, identity in zip(models, identities, strict=True):
             total = count_steps(len(loaded.corpus), len(loaded.queries), batch, settings["index"])
-            with Steps(total=total, enabled=enabled) as steps:
+            with Steps(total=total, enabled=enabled, lines=True) as steps:
                 retrieved = retrieve_model(
                     loaded,
                     model,

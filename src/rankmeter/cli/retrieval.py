@@ -163,7 +163,21 @@ def fuse(
     if output is None or output == "-":
         emit(terminal_safe(trec_run_text(fused), output), None)
     else:
+        import sys
+
+        from rankmeter.report import visible
+        from rankmeter.report.vector import fused_line
+
         write_trec_run(fused, output)
+        line = fused_line(
+            fused.name,
+            method=method.value,
+            runs=len(loaded),
+            queries=fused.n_queries,
+            results=len(fused),
+            path=output,
+        )
+        print(f"rankmeter: {visible(line)}", file=sys.stderr)
 
 
 def two_stage(

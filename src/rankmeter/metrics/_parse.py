@@ -182,22 +182,76 @@ def metric_names() -> list[str]:
     return [s.name + ("@k" if s.cutoff != "none" else "") for s in SPECS]
 
 
+# Well-known measures (trec_eval's, ir_measures', the literature's) that rankmeter does not
+# compute yet: asked for by name, they are "not supported yet", never "did you mean" a
+# supported metric whose name happens to look alike (ERR is not RR, S-recall is not R).
+_NOT_YET_NAMES: tuple[tuple[tuple[str, ...], str], ...] = (
+    (("ERR", "NERR", "nERR"), "ERR (expected reciprocal rank)"),
+    (("ERR_IA", "ERR-IA", "nERR_IA", "nERR-IA"), "ERR-IA (intent-aware ERR)"),
+    (("alpha_nDCG", "alpha-nDCG", "α-nDCG", "α_nDCG", "anDCG"), "alpha-nDCG"),
+    (("AP_IA", "P_IA", "nDCG_IA", "NRBP"), "the intent-aware measures"),
+    (("S-recall", "S_recall", "StRecall", "subtopic_recall"), "S-recall (subtopic recall)"),
+    (("RBP",), "RBP (rank-biased precision)"),
+    (("infAP", "infNDCG"), "infAP (inferred AP)"),
+    (("statAP", "statNDCG"), "statAP (AP estimated from a sample)"),
+    (("gm_map", "GMAP", "gm_bpref"), "gm_map (geometric mean of AP)"),
+    (("iprec_at_recall", "IPrec", "11pt_avg", "11-pt"), "interpolated precision at recall"),
+    (("Compat", "RBO"), "Compat (compatibility with an ideal ranking)"),
+    (("F", "F1", "set_F", "SetF", "F-measure"), "the F-measure"),
+    (("set_map", "SetAP", "set_relative_P", "relative_P", "SetR"), "the set measures"),
+    (("ndcg_rel", "Rndcg", "ndcg_p", "SDCG"), "trec_eval's other nDCG variants"),
+    (("Rprec_mult", "Rprec_mult_avgjg", "map_avgjg", "P_avgjg"), "the averages over judges"),
+    (("utility", "binG", "G", "INST", "INSQ", "num_q", "NumQ", "Accuracy"), "that measure"),
+    (("num_nonrel_judged_ret", "runid", "relstring"), "that trec_eval field"),
+)
+_NOT_YET: dict[str, str] = {
+    normalize(name): described for names, described in _NOT_YET_NAMES for name in names
+}
+# A trec_eval-style tail (P_10, iprec_at_recall_0.10, NERR10) is not part of a measure's name.
+_TAIL = re.compile(r"[._]?[0-9][0-9.,]*$")
+
+
 def _unknown(text: str, name: str | None = None, cutoff: str | None = None) -> MetricError:
-    candidates: dict[str, str] = {}
-    for spec in SPECS:
-        for alias in (spec.name, *spec.aliases):
-            candidates[alias.lower()] = spec.name
-        for trec, _ in spec.trec_names:
-            candidates[trec.lower()] = spec.name
-    probe = (name or text.strip().split("@")[0].split("(")[0]).lower()
-    close = difflib.get_close_matches(probe, list(candidates), n=1, cutoff=0.5)
+    valid = ", ".join(metric_names())
+    probe = name or text.strip().split("@")[0].split("(")[0]
+    key = normalize(probe)
+    lacking = _NOT_YET.get(key) or _NOT_YET.get(normalize(_TAIL.sub("", probe)))
+    if lacking is not None and key not in BY_NAME and key not in BY_TREC_NAME:
+        return MetricError(
+            f"metric {text!r} is not supported yet: rankmeter does not compute {lacking}. "
+            f"Supported metrics: {valid} (see `rankmeter metrics`)"
+        )
+    with_cutoff = bool(cutoff and cutoff.isdigit() and int(cutoff) > 0)
+    suggestion = _closest(key, with_cutoff=with_cutoff)
     hint = ""
-    if close:
-        suggestion = candidates[close[0]]
-        if cutoff and cutoff.isdigit() and int(cutoff) > 0:
+    if suggestion is not None:
+        if with_cutoff:
             suggestion += f"@{cutoff}"
         hint = f"; did you mean {suggestion}?"
-    valid = ", ".join(metric_names())
     return MetricError(
         f"unknown metric {text!r}{hint} Valid metrics: {valid} (see `rankmeter metrics`)"
     )
+
+
+def _closest(key: str, *, with_cutoff: bool) -> str | None:
+    """The metric a misspelt name most likely meant: the one closest in spelling (a typo:
+    ndgc, mrrr, precison), else the one the name begins (preci), or None where two metrics
+    are equally close (numre: NumRet or NumRel?). With a cutoff, only metrics that take one.
+    Names of other measures never get here (see _NOT_YET), so closeness of spelling stands
+    for closeness of meaning."""
+    candidates: dict[str, MetricSpec] = {}
+    for spec in SPECS:
+        if with_cutoff and spec.cutoff == "none":
+            continue
+        for alias in (spec.name, *spec.aliases, *(trec for trec, _ in spec.trec_names)):
+            candidates.setdefault(normalize(alias), spec)
+    scored: dict[str, float] = {}
+    for alias, spec in candidates.items():
+        ratio = difflib.SequenceMatcher(None, key, alias).ratio()
+        scored[spec.name] = max(scored.get(spec.name, 0.0), ratio)
+    best = max(scored.values(), default=0.0)
+    close = [name for name, ratio in scored.items() if ratio == best]
+    if best >= 0.75:
+        return close[0] if len(close) == 1 else None
+    begun = {spec.name for alias, spec in candidates.items() if alias.startswith(key)}
+    return begun.pop() if len(key) >= 4 and len(begun) == 1 else None

@@ -131,6 +131,10 @@ class MetricSpec:
     trec_names: tuple[tuple[str, bool], ...] = ()
     aggregate: Literal["mean", "sum"] = "mean"
     integer: bool = False
+    #: the largest value one query can have (every metric is 0 at least): 1.0 for the measures
+    #: in [0, 1], None where there is no bound (DCG, the counts); what reads stored values
+    #: back (the leaderboard) refuses a value outside [0, high]
+    high: float | None = 1.0
     reference: str = ""
     #: the per-rank columns an explanation shows, in order: grade, judged, relevant (filled in
     #: for every metric) and the columns the ``explain`` hook computes (gain, discount, ...)

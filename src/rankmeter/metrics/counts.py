@@ -60,6 +60,7 @@ NUM_RET = MetricSpec(
     trec_names=(("num_ret", False),),
     aggregate="sum",
     integer=True,
+    high=None,
     reference="trec_eval num_ret",
     uses=("grade",),
     explain=explain_num_ret,
@@ -75,6 +76,7 @@ NUM_REL = MetricSpec(
     trec_names=(("num_rel", False),),
     aggregate="sum",
     integer=True,
+    high=None,
     reference="trec_eval num_rel",
     explain=explain_num_rel,
 )
@@ -87,6 +89,7 @@ NUM_REL_RET = MetricSpec(
     trec_names=(("num_rel_ret", False),),
     aggregate="sum",
     integer=True,
+    high=None,
     reference="trec_eval num_rel_ret",
     explain=explain_num_rel_ret,
 )

@@ -258,6 +258,7 @@ DCG = MetricSpec(
     formula="DCG@k = sum_{i<=k} gain(g_i) / log2(i + 1)",
     kernel=dcg_values,
     params=(GAIN,),
+    high=None,
     reference="Järvelin & Kekäläinen 2002",
     uses=("grade", "gain", "discount", "contribution"),
     explain=explain_dcg,

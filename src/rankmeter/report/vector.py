@@ -12,7 +12,7 @@ from rankmeter.report._rich import shown
 if TYPE_CHECKING:
     from rankmeter.vector.retrieval import RetrievalResult
 
-__all__ = ["query_notes", "render_json", "render_table"]
+__all__ = ["fused_line", "query_notes", "render_json", "render_table"]
 
 #: Query ids listed by name in a note; more are counted.
 LISTED = 10
@@ -22,6 +22,21 @@ def render_json(result: RetrievalResult, *, per_query: bool) -> str:
     """``RetrievalResult.to_dict``: run, model, collection, query count and rule, the
     unanswered queries, the metrics (what ``evaluate --include-missing`` gives)."""
     return json_text(result.to_dict(per_query=per_query))
+
+
+def fused_line(name: str, *, method: str, runs: int, queries: int, results: int, path: str) -> str:
+    """What ``rankmeter fuse -o FILE`` wrote, in one line for stderr (the caller shows it with
+    :func:`rankmeter.report.visible`).
+
+    >>> fused_line("rrf(a+b)", method="rrf", runs=2, queries=3, results=1200, path="h.run")
+    "wrote the fused run 'rrf(a+b)' to h.run: 3 queries, 1,200 results (rrf of 2 runs)"
+    """
+    query_noun = "query" if queries == 1 else "queries"
+    result_noun = "result" if results == 1 else "results"
+    return (
+        f"wrote the fused run '{name}' to {path}: {queries:,} {query_noun}, {results:,} "
+        f"{result_noun} ({method} of {runs} runs)"
+    )
 
 
 def _ids(ids: tuple[str, ...]) -> str:

@@ -1,6 +1,6 @@
 """A BM25 baseline (the ``bm25s`` package): the lexical run every embedding model should beat.
 
-Needs the ``[bm25]`` extra (``pip install 'rankmeter[bm25]'``); stemming also needs PyStemmer.
+Needs the ``[bm25]`` extra (``pip install 'rankmeter[bm25]'``: bm25s, and PyStemmer for stemming).
 """
 
 from __future__ import annotations
@@ -201,9 +201,11 @@ def _stemmer(stemmer: Any) -> Any:
     try:
         Stemmer = importlib.import_module("Stemmer")
     except ImportError:
+        # Worded for the shell first (where most meet it), and for Python after.
         raise RankmeterError(
-            f"stemmer={stemmer!r} needs the PyStemmer package: pip install PyStemmer "
-            "(or stemmer=None for no stemming)"
+            f"the stemmer {stemmer!r} needs the PyStemmer package, which is not installed: "
+            "pip install 'rankmeter[bm25]' (it brings PyStemmer); or leave out --stemmer "
+            "(stemmer=None in Python) for no stemming"
         ) from None
     try:
         return Stemmer.Stemmer(stemmer)

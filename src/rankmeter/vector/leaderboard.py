@@ -7,6 +7,11 @@ revision, the dimension), the settings, the time it took, when it ran and the ra
 version. Files are written atomically and named after the model and the collection: running
 the same model on the same collection again replaces its file, and any other file stays.
 
+A stored file is read as if a user had typed it: a value outside its metric's range, or a
+stored mean other than the mean of the file's own per-query values, is refused with an error
+naming the file (the leaderboard ranks on what a file's queries say, never on a claim they
+contradict).
+
 :func:`read_leaderboard` reads a results folder back into a :class:`Leaderboard`: models x
 datasets on a main score (nDCG@10, as MTEB's retrieval tasks), each model's mean rank over
 the datasets, and on each dataset whether each model is significantly worse than that
@@ -22,6 +27,7 @@ import json
 import math
 import os
 import re
+import stat
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -186,7 +192,63 @@ def _entry_from(path: Path) -> LeaderboardEntry:
         raise bad('"per_query" must map query ids to {metric: number}')
     if not isinstance(info, dict):
         raise bad('"info" must be an object')
+    _check_values(path, metrics, per_query)
     return LeaderboardEntry(model, dataset, metrics, per_query, info, path)
+
+
+#: How far a stored mean may be from the mean of the stored per-query values (relative to
+#: max(1, |mean|)): rankmeter writes both from the same numbers, so only floating-point rounding
+#: (another order of summation) separates them.
+MEAN_TOLERANCE = 1e-6
+
+
+def _check_values(
+    path: Path, metrics: Mapping[str, float], per_query: Mapping[str, Mapping[str, float]]
+) -> None:
+    """A stored result is read as if a user had typed it: every value in its metric's range
+    (nDCG, P, R, RR, AP... in [0, 1]; DCG and the counts at least 0) and every stored mean
+    equal, up to rounding, to the mean (the sum, for counts) of the file's own per-query
+    values. A file that contradicts itself is refused, naming it, rather than ranked on either
+    number: which of the two was edited cannot be told."""
+    import numpy as np
+
+    from rankmeter.errors import MetricError
+    from rankmeter.metrics import parse_metric
+
+    def refuse(reason: str) -> FormatError:
+        return FormatError(
+            str(path),
+            f"{reason}; the file was edited or is corrupt: store the result again with "
+            "rankmeter embed-eval --results-dir",
+        )
+
+    for name, stored in metrics.items():
+        try:
+            metric = parse_metric(name)
+        except MetricError:
+            metric = None  # a name this rankmeter does not know: its mean is still checked
+        values = [v.get(name) for v in per_query.values()]
+        if metric is not None:
+            high = metric.spec.high
+            shown = "[0, 1]" if high == 1.0 else "0 or more" if high is None else f"[0, {high:g}]"
+            places = ['"metrics"', *(f"query {q!r}" for q in per_query)]
+            for where, value in zip(places, [stored, *values], strict=True):
+                if value is not None and (value < 0 or (high is not None and value > high)):
+                    raise refuse(f"{name} = {value:g} in {where}, outside its range {shown}")
+        if any(v is None for v in values):
+            missing = next(q for q, v in per_query.items() if name not in v)
+            raise refuse(f'"per_query" has no {name} for query {missing!r}, but "metrics" has')
+        column = np.array(values, dtype=np.float64)
+        if metric is not None:
+            recomputed = metric.aggregate(column)
+        else:
+            recomputed = float(column.mean()) if len(column) else 0.0
+        if abs(stored - recomputed) > MEAN_TOLERANCE * max(1.0, abs(recomputed)):
+            what = "sum" if metric is not None and metric.spec.aggregate == "sum" else "mean"
+            raise refuse(
+                f'"metrics" says {name} = {stored:.6g}, but the {what} of its {len(column)} '
+                f"per-query values is {recomputed:.6g}"
+            )
 
 
 def _number(value: Any) -> bool:
@@ -195,7 +257,9 @@ def _number(value: Any) -> bool:
 
 def read_entries(results_dir: str | os.PathLike[str]) -> list[LeaderboardEntry]:
     """Every result stored in ``results_dir``; any other file there is an error naming it
-    (hidden files, such as a write in progress, are skipped)."""
+    (hidden files, such as a write in progress, are skipped; a FIFO, socket or device is
+    refused without being opened), and so is a result that contradicts itself: a value out of
+    its metric's range, or a stored mean that is not the mean of the file's per-query values."""
     folder = Path(results_dir)
     if not folder.is_dir():
         what = "no such folder" if not folder.exists() else "not a folder"
@@ -203,8 +267,21 @@ def read_entries(results_dir: str | os.PathLike[str]) -> list[LeaderboardEntry]:
     entries: list[LeaderboardEntry] = []
     seen: dict[tuple[str, str], Path] = {}
     for path in sorted(folder.iterdir()):
-        if path.name.startswith(".") or path.is_dir():
+        if path.name.startswith("."):
             continue
+        try:
+            mode = path.stat().st_mode
+        except OSError as exc:  # a link to nowhere, a file removed meanwhile
+            raise FormatError(str(path), f"cannot read it: {exc.strerror}") from None
+        if stat.S_ISDIR(mode):
+            continue
+        if not stat.S_ISREG(mode):
+            # Opening a FIFO would wait for a writer forever; a device is no result either.
+            raise FormatError(
+                str(path),
+                f"not a regular file ({_kind(mode)}); a results folder holds only the files "
+                "rankmeter embed-eval --results-dir writes",
+            )
         entry = _entry_from(path)
         key = (entry.model, entry.dataset)
         if key in seen:
@@ -218,6 +295,18 @@ def read_entries(results_dir: str | os.PathLike[str]) -> list[LeaderboardEntry]:
     if not entries:
         raise FormatError(str(folder), "holds no results; run rankmeter embed-eval --results-dir")
     return entries
+
+
+def _kind(mode: int) -> str:
+    for test, kind in (
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+    ):
+        if test(mode):
+            return kind
+    return "not a file"
 
 
 # -- the leaderboard -----------------------------------------------------------------------------
