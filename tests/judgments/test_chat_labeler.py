@@ -14,7 +14,12 @@ from _chat_server import Canned, completion
 from rankmeter.errors import FormatError, PolicyError
 from rankmeter.io.pool import PoolItem
 from rankmeter.judgments import ChatLabeler, label_pool
-from rankmeter.judgments.chat_labeler import DEFAULT_PROMPT, EndpointError, parse_grade
+from rankmeter.judgments.chat_labeler import (
+    DEFAULT_PROMPT,
+    PARSED_TAIL,
+    EndpointError,
+    parse_grade,
+)
 
 POOL = (
     PoolItem("q1", "d1", {"bm25": 1}, 1, 1.0),
@@ -54,6 +59,40 @@ def test_grades_are_read_from_replies(reply: str, grade: int) -> None:
 )
 def test_replies_without_a_grade_on_the_scale(reply: str) -> None:
     assert parse_grade(reply, 0, 3) is None
+
+
+def test_only_the_tail_of_a_reply_is_parsed() -> None:
+    """Issue 22, item 1: what is parsed is bounded (the last PARSED_TAIL characters after
+    trailing whitespace), so a reply of megabytes costs one linear pass, not minutes."""
+    grade_line = "##final score: 2"
+    assert parse_grade(grade_line + "\n" + "x" * (PARSED_TAIL - len(grade_line) - 1), 0, 3) == 2
+    # The grade line pushed out of the tail by text after it is not looked for.
+    assert parse_grade(grade_line + "\n" + "x" * PARSED_TAIL, 0, 3) is None
+    # Megabytes of junk before the grade line, or newlines after it, cost nothing.
+    assert parse_grade("junk " * 1_000_000 + grade_line, 0, 3) == 2
+    assert parse_grade("2" + "\n" * 200_000, 0, 3) == 2
+    assert parse_grade(grade_line + "\n" * 200_000, 0, 3) == 2
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        # What the old patterns backtracked on (quadratic: 8,000 characters took 1-2 s).
+        "2" + "\n" * 200_000 + "x",
+        "2" + " \n" * 200_000 + ".x",
+        "<think>" * 200_000,
+        "final score" + " " * 200_000,
+    ],
+)
+def test_pathological_replies_give_no_grade(reply: str) -> None:
+    assert parse_grade(reply, 0, 3) is None
+
+
+def test_thinking_blocks_are_left_out() -> None:
+    assert parse_grade("<think>final score: 0?</think>##final score: 2<think>3</think>", 0, 3) == 2
+    # A closing tag whose opening lies before the parsed tail: what precedes it is thinking.
+    assert parse_grade("final score: 1 maybe</think> 3", 0, 3) == 3
+    assert parse_grade("<THINK>final score: 1</Think>\nFinal Score: 0", 0, 3) == 0
 
 
 def test_the_request_is_a_chat_completion(chat_server: Any) -> None:
@@ -112,6 +151,16 @@ def test_a_reply_without_a_grade_is_one_line_naming_the_item(chat_server: Any) -
         r"last line '##final score: N'\): 'I think it is\\x1b\]0;pwned\\x07 relevant\\n'$",
     ):
         _labeler(chat_server).label_pool(POOL, QUERIES, CORPUS, workers=1)
+
+
+def test_a_long_reply_without_a_grade_says_what_was_searched(chat_server: Any) -> None:
+    chat_server.script = [Canned(200, completion("##final score: 2\n" + "more words " * 1000))]
+    with pytest.raises(
+        EndpointError,
+        match=rf"no grade on the scale 0-3 \(the prompt asks for a last line '##final score: N'; "
+        rf"only its last {PARSED_TAIL} characters are searched\): '##final score: 2 more",
+    ):
+        _labeler(chat_server)("a", "b")
 
 
 def test_a_reply_that_is_not_a_completion(chat_server: Any) -> None:

@@ -29,7 +29,14 @@ from rankmeter._escape import visible
 from rankmeter._validate import integer, real
 from rankmeter.errors import FormatError, PolicyError, RankmeterError
 
-__all__ = ["API_KEY_VARIABLES", "DEFAULT_PROMPT", "DEFAULT_SYSTEM", "ChatLabeler", "EndpointError"]
+__all__ = [
+    "API_KEY_VARIABLES",
+    "DEFAULT_PROMPT",
+    "DEFAULT_SYSTEM",
+    "PARSED_TAIL",
+    "ChatLabeler",
+    "EndpointError",
+]
 
 #: Where the API key is looked for when none is given, in this order.
 API_KEY_VARIABLES = ("RANKMETER_API_KEY", "OPENAI_API_KEY")
@@ -76,10 +83,16 @@ where N is a whole number from {low} to {high}."""
 
 _PLACEHOLDER = re.compile(r"\{(query|document|low|high)\}")
 # "##final score: 2", "Final Score = **2**", "final_score: 2.0": the last one counts (a
-# model that reasons first may name a tentative score before its final one).
+# model that reasons first may name a tentative score before its final one). No two
+# quantifiers here can match the same character, so a search is linear in the text.
 _FINAL = re.compile(r"final[ \t_-]*score[\s*#:=\"'`(\[]*(-?\d+(?:\.\d+)?)", re.IGNORECASE)
-_BARE = re.compile(r"\s*[*#\"'`(\[]*(-?\d+(?:\.\d+)?)[*\"'`)\]]*\s*\.?\s*")
-_THINKING = re.compile(r"<think>.*?</think>", re.IGNORECASE | re.DOTALL)
+# A reply that is only a number, once stripped: "2", "**3**", "(1).".
+_BARE = re.compile(r"[*#\"'`(\[]*(-?\d+(?:\.\d+)?)[*\"'`)\]]*\.?")
+#: How much of a reply is searched for the grade: its last characters (after trailing
+#: whitespace). The prompt asks for the grade on the last line; a model that runs on for
+#: pages after it, or repeats newlines until it is cut off, is not searched through.
+PARSED_TAIL = 4000
+_BARE_LENGTH = 40
 _EXCERPT = 80
 _MAX_RETRY_AFTER = 60.0
 _RETRIED_STATUS = frozenset({429, 500, 502, 503, 504})
@@ -111,12 +124,15 @@ def parse_grade(reply: str, low: int, high: int) -> int | None:
     >>> parse_grade("##final score: 7", 0, 3) is None, parse_grade("relevant", 0, 3) is None
     (True, True)
     """
-    text = _THINKING.sub(" ", reply)
+    # Linear and bounded whatever the reply holds: trailing whitespace stripped, then only the
+    # last PARSED_TAIL characters are looked at, with the model's <think> blocks left out.
+    text = _outside_thinking(reply.rstrip()[-PARSED_TAIL:])
     found = _FINAL.findall(text)
     if found:
         value = found[-1]
     else:
-        bare = _BARE.fullmatch(text)
+        text = text.strip()
+        bare = _BARE.fullmatch(text) if len(text) <= _BARE_LENGTH else None
         if bare is None:
             return None
         value = bare.group(1)
@@ -124,6 +140,26 @@ def parse_grade(reply: str, low: int, high: int) -> int | None:
     if not number.is_integer() or not low <= number <= high:
         return None
     return int(number)
+
+
+def _outside_thinking(text: str) -> str:
+    """``text`` without its ``<think>...</think>`` blocks (and without what precedes a closing
+    tag whose opening fell before the text), found with ``str.find``: one pass."""
+    lower = text.lower()
+    parts = []
+    position = 0
+    first_close, first_open = lower.find("</think>"), lower.find("<think>")
+    if first_close >= 0 and (first_open < 0 or first_close < first_open):
+        position = first_close + len("</think>")
+    while True:
+        start = lower.find("<think>", position)
+        end = lower.find("</think>", start) if start >= 0 else -1
+        if end < 0:
+            break
+        parts.append(text[position:start])
+        position = end + len("</think>")
+    parts.append(text[position:])
+    return " ".join(parts)
 
 
 def _chat_url(endpoint: str) -> str:
@@ -355,10 +391,15 @@ class ChatLabeler:
         reply = self._ask(self.messages(query_text, doc_text))
         grade = parse_grade(reply, self.low, self.high)
         if grade is None:
+            searched = (
+                f"; only its last {PARSED_TAIL} characters are searched"
+                if len(reply.rstrip()) > PARSED_TAIL
+                else ""
+            )
             raise EndpointError(
                 f"model {self.model!r} at {self.url}: the reply gives no grade on the scale "
-                f"{self.low}-{self.high} (the prompt asks for a last line '##final score: N'): "
-                f"{_excerpt(reply)}"
+                f"{self.low}-{self.high} (the prompt asks for a last line '##final score: N'"
+                f"{searched}): {_excerpt(reply)}"
             )
         with self._lock:
             self._memo[key] = grade
