@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-_QUERY = re.compile(r"<<<QUERY\n(.*?)\nQUERY>>>", re.DOTALL)
-_DOC = re.compile(r"<<<PASSAGE\n(.*?)\nPASSAGE>>>", re.DOTALL)
+_QUERY = re.compile(r"<<<QUERY (\w+)\n(.*?)\nQUERY \1>>>", re.DOTALL)
+_DOC = re.compile(r"<<<PASSAGE (\w+)\n(.*?)\nPASSAGE \1>>>", re.DOTALL)
 
 
 @dataclass
@@ -67,7 +67,7 @@ class FakeChat:
                 return self.script.pop(0)
         user = body["messages"][-1]["content"]
         query, doc = _QUERY.search(user), _DOC.search(user)
-        grade = overlap_grade(query.group(1), doc.group(1)) if query and doc else 1
+        grade = overlap_grade(query.group(2), doc.group(2)) if query and doc else 1
         return Canned(200, completion(f"The intent is clear.\n##final score: {grade}"))
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
