@@ -139,3 +139,27 @@ def test_an_endpoint_failing_is_one_line_and_writes_nothing(
     assert error.startswith(f"{beir['pool']}: query 'q1', doc 'd1': model 'm' at ")
     assert error.endswith("'<b>relevant</b>\\x1b[2J'")
     assert not out.exists()
+
+
+def test_a_tampered_cache_is_one_line_and_writes_nothing(
+    cli: CLI, beir: dict[str, Path], chat_server: Any, tmp_path: Path
+) -> None:
+    """Issue 22, item 2: a cached grade off --scale (99, or -5 that would become "judged,
+    unjudged") stops the command with one line naming the cache file and the row."""
+    import sqlite3
+
+    out, cache = tmp_path / "model.qrels", tmp_path / "grades.sqlite"
+    more = ("--endpoint", chat_server.url, "--model", "m", "--cache", cache, "--workers", "1")
+    assert cli(*_args(beir, *more, "-o", out)).code == 0
+    out.unlink()
+    for tampered in (99, -5):
+        with sqlite3.connect(cache) as db:
+            db.execute("UPDATE rankmeter_chat_grades SET grade = ? WHERE rowid = 3", (tampered,))
+        error = cli(*_args(beir, *more, "-o", out)).assert_one_error_line(1)
+        assert error.startswith(f"{beir['pool']}: query ")
+        assert (
+            f"{cache}:3: row 3 of the labels cache gives the grade {tampered}, not a whole "
+            "number on the scale 0-3"
+        ) in error
+        assert not out.exists()
+    assert chat_server.calls == 4

@@ -3,6 +3,7 @@ against a local fake server (tests/_chat_server.py): no real endpoint exists her
 
 from __future__ import annotations
 
+import re
 import socket
 import time
 from pathlib import Path
@@ -266,6 +267,52 @@ def test_the_cache_asks_nothing_twice_across_runs(chat_server: Any, tmp_path: Pa
     assert chat_server.calls == 7
     _labeler(chat_server, cache=cache, temperature=0.5)("wing", "wing")
     assert chat_server.calls == 8
+
+
+@pytest.mark.parametrize(
+    ("tampered", "shown"),
+    [(99, "99"), (-5, "-5"), (2.5, "2.5"), ("two", "'two'"), ("1\x1b[2J", "'1\\x1b[2J'")],
+)
+def test_cached_grades_are_checked_against_the_scale(
+    chat_server: Any, tmp_path: Path, tampered: Any, shown: str
+) -> None:
+    """Issue 22, item 2: a grade read back from the cache is checked as a reply's grade is;
+    a tampered one is one line naming the file and the row, and nothing is asked."""
+    import sqlite3
+
+    cache = tmp_path / "grades.sqlite"
+    first = _labeler(chat_server, cache=cache)
+    first.label_pool(POOL, QUERIES, CORPUS)
+    first.close()
+    with sqlite3.connect(cache) as db:
+        db.execute("UPDATE rankmeter_chat_grades SET grade = ? WHERE rowid = 2", (tampered,))
+    calls = chat_server.calls
+    expected = (
+        rf"^grades\.sqlite:2: row 2 of the labels cache gives the grade {re.escape(shown)}, "
+        r"not a whole number on the scale 0-3 \(the file was changed after rankmeter wrote it"
+    )
+    with sqlite3.connect(cache) as db:
+        key = db.execute("SELECT key FROM rankmeter_chat_grades WHERE rowid = 2").fetchone()[0]
+    again = _labeler(chat_server, cache=cache)
+    texts = [(QUERIES[i.query_id], CORPUS[i.doc_id]) for i in POOL]
+    pair = next(t for t in texts if again._key(*t) == key)
+    with pytest.raises(FormatError, match=expected.replace("^", "^.*")) as error:
+        again(*pair)
+    assert str(error.value).startswith(str(cache)) and "\n" not in str(error.value)
+    with pytest.raises(EndpointError, match=r"^<pool>: query 'q\d', doc 'd\d': .*" + expected[1:]):
+        again.label_pool(POOL, QUERIES, CORPUS, workers=1)
+    assert chat_server.calls == calls
+
+
+def test_a_cache_table_of_another_shape_is_one_line(tmp_path: Path) -> None:
+    import sqlite3
+
+    cache = tmp_path / "other.sqlite"
+    with sqlite3.connect(cache) as db:
+        db.execute("CREATE TABLE rankmeter_chat_grades (key TEXT PRIMARY KEY, label TEXT)")
+    labeler = ChatLabeler("http://127.0.0.1:9", "m", cache=cache)
+    with pytest.raises(FormatError, match=r"other\.sqlite: cannot be read as the labels cache"):
+        labeler("a", "b")
 
 
 def test_a_pool_repeating_a_pair_asks_once(chat_server: Any) -> None:

@@ -234,20 +234,50 @@ class _Cache:
                 path, f"cannot be used as the labels cache (an SQLite file): {exc}"
             ) from None
 
-    def get(self, key: str) -> int | None:
-        with self._lock:
-            row = self._db.execute(
-                "SELECT grade FROM rankmeter_chat_grades WHERE key = ?", (key,)
-            ).fetchone()
-        return None if row is None else int(row[0])
+    def get(self, key: str, low: int, high: int) -> int | None:
+        """The grade cached for ``key``, checked as a reply's grade is: a whole number (stored
+        as an SQLite integer) on the scale ``low``-``high``. A file changed by hand or by
+        another program is an error naming the file and the row, never a grade."""
+        import sqlite3
+
+        try:
+            with self._lock:
+                row = self._db.execute(
+                    "SELECT rowid, grade FROM rankmeter_chat_grades WHERE key = ?", (key,)
+                ).fetchone()
+        except sqlite3.Error as exc:
+            raise FormatError(
+                self.path, f"cannot be read as the labels cache (an SQLite file): {exc}"
+            ) from None
+        if row is None:
+            return None
+        rowid, grade = row
+        if isinstance(grade, int) and not isinstance(grade, bool) and low <= grade <= high:
+            return grade
+        shown = str(grade) if isinstance(grade, (int, float)) else _excerpt(str(grade))
+        raise FormatError(
+            self.path,
+            f"row {rowid} of the labels cache gives the grade {shown}, not a whole number on "
+            f"the scale {low}-{high} (the file was changed after rankmeter wrote it: delete "
+            "that row, or the file, to ask the model again)",
+            line=rowid,
+        )
 
     def put(self, key: str, grade: int, model: str, reply: str) -> None:
-        with self._lock:
-            self._db.execute(
-                "INSERT OR REPLACE INTO rankmeter_chat_grades VALUES (?, ?, ?, ?, ?)",
-                (key, grade, model, reply, time.time()),
-            )
-            self._db.commit()
+        import sqlite3
+
+        try:
+            with self._lock:
+                self._db.execute(
+                    "INSERT OR REPLACE INTO rankmeter_chat_grades "
+                    "(key, grade, model, reply, created) VALUES (?, ?, ?, ?, ?)",
+                    (key, grade, model, reply, time.time()),
+                )
+                self._db.commit()
+        except sqlite3.Error as exc:
+            raise FormatError(
+                self.path, f"cannot be written as the labels cache (an SQLite file): {exc}"
+            ) from None
 
     def close(self) -> None:
         with self._lock:
@@ -407,7 +437,7 @@ class ChatLabeler:
         if known is not None:
             return known
         if self._cache is not None:
-            known = self._cache.get(key)
+            known = self._cache.get(key, self.low, self.high)
             if known is not None:
                 with self._lock:
                     self._memo[key] = known
