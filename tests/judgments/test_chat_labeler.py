@@ -248,6 +248,45 @@ def test_a_silent_server_is_a_bounded_timeout(chat_server: Any) -> None:
     assert time.monotonic() - start < 3
 
 
+def test_a_dribbling_server_meets_the_total_deadline(chat_server: Any) -> None:
+    """Issue 22, item 3: a server that sends one byte every 0.1 s is never silent for the
+    per-read timeout, and its answer (about 300 bytes) would take half a minute: the request's
+    total deadline cuts it off, and the next try is asked."""
+    chat_server.script = [Canned(200, completion("##final score: 3"), dribble=0.1)]
+    labeler = _labeler(chat_server, timeout=1.0, retries=1)
+    assert labeler("wing", "wing") == 1  # the second try, answered at once
+    assert chat_server.calls == 2 and labeler.requests == 2
+    chat_server.script = [Canned(200, completion("##final score: 3"), dribble=0.1)] * 2
+    with pytest.raises(EndpointError, match=r"gave up after 2 tries: no answer within 1 s$"):
+        _labeler(chat_server, timeout=1.0, retries=1)("a", "b")
+
+
+def test_a_dribbled_https_like_header_phase_is_cut_off_too(chat_server: Any) -> None:
+    """The deadline holds while the status line and headers are still arriving."""
+    chat_server.script = [Canned(200, completion("##final score: 3"), dribble=0.2)]
+    with pytest.raises(EndpointError, match=r"gave up after 1 try: no answer within 0\.5 s$"):
+        _labeler(chat_server, timeout=0.5, retries=0)("a", "b")
+
+
+def test_a_huge_reply_is_not_read_past_the_cap(chat_server: Any) -> None:
+    """Issue 22, item 3: a reply is read up to max_reply_bytes and no further, whether its
+    Content-Length says how big it is or not (then the body runs until the server closes)."""
+    chat_server.script = [Canned(200, flood=64_000_000)]
+    with pytest.raises(
+        EndpointError,
+        match=r"^model 'tiny-model' at .*: the reply is larger than max_reply_bytes=100,000; "
+        r"not read further \(a grade fits in a few kilobytes",
+    ):
+        _labeler(chat_server, max_reply_bytes=100_000)("a", "b")
+    assert chat_server.calls == 1  # not tried again: the model would say as much again
+    chat_server.script = [Canned(200, completion("x" * 5_000_000))]
+    with pytest.raises(
+        EndpointError,
+        match=r"larger than max_reply_bytes=4,000,000 \(5,000,\d+ bytes, it says\)",
+    ):
+        _labeler(chat_server)("a", "b")
+
+
 def test_the_cache_asks_nothing_twice_across_runs(chat_server: Any, tmp_path: Path) -> None:
     cache = tmp_path / "grades.sqlite"
     first = _labeler(chat_server, cache=cache)
@@ -354,6 +393,7 @@ def test_workers_ask_concurrently(chat_server: Any) -> None:
         ({"prompt": "no placeholders"}, r"prompt must hold \{query\}"),
         ({"retries": -1}, r"retries=-1 must be an integer from 0 to 100"),
         ({"timeout": 0}, r"timeout=0 must be a number > 0"),
+        ({"max_reply_bytes": 0}, r"max_reply_bytes=0 must be an integer >= 1"),
         ({"scale": "x"}, r"scale='x' must be LOW-HIGH"),
     ],
 )

@@ -65,6 +65,13 @@ def label(
         ),
     ] = None,
     workers: Annotated[int, typer.Option(help="With --endpoint: requests in flight at once.")] = 4,
+    timeout: Annotated[
+        float,
+        typer.Option(
+            help="With --endpoint: seconds one request may take in all (connecting, sending, "
+            "the whole reply); one that runs out is tried again, up to 3 times."
+        ),
+    ] = 60.0,
     show_prompt: Annotated[
         bool,
         typer.Option(
@@ -113,7 +120,7 @@ def label(
     if endpoint is not None:
         _label_with_endpoint(
             pool, queries, corpus, output, endpoint, model, api_key_env, cache, workers,
-            scale, quiet,
+            timeout, scale, quiet,
         )  # fmt: skip
         return
     assert labeler is not None
@@ -157,6 +164,7 @@ def _label_with_endpoint(
     api_key_env: str | None,
     cache: str | None,
     workers: int,
+    timeout: float,
     scale: str,
     quiet: bool,
 ) -> None:
@@ -177,7 +185,9 @@ def _label_with_endpoint(
         api_key = os.environ.get(api_key_env)
         if not api_key:
             raise PolicyError(f"--api-key-env {api_key_env}: that environment variable is not set")
-    labeler = ChatLabeler(endpoint, model, api_key=api_key, scale=scale, cache=cache)
+    labeler = ChatLabeler(
+        endpoint, model, api_key=api_key, scale=scale, cache=cache, timeout=timeout
+    )
     try:
         items = read_pool(pool)
         with Steps(total=len(items), enabled=False if quiet else None) as steps:

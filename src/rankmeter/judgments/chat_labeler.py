@@ -8,10 +8,13 @@ in the style of UMBRELA (Upadhyay et al., 2024, the TREC RAG relevance assessor)
 with each level described, the searcher's intent and the document's trustworthiness weighed,
 and the grade asked for on a last line ``##final score: N``.
 
-Only the standard library speaks HTTP here (``urllib.request``): no runtime dependency. Query
-and document texts are untrusted: they go into the prompt as quoted data, never into the
-template's placeholders' syntax. The reply is untrusted: it is only searched for a grade, and
-quoted (shortened, control characters escaped) when an error shows it.
+HTTP is spoken by httpx (the ``judge`` extra), imported on the first request. Its timeouts are
+per operation, so each request also has a total deadline of its own (:class:`_Deadline`), and
+a reply is read up to ``max_reply_bytes`` and no further. Query and document texts are
+untrusted: they go into the prompt as quoted data between tagged markers that no text can
+hold, never into the template's placeholders' syntax. The reply is untrusted: only its tail is
+searched for a grade, and it is quoted (shortened, control characters escaped) when an error
+shows it.
 """
 
 from __future__ import annotations
@@ -212,6 +215,57 @@ def _retry_after(value: str | None) -> float | None:
     return min(max(seconds, 0.0), _MAX_RETRY_AFTER)
 
 
+class _Retry(Exception):
+    """A request failed in a way that may pass: it is tried again."""
+
+
+class _Deadline:
+    """The total deadline of one request. httpx's timeouts are per operation (connecting,
+    each read), so a server that sends a byte a second would hold a request for ever; at the
+    deadline this watchdog shuts the request's socket down, which ends a read in progress.
+    The socket is learnt from httpcore's trace of the connection (``connect_tcp``, then
+    ``start_tls`` for https), which is why the client keeps no connection between requests."""
+
+    def __init__(self, seconds: float) -> None:
+        self._lock = threading.Lock()
+        self._sockets: list[Any] = []
+        self.expired = False
+        self._timer = threading.Timer(seconds, self._expire)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def trace(self, event: str, info: dict[str, Any]) -> None:
+        if event not in ("connection.connect_tcp.complete", "connection.start_tls.complete"):
+            return
+        stream = info.get("return_value")
+        sock = stream.get_extra_info("socket") if stream is not None else None
+        if sock is None:
+            return
+        with self._lock:
+            self._sockets.append(sock)
+            expired = self.expired
+        if expired:
+            _shut(sock)
+
+    def _expire(self) -> None:
+        with self._lock:
+            self.expired = True
+            sockets = list(self._sockets)
+        for sock in sockets:
+            _shut(sock)
+
+    def cancel(self) -> None:
+        self._timer.cancel()
+
+
+def _shut(sock: Any) -> None:
+    import contextlib
+    import socket
+
+    with contextlib.suppress(OSError):  # already closed, or detached by the TLS layer
+        sock.shutdown(socket.SHUT_RDWR)
+
+
 class _Cache:
     """Grades already given, in an SQLite file: one row per (model, prompt, texts, settings)
     key. Each answer is committed as it comes, so an interrupted run keeps what it paid for."""
@@ -313,7 +367,13 @@ class ChatLabeler:
     temperature : float
         Sent as is; 0 (the default) asks for the model's most likely answer.
     timeout : float
-        Seconds one request may wait for the server (connecting, then each read).
+        Seconds one request may take in all: connecting, sending, and the whole reply (a
+        server that sends a byte now and then is cut off at this deadline too). A request
+        that runs out of time is tried again, as a connection error is.
+    max_reply_bytes : int
+        The largest reply read, in bytes (after decompression): a bigger one stops the
+        labelling with an error, so a model that runs on for megabytes costs no memory.
+        Default 4,000,000 (a grade with its reasoning takes a few kilobytes).
     retries : int
         How many times a failed request is tried again: on a connection error, a timeout, an
         HTTP 429 or 5xx. The waits double from ``backoff`` seconds; a ``Retry-After`` header
@@ -352,6 +412,7 @@ class ChatLabeler:
         scale: Any = "0-3",
         temperature: float = 0.0,
         timeout: float = 60.0,
+        max_reply_bytes: int = 4_000_000,
         retries: int = 3,
         backoff: float = 1.0,
         cache: str | os.PathLike[str] | None = None,
@@ -382,13 +443,17 @@ class ChatLabeler:
         self.low, self.high = bounds
         self.temperature = real("temperature", temperature, low=0.0, high=2.0)
         self.timeout = real(
-            "timeout", timeout, low=0.0, open_low=True, what="seconds a request may wait"
+            "timeout", timeout, low=0.0, open_low=True, what="seconds a request may take in all"
+        )
+        self.max_reply_bytes = integer(
+            "max_reply_bytes", max_reply_bytes, low=1, what="bytes a reply may hold"
         )
         self.retries = integer("retries", retries, low=0, high=100)
         self.backoff = real("backoff", backoff, low=0.0, what="the first wait between tries")
         self._cache = None if cache is None else _Cache(os.fspath(cache))
         self._memo: dict[str, int] = {}
         self._lock = threading.Lock()
+        self._client: Any = None
         #: HTTP requests sent and grades served from the cache so far (for a summary).
         self.requests = 0
         self.cached = 0
@@ -464,10 +529,6 @@ class ChatLabeler:
 
     def _ask(self, messages: list[dict[str, str]]) -> str:
         """The reply's text, trying again on errors that may pass."""
-        import http.client
-        import urllib.error
-        import urllib.request
-
         body = _STRICT_JSON.encode(
             {"model": self.model, "messages": messages, "temperature": self.temperature}
         ).encode("ascii")
@@ -484,27 +545,92 @@ class ChatLabeler:
             retry_after = None
             with self._lock:
                 self.requests += 1
-            request = urllib.request.Request(self.url, data=body, headers=headers, method="POST")
             try:
-                with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                    raw = response.read()
-            except urllib.error.HTTPError as exc:
-                detail = exc.read(2000).decode("utf-8", "replace") if exc.fp else ""
-                problem = f"HTTP {exc.code} {exc.reason}: {_excerpt(detail)}"
-                if exc.code in _RETRIED_STATUS:
-                    retry_after = _retry_after(exc.headers.get("Retry-After"))
-                    continue
-                raise EndpointError(f"{where}: {problem}") from None
-            except (urllib.error.URLError, OSError, http.client.HTTPException) as exc:
-                reason = getattr(exc, "reason", exc)
-                problem = f"{type(reason).__name__}: {reason}"
-                if isinstance(reason, TimeoutError) or "timed out" in str(reason):
-                    problem = f"no answer within {self.timeout:g} s"
+                status, reason, reply_headers, raw = self._post(body, headers, where)
+            except _Retry as exc:
+                problem = str(exc)
                 continue
+            if status >= 400:
+                detail = raw[:2000].decode("utf-8", "replace")
+                problem = f"HTTP {status} {reason}: {_excerpt(detail)}"
+                if status in _RETRIED_STATUS:
+                    retry_after = _retry_after(reply_headers.get("Retry-After"))
+                    continue
+                raise EndpointError(f"{where}: {problem}")
             return self._content(raw, where)
         tries = self.retries + 1
         raise EndpointError(
             f"{where}: gave up after {tries} {'try' if tries == 1 else 'tries'}: {visible(problem)}"
+        )
+
+    def _http(self) -> Any:
+        """The one httpx client of this labeler (thread-safe, shared by the workers)."""
+        with self._lock:
+            if self._client is None:
+                try:
+                    import httpx
+                except ImportError as exc:
+                    raise PolicyError(
+                        f"--endpoint needs the 'httpx' package: pip install 'rankmeter[judge]' "
+                        f"({exc})"
+                    ) from None
+                # No connection is kept between requests: each request's socket is then
+                # known from its connection (see _Deadline), and a model's answer takes
+                # seconds, a connection to it a millisecond.
+                self._client = httpx.Client(
+                    timeout=httpx.Timeout(self.timeout),
+                    limits=httpx.Limits(max_keepalive_connections=0),
+                    follow_redirects=False,
+                )
+            return self._client
+
+    def _post(
+        self, body: bytes, headers: dict[str, str], where: str
+    ) -> tuple[int, str, Any, bytes]:
+        """One POST, within the total deadline ``timeout`` and at most ``max_reply_bytes`` of
+        reply: (status, reason, headers, body; an error's body cut at 2000 bytes). A failure
+        that may pass raises _Retry; a reply over the cap, EndpointError."""
+        import httpx
+
+        client = self._http()
+        deadline = _Deadline(self.timeout)
+        try:
+            with client.stream(
+                "POST", self.url, content=body, headers=headers,
+                extensions={"trace": deadline.trace},
+            ) as response:  # fmt: skip
+                limit = 2000 if response.status_code >= 400 else self.max_reply_bytes
+                declared = response.headers.get("Content-Length", "")
+                if response.status_code < 400 and declared.isdigit() and int(declared) > limit:
+                    raise EndpointError(f"{where}: {self._too_large(int(declared))}")
+                chunks: list[bytes] = []
+                size = 0
+                # Counted as decoded: a compressed reply is capped at what it unpacks to.
+                for chunk in response.iter_bytes():
+                    chunks.append(chunk)
+                    size += len(chunk)
+                    if size > limit:
+                        if response.status_code >= 400:
+                            break
+                        raise EndpointError(f"{where}: {self._too_large(size, read=True)}")
+                return (
+                    response.status_code,
+                    response.reason_phrase,
+                    response.headers,
+                    b"".join(chunks),
+                )
+        except httpx.HTTPError as exc:
+            if deadline.expired or isinstance(exc, httpx.TimeoutException):
+                raise _Retry(f"no answer within {self.timeout:g} s") from None
+            raise _Retry(f"{type(exc).__name__}: {exc}") from None
+        finally:
+            deadline.cancel()
+
+    def _too_large(self, size: int, *, read: bool = False) -> str:
+        said = "" if read else f" ({size:,} bytes, it says)"
+        return (
+            f"the reply is larger than max_reply_bytes={self.max_reply_bytes:,}{said}; not "
+            "read further (a grade fits in a few kilobytes: is the model repeating itself?)"
         )
 
     @staticmethod
@@ -523,7 +649,11 @@ class ChatLabeler:
         return content
 
     def close(self) -> None:
-        """Close the cache file."""
+        """Close the HTTP client and the cache file."""
+        with self._lock:
+            client, self._client = self._client, None
+        if client is not None:
+            client.close()
         if self._cache is not None:
             self._cache.close()
 
@@ -554,15 +684,14 @@ class ChatLabeler:
         # importing one module at the same moment can see it half-initialised.
         import datetime  # noqa: F401
         import email.utils  # noqa: F401
-        import http.client  # noqa: F401
-        import urllib.error
-        import urllib.request  # noqa: F401
+        import socket  # noqa: F401
 
         from rankmeter.data import Qrels
         from rankmeter.io import read_pool
         from rankmeter.judgments.labelers import label_pool
 
         workers = integer("workers", workers, low=1, high=256, what="requests at a time")
+        self._http()  # httpx imported (or its absence said) before the threads start
         items: Sequence[Any] = (
             read_pool(pool) if isinstance(pool, (str, os.PathLike)) else tuple(pool)
         )
