@@ -34,6 +34,8 @@ class Canned:
     #: Bytes of junk sent after the headers, without a Content-Length (the body ends when the
     #: connection closes): a reply as big as a runaway model's.
     flood: int = 0
+    #: False: no Content-Length (the body ends when the connection closes).
+    length: bool = True
 
 
 def completion(content: str) -> dict[str, Any]:
@@ -120,9 +122,10 @@ class FakeChat:
                             self.wfile.write(block)
                             sent += len(block)
                         return
+                    length = f"Content-Length: {len(raw)}\r\n" if canned.length else ""
                     answer = (
                         f"HTTP/1.0 {canned.status} OK\r\nContent-Type: application/json\r\n"
-                        f"Content-Length: {len(raw)}\r\n\r\n"
+                        f"{length}\r\n"
                     ).encode() + raw
                     for index in range(len(answer)):
                         if fake.release.wait(canned.dribble):

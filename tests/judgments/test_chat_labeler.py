@@ -268,6 +268,15 @@ def test_a_dribbled_https_like_header_phase_is_cut_off_too(chat_server: Any) -> 
         _labeler(chat_server, timeout=0.5, retries=0)("a", "b")
 
 
+def test_a_body_cut_short_by_the_deadline_is_a_timeout(chat_server: Any) -> None:
+    """Without a Content-Length the body ends when the connection closes: the deadline's
+    closing must not pass for the end of a (truncated) reply."""
+    answer = completion("##final score: 3")
+    chat_server.script = [Canned(200, answer, dribble=0.005, length=False)]
+    with pytest.raises(EndpointError, match=r"gave up after 1 try: no answer within 0\.5 s$"):
+        _labeler(chat_server, timeout=0.5, retries=0)("a", "b")
+
+
 def test_a_huge_reply_is_not_read_past_the_cap(chat_server: Any) -> None:
     """Issue 22, item 3: a reply is read up to max_reply_bytes and no further, whether its
     Content-Length says how big it is or not (then the body runs until the server closes)."""

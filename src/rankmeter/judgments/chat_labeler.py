@@ -532,7 +532,12 @@ class ChatLabeler:
         body = _STRICT_JSON.encode(
             {"model": self.model, "messages": messages, "temperature": self.temperature}
         ).encode("ascii")
-        headers = {"Content-Type": "application/json", "Accept": "application/json"}
+        # Uncompressed: a compressed chunk could unpack to far more than the cap in one step.
+        headers = {
+            "Content-Type": "application/json",
+            "Accept": "application/json",
+            "Accept-Encoding": "identity",
+        }
         if self._api_key:
             headers["Authorization"] = f"Bearer {self._api_key}"
         where = f"model {self.model!r} at {self.url}"
@@ -613,6 +618,8 @@ class ChatLabeler:
                         if response.status_code >= 400:
                             break
                         raise EndpointError(f"{where}: {self._too_large(size, read=True)}")
+                if deadline.expired:  # a body that ends at the connection's close, cut short
+                    raise _Retry(f"no answer within {self.timeout:g} s")
                 return (
                     response.status_code,
                     response.reason_phrase,
