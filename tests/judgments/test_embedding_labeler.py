@@ -15,7 +15,11 @@ from sklearn.metrics import cohen_kappa_score
 from rankmeter.errors import FormatError, PolicyError
 from rankmeter.io.pool import PoolItem
 from rankmeter.judgments import EmbeddingLabeler, fit_thresholds
-from rankmeter.judgments.embedding_labeler import split_queries
+from rankmeter.judgments.embedding_labeler import (
+    DEFAULT_MIN_KAPPA,
+    LowAgreementError,
+    split_queries,
+)
 
 QUERIES = {"q1": "wing flutter", "q2": "heat conduction in slabs", "q3": "shock waves"}
 CORPUS = {
@@ -178,6 +182,60 @@ def test_a_pool_that_needs_most_documents_embeds_the_whole_corpus() -> None:
     encoder.texts.clear()
     labeler.label([PoolItem("q2", "d3", {"r": 1}, 1, 1.0)], QUERIES, CORPUS)
     assert encoder.texts == [[QUERIES["q2"]], [CORPUS["d3"]]]
+
+
+def test_a_calibration_below_the_kappa_floor_labels_nothing() -> None:
+    """Issue 22, item 20: a labeler whose fit agrees too little with the human labels on the
+    calibration items refuses to label, saying the figure; None (no floor) labels anyway."""
+    encoder = Letters()
+    free = EmbeddingLabeler.calibrated(
+        HUMAN, POOL, QUERIES, CORPUS, model=encoder, cache=False, min_kappa=None
+    )
+    kappa = free.calibration_kappa
+    assert free.label(POOL, QUERIES, CORPUS) is not None
+    floor = round(kappa + 0.05, 2)
+    strict = EmbeddingLabeler.calibrated(
+        HUMAN, POOL, QUERIES, CORPUS, model=encoder, cache=False, min_kappa=floor
+    )
+    encoder.calls = 0
+    unused = ", ".join(str(g) for g in strict.unused_grades)
+    message = (
+        rf"^the calibration on 7 human-labelled items of 3 queries reached quadratic weighted "
+        rf"kappa {kappa:.3f}(; grades? {unused} never given)?, below min_kappa={floor:g}: its "
+        r"labels would be little better than chance, so nothing is labelled \(give a lower "
+        r"min_kappa, --min-kappa -1 on the command line, to label anyway\)$"
+    )
+    with pytest.raises(LowAgreementError, match=message):
+        strict.label(POOL, QUERIES, CORPUS)
+    assert encoder.calls == 0  # refused before anything was embedded
+    with pytest.raises(LowAgreementError, match=message):
+        strict(QUERIES["q1"], CORPUS["d1"])
+    # The floor at the figure itself labels; the default floor is 0.4.
+    EmbeddingLabeler.calibrated(
+        HUMAN, POOL, QUERIES, CORPUS, model=Letters(), cache=False, min_kappa=kappa
+    ).label(POOL, QUERIES, CORPUS)
+    assert (
+        EmbeddingLabeler.calibrated(
+            HUMAN, POOL, QUERIES, CORPUS, model=Letters(), cache=False
+        ).min_kappa
+        == DEFAULT_MIN_KAPPA
+        == 0.4
+    )
+    # Thresholds given, not fitted: there is no calibration to check.
+    EmbeddingLabeler(free.thresholds, "0-3", model=Letters(), cache=False, min_kappa=0.9)("a", "a")
+    with pytest.raises(PolicyError, match=r"min_kappa=2 must be a number from -1"):
+        EmbeddingLabeler(free.thresholds, "0-3", min_kappa=2)
+
+
+def test_unused_grades_are_named() -> None:
+    reversed_human = {q: {d: 3 - g for d, g in grades.items()} for q, grades in HUMAN.items()}
+    labeler = EmbeddingLabeler.calibrated(
+        reversed_human, POOL, QUERIES, CORPUS, model=Letters(), cache=False, min_kappa=0.99
+    )
+    assert labeler.unused_grades
+    assert set(labeler.unused_grades) <= {0, 1, 2, 3}
+    with pytest.raises(LowAgreementError, match=r"; grades? [0-3](, [0-3])* never given, below"):
+        labeler.label(POOL, QUERIES, CORPUS)
 
 
 def test_unjudged_pool_items_can_count_as_a_grade_in_the_calibration() -> None:

@@ -28,10 +28,29 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from rankmeter._validate import integer
-from rankmeter.errors import FormatError, PolicyError
+from rankmeter._validate import integer, real
+from rankmeter.errors import FormatError, PolicyError, RankmeterError
 
-__all__ = ["EmbeddingLabeler", "calibrate", "fit_thresholds", "split_queries"]
+__all__ = [
+    "DEFAULT_MIN_KAPPA",
+    "EmbeddingLabeler",
+    "LowAgreementError",
+    "calibrate",
+    "fit_thresholds",
+    "split_queries",
+]
+
+#: The least quadratic weighted kappa on the calibration items with which a calibrated labeler
+#: labels anything: "moderate" agreement on Landis and Koch's scale (1977). Below it the fitted
+#: grades are little better than chance on the very items they were fitted to, and labels
+#: elsewhere can only be worse.
+DEFAULT_MIN_KAPPA = 0.4
+
+
+class LowAgreementError(RankmeterError):
+    """A calibrated labeler was asked to label, but its calibration agreed too little with the
+    human labels (kappa below ``min_kappa``)."""
+
 
 FloatArray = npt.NDArray[np.float64]
 # Names that mean the packaged model (besides those rankmeter.vector.embed knows).
@@ -214,6 +233,11 @@ class EmbeddingLabeler:
         Quadratic weighted kappa on those items (NaN when not fitted).
     calibration_queries : tuple of str
         The queries whose human labels were used.
+    unused_grades : tuple of int
+        The grades of the scale the fitted cut points gave no calibration item.
+    min_kappa : float or None
+        The least calibration kappa with which the labeler labels (None: no floor). Below
+        it, :meth:`label` and a call raise :class:`LowAgreementError`, saying the figure.
     """
 
     thresholds: tuple[float, ...]
@@ -224,6 +248,8 @@ class EmbeddingLabeler:
     n_calibration: int = 0
     calibration_kappa: float = float("nan")
     calibration_queries: tuple[str, ...] = ()
+    unused_grades: tuple[int, ...] = ()
+    min_kappa: float | None = None
     _known: dict[tuple[str, str], float] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -240,6 +266,31 @@ class EmbeddingLabeler:
                 f"for the scale {bounds[0]}-{bounds[1]}"
             )
         self.thresholds = cuts
+        if self.min_kappa is not None:
+            self.min_kappa = real(
+                "min_kappa", self.min_kappa, low=-1.0, high=1.0, what="a kappa, or None"
+            )
+
+    def check_agreement(self) -> None:
+        """Raise :class:`LowAgreementError` if the calibration's kappa is below
+        ``min_kappa`` (or undefined): the labeler refuses to label."""
+        if self.min_kappa is None or self.n_calibration == 0:
+            return
+        kappa = self.calibration_kappa
+        if kappa == kappa and kappa >= self.min_kappa:
+            return
+        unused = ""
+        if self.unused_grades:
+            grades = ", ".join(str(g) for g in self.unused_grades)
+            one = len(self.unused_grades) == 1
+            unused = f"; grade{'' if one else 's'} {grades} never given"
+        raise LowAgreementError(
+            f"the calibration on {self.n_calibration} human-labelled items of "
+            f"{len(self.calibration_queries)} queries reached quadratic weighted kappa "
+            f"{kappa:.3f}{unused}, below min_kappa={self.min_kappa:g}: its labels would be "
+            "little better than chance, so nothing is labelled (give a lower min_kappa, "
+            "--min-kappa -1 on the command line, to label anyway)"
+        )
 
     # -- construction --------------------------------------------------------------------------
     @classmethod
@@ -257,6 +308,7 @@ class EmbeddingLabeler:
         quantiles: int = 20,
         batch_size: int = 32,
         unjudged: int | None = None,
+        min_kappa: float | None = DEFAULT_MIN_KAPPA,
     ) -> EmbeddingLabeler:
         """The labeler whose thresholds are fitted (:func:`fit_thresholds`) on the pool items
         that ``human`` grades.
@@ -279,6 +331,11 @@ class EmbeddingLabeler:
             grade (trec_eval's reading of an unjudged document, for collections judged
             thoroughly enough that unjudged means not relevant): the fit then also sees what
             the systems retrieve that nobody called relevant.
+        min_kappa : float or None
+            The least quadratic weighted kappa the fit must reach on the calibration items
+            for the labeler to label (:data:`DEFAULT_MIN_KAPPA`, 0.4); below it
+            :meth:`label` raises :class:`LowAgreementError`, saying the figure. None: no
+            floor. The labeler is returned either way, so its kappa can be read.
 
         Raises
         ------
@@ -334,6 +391,7 @@ class EmbeddingLabeler:
         cuts = fit_thresholds(similarities, human_grades, (low, high), quantiles=quantiles)
         fitted = _grades(similarities, cuts, low).astype(float)
         kappa = _quadratic_kappa(np.asarray(human_grades, dtype=float), fitted[None, :])[0]
+        given = {int(g) for g in fitted}
         return cls(
             cuts,
             (low, high),
@@ -343,6 +401,8 @@ class EmbeddingLabeler:
             n_calibration=len(sample),
             calibration_kappa=float(kappa),
             calibration_queries=tuple(sorted({i.query_id for i in sample}, key=_natural)),
+            unused_grades=tuple(g for g in range(low, high + 1) if g not in given),
+            min_kappa=min_kappa,
             _known=known,
         )
 
@@ -362,6 +422,7 @@ class EmbeddingLabeler:
     def __call__(self, query_text: str, doc_text: str) -> int:
         """The grade of one document for one query (embedded now unless :meth:`label` or
         :meth:`similarities` embedded them already)."""
+        self.check_agreement()
         pair = (query_text, doc_text)
         if pair not in self._known:
             # one pair: not worth a cache file of its own
@@ -382,6 +443,7 @@ class EmbeddingLabeler:
         the file before anything is embedded). Returns the Qrels."""
         from rankmeter.judgments.labelers import _load_texts, label_pool
 
+        self.check_agreement()  # before anything is read or embedded
         items, pool_name = _pool_items(pool)
         queries = _readable_once(queries, "queries")
         corpus = _readable_once(corpus, "corpus")
