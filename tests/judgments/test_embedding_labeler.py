@@ -283,3 +283,47 @@ def test_minilm_labels_a_tiny_corpus_the_same_twice(tmp_path: Path) -> None:
     for query, doc in (("q1", "d1"), ("q2", "d2"), ("q3", "d3")):
         assert labels[query][doc] == max(labels[query].values())
     assert first.calibration_kappa > 0
+
+
+@pytest.mark.embed
+def test_a_corpus_embedded_by_embed_eval_is_read_not_embedded_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 22, item 20: after `rankmeter embed-eval` embedded a collection, labelling a pool
+    that needs only a third of its documents reads the whole corpus's embeddings from the
+    cache (the list embed-eval embedded) instead of embedding that third anew."""
+    import json
+
+    import rankmeter.vector.embed as embed
+    from rankmeter.vector import evaluate_model
+
+    missing = [m for m in EMBED_EXTRA if importlib.util.find_spec(m) is None]
+    if missing:
+        pytest.skip(f"needs rankmeter[embed] ({', '.join(missing)} not installed)")
+    corpus = {**CORPUS, "d5": "boundary layer transition", "d6": "buckling of thin shells"}
+    folder = tmp_path / "tiny"
+    (folder / "qrels").mkdir(parents=True)
+    with open(folder / "corpus.jsonl", "w", encoding="utf-8") as handle:
+        for doc_id, text in corpus.items():
+            handle.write(json.dumps({"_id": doc_id, "title": "", "text": text}) + "\n")
+    with open(folder / "queries.jsonl", "w", encoding="utf-8") as handle:
+        for query_id, text in QUERIES.items():
+            handle.write(json.dumps({"_id": query_id, "text": text}) + "\n")
+    rows = [f"{q}\t{d}\t{g}" for q, grades in HUMAN.items() for d, g in grades.items()]
+    (folder / "qrels" / "test.tsv").write_text(
+        "query-id\tcorpus-id\tscore\n" + "\n".join(rows) + "\n"
+    )
+    cache = tmp_path / "cache"
+    evaluate_model(folder, k=3, cache=cache)  # what rankmeter embed-eval does
+
+    def no_encoding(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("embedded again: the cache of embed-eval was not read")
+
+    monkeypatch.setattr(embed, "_encode", no_encoding)
+    pool = [PoolItem(q, d, {"r": 1}, 1, 1.0) for q in ("q1", "q2") for d in ("d1", "d2")]
+    queries, corpus_file = folder / "queries.jsonl", folder / "corpus.jsonl"
+    labeler = EmbeddingLabeler.calibrated(
+        HUMAN, pool, queries, corpus_file, cache=cache, min_kappa=None
+    )
+    assert labeler.n_calibration == 3
+    assert len(labeler.label(pool, queries, corpus_file)) == 4

@@ -521,11 +521,11 @@ def _cosines(
 ) -> FloatArray:
     """The cosine of each (query text, doc text) pair, remembered in ``known``.
 
-    Where the pairs need half of ``every_text``'s queries (documents) or more, all of them are
-    embedded, in their order: the same list ``rankmeter embed-eval`` embeds for a collection,
-    so the cache it left is read instead of embedding again (and costs little more)."""
-    from rankmeter.vector.embed import embed_texts
-
+    With ``every_text``, every query (document) of the collection, in its order: the list
+    ``rankmeter embed-eval`` embeds for a collection. Where the cache already holds its
+    embeddings (embed-eval ran, or an earlier label), they are read and nothing is embedded;
+    else, where the pairs need half of them or more, all of them are embedded (for little
+    more), so that the next run reads them; else only the texts the pairs need."""
     if not pairs:
         return np.zeros(0)
     if model is None or (isinstance(model, str) and model.lower() in _PACKAGED):
@@ -534,14 +534,9 @@ def _cosines(
     # second run reads every embedding from the cache.
     query_list = list(dict.fromkeys(q for q, _ in pairs))
     doc_list = list(dict.fromkeys(d for _, d in pairs))
-    if every_text is not None:
-        all_queries, all_docs = every_text
-        if 2 * len(query_list) >= len(all_queries):
-            query_list = all_queries
-        if 2 * len(doc_list) >= len(all_docs):
-            doc_list = all_docs
-    q_vectors = embed_texts(model, query_list, kind="queries", cache=cache, batch_size=batch_size)
-    d_vectors = embed_texts(model, doc_list, kind="corpus", cache=cache, batch_size=batch_size)
+    all_queries, all_docs = every_text if every_text is not None else (None, None)
+    query_list, q_vectors = _vectors(model, query_list, all_queries, "queries", cache, batch_size)
+    doc_list, d_vectors = _vectors(model, doc_list, all_docs, "corpus", cache, batch_size)
     q_row = {text: row for row, text in enumerate(query_list)}
     d_row = {text: row for row, text in enumerate(doc_list)}
     q_index = np.fromiter((q_row[q] for q, _ in pairs), dtype=np.intp, count=len(pairs))
@@ -551,6 +546,28 @@ def _cosines(
     for pair, value in zip(pairs, cosines, strict=True):
         known[pair] = float(value)
     return np.asarray(cosines, dtype=float)
+
+
+def _vectors(
+    model: Any,
+    needed: list[str],
+    every: list[str] | None,
+    kind: str,
+    cache: Any,
+    batch_size: int,
+) -> tuple[list[str], Any]:
+    """The texts embedded and their rows: ``every`` where the cache holds it or ``needed``
+    is half of it or more, else ``needed``."""
+    from rankmeter.vector.embed import cached_embeddings, embed_texts
+
+    if every is not None:
+        if cache is not None and cache is not False:
+            cached = cached_embeddings(model, every, kind=kind, cache=cache)
+            if cached is not None:
+                return every, cached
+        if 2 * len(needed) >= len(every):
+            needed = every
+    return needed, embed_texts(model, needed, kind=kind, cache=cache, batch_size=batch_size)
 
 
 def _read_query_ids(path: str) -> tuple[str, ...]:
