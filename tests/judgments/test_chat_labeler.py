@@ -95,6 +95,9 @@ def test_thinking_blocks_are_left_out() -> None:
     # A closing tag whose opening lies before the parsed tail: what precedes it is thinking.
     assert parse_grade("final score: 1 maybe</think> 3", 0, 3) == 3
     assert parse_grade("<THINK>final score: 1</Think>\nFinal Score: 0", 0, 3) == 0
+    # Characters whose lower case is longer (İ) do not shift where the blocks are cut.
+    assert parse_grade("İİİİ<think>final score: 1</think>İİ final score: 2 İİİİİİ", 0, 3) == 2
+    assert parse_grade("İİİİİİİİ<think>final score: 1</think>final score: 3", 0, 3) == 3
 
 
 def test_the_request_is_a_chat_completion(chat_server: Any) -> None:

@@ -99,6 +99,7 @@ _BARE = re.compile(r"[*#\"'`(\[]*(-?\d+(?:\.\d+)?)[*\"'`)\]]*\.?")
 #: whitespace). The prompt asks for the grade on the last line; a model that runs on for
 #: pages after it, or repeats newlines until it is cut off, is not searched through.
 PARSED_TAIL = 4000
+_THINK_TAG = re.compile(r"<(/?)think>", re.IGNORECASE)
 _BARE_LENGTH = 40
 _EXCERPT = 80
 _MAX_RETRY_AFTER = 60.0
@@ -150,21 +151,21 @@ def parse_grade(reply: str, low: int, high: int) -> int | None:
 
 
 def _outside_thinking(text: str) -> str:
-    """``text`` without its ``<think>...</think>`` blocks (and without what precedes a closing
-    tag whose opening fell before the text), found with ``str.find``: one pass."""
-    lower = text.lower()
+    """``text`` without its ``<think>...</think>`` blocks (each from an opening tag to the
+    first closing one after it), and without what precedes a first closing tag whose opening
+    fell before the text: one pass over the tags."""
     parts = []
     position = 0
-    first_close, first_open = lower.find("</think>"), lower.find("<think>")
-    if first_close >= 0 and (first_open < 0 or first_close < first_open):
-        position = first_close + len("</think>")
-    while True:
-        start = lower.find("<think>", position)
-        end = lower.find("</think>", start) if start >= 0 else -1
-        if end < 0:
-            break
-        parts.append(text[position:start])
-        position = end + len("</think>")
+    opened: int | None = None
+    for number, tag in enumerate(_THINK_TAG.finditer(text)):
+        if not tag.group(1):  # <think>
+            if opened is None:
+                opened = tag.start()
+        elif opened is not None:
+            parts.append(text[position:opened])
+            position, opened = tag.end(), None
+        elif number == 0:
+            position = tag.end()
     parts.append(text[position:])
     return " ".join(parts)
 
