@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-_QUERY = re.compile(r"<<<QUERY\n(.*?)\nQUERY>>>", re.DOTALL)
-_DOC = re.compile(r"<<<PASSAGE\n(.*?)\nPASSAGE>>>", re.DOTALL)
+_QUERY = re.compile(r"<<<QUERY (\w+)\n(.*?)\nQUERY \1>>>", re.DOTALL)
+_DOC = re.compile(r"<<<PASSAGE (\w+)\n(.*?)\nPASSAGE \1>>>", re.DOTALL)
 
 
 @dataclass
@@ -28,6 +28,14 @@ class Canned:
     body: Any = None
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0
+    #: Seconds between the bytes of the whole answer (status line, headers, body): a server
+    #: that is never silent for long, and never done.
+    dribble: float = 0.0
+    #: Bytes of junk sent after the headers, without a Content-Length (the body ends when the
+    #: connection closes): a reply as big as a runaway model's.
+    flood: int = 0
+    #: False: no Content-Length (the body ends when the connection closes).
+    length: bool = True
 
 
 def completion(content: str) -> dict[str, Any]:
@@ -67,7 +75,7 @@ class FakeChat:
                 return self.script.pop(0)
         user = body["messages"][-1]["content"]
         query, doc = _QUERY.search(user), _DOC.search(user)
-        grade = overlap_grade(query.group(1), doc.group(1)) if query and doc else 1
+        grade = overlap_grade(query.group(2), doc.group(2)) if query and doc else 1
         return Canned(200, completion(f"The intent is clear.\n##final score: {grade}"))
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
@@ -89,6 +97,9 @@ class FakeChat:
                     fake.release.wait(canned.delay)
                 data = canned.body
                 raw = (json.dumps(data) if not isinstance(data, str) else data).encode()
+                if canned.dribble or canned.flood:
+                    self._send_slowly_or_much(canned, raw)
+                    return
                 try:
                     self.send_response(canned.status)
                     self.send_header("Content-Type", "application/json")
@@ -99,6 +110,30 @@ class FakeChat:
                     self.wfile.write(raw)
                 except OSError:
                     pass  # the client gave up (a timeout test)
+
+            def _send_slowly_or_much(self, canned: Canned, raw: bytes) -> None:
+                self.close_connection = True
+                try:
+                    if canned.flood:
+                        self.wfile.write(b"HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\n\r\n")
+                        block = b"final score: 2 " * 4096
+                        sent = 0
+                        while sent < canned.flood and not fake.release.is_set():
+                            self.wfile.write(block)
+                            sent += len(block)
+                        return
+                    length = f"Content-Length: {len(raw)}\r\n" if canned.length else ""
+                    answer = (
+                        f"HTTP/1.0 {canned.status} OK\r\nContent-Type: application/json\r\n"
+                        f"{length}\r\n"
+                    ).encode() + raw
+                    for index in range(len(answer)):
+                        if fake.release.wait(canned.dribble):
+                            return
+                        self.wfile.write(answer[index : index + 1])
+                        self.wfile.flush()
+                except OSError:
+                    pass  # the client gave up
 
         return Handler
 

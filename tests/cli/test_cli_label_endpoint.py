@@ -139,3 +139,55 @@ def test_an_endpoint_failing_is_one_line_and_writes_nothing(
     assert error.startswith(f"{beir['pool']}: query 'q1', doc 'd1': model 'm' at ")
     assert error.endswith("'<b>relevant</b>\\x1b[2J'")
     assert not out.exists()
+
+
+def test_a_tampered_cache_is_one_line_and_writes_nothing(
+    cli: CLI, beir: dict[str, Path], chat_server: Any, tmp_path: Path
+) -> None:
+    """Issue 22, item 2: a cached grade off --scale (99, or -5 that would become "judged,
+    unjudged") stops the command with one line naming the cache file and the row."""
+    import sqlite3
+
+    out, cache = tmp_path / "model.qrels", tmp_path / "grades.sqlite"
+    more = ("--endpoint", chat_server.url, "--model", "m", "--cache", cache, "--workers", "1")
+    assert cli(*_args(beir, *more, "-o", out)).code == 0
+    out.unlink()
+    for tampered in (99, -5):
+        with sqlite3.connect(cache) as db:
+            db.execute("UPDATE rankmeter_chat_grades SET grade = ? WHERE rowid = 3", (tampered,))
+        error = cli(*_args(beir, *more, "-o", out)).assert_one_error_line(1)
+        assert error.startswith(f"{beir['pool']}: query ")
+        assert (
+            f"{cache}:3: row 3 of the labels cache gives the grade {tampered}, not a whole "
+            "number on the scale 0-3"
+        ) in error
+        assert not out.exists()
+    assert chat_server.calls == 4
+
+
+def test_timeout_is_a_total_deadline_per_request(
+    cli: CLI, beir: dict[str, Path], chat_server: Any, tmp_path: Path
+) -> None:
+    """Issue 22, item 3: --timeout bounds a whole request; a server dribbling its answer a
+    byte every 0.1 s (half a minute in all) is cut off after 1 s and asked again."""
+    chat_server.script = [Canned(200, completion("##final score: 3"), dribble=0.1)]
+    out = tmp_path / "model.qrels"
+    more = ("--endpoint", chat_server.url, "--model", "m", "--workers", "1", "--timeout", "1")
+    done = cli(*_args(beir, *more, "-o", out))
+    assert done.code == 0, done.err
+    assert "(5 requests, 0 from the cache)" in done.out
+    assert read_qrels(out).to_dict() == {"q1": {"d1": 3, "d2": 0}, "q2": {"d2": 3, "d3": 0}}
+    error = cli(*_args(beir, *more[:-1], "0", "-o", out)).assert_one_error_line(2)
+    assert "timeout=0.0 must be a number > 0 (seconds a request may take in all)" in error
+
+
+def test_a_huge_reply_is_one_line_and_writes_nothing(
+    cli: CLI, beir: dict[str, Path], chat_server: Any, tmp_path: Path
+) -> None:
+    chat_server.script = [Canned(200, flood=64_000_000)]
+    out = tmp_path / "model.qrels"
+    more = ("--endpoint", chat_server.url, "--model", "m", "--workers", "1", "-o", out)
+    error = cli(*_args(beir, *more)).assert_one_error_line(1)
+    assert error.startswith(f"{beir['pool']}: query 'q1', doc 'd1': model 'm' at ")
+    assert "the reply is larger than max_reply_bytes=4,000,000; not read further" in error
+    assert not out.exists()

@@ -65,7 +65,7 @@ def test_calibrate_goes_with_minilm_only(cli: CLI, beir: Path) -> None:
     args = _args(beir, "--calibrate", str(beir / "human.qrels"), "-o", str(beir / "out.qrels"))
     args[args.index("minilm")] = "operator:eq"
     done = cli(*args)
-    assert "--calibrate and --calibrate-queries go with --labeler minilm" in (
+    assert "--calibrate, --calibrate-queries and --min-kappa go with --labeler minilm" in (
         done.assert_one_error_line(2)
     )
 
@@ -135,3 +135,32 @@ def test_minilm_labels_the_pool_with_fitted_thresholds(cli: CLI, beir: Path) -> 
         )  # fmt: skip
         assert part.code == 0, part.err
         assert "fitted on 5 human-labelled items of 2 queries" in part.out
+
+
+# The human grades turned upside down: what MiniLM ranks first, people called irrelevant.
+REVERSED = "1 0 d1 0\n1 0 d2 3\n1 0 d4 2\n2 0 d2 0\n2 0 d3 3\n3 0 d3 0\n3 0 d4 2\n"
+
+
+@pytest.mark.embed
+def test_minilm_refuses_to_label_below_the_kappa_floor(cli: CLI, beir: Path) -> None:
+    """Issue 22, item 20: a fit that agrees with the human labels no better than chance on the
+    calibration items labels nothing, saying the figure; --min-kappa -1 labels anyway."""
+    missing = [m for m in EMBED_EXTRA if importlib.util.find_spec(m) is None]
+    if missing:
+        pytest.skip(f"needs rankmeter[embed] ({', '.join(missing)} not installed)")
+    (beir / "reversed.qrels").write_text(REVERSED)
+    out = beir / "model.qrels"
+    args = _args(beir, "--calibrate", str(beir / "reversed.qrels"), "-o", str(out))
+    error = cli(*args).assert_one_error_line(1)
+    assert re.fullmatch(
+        r"the calibration on 7 human-labelled items of 3 queries reached quadratic weighted "
+        r"kappa (-?0\.[0-3]\d\d)(; grades? [0-3](, [0-3])* never given)?, below min_kappa=0\.4: "
+        r"its labels would be little better than chance, so nothing is labelled \(give a lower "
+        r"min_kappa, --min-kappa -1 on the command line, to label anyway\)",
+        error,
+    ), error
+    assert not out.exists()
+    anyway = cli(*args, "--min-kappa", "-1")
+    assert anyway.code == 0, anyway.err
+    assert "12 items of 3 queries labelled by minilm" in anyway.out
+    assert len(read_qrels(out)) == 12

@@ -15,7 +15,11 @@ from sklearn.metrics import cohen_kappa_score
 from rankmeter.errors import FormatError, PolicyError
 from rankmeter.io.pool import PoolItem
 from rankmeter.judgments import EmbeddingLabeler, fit_thresholds
-from rankmeter.judgments.embedding_labeler import split_queries
+from rankmeter.judgments.embedding_labeler import (
+    DEFAULT_MIN_KAPPA,
+    LowAgreementError,
+    split_queries,
+)
 
 QUERIES = {"q1": "wing flutter", "q2": "heat conduction in slabs", "q3": "shock waves"}
 CORPUS = {
@@ -180,6 +184,60 @@ def test_a_pool_that_needs_most_documents_embeds_the_whole_corpus() -> None:
     assert encoder.texts == [[QUERIES["q2"]], [CORPUS["d3"]]]
 
 
+def test_a_calibration_below_the_kappa_floor_labels_nothing() -> None:
+    """Issue 22, item 20: a labeler whose fit agrees too little with the human labels on the
+    calibration items refuses to label, saying the figure; None (no floor) labels anyway."""
+    encoder = Letters()
+    free = EmbeddingLabeler.calibrated(
+        HUMAN, POOL, QUERIES, CORPUS, model=encoder, cache=False, min_kappa=None
+    )
+    kappa = free.calibration_kappa
+    assert free.label(POOL, QUERIES, CORPUS) is not None
+    floor = round(kappa + 0.05, 2)
+    strict = EmbeddingLabeler.calibrated(
+        HUMAN, POOL, QUERIES, CORPUS, model=encoder, cache=False, min_kappa=floor
+    )
+    encoder.calls = 0
+    unused = ", ".join(str(g) for g in strict.unused_grades)
+    message = (
+        rf"^the calibration on 7 human-labelled items of 3 queries reached quadratic weighted "
+        rf"kappa {kappa:.3f}(; grades? {unused} never given)?, below min_kappa={floor:g}: its "
+        r"labels would be little better than chance, so nothing is labelled \(give a lower "
+        r"min_kappa, --min-kappa -1 on the command line, to label anyway\)$"
+    )
+    with pytest.raises(LowAgreementError, match=message):
+        strict.label(POOL, QUERIES, CORPUS)
+    assert encoder.calls == 0  # refused before anything was embedded
+    with pytest.raises(LowAgreementError, match=message):
+        strict(QUERIES["q1"], CORPUS["d1"])
+    # The floor at the figure itself labels; the default floor is 0.4.
+    EmbeddingLabeler.calibrated(
+        HUMAN, POOL, QUERIES, CORPUS, model=Letters(), cache=False, min_kappa=kappa
+    ).label(POOL, QUERIES, CORPUS)
+    assert (
+        EmbeddingLabeler.calibrated(
+            HUMAN, POOL, QUERIES, CORPUS, model=Letters(), cache=False
+        ).min_kappa
+        == DEFAULT_MIN_KAPPA
+        == 0.4
+    )
+    # Thresholds given, not fitted: there is no calibration to check.
+    EmbeddingLabeler(free.thresholds, "0-3", model=Letters(), cache=False, min_kappa=0.9)("a", "a")
+    with pytest.raises(PolicyError, match=r"min_kappa=2 must be a number from -1"):
+        EmbeddingLabeler(free.thresholds, "0-3", min_kappa=2)
+
+
+def test_unused_grades_are_named() -> None:
+    reversed_human = {q: {d: 3 - g for d, g in grades.items()} for q, grades in HUMAN.items()}
+    labeler = EmbeddingLabeler.calibrated(
+        reversed_human, POOL, QUERIES, CORPUS, model=Letters(), cache=False, min_kappa=0.99
+    )
+    assert labeler.unused_grades
+    assert set(labeler.unused_grades) <= {0, 1, 2, 3}
+    with pytest.raises(LowAgreementError, match=r"; grades? [0-3](, [0-3])* never given, below"):
+        labeler.label(POOL, QUERIES, CORPUS)
+
+
 def test_unjudged_pool_items_can_count_as_a_grade_in_the_calibration() -> None:
     labeler = EmbeddingLabeler.calibrated(
         HUMAN, POOL, QUERIES, CORPUS, model=Letters(), cache=False, unjudged=0
@@ -225,3 +283,47 @@ def test_minilm_labels_a_tiny_corpus_the_same_twice(tmp_path: Path) -> None:
     for query, doc in (("q1", "d1"), ("q2", "d2"), ("q3", "d3")):
         assert labels[query][doc] == max(labels[query].values())
     assert first.calibration_kappa > 0
+
+
+@pytest.mark.embed
+def test_a_corpus_embedded_by_embed_eval_is_read_not_embedded_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 22, item 20: after `rankmeter embed-eval` embedded a collection, labelling a pool
+    that needs only a third of its documents reads the whole corpus's embeddings from the
+    cache (the list embed-eval embedded) instead of embedding that third anew."""
+    import json
+
+    import rankmeter.vector.embed as embed
+    from rankmeter.vector import evaluate_model
+
+    missing = [m for m in EMBED_EXTRA if importlib.util.find_spec(m) is None]
+    if missing:
+        pytest.skip(f"needs rankmeter[embed] ({', '.join(missing)} not installed)")
+    corpus = {**CORPUS, "d5": "boundary layer transition", "d6": "buckling of thin shells"}
+    folder = tmp_path / "tiny"
+    (folder / "qrels").mkdir(parents=True)
+    with open(folder / "corpus.jsonl", "w", encoding="utf-8") as handle:
+        for doc_id, text in corpus.items():
+            handle.write(json.dumps({"_id": doc_id, "title": "", "text": text}) + "\n")
+    with open(folder / "queries.jsonl", "w", encoding="utf-8") as handle:
+        for query_id, text in QUERIES.items():
+            handle.write(json.dumps({"_id": query_id, "text": text}) + "\n")
+    rows = [f"{q}\t{d}\t{g}" for q, grades in HUMAN.items() for d, g in grades.items()]
+    (folder / "qrels" / "test.tsv").write_text(
+        "query-id\tcorpus-id\tscore\n" + "\n".join(rows) + "\n"
+    )
+    cache = tmp_path / "cache"
+    evaluate_model(folder, k=3, cache=cache)  # what rankmeter embed-eval does
+
+    def no_encoding(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("embedded again: the cache of embed-eval was not read")
+
+    monkeypatch.setattr(embed, "_encode", no_encoding)
+    pool = [PoolItem(q, d, {"r": 1}, 1, 1.0) for q in ("q1", "q2") for d in ("d1", "d2")]
+    queries, corpus_file = folder / "queries.jsonl", folder / "corpus.jsonl"
+    labeler = EmbeddingLabeler.calibrated(
+        HUMAN, pool, queries, corpus_file, cache=cache, min_kappa=None
+    )
+    assert labeler.n_calibration == 3
+    assert len(labeler.label(pool, queries, corpus_file)) == 4

@@ -24,7 +24,7 @@ def test_minilm_labels_against_human_labels_on_cranfield(
     from rankmeter.io import read_run
     from rankmeter.io.beir import load_beir
     from rankmeter.judgments import EmbeddingLabeler, audit_labels, pool
-    from rankmeter.judgments.embedding_labeler import split_queries
+    from rankmeter.judgments.embedding_labeler import DEFAULT_MIN_KAPPA, split_queries
     from rankmeter.report.audit import render_markdown
     from rankmeter.vector import bm25_run, evaluate_model, fuse
 
@@ -59,6 +59,7 @@ def test_minilm_labels_against_human_labels_on_cranfield(
             queries_subset=calibration,
             cache=cache,
             unjudged=unjudged,
+            min_kappa=None,  # the demonstration labels whatever the agreement, to audit it
         )
         model = labeler.label(pooled, collection.queries, collection.corpus)
         again = labeler.label(pooled, collection.queries, collection.corpus)
@@ -83,4 +84,6 @@ def test_minilm_labels_against_human_labels_on_cranfield(
         assert set(audit.query_ids) <= held
         # One grade for everything (kappa 0) is always among the choices: the best is no worse.
         assert labeler.calibration_kappa >= 0
+        # Both fits stay below the default floor: rankmeter label would have refused them.
+        assert labeler.calibration_kappa < DEFAULT_MIN_KAPPA
         assert [o.metric for o in audit.orderings] == ["nDCG@10", "P@10"]

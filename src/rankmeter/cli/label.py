@@ -65,6 +65,13 @@ def label(
         ),
     ] = None,
     workers: Annotated[int, typer.Option(help="With --endpoint: requests in flight at once.")] = 4,
+    timeout: Annotated[
+        float,
+        typer.Option(
+            help="With --endpoint: seconds one request may take in all (connecting, sending, "
+            "the whole reply); one that runs out is tried again, up to 3 times."
+        ),
+    ] = 60.0,
     show_prompt: Annotated[
         bool,
         typer.Option(
@@ -90,6 +97,15 @@ def label(
             "or 'half' (every other query, the rest left to audit).",
         ),
     ] = None,
+    min_kappa: Annotated[
+        float | None,
+        typer.Option(
+            "--min-kappa",
+            help="--labeler minilm: label only if the fit reaches this quadratic weighted "
+            "kappa on the calibration items (default 0.4, moderate agreement); -1 labels "
+            "whatever the agreement.",
+        ),
+    ] = None,
 ) -> None:
     """Label a pool with a model: every (query, doc) item graded by the labeler, the grades
     written as TREC qrels (check them against human labels with rankmeter audit-labels)."""
@@ -105,15 +121,21 @@ def label(
         raise PolicyError("only one input can be read from stdin ('-')")
     if (labeler is None) == (endpoint is None):
         raise PolicyError("give exactly one of --labeler module:function and --endpoint URL")
-    if labeler != "minilm" and (calibrate is not None or calibrate_queries is not None):
-        raise PolicyError("--calibrate and --calibrate-queries go with --labeler minilm")
+    if labeler != "minilm" and (
+        calibrate is not None or calibrate_queries is not None or min_kappa is not None
+    ):
+        raise PolicyError(
+            "--calibrate, --calibrate-queries and --min-kappa go with --labeler minilm"
+        )
     if labeler == "minilm":
-        _label_minilm(pool, queries, corpus, output, scale, quiet, calibrate, calibrate_queries)
+        _label_minilm(
+            pool, queries, corpus, output, scale, quiet, calibrate, calibrate_queries, min_kappa
+        )
         return
     if endpoint is not None:
         _label_with_endpoint(
             pool, queries, corpus, output, endpoint, model, api_key_env, cache, workers,
-            scale, quiet,
+            timeout, scale, quiet,
         )  # fmt: skip
         return
     assert labeler is not None
@@ -157,6 +179,7 @@ def _label_with_endpoint(
     api_key_env: str | None,
     cache: str | None,
     workers: int,
+    timeout: float,
     scale: str,
     quiet: bool,
 ) -> None:
@@ -177,7 +200,9 @@ def _label_with_endpoint(
         api_key = os.environ.get(api_key_env)
         if not api_key:
             raise PolicyError(f"--api-key-env {api_key_env}: that environment variable is not set")
-    labeler = ChatLabeler(endpoint, model, api_key=api_key, scale=scale, cache=cache)
+    labeler = ChatLabeler(
+        endpoint, model, api_key=api_key, scale=scale, cache=cache, timeout=timeout
+    )
     try:
         items = read_pool(pool)
         with Steps(total=len(items), enabled=False if quiet else None) as steps:
@@ -209,14 +234,17 @@ def _label_minilm(
     quiet: bool,
     calibrate: str | None,
     calibrate_queries: str | None,
+    min_kappa: float | None,
 ) -> None:
-    """--labeler minilm: fit the thresholds on the human-judged pool items, then label."""
+    """--labeler minilm: fit the thresholds on the human-judged pool items, then label (if
+    they agree with the human labels enough)."""
     import sys
 
     from rankmeter.cli._progress import Steps
     from rankmeter.errors import PolicyError
     from rankmeter.io import read_pool, trec_qrels_text
     from rankmeter.judgments import EmbeddingLabeler
+    from rankmeter.judgments.embedding_labeler import DEFAULT_MIN_KAPPA
     from rankmeter.report import terminal_safe
 
     if calibrate is None:
@@ -232,7 +260,13 @@ def _label_minilm(
     items = read_pool(pool)
     source = "<stdin>" if pool == "-" else pool
     fitted = EmbeddingLabeler.calibrated(
-        calibrate, items, queries, corpus, scale=scale, queries_subset=calibrate_queries
+        calibrate,
+        items,
+        queries,
+        corpus,
+        scale=scale,
+        queries_subset=calibrate_queries,
+        min_kappa=DEFAULT_MIN_KAPPA if min_kappa is None else min_kappa,
     )
     with Steps(total=len(items), enabled=False if quiet else None) as steps:
         qrels = fitted.label(items, queries, corpus, progress=steps.start, source=source)

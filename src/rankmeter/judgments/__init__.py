@@ -12,7 +12,7 @@ from __future__ import annotations
 # (agreement.py imports only NumPy and rankmeter.data at its top, statsmodels and krippendorff
 # when it runs; pool.py imports NumPy and rankmeter.io at its top, evaluate when it runs; audit.py and
 # labelers.py import only the standard library and rankmeter's lowest layers at their top;
-# chat_labeler.py imports urllib and sqlite3 when it asks or caches; embedding_labeler.py
+# chat_labeler.py imports httpx and sqlite3 when it asks or caches; embedding_labeler.py
 # NumPy at its top, the model when it runs).
 from rankmeter.judgments.agreement import agreement
 from rankmeter.judgments.audit import LabelAudit, audit_labels

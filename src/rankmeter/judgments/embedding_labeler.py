@@ -28,10 +28,29 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from rankmeter._validate import integer
-from rankmeter.errors import FormatError, PolicyError
+from rankmeter._validate import integer, real
+from rankmeter.errors import FormatError, PolicyError, RankmeterError
 
-__all__ = ["EmbeddingLabeler", "calibrate", "fit_thresholds", "split_queries"]
+__all__ = [
+    "DEFAULT_MIN_KAPPA",
+    "EmbeddingLabeler",
+    "LowAgreementError",
+    "calibrate",
+    "fit_thresholds",
+    "split_queries",
+]
+
+#: The least quadratic weighted kappa on the calibration items with which a calibrated labeler
+#: labels anything: "moderate" agreement on Landis and Koch's scale (1977). Below it the fitted
+#: grades are little better than chance on the very items they were fitted to, and labels
+#: elsewhere can only be worse.
+DEFAULT_MIN_KAPPA = 0.4
+
+
+class LowAgreementError(RankmeterError):
+    """A calibrated labeler was asked to label, but its calibration agreed too little with the
+    human labels (kappa below ``min_kappa``)."""
+
 
 FloatArray = npt.NDArray[np.float64]
 # Names that mean the packaged model (besides those rankmeter.vector.embed knows).
@@ -214,6 +233,11 @@ class EmbeddingLabeler:
         Quadratic weighted kappa on those items (NaN when not fitted).
     calibration_queries : tuple of str
         The queries whose human labels were used.
+    unused_grades : tuple of int
+        The grades of the scale the fitted cut points gave no calibration item.
+    min_kappa : float or None
+        The least calibration kappa with which the labeler labels (None: no floor). Below
+        it, :meth:`label` and a call raise :class:`LowAgreementError`, saying the figure.
     """
 
     thresholds: tuple[float, ...]
@@ -224,6 +248,8 @@ class EmbeddingLabeler:
     n_calibration: int = 0
     calibration_kappa: float = float("nan")
     calibration_queries: tuple[str, ...] = ()
+    unused_grades: tuple[int, ...] = ()
+    min_kappa: float | None = None
     _known: dict[tuple[str, str], float] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -240,6 +266,31 @@ class EmbeddingLabeler:
                 f"for the scale {bounds[0]}-{bounds[1]}"
             )
         self.thresholds = cuts
+        if self.min_kappa is not None:
+            self.min_kappa = real(
+                "min_kappa", self.min_kappa, low=-1.0, high=1.0, what="a kappa, or None"
+            )
+
+    def check_agreement(self) -> None:
+        """Raise :class:`LowAgreementError` if the calibration's kappa is below
+        ``min_kappa`` (or undefined): the labeler refuses to label."""
+        if self.min_kappa is None or self.n_calibration == 0:
+            return
+        kappa = self.calibration_kappa
+        if kappa == kappa and kappa >= self.min_kappa:
+            return
+        unused = ""
+        if self.unused_grades:
+            grades = ", ".join(str(g) for g in self.unused_grades)
+            one = len(self.unused_grades) == 1
+            unused = f"; grade{'' if one else 's'} {grades} never given"
+        raise LowAgreementError(
+            f"the calibration on {self.n_calibration} human-labelled items of "
+            f"{len(self.calibration_queries)} queries reached quadratic weighted kappa "
+            f"{kappa:.3f}{unused}, below min_kappa={self.min_kappa:g}: its labels would be "
+            "little better than chance, so nothing is labelled (give a lower min_kappa, "
+            "--min-kappa -1 on the command line, to label anyway)"
+        )
 
     # -- construction --------------------------------------------------------------------------
     @classmethod
@@ -257,6 +308,7 @@ class EmbeddingLabeler:
         quantiles: int = 20,
         batch_size: int = 32,
         unjudged: int | None = None,
+        min_kappa: float | None = DEFAULT_MIN_KAPPA,
     ) -> EmbeddingLabeler:
         """The labeler whose thresholds are fitted (:func:`fit_thresholds`) on the pool items
         that ``human`` grades.
@@ -279,6 +331,11 @@ class EmbeddingLabeler:
             grade (trec_eval's reading of an unjudged document, for collections judged
             thoroughly enough that unjudged means not relevant): the fit then also sees what
             the systems retrieve that nobody called relevant.
+        min_kappa : float or None
+            The least quadratic weighted kappa the fit must reach on the calibration items
+            for the labeler to label (:data:`DEFAULT_MIN_KAPPA`, 0.4); below it
+            :meth:`label` raises :class:`LowAgreementError`, saying the figure. None: no
+            floor. The labeler is returned either way, so its kappa can be read.
 
         Raises
         ------
@@ -334,6 +391,7 @@ class EmbeddingLabeler:
         cuts = fit_thresholds(similarities, human_grades, (low, high), quantiles=quantiles)
         fitted = _grades(similarities, cuts, low).astype(float)
         kappa = _quadratic_kappa(np.asarray(human_grades, dtype=float), fitted[None, :])[0]
+        given = {int(g) for g in fitted}
         return cls(
             cuts,
             (low, high),
@@ -343,6 +401,8 @@ class EmbeddingLabeler:
             n_calibration=len(sample),
             calibration_kappa=float(kappa),
             calibration_queries=tuple(sorted({i.query_id for i in sample}, key=_natural)),
+            unused_grades=tuple(g for g in range(low, high + 1) if g not in given),
+            min_kappa=min_kappa,
             _known=known,
         )
 
@@ -362,6 +422,7 @@ class EmbeddingLabeler:
     def __call__(self, query_text: str, doc_text: str) -> int:
         """The grade of one document for one query (embedded now unless :meth:`label` or
         :meth:`similarities` embedded them already)."""
+        self.check_agreement()
         pair = (query_text, doc_text)
         if pair not in self._known:
             # one pair: not worth a cache file of its own
@@ -382,6 +443,7 @@ class EmbeddingLabeler:
         the file before anything is embedded). Returns the Qrels."""
         from rankmeter.judgments.labelers import _load_texts, label_pool
 
+        self.check_agreement()  # before anything is read or embedded
         items, pool_name = _pool_items(pool)
         queries = _readable_once(queries, "queries")
         corpus = _readable_once(corpus, "corpus")
@@ -459,11 +521,11 @@ def _cosines(
 ) -> FloatArray:
     """The cosine of each (query text, doc text) pair, remembered in ``known``.
 
-    Where the pairs need half of ``every_text``'s queries (documents) or more, all of them are
-    embedded, in their order: the same list ``rankmeter embed-eval`` embeds for a collection,
-    so the cache it left is read instead of embedding again (and costs little more)."""
-    from rankmeter.vector.embed import embed_texts
-
+    With ``every_text``, every query (document) of the collection, in its order: the list
+    ``rankmeter embed-eval`` embeds for a collection. Where the cache already holds its
+    embeddings (embed-eval ran, or an earlier label), they are read and nothing is embedded;
+    else, where the pairs need half of them or more, all of them are embedded (for little
+    more), so that the next run reads them; else only the texts the pairs need."""
     if not pairs:
         return np.zeros(0)
     if model is None or (isinstance(model, str) and model.lower() in _PACKAGED):
@@ -472,14 +534,9 @@ def _cosines(
     # second run reads every embedding from the cache.
     query_list = list(dict.fromkeys(q for q, _ in pairs))
     doc_list = list(dict.fromkeys(d for _, d in pairs))
-    if every_text is not None:
-        all_queries, all_docs = every_text
-        if 2 * len(query_list) >= len(all_queries):
-            query_list = all_queries
-        if 2 * len(doc_list) >= len(all_docs):
-            doc_list = all_docs
-    q_vectors = embed_texts(model, query_list, kind="queries", cache=cache, batch_size=batch_size)
-    d_vectors = embed_texts(model, doc_list, kind="corpus", cache=cache, batch_size=batch_size)
+    all_queries, all_docs = every_text if every_text is not None else (None, None)
+    query_list, q_vectors = _vectors(model, query_list, all_queries, "queries", cache, batch_size)
+    doc_list, d_vectors = _vectors(model, doc_list, all_docs, "corpus", cache, batch_size)
     q_row = {text: row for row, text in enumerate(query_list)}
     d_row = {text: row for row, text in enumerate(doc_list)}
     q_index = np.fromiter((q_row[q] for q, _ in pairs), dtype=np.intp, count=len(pairs))
@@ -489,6 +546,28 @@ def _cosines(
     for pair, value in zip(pairs, cosines, strict=True):
         known[pair] = float(value)
     return np.asarray(cosines, dtype=float)
+
+
+def _vectors(
+    model: Any,
+    needed: list[str],
+    every: list[str] | None,
+    kind: str,
+    cache: Any,
+    batch_size: int,
+) -> tuple[list[str], Any]:
+    """The texts embedded and their rows: ``every`` where the cache holds it or ``needed``
+    is half of it or more, else ``needed``."""
+    from rankmeter.vector.embed import cached_embeddings, embed_texts
+
+    if every is not None:
+        if cache is not None and cache is not False:
+            cached = cached_embeddings(model, every, kind=kind, cache=cache)
+            if cached is not None:
+                return every, cached
+        if 2 * len(needed) >= len(every):
+            needed = every
+    return needed, embed_texts(model, needed, kind=kind, cache=cache, batch_size=batch_size)
 
 
 def _read_query_ids(path: str) -> tuple[str, ...]:

@@ -47,6 +47,7 @@ __all__ = [
     "DEFAULT_EMBED_METRICS",
     "DEFAULT_MODEL",
     "ModelRetrieval",
+    "cached_embeddings",
     "collection_from_files",
     "count_steps",
     "default_model_path",
@@ -851,6 +852,29 @@ def embed_texts(
     resolved = _resolve_model(model, None, cache_key)
     _warn_uncached(resolved, cache)
     return _embed(resolved, list(texts), kind, cache, batch_size, progress)
+
+
+def cached_embeddings(
+    model: Any,
+    texts: Sequence[str],
+    *,
+    kind: str = "corpus",
+    cache: str | os.PathLike[str] | bool | None = True,
+    cache_key: str | None = None,
+) -> Embeddings | None:
+    """The embeddings of ``texts`` if the cache holds them (as :func:`embed_texts` or
+    :func:`evaluate_model` left them, and checked as they check them), else None. Nothing is
+    embedded and no model is loaded: a caller can ask whether a whole corpus is cached before
+    choosing to embed only part of it."""
+    choice("kind", kind, ("corpus", "queries"))
+    store = _cache_of(cache)
+    if store is None:
+        return None
+    resolved = _resolve_model(model, None, cache_key)
+    if resolved.key is None:
+        return None
+    listed = list(texts)
+    return store.load(store.path(resolved.key, kind, texts_key(listed)), len(listed), _unit_rows)
 
 
 def _embed(
