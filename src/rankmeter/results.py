@@ -21,6 +21,7 @@ __all__ = [
     "JUDGED_BELOW",
     "WRITTEN_DEPTH",
     "ByMetric",
+    "DepthGap",
     "EvalResult",
     "EvalResults",
     "JudgedWarning",
@@ -31,6 +32,8 @@ __all__ = [
     "ScoreOrder",
     "check_judged_below",
     "check_worst",
+    "depth_gap",
+    "depth_of",
     "judged_cutoff",
     "overlap_of",
     "unique_names",
@@ -438,6 +441,80 @@ def check_worst(value: Any) -> int:
     from rankmeter._validate import integer
 
     return integer("worst", value, low=1, what="how many of the worst queries to list")
+
+
+def depth_of(offsets: Any) -> int:
+    """A run's *depth*: the most results any one of its queries has (0 for no query), from its
+    per-query ``offsets``. The largest count rather than the typical one: a run made with
+    ``-k 100`` is 100 deep even when a few queries match fewer documents."""
+    counts = np.diff(np.asarray(offsets))
+    return int(counts.max()) if len(counts) else 0
+
+
+def reads_past(metric: Metric, depth: int) -> bool:
+    """Whether ``metric`` can read past rank ``depth``: any metric without a cutoff (AP,
+    R-Prec, Bpref, R, nDCG, RR, ... read the whole ranking), or one whose cutoff is beyond it
+    (R@1000, and P@k/nDCG@k too: a run cut shallower has nothing there, counted as not
+    relevant, where a deeper run can still find relevant documents). NumRel counts the qrels
+    only."""
+    if metric.spec.name == "NumRel":
+        return False
+    return metric.cutoff is None or metric.cutoff > depth
+
+
+@dataclass(frozen=True)
+class DepthGap:
+    """Runs cut at different depths (each run's depth: :func:`depth_of`), and the metrics
+    asked for that read past the shallowest (:func:`reads_past`): those favour the deeper
+    runs, whose relevant documents below that rank count where the shallower runs have none.
+
+    Attributes
+    ----------
+    depths : ``(run, depth)`` of every run, in the runs' order
+    metrics : the labels of the metrics asked for that read past :attr:`shallow` (may be
+        empty: then no number asked for is affected)
+    """
+
+    depths: tuple[tuple[str, int], ...]
+    metrics: tuple[str, ...]
+
+    @property
+    def shallow(self) -> int:
+        return min(d for _, d in self.depths)
+
+    @property
+    def deep(self) -> int:
+        return max(d for _, d in self.depths)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "depths": dict(self.depths),
+            "shallow": self.shallow,
+            "deep": self.deep,
+            "metrics": list(self.metrics),
+        }
+
+
+def depth_gap(
+    depths: Mapping[str, int | None] | Iterable[tuple[str, int | None]],
+    measures: Iterable[Metric] = (),
+) -> DepthGap | None:
+    """The :class:`DepthGap` of runs whose depths differ (None when they are equal, or fewer
+    than two runs have a known depth above 0).
+
+    >>> from rankmeter.metrics import parse_metrics
+    >>> gap = depth_gap({"minilm": 100, "bm25": 1000}, parse_metrics(["nDCG@10", "R@1000", "AP"]))
+    >>> gap.shallow, gap.deep, gap.metrics
+    (100, 1000, ('R@1000', 'AP'))
+    >>> depth_gap({"a": 100, "b": 100}) is None
+    True
+    """
+    pairs = depths.items() if isinstance(depths, Mapping) else depths
+    known = tuple((str(run), int(d)) for run, d in pairs if d is not None and d > 0)
+    if len(known) < 2 or len({d for _, d in known}) == 1:
+        return None
+    shallow = min(d for _, d in known)
+    return DepthGap(known, tuple(m.label for m in measures if reads_past(m, shallow)))
 
 
 @dataclass(frozen=True)
