@@ -18,7 +18,10 @@ at the data itself, run by run:
 - **depth**: each run's depth (the most results any of its queries has); runs cut at
   different depths get a warning (:func:`depth_warning`), since every metric that reads past
   the shallower depth favours the deeper run.
-- the qrels' **grade distribution**.
+- the qrels' **grade distribution**, and whether they hold only relevant documents (no
+  grade from 0 up to 1, as CISI's and click-derived qrels): then every unjudged document is
+  assumed not relevant, Judged@k is precision rather than coverage, and one
+  ``"relevant_only"`` warning says so in place of each run's Judged@k warning.
 
 :func:`data_warnings` gives the cheap checks (overlap and score order) for commands that
 evaluate (``rankmeter evaluate``, ``rankmeter compare``), to be printed beside their numbers.
@@ -49,6 +52,7 @@ from rankmeter.results import (
     depth_gap,
     depth_of,
     overlap_of,
+    relevant_only,
 )
 
 __all__ = [
@@ -175,11 +179,12 @@ class Ties:
 @dataclass(frozen=True)
 class DataWarning:
     """One thing found in a run: ``kind`` is ``"no_overlap"``, ``"partial_overlap"``,
-    ``"score_order"``, ``"duplicates"``, ``"ties"``, ``"judged"`` or ``"depth"``; ``fatal``
-    when it makes the run's numbers meaningless. ``detail`` is the finding's record (an
-    :class:`Overlap`, :class:`ScoreOrder`, :class:`Duplicates`, :class:`Ties` or, for
-    ``"depth"``, a :class:`DepthGap` of every run, found on the shallowest; for ``"judged"``,
-    the run's Judged@k as a float). Worded by :func:`rankmeter.report.checking.warning_line`."""
+    ``"score_order"``, ``"duplicates"``, ``"ties"``, ``"judged"``, ``"depth"`` or
+    ``"relevant_only"``; ``fatal`` when it makes the run's numbers meaningless. ``detail`` is
+    the finding's record (an :class:`Overlap`, :class:`ScoreOrder`, :class:`Duplicates`,
+    :class:`Ties` or, for ``"depth"``, a :class:`DepthGap` of every run, found on the
+    shallowest; for ``"judged"``, the run's Judged@k as a float; for ``"relevant_only"``, a
+    finding on the qrels (``run`` empty, ``source`` the qrels'), the :class:`QrelsSummary`). Worded by :func:`rankmeter.report.checking.warning_line`."""
 
     run: str
     source: str
@@ -224,6 +229,9 @@ class RunCheck:
     k: int
     #: The most results any of its queries has (:func:`rankmeter.results.depth_of`).
     depth: int = 0
+    #: The qrels hold only relevant documents: its low Judged@k is then precision, said
+    #: once for the qrels (:attr:`DataCheck.warnings`), not as this run's warning.
+    relevant_only: bool = False
 
     @property
     def warnings(self) -> tuple[DataWarning, ...]:
@@ -233,7 +241,7 @@ class RunCheck:
             found.append(DataWarning(self.name, self.source, "duplicates", True, self.duplicates))
         if self.ties is not None and self.ties.luck:
             found.append(DataWarning(self.name, self.source, "ties", False, self.ties, self.k))
-        if self.judged is not None and self.judged < JUDGED_BELOW:
+        if self.judged is not None and self.judged < JUDGED_BELOW and not self.relevant_only:
             found.append(DataWarning(self.name, self.source, "judged", False, self.judged, self.k))
         return tuple(sorted(found, key=lambda w: not w.fatal))
 
@@ -260,13 +268,15 @@ class RunCheck:
 
 @dataclass(frozen=True)
 class QrelsSummary:
-    """The qrels: where from, how many queries and judgments, and each grade's count
-    (ascending by grade)."""
+    """The qrels: where from, how many queries and judgments, each grade's count (ascending
+    by grade), and whether they hold only relevant documents (no grade from 0 up to 1:
+    :func:`rankmeter.results.relevant_only`)."""
 
     source: str
     queries: int
     judgments: int
     grades: tuple[tuple[float, int], ...]
+    relevant_only: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -274,6 +284,7 @@ class QrelsSummary:
             "queries": self.queries,
             "judgments": self.judgments,
             "grades": [{"grade": _number(g), "count": n} for g, n in self.grades],
+            "relevant_only": self.relevant_only,
         }
 
 
@@ -291,6 +302,10 @@ class DataCheck:
         """Each run's findings, then runs cut at different depths (whatever the metrics:
         the data are being checked before any metric is chosen)."""
         found = [w for r in self.runs for w in r.warnings]
+        if self.qrels.relevant_only:
+            found.append(
+                DataWarning("", self.qrels.source, "relevant_only", False, self.qrels, self.k)
+            )
         gap = depth_warning(
             {r.name: r.depth for r in self.runs},
             _measures(self.metrics),
@@ -342,7 +357,7 @@ def check(
     --------
     A run whose scores rise with its rank (the best document last):
 
-    >>> qrels = {"q1": {"a": 1}, "q2": {"b": 1}}
+    >>> qrels = {"q1": {"a": 1, "n": 0}, "q2": {"b": 1}}
     >>> run = {"q1": {"a": 1.0, "x": 2.0, "y": 3.0}, "q3": {"b": 1.0}}
     >>> result = check(qrels, run, k=3)
     >>> result.ok, [w.kind for w in result.warnings]
@@ -363,11 +378,15 @@ def check(
     read = [read_run_rows(value, format=run_format, name=name) for name, value in named]
     # Runs that share a name (their TREC tag) are told apart by their files, as evaluate does.
     unique = unique_names([r.name for r in read], [r.source for r in read])
+    summary = _qrels_summary(loaded)
     checked = [
-        _check_run(loaded, replace(rows, name=name), k, measures)
+        replace(
+            _check_run(loaded, replace(rows, name=name), k, measures),
+            relevant_only=summary.relevant_only,
+        )
         for rows, name in zip(read, unique, strict=True)
     ]
-    return DataCheck(_qrels_summary(loaded), tuple(checked), k, tuple(m.label for m in measures))
+    return DataCheck(summary, tuple(checked), k, tuple(m.label for m in measures))
 
 
 def data_warnings(
@@ -750,6 +769,7 @@ def _qrels_summary(qrels: Qrels) -> QrelsSummary:
         qrels.n_queries,
         len(qrels),
         tuple((float(g), int(c)) for g, c in zip(grades, counts, strict=True)),
+        relevant_only(qrels.grades, 1),  # check's policies: relevant is grade >= 1
     )
 
 

@@ -36,6 +36,7 @@ __all__ = [
     "depth_of",
     "judged_cutoff",
     "overlap_of",
+    "relevant_only",
     "unique_names",
 ]
 
@@ -532,24 +533,53 @@ class JudgedWarning:
         The run's mean Judged@k.
     threshold : float
         The threshold it is below.
+    relevant_only : bool
+        The qrels hold only relevant documents (:func:`relevant_only`): an unjudged document
+        is then assumed not relevant by design, and Judged@k is the run's precision at k, not
+        how far it is judged. Reports then say so once instead of warning per run.
     """
 
     run: str
     k: int
     judged: float
     threshold: float
+    relevant_only: bool = field(default=False, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"run": self.run, "k": self.k, "judged": self.judged, "threshold": self.threshold}
+        out: dict[str, Any] = {
+            "run": self.run,
+            "k": self.k,
+            "judged": self.judged,
+            "threshold": self.threshold,
+        }
+        if self.relevant_only:
+            out["relevant_only"] = True
+        return out
 
 
-def judged_warning(run: str, k: int, judged: float, threshold: float) -> JudgedWarning | None:
+def judged_warning(
+    run: str, k: int, judged: float, threshold: float, relevant_only: bool = False
+) -> JudgedWarning | None:
     """The warning for a run with mean Judged@k ``judged``, if it is below ``threshold``
     (checked; NaN, a run that answered no query, never warns)."""
     threshold = check_judged_below(threshold)
     if judged < threshold:
-        return JudgedWarning(run, k, float(judged), threshold)
+        return JudgedWarning(run, k, float(judged), threshold, relevant_only)
     return None
+
+
+def relevant_only(grades: Any, rel: float) -> bool:
+    """Whether qrels hold only relevant judgments: some judgment, and none judged not
+    relevant (no grade from 0 up to ``rel``; a negative grade is judged-unjudged, as in
+    trec_eval). CISI, many legacy collections and click-derived qrels are so: every document
+    not listed is assumed not relevant, and Judged@k is the share of the top k that is
+    relevant.
+
+    >>> relevant_only([1, 2, 1], 1), relevant_only([0, 1], 1), relevant_only([1, 2], 2)
+    (True, False, False)
+    """
+    values = np.asarray(grades, dtype=np.float64)
+    return bool(len(values)) and not bool(np.any((values >= 0) & (values < rel)))
 
 
 def judged_mean(judged: FloatArray, num_ret: Any) -> float:
@@ -590,6 +620,9 @@ class EvalResult:
     facts : RunFacts or None
         What the evaluation saw of the run's data (its source, query overlap with the qrels,
         written order), for the warnings beside the numbers; None when not known.
+    relevant_only : bool
+        The qrels hold only relevant judgments (:func:`relevant_only` at the policies' rel):
+        the Judged@k warning then says what such qrels mean instead.
     """
 
     run: str
@@ -601,6 +634,7 @@ class EvalResult:
     judged_k: int = JUDGED_DEFAULT_K
     depth: int | None = None
     facts: RunFacts | None = field(default=None, compare=False, repr=False)
+    relevant_only: bool = field(default=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "metrics", ByMetric(self.measures, self.metrics))
@@ -614,7 +648,7 @@ class EvalResult:
 
     def judged_warning(self, threshold: float = JUDGED_BELOW) -> JudgedWarning | None:
         """A :class:`JudgedWarning` if the run's Judged@k is below ``threshold`` (0: never)."""
-        return judged_warning(self.run, self.judged_k, self.judged, threshold)
+        return judged_warning(self.run, self.judged_k, self.judged, threshold, self.relevant_only)
 
     def to_dict(self, *, per_query: bool = False) -> dict[str, Any]:
         """``{"metrics": {...}}``, plus ``"per_query": {qid: {...}}`` when asked."""

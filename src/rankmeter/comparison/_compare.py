@@ -26,7 +26,7 @@ from rankmeter.errors import PolicyError, RankmeterError
 from rankmeter.evaluation import check_policies, no_common_queries, resolve_metrics
 from rankmeter.io import as_qrels, load_runs
 from rankmeter.metrics import Metric, join
-from rankmeter.results import RunFacts, depth_of
+from rankmeter.results import RunFacts, depth_of, relevant_only
 
 
 def compare(
@@ -303,6 +303,7 @@ def compare(
         cautions=tuple(cautions),
         facts=facts,
         depths={n: _depth(by_name[n]) for n in order},
+        relevant_only=relevant_only(loaded_qrels.grades, policies.rel),
     )
 
 

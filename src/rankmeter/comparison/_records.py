@@ -310,6 +310,8 @@ class Comparison:
     facts : ``{system: RunFacts}``: what the comparison saw of each run's data (source, query
         overlap with the qrels, written order), for the warnings beside the numbers
         (:func:`rankmeter.checking.result_warnings`; empty for a comparison built without it)
+    relevant_only : the qrels hold only relevant judgments
+        (:func:`rankmeter.results.relevant_only`): the Judged@k warnings then say so once
     depths : ``{system: depth}``: the most results any query of each run has
         (:func:`rankmeter.results.depth_of`), for the warning about runs cut at different
         depths (empty for a comparison built without it)
@@ -336,6 +338,7 @@ class Comparison:
     cautions: tuple[str, ...] = ()
     facts: Mapping[str, RunFacts] = field(default_factory=dict, repr=False, compare=False)
     depths: Mapping[str, int] = field(default_factory=dict)
+    relevant_only: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "judged", MappingProxyType(dict(self.judged)))
@@ -449,7 +452,7 @@ class Comparison:
         """The systems whose Judged@k is below ``threshold`` (0: none), in the systems' order."""
         threshold = check_judged_below(threshold)
         found = (
-            judged_warning(s, self.judged_k, self.judged[s], threshold)
+            judged_warning(s, self.judged_k, self.judged[s], threshold, self.relevant_only)
             for s in self.systems
             if s in self.judged
         )

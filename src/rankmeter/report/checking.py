@@ -95,6 +95,15 @@ def warning_line(warning: DataWarning) -> str:
     what = "error" if warning.fatal else "warning"
     if warning.kind == "depth":
         return f"{what}: {_depth_text(warning.detail)}"
+    if warning.kind == "relevant_only":
+        k = warning.k
+        return (
+            f"{what}: the qrels ({warning.source}) hold only relevant documents (no grade "
+            f"below 1: none is judged not relevant): every unjudged document is assumed not "
+            f"relevant, so Judged@{k} measures precision (the share of the top {k} that "
+            "is relevant), not how much of a run is judged, and the numbers hold only as far as the qrels list every relevant "
+            "document"
+        )
     run = f"run '{warning.run}' ({warning.source})"
     detail = warning.detail
     if warning.kind == "no_overlap":
@@ -192,6 +201,8 @@ def _headline(result: DataCheck) -> str:
     fatal = sum(w.fatal for w in result.warnings)
     warned = len(result.warnings) - fatal
     verdict = "numbers can be trusted" if result.ok else "numbers are meaningless"
+    if result.ok and result.qrels.relevant_only:
+        verdict += " as far as qrels of relevant documents only go (see the warning)"
     return (
         f"{_plural(len(result.runs), 'run')} against {result.qrels.source}: "
         f"{_plural(fatal, 'error')}, {_plural(warned, 'warning')} ({verdict}"
