@@ -166,7 +166,9 @@ def test_duplicates_in_a_table_are_counted(tmp_path: Path) -> None:
 def test_ties_show_the_metric_best_and_worst_case() -> None:
     """Three results tied: trec_eval puts c, b, a (doc id descending); the relevant a can be
     first (RR 1) or last (RR 1/3)."""
-    result = check({"q1": {"a": 1}}, {"q1": {"a": 1.0, "b": 1.0, "c": 1.0}}, k=3, metrics=["RR"])
+    # (n: a non-relevant judgment, so that the qrels are not relevant-only: see item 19)
+    qrels = {"q1": {"a": 1, "n": 0}}
+    result = check(qrels, {"q1": {"a": 1.0, "b": 1.0, "c": 1.0}}, k=3, metrics=["RR"])
     ties = result.runs[0].ties
     assert ties is not None and (ties.positions, ties.tied, ties.share) == (3, 3, 1.0)
     [rr] = ties.ranges

@@ -93,7 +93,7 @@ def test_judged_warnings_of_several_runs() -> None:
     import rankmeter
     from rankmeter.errors import PolicyError
 
-    qrels = {"q": {"a": 1}}
+    qrels = {"q": {"a": 1, "n": 0}}  # (n: judged not relevant, so not relevant-only qrels)
     results = rankmeter.evaluate(qrels, {"x": {"q": {"a": 2.0, "z": 1.0}}, "y": {"q": {"a": 1.0}}})
     assert results["x"].judged == 0.5 and results["y"].judged == 1.0
     assert [w.run for w in results.judged_warnings()] == ["x"]

@@ -15,7 +15,13 @@ at the data itself, run by run:
   the orders of the tied results (:class:`TieRange`); a warning when it can move by
   :data:`TIE_SPREAD` or more.
 - **Judged@k**: how much of each run's top k is judged; a warning below :data:`JUDGED_BELOW`.
-- the qrels' **grade distribution**.
+- **depth**: each run's depth (the most results any of its queries has); runs cut at
+  different depths get a warning (:func:`depth_warning`), since every metric that reads past
+  the shallower depth favours the deeper run.
+- the qrels' **grade distribution**, and whether they hold only relevant documents (no
+  grade from 0 up to 1, as CISI's and click-derived qrels): then every unjudged document is
+  assumed not relevant, Judged@k is precision rather than coverage, and one
+  ``"relevant_only"`` warning says so in place of each run's Judged@k warning.
 
 :func:`data_warnings` gives the cheap checks (overlap and score order) for commands that
 evaluate (``rankmeter evaluate``, ``rankmeter compare``), to be printed beside their numbers.
@@ -38,7 +44,16 @@ from rankmeter.data.run import unique_names
 from rankmeter.errors import PolicyError
 from rankmeter.io import as_qrels, read_qrels
 from rankmeter.io.rows import RunRows, read_run_rows
-from rankmeter.results import EXAMPLES, Overlap, ScoreOrder, overlap_of
+from rankmeter.results import (
+    EXAMPLES,
+    DepthGap,
+    Overlap,
+    ScoreOrder,
+    depth_gap,
+    depth_of,
+    overlap_of,
+    relevant_only,
+)
 
 __all__ = [
     "EXAMPLES",
@@ -46,6 +61,7 @@ __all__ = [
     "TIE_SPREAD",
     "DataCheck",
     "DataWarning",
+    "DepthGap",
     "Duplicates",
     "Overlap",
     "QrelsSummary",
@@ -56,6 +72,7 @@ __all__ = [
     "check",
     "clearly_rising",
     "data_warnings",
+    "depth_warning",
     "result_warnings",
     "score_order",
 ]
@@ -162,10 +179,12 @@ class Ties:
 @dataclass(frozen=True)
 class DataWarning:
     """One thing found in a run: ``kind`` is ``"no_overlap"``, ``"partial_overlap"``,
-    ``"score_order"``, ``"duplicates"``, ``"ties"`` or ``"judged"``; ``fatal`` when it makes
-    the run's numbers meaningless. ``detail`` is the finding's record (an :class:`Overlap`,
-    :class:`ScoreOrder`, :class:`Duplicates` or :class:`Ties`; for ``"judged"``, the run's
-    Judged@k as a float). Worded by :func:`rankmeter.report.checking.warning_line`."""
+    ``"score_order"``, ``"duplicates"``, ``"ties"``, ``"judged"``, ``"depth"`` or
+    ``"relevant_only"``; ``fatal`` when it makes the run's numbers meaningless. ``detail`` is
+    the finding's record (an :class:`Overlap`, :class:`ScoreOrder`, :class:`Duplicates`,
+    :class:`Ties` or, for ``"depth"``, a :class:`DepthGap` of every run, found on the
+    shallowest; for ``"judged"``, the run's Judged@k as a float; for ``"relevant_only"``, a
+    finding on the qrels (``run`` empty, ``source`` the qrels'), the :class:`QrelsSummary`). Worded by :func:`rankmeter.report.checking.warning_line`."""
 
     run: str
     source: str
@@ -208,6 +227,11 @@ class RunCheck:
     ties: Ties | None
     judged: float | None
     k: int
+    #: The most results any of its queries has (:func:`rankmeter.results.depth_of`).
+    depth: int = 0
+    #: The qrels hold only relevant documents: its low Judged@k is then precision, said
+    #: once for the qrels (:attr:`DataCheck.warnings`), not as this run's warning.
+    relevant_only: bool = False
 
     @property
     def warnings(self) -> tuple[DataWarning, ...]:
@@ -217,7 +241,7 @@ class RunCheck:
             found.append(DataWarning(self.name, self.source, "duplicates", True, self.duplicates))
         if self.ties is not None and self.ties.luck:
             found.append(DataWarning(self.name, self.source, "ties", False, self.ties, self.k))
-        if self.judged is not None and self.judged < JUDGED_BELOW:
+        if self.judged is not None and self.judged < JUDGED_BELOW and not self.relevant_only:
             found.append(DataWarning(self.name, self.source, "judged", False, self.judged, self.k))
         return tuple(sorted(found, key=lambda w: not w.fatal))
 
@@ -237,19 +261,22 @@ class RunCheck:
             "duplicates": self.duplicates.to_dict(),
             "ties": None if self.ties is None else self.ties.to_dict(),
             "judged": self.judged,
+            "depth": self.depth,
             "warnings": [w.to_dict() for w in self.warnings],
         }
 
 
 @dataclass(frozen=True)
 class QrelsSummary:
-    """The qrels: where from, how many queries and judgments, and each grade's count
-    (ascending by grade)."""
+    """The qrels: where from, how many queries and judgments, each grade's count (ascending
+    by grade), and whether they hold only relevant documents (no grade from 0 up to 1:
+    :func:`rankmeter.results.relevant_only`)."""
 
     source: str
     queries: int
     judgments: int
     grades: tuple[tuple[float, int], ...]
+    relevant_only: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -257,6 +284,7 @@ class QrelsSummary:
             "queries": self.queries,
             "judgments": self.judgments,
             "grades": [{"grade": _number(g), "count": n} for g, n in self.grades],
+            "relevant_only": self.relevant_only,
         }
 
 
@@ -271,7 +299,20 @@ class DataCheck:
 
     @property
     def warnings(self) -> tuple[DataWarning, ...]:
-        return tuple(w for r in self.runs for w in r.warnings)
+        """Each run's findings, then runs cut at different depths (whatever the metrics:
+        the data are being checked before any metric is chosen)."""
+        found = [w for r in self.runs for w in r.warnings]
+        if self.qrels.relevant_only:
+            found.append(
+                DataWarning("", self.qrels.source, "relevant_only", False, self.qrels, self.k)
+            )
+        gap = depth_warning(
+            {r.name: r.depth for r in self.runs},
+            _measures(self.metrics),
+            sources={r.name: r.source for r in self.runs},
+            unaffected=True,
+        )
+        return tuple(found if gap is None else [*found, gap])
 
     @property
     def ok(self) -> bool:
@@ -316,7 +357,7 @@ def check(
     --------
     A run whose scores rise with its rank (the best document last):
 
-    >>> qrels = {"q1": {"a": 1}, "q2": {"b": 1}}
+    >>> qrels = {"q1": {"a": 1, "n": 0}, "q2": {"b": 1}}
     >>> run = {"q1": {"a": 1.0, "x": 2.0, "y": 3.0}, "q3": {"b": 1.0}}
     >>> result = check(qrels, run, k=3)
     >>> result.ok, [w.kind for w in result.warnings]
@@ -337,11 +378,15 @@ def check(
     read = [read_run_rows(value, format=run_format, name=name) for name, value in named]
     # Runs that share a name (their TREC tag) are told apart by their files, as evaluate does.
     unique = unique_names([r.name for r in read], [r.source for r in read])
+    summary = _qrels_summary(loaded)
     checked = [
-        _check_run(loaded, replace(rows, name=name), k, measures)
+        replace(
+            _check_run(loaded, replace(rows, name=name), k, measures),
+            relevant_only=summary.relevant_only,
+        )
         for rows, name in zip(read, unique, strict=True)
     ]
-    return DataCheck(_qrels_summary(loaded), tuple(checked), k, tuple(m.label for m in measures))
+    return DataCheck(summary, tuple(checked), k, tuple(m.label for m in measures))
 
 
 def data_warnings(
@@ -373,7 +418,9 @@ def data_warnings(
 def result_warnings(result: Any, *, run_format: str | None = None) -> tuple[DataWarning, ...]:
     """The warnings to print beside the numbers of an evaluation or a comparison, from what
     it saw of each run (:class:`~rankmeter.results.RunFacts`): a partial query overlap, and
-    scores that rise with the rank.
+    scores that rise with the rank; for a comparison (``compare``, ``all-pairs``), last, runs
+    cut at different depths when a metric compared reads past the shallower depth
+    (:func:`depth_warning`).
 
     No second read of a run, but for one case: when a run's written order says its results
     were given lowest score first, a run read from a regular file is read again and judged by
@@ -386,7 +433,8 @@ def result_warnings(result: Any, *, run_format: str | None = None) -> tuple[Data
     Parameters
     ----------
     result : an :class:`~rankmeter.results.EvalResult`, an
-        :class:`~rankmeter.results.EvalResults` or a :class:`~rankmeter.comparison.Comparison`
+        :class:`~rankmeter.results.EvalResults`, a :class:`~rankmeter.comparison.Comparison`
+        or an :class:`~rankmeter.comparison.AllPairsComparison`
     run_format : the runs' format, for the one re-read (None: from the file name)
 
     >>> from rankmeter import evaluate
@@ -396,15 +444,23 @@ def result_warnings(result: Any, *, run_format: str | None = None) -> tuple[Data
     """
     import os
 
+    depths: dict[str, int | None] = {}
     if hasattr(result, "facts") and hasattr(result, "policies"):  # one EvalResult
         named = [(result.run, result.facts)]
         scored = bool(result.policies.include_missing)
     elif hasattr(result, "results"):  # EvalResults
         named = [(r.run, r.facts) for r in result.results]
         scored = bool(result.policies.include_missing)
-    else:  # a Comparison: every judged query is compared unless include_missing is False
-        named = list(result.facts.items())
+    else:  # a Comparison (every judged query is compared unless include_missing is False)
+        # or an all-pairs comparison, which keeps no facts
+        named = list(getattr(result, "facts", {}).items())
         scored = bool(result.settings.policies.include_missing)
+        depths = dict(getattr(result, "depths", {}))
+    # Runs cut at different depths: a warning where runs are compared (evaluate lists each
+    # run's numbers on its own).
+    measures = _measures(getattr(result, "metrics", ())) if depths else ()
+    sources = {name: facts.source for name, facts in named if facts is not None}
+    gap = depth_warning(depths, measures, sources=sources)
     found: list[DataWarning] = []
     for name, facts in named:
         if facts is None:
@@ -430,7 +486,41 @@ def result_warnings(result: Any, *, run_format: str | None = None) -> tuple[Data
             )
         if order is not None and order.reversed:
             found.append(DataWarning(name, facts.source, "score_order", False, order))
-    return tuple(found)
+    return tuple(found if gap is None else [*found, gap])
+
+
+def depth_warning(
+    depths: Mapping[str, int | None],
+    measures: Iterable[Any] = (),
+    *,
+    sources: Mapping[str, str] | None = None,
+    unaffected: bool = False,
+) -> DataWarning | None:
+    """The warning about runs cut at different depths (``depths``: run -> the most results
+    any of its queries has), found on the shallowest run: a ``"depth"`` :class:`DataWarning`
+    whose detail is the :class:`DepthGap`, naming the ``measures`` that read past the
+    shallowest depth. None when the depths are equal, or when no measure is affected and
+    not ``unaffected`` (``rankmeter check`` warns before any metric is chosen).
+
+    >>> from rankmeter.metrics import parse_metrics
+    >>> w = depth_warning({"minilm": 100, "bm25": 1000}, parse_metrics(["nDCG@10", "AP"]))
+    >>> w.run, w.detail.metrics
+    ('minilm', ('AP',))
+    >>> depth_warning({"minilm": 100, "bm25": 1000}, parse_metrics(["nDCG@10"])) is None
+    True
+    """
+    gap = depth_gap(depths, measures)
+    if gap is None or not (gap.metrics or unaffected):
+        return None
+    run = next(name for name, d in gap.depths if d == gap.shallow)
+    return DataWarning(run, (sources or {}).get(run, ""), "depth", False, gap)
+
+
+def _measures(labels: Iterable[str]) -> tuple[Any, ...]:
+    """The metrics of a result's labels (each parses back)."""
+    from rankmeter.metrics import parse_metric
+
+    return tuple(parse_metric(label).labelled(label) for label in labels)
 
 
 def score_order(rows: RunRows, query_codes: npt.NDArray[np.int64] | None = None) -> ScoreOrder:
@@ -517,7 +607,18 @@ def _check_run(qrels: Qrels, rows: RunRows, k: int, measures: Sequence[Any]) -> 
     ties = judged = None
     if not overlap.empty:
         ties, judged = _ties(qrels, run, k, measures)
-    return RunCheck(run.name, rows.source, len(rows), overlap, order, duplicates, ties, judged, k)
+    return RunCheck(
+        run.name,
+        rows.source,
+        len(rows),
+        overlap,
+        order,
+        duplicates,
+        ties,
+        judged,
+        k,
+        depth_of(run.offsets),
+    )
 
 
 def _query_codes(rows: RunRows) -> tuple[npt.NDArray[np.int64], list[str]]:
@@ -668,6 +769,7 @@ def _qrels_summary(qrels: Qrels) -> QrelsSummary:
         qrels.n_queries,
         len(qrels),
         tuple((float(g), int(c)) for g, c in zip(grades, counts, strict=True)),
+        relevant_only(qrels.grades, 1),  # check's policies: relevant is grade >= 1
     )
 
 

@@ -25,6 +25,7 @@ from rankmeter.results import (
     RunFacts,
     judged_cutoff,
     judged_mean,
+    relevant_only,
 )
 
 __all__ = [
@@ -257,6 +258,7 @@ def _evaluate_chunks(
         values.judged_k,
         _depth(values.num_ret),
         facts=RunFacts.of(seen["source"], qrels.query_ids, ran, written),
+        relevant_only=relevant_only(qrels.grades, policies.rel),
     )
 
 
@@ -432,6 +434,7 @@ def _evaluate_one(
         judged_k,
         _depth(ranked.num_ret),
         facts=RunFacts.of_run(qrels.query_ids, run),
+        relevant_only=relevant_only(qrels.grades, policies.rel),
     )
 
 

@@ -21,6 +21,7 @@ __all__ = [
     "JUDGED_BELOW",
     "WRITTEN_DEPTH",
     "ByMetric",
+    "DepthGap",
     "EvalResult",
     "EvalResults",
     "JudgedWarning",
@@ -31,8 +32,11 @@ __all__ = [
     "ScoreOrder",
     "check_judged_below",
     "check_worst",
+    "depth_gap",
+    "depth_of",
     "judged_cutoff",
     "overlap_of",
+    "relevant_only",
     "unique_names",
 ]
 
@@ -440,6 +444,80 @@ def check_worst(value: Any) -> int:
     return integer("worst", value, low=1, what="how many of the worst queries to list")
 
 
+def depth_of(offsets: Any) -> int:
+    """A run's *depth*: the most results any one of its queries has (0 for no query), from its
+    per-query ``offsets``. The largest count rather than the typical one: a run made with
+    ``-k 100`` is 100 deep even when a few queries match fewer documents."""
+    counts = np.diff(np.asarray(offsets))
+    return int(counts.max()) if len(counts) else 0
+
+
+def reads_past(metric: Metric, depth: int) -> bool:
+    """Whether ``metric`` can read past rank ``depth``: any metric without a cutoff (AP,
+    R-Prec, Bpref, R, nDCG, RR, ... read the whole ranking), or one whose cutoff is beyond it
+    (R@1000, and P@k/nDCG@k too: a run cut shallower has nothing there, counted as not
+    relevant, where a deeper run can still find relevant documents). NumRel counts the qrels
+    only."""
+    if metric.spec.name == "NumRel":
+        return False
+    return metric.cutoff is None or metric.cutoff > depth
+
+
+@dataclass(frozen=True)
+class DepthGap:
+    """Runs cut at different depths (each run's depth: :func:`depth_of`), and the metrics
+    asked for that read past the shallowest (:func:`reads_past`): those favour the deeper
+    runs, whose relevant documents below that rank count where the shallower runs have none.
+
+    Attributes
+    ----------
+    depths : ``(run, depth)`` of every run, in the runs' order
+    metrics : the labels of the metrics asked for that read past :attr:`shallow` (may be
+        empty: then no number asked for is affected)
+    """
+
+    depths: tuple[tuple[str, int], ...]
+    metrics: tuple[str, ...]
+
+    @property
+    def shallow(self) -> int:
+        return min(d for _, d in self.depths)
+
+    @property
+    def deep(self) -> int:
+        return max(d for _, d in self.depths)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "depths": dict(self.depths),
+            "shallow": self.shallow,
+            "deep": self.deep,
+            "metrics": list(self.metrics),
+        }
+
+
+def depth_gap(
+    depths: Mapping[str, int | None] | Iterable[tuple[str, int | None]],
+    measures: Iterable[Metric] = (),
+) -> DepthGap | None:
+    """The :class:`DepthGap` of runs whose depths differ (None when they are equal, or fewer
+    than two runs have a known depth above 0).
+
+    >>> from rankmeter.metrics import parse_metrics
+    >>> gap = depth_gap({"minilm": 100, "bm25": 1000}, parse_metrics(["nDCG@10", "R@1000", "AP"]))
+    >>> gap.shallow, gap.deep, gap.metrics
+    (100, 1000, ('R@1000', 'AP'))
+    >>> depth_gap({"a": 100, "b": 100}) is None
+    True
+    """
+    pairs = depths.items() if isinstance(depths, Mapping) else depths
+    known = tuple((str(run), int(d)) for run, d in pairs if d is not None and d > 0)
+    if len(known) < 2 or len({d for _, d in known}) == 1:
+        return None
+    shallow = min(d for _, d in known)
+    return DepthGap(known, tuple(m.label for m in measures if reads_past(m, shallow)))
+
+
 @dataclass(frozen=True)
 class JudgedWarning:
     """A run whose top k is judged less than a threshold: its numbers count the unjudged
@@ -455,24 +533,53 @@ class JudgedWarning:
         The run's mean Judged@k.
     threshold : float
         The threshold it is below.
+    relevant_only : bool
+        The qrels hold only relevant documents (:func:`relevant_only`): an unjudged document
+        is then assumed not relevant by design, and Judged@k is the run's precision at k, not
+        how far it is judged. Reports then say so once instead of warning per run.
     """
 
     run: str
     k: int
     judged: float
     threshold: float
+    relevant_only: bool = field(default=False, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"run": self.run, "k": self.k, "judged": self.judged, "threshold": self.threshold}
+        out: dict[str, Any] = {
+            "run": self.run,
+            "k": self.k,
+            "judged": self.judged,
+            "threshold": self.threshold,
+        }
+        if self.relevant_only:
+            out["relevant_only"] = True
+        return out
 
 
-def judged_warning(run: str, k: int, judged: float, threshold: float) -> JudgedWarning | None:
+def judged_warning(
+    run: str, k: int, judged: float, threshold: float, relevant_only: bool = False
+) -> JudgedWarning | None:
     """The warning for a run with mean Judged@k ``judged``, if it is below ``threshold``
     (checked; NaN, a run that answered no query, never warns)."""
     threshold = check_judged_below(threshold)
     if judged < threshold:
-        return JudgedWarning(run, k, float(judged), threshold)
+        return JudgedWarning(run, k, float(judged), threshold, relevant_only)
     return None
+
+
+def relevant_only(grades: Any, rel: float) -> bool:
+    """Whether qrels hold only relevant judgments: some judgment, and none judged not
+    relevant (no grade from 0 up to ``rel``; a negative grade is judged-unjudged, as in
+    trec_eval). CISI, many legacy collections and click-derived qrels are so: every document
+    not listed is assumed not relevant, and Judged@k is the share of the top k that is
+    relevant.
+
+    >>> relevant_only([1, 2, 1], 1), relevant_only([0, 1], 1), relevant_only([1, 2], 2)
+    (True, False, False)
+    """
+    values = np.asarray(grades, dtype=np.float64)
+    return bool(len(values)) and not bool(np.any((values >= 0) & (values < rel)))
 
 
 def judged_mean(judged: FloatArray, num_ret: Any) -> float:
@@ -513,6 +620,9 @@ class EvalResult:
     facts : RunFacts or None
         What the evaluation saw of the run's data (its source, query overlap with the qrels,
         written order), for the warnings beside the numbers; None when not known.
+    relevant_only : bool
+        The qrels hold only relevant judgments (:func:`relevant_only` at the policies' rel):
+        the Judged@k warning then says what such qrels mean instead.
     """
 
     run: str
@@ -524,6 +634,7 @@ class EvalResult:
     judged_k: int = JUDGED_DEFAULT_K
     depth: int | None = None
     facts: RunFacts | None = field(default=None, compare=False, repr=False)
+    relevant_only: bool = field(default=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "metrics", ByMetric(self.measures, self.metrics))
@@ -537,7 +648,7 @@ class EvalResult:
 
     def judged_warning(self, threshold: float = JUDGED_BELOW) -> JudgedWarning | None:
         """A :class:`JudgedWarning` if the run's Judged@k is below ``threshold`` (0: never)."""
-        return judged_warning(self.run, self.judged_k, self.judged, threshold)
+        return judged_warning(self.run, self.judged_k, self.judged, threshold, self.relevant_only)
 
     def to_dict(self, *, per_query: bool = False) -> dict[str, Any]:
         """``{"metrics": {...}}``, plus ``"per_query": {qid: {...}}`` when asked."""

@@ -146,3 +146,26 @@ def test_data_errors_are_one_line(cli: CLI, paths: dict[str, Path], tmp_path: Pa
     assert "only one input can be read from stdin" in stdin.assert_one_error_line(2)
     no_model = cli("audit-labels", "--human", paths["human"])
     assert "--model" in no_model.assert_one_error_line(2)
+
+
+def test_kappa_of_constant_human_grades_is_undefined_in_every_format(
+    cli: CLI, tmp_path: Path
+) -> None:
+    # Issue 22, item 19: relevant-only human qrels (every grade 1) against a model that grades
+    # 0 or 1. p_o = p_e whatever the model says, so statsmodels' kappa is 0.000: undefined.
+    human = tmp_path / "human.qrels"
+    model = tmp_path / "model.qrels"
+    human.write_text("".join(f"q{q} 0 d{d} 1\n" for q in range(6) for d in range(4)))
+    model.write_text("".join(f"q{q} 0 d{d} {(q + d) % 2}\n" for q in range(6) for d in range(4)))
+    args = ["--human", human, "--model", model]
+    document = _strict(cli("audit-labels", *args, "-f", "json").out)
+    pair = document["agreement"]
+    assert pair["cohen_kappa"] is None
+    assert pair["weighted_kappa_linear"] is None and pair["weighted_kappa_quadratic"] is None
+    assert any("'human' gave label 1 only" in n for n in document["notes"])
+    table = cli("audit-labels", *args)
+    assert table.code == 0, table.err
+    assert "0.000" not in table.out.split("raw agreement")[1].split("leniency")[0]
+    assert "Cohen's kappa" in table.out and "undefined" in table.out
+    markdown = cli("audit-labels", *args, "-f", "markdown")
+    assert "| Cohen's kappa | undefined |" in markdown.out

@@ -94,7 +94,7 @@ def test_results_accumulate_across_invocations_and_read_back(
     assert set(stored["per_query"]) == {"0", "1", "2", "3", "4"}
     info = stored["info"]
     assert info["model"]["fingerprint"] and info["model"]["source"] == "folder"
-    assert info["dimension"] == 64 and info["settings"]["k"] == 100
+    assert info["dimension"] == 64 and info["settings"]["k"] == 1000  # RUN_DEPTH
     assert info["rankmeter"] and info["created"].endswith("+00:00")
     assert set(info["seconds"]) == {"embedding", "search"}
 

@@ -26,6 +26,7 @@ from rankmeter.cli._common import (
     emit,
     render_rich,
 )
+from rankmeter.cli._warnings import print_data_warnings
 
 
 class AllPairsFormat(str, Enum):
@@ -126,6 +127,8 @@ def all_pairs(
         emit(terminal_safe(report.render_html(result), output), output)
     else:
         render_rich(report.render_table(result), output)
+    # Runs cut at different depths, as compare warns (all-pairs keeps no run facts).
+    print_data_warnings(result, quiet=False)
 
 
 def register(app: typer.Typer) -> None:

@@ -186,6 +186,7 @@ def compare(
     """
     import numpy as np
 
+    from rankmeter.checking import result_warnings
     from rankmeter.comparison import check_min_effect
     from rankmeter.comparison import compare as run_comparison
     from rankmeter.errors import PolicyError
@@ -194,6 +195,7 @@ def compare(
     from rankmeter.metrics.goals import get_goal
     from rankmeter.report import comparison as report
     from rankmeter.report import terminal_safe
+    from rankmeter.report.checking import warning_lines
     from rankmeter.results import check_judged_below
 
     if [qrels, *runs].count("-") > 1:
@@ -283,23 +285,25 @@ def compare(
     if chosen is not None and not quiet:
         _print_goal_notes(chosen, loaded_qrels, depths, rel, names)
     below = judged_below
+    # The documents say what the CI log says (print_data_warnings below): a partial query
+    # overlap, scores rising with the rank, runs cut at different depths.
+    found = result_warnings(result)
     if output_format is CompareFormat.json:
-        text = report.render_json(result, per_query=per_query, judged_below=below)
+        text = report.render_json(
+            result, per_query=per_query, judged_below=below, data_warnings=found
+        )
         emit(terminal_safe(text, output), output)
     elif output_format is CompareFormat.markdown:
-        from rankmeter.checking import result_warnings
-        from rankmeter.report.checking import warning_lines
-
-        # The PR comment says what the CI log says (print_data_warnings below).
-        found = tuple(warning_lines(result_warnings(result)))
-        text = report.render_markdown(result, judged_below=below, data_warnings=found)
+        lines = tuple(warning_lines(found))
+        text = report.render_markdown(result, judged_below=below, data_warnings=lines)
         emit(terminal_safe(text, output), output)
     elif output_format is CompareFormat.latex:
         emit(terminal_safe(report.render_latex(result, judged_below=below), output), output)
     elif output_format is CompareFormat.html:
         from rankmeter.report.html import render_html
 
-        emit(terminal_safe(render_html(result, judged_below=below), output), output)
+        page = render_html(result, judged_below=below, data_warnings=warning_lines(found))
+        emit(terminal_safe(page, output), output)
     else:
         render_rich(report.render_table(result, judged_below=below), output)
     print_data_warnings(result, quiet=quiet)

@@ -86,7 +86,8 @@ def embed_eval(
         int | None,
         typer.Option(
             "-k",
-            help="Results retrieved per query. Default: 100 (1000 with --preset mteb).",
+            help="Results retrieved per query. Default: 1000, as bm25 and fuse (runs "
+            "compared at different depths favour the deeper one on AP and deep recall).",
             show_default=False,
         ),
     ] = None,
@@ -199,6 +200,7 @@ def embed_eval(
     from rankmeter.metrics import parse_metrics
     from rankmeter.report import terminal_safe
     from rankmeter.report.vector import render_json, render_table
+    from rankmeter.vector import RUN_DEPTH
     from rankmeter.vector.embed import DEFAULT_EMBED_METRICS
     from rankmeter.vector.retrieval import MTEB_METRICS
 
@@ -217,7 +219,7 @@ def embed_eval(
         raise PolicyError("--preset mteb chooses the metrics: give --preset or -m, not both")
     measures = parse_metrics(list(MTEB_METRICS) if mteb else metric or list(DEFAULT_EMBED_METRICS))
     if k is None:
-        k = 1000 if mteb else 100
+        k = RUN_DEPTH
     ignore_identical = mteb if identical_ids is None else identical_ids
     # With any MTEB-style setting the output reports the embedding beside the scores.
     detailed = (

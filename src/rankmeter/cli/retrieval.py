@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from enum import Enum
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -19,6 +19,7 @@ from rankmeter.cli._common import (
     render_rich,
 )
 from rankmeter.cli._progress import Steps
+from rankmeter.vector import RUN_DEPTH
 
 
 class EvalFormat(str, Enum):
@@ -49,7 +50,7 @@ def bm25(
             "qrels/<split>.tsv."
         ),
     ],
-    k: Annotated[int, typer.Option("-k", "--top-k", help="Results per query.")] = 1000,
+    k: Annotated[int, typer.Option("-k", "--top-k", help="Results per query.")] = RUN_DEPTH,
     k1: Annotated[float, typer.Option("--k1", help="BM25 term-frequency saturation.")] = 1.5,
     b: Annotated[float, typer.Option("--b", help="BM25 document-length normalisation.")] = 0.75,
     stemmer: Annotated[
@@ -130,7 +131,7 @@ def fuse(
     ] = None,
     depth: Annotated[
         int, typer.Option(help="Results read from each run per query, and written.")
-    ] = 1000,
+    ] = RUN_DEPTH,
     name: Annotated[
         str | None, typer.Option(help="The fused run's name (default e.g. rrf(bm25+dense)).")
     ] = None,
@@ -160,6 +161,7 @@ def fuse(
         depth=depth,
         name=name,
     )
+    _warn_depths(loaded, depth)
     if output is None or output == "-":
         emit(terminal_safe(trec_run_text(fused), output), None)
     else:
@@ -178,6 +180,19 @@ def fuse(
             path=output,
         )
         print(f"rankmeter: {visible(line)}", file=sys.stderr)
+
+
+def _warn_depths(runs: list[Any], depth: int) -> None:
+    """On stderr: the runs fused are cut at different depths (up to ``depth``)."""
+    import sys
+
+    from rankmeter.report import visible
+    from rankmeter.report.checking import fusion_depth_line
+    from rankmeter.results import depth_gap, depth_of
+
+    gap = depth_gap([(r.name, min(depth_of(r.offsets), depth)) for r in runs])
+    if gap is not None:
+        print(f"rankmeter: {visible(fusion_depth_line(gap))}", file=sys.stderr)
 
 
 def two_stage(

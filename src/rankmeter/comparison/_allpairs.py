@@ -23,7 +23,7 @@ from rankmeter.errors import PolicyError
 from rankmeter.evaluation import check_policies, resolve_metrics
 from rankmeter.io import as_qrels, load_runs
 from rankmeter.metrics import Metric
-from rankmeter.results import Policies
+from rankmeter.results import Policies, depth_of
 
 if TYPE_CHECKING:  # rankmeter.stats (and scipy) load when a comparison is made, not on import
     from rankmeter.stats import AllPairs
@@ -66,6 +66,8 @@ class AllPairsComparison:
     settings : method, alpha, resamples, seed and the evaluation policies
     filled : per system, how many compared queries it returned nothing for (each scores 0)
     notes : what a reader should know about the queries
+    depths : ``{system: depth}``: the most results any query of each run has
+        (:func:`rankmeter.results.depth_of`), for the warning about runs cut at different depths
     """
 
     systems: tuple[str, ...]
@@ -76,10 +78,12 @@ class AllPairsComparison:
     settings: AllPairsSettings
     filled: Mapping[str, int] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
+    depths: Mapping[str, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "analyses", MappingProxyType(dict(self.analyses)))
         object.__setattr__(self, "filled", MappingProxyType(dict(self.filled)))
+        object.__setattr__(self, "depths", MappingProxyType(dict(self.depths)))
 
     @property
     def n_queries(self) -> int:
@@ -103,6 +107,7 @@ class AllPairsComparison:
             "n_queries": self.n_queries,
             "settings": self.settings.to_dict(),
             "filled": dict(self.filled),
+            "depths": dict(self.depths),
             "notes": list(self.notes),
             "analyses": {label: a.to_dict() for label, a in self.analyses.items()},
         }
@@ -217,4 +222,5 @@ def compare_all(
         ),
         filled=compared.filled(),
         notes=tuple(compared.note()),
+        depths={r.name: depth_of(r.offsets) for r in loaded},
     )

@@ -26,7 +26,7 @@ from rankmeter.errors import PolicyError, RankmeterError
 from rankmeter.evaluation import check_policies, no_common_queries, resolve_metrics
 from rankmeter.io import as_qrels, load_runs
 from rankmeter.metrics import Metric, join
-from rankmeter.results import RunFacts
+from rankmeter.results import RunFacts, depth_of, relevant_only
 
 
 def compare(
@@ -302,6 +302,8 @@ def compare(
         no_relevant=no_relevant,
         cautions=tuple(cautions),
         facts=facts,
+        depths={n: _depth(by_name[n]) for n in order},
+        relevant_only=relevant_only(loaded_qrels.grades, policies.rel),
     )
 
 
@@ -325,6 +327,11 @@ def _given_runs(runs: Any) -> dict[str, GivenRun] | None:
             raise PolicyError(f"two runs are named {run.name!r}: give each run its own name")
         named[run.name] = run
     return named
+
+
+def _depth(run: Run | GivenRun) -> int:
+    """The most results any query of the run has (a GivenRun knows it)."""
+    return run.depth if isinstance(run, GivenRun) else depth_of(run.offsets)
 
 
 def _facts(qrels: Any, run: Run | GivenRun) -> RunFacts:

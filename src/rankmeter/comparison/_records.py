@@ -310,6 +310,11 @@ class Comparison:
     facts : ``{system: RunFacts}``: what the comparison saw of each run's data (source, query
         overlap with the qrels, written order), for the warnings beside the numbers
         (:func:`rankmeter.checking.result_warnings`; empty for a comparison built without it)
+    relevant_only : the qrels hold only relevant judgments
+        (:func:`rankmeter.results.relevant_only`): the Judged@k warnings then say so once
+    depths : ``{system: depth}``: the most results any query of each run has
+        (:func:`rankmeter.results.depth_of`), for the warning about runs cut at different
+        depths (empty for a comparison built without it)
     """
 
     systems: tuple[str, ...]
@@ -332,9 +337,12 @@ class Comparison:
     no_relevant: int = 0
     cautions: tuple[str, ...] = ()
     facts: Mapping[str, RunFacts] = field(default_factory=dict, repr=False, compare=False)
+    depths: Mapping[str, int] = field(default_factory=dict)
+    relevant_only: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "judged", MappingProxyType(dict(self.judged)))
+        object.__setattr__(self, "depths", MappingProxyType(dict(self.depths)))
         object.__setattr__(self, "filled", MappingProxyType(dict(self.filled)))
         object.__setattr__(
             self, "scores", ByMetric(self.metrics, _frozen_nested(self.scores), done="compared")
@@ -444,7 +452,7 @@ class Comparison:
         """The systems whose Judged@k is below ``threshold`` (0: none), in the systems' order."""
         threshold = check_judged_below(threshold)
         found = (
-            judged_warning(s, self.judged_k, self.judged[s], threshold)
+            judged_warning(s, self.judged_k, self.judged[s], threshold, self.relevant_only)
             for s in self.systems
             if s in self.judged
         )
@@ -458,6 +466,7 @@ class Comparison:
             "metrics": list(self.metrics),
             "n_queries": self.n_queries,
             "filled": dict(self.filled),
+            "depths": dict(self.depths),
             "no_relevant": self.no_relevant,
             "difference_level": self.difference_level,
             "means": [m.to_dict() for m in self.means],

@@ -247,7 +247,8 @@ def agreement(
     labels and ``p_e`` the share expected by chance from each rater's own label frequencies;
     weighted kappa counts a near miss as partial agreement (linear: by distance, quadratic: by
     squared distance between the labels). A kappa is undefined (NaN, JSON null, and a note)
-    where ``p_e = 1``: both raters gave one and the same label throughout. A single rater, or
+    where a rater gave one label throughout: then ``p_e = p_o`` whatever the other rater did
+    (statsmodels returns 0, or 0/0 when both gave one and the same label). A single rater, or
     no item labelled by two raters, raises :class:`~rankmeter.errors.FormatError`.
 
     Examples
@@ -378,12 +379,23 @@ def _pair(
     quadratic = _quietly(
         inter_rater.cohens_kappa, table, weights=categories, wt="quadratic", return_results=False
     )
-    if np.isnan(kappa):
-        label = _number(categories[shared[0, 0]])
+    constant = [r for r in (a, b) if np.all(codes[both][:, r] == codes[both][0, r])]
+    if np.isnan(kappa) or constant:
+        constant = constant or [a, b]
+        # One rater giving one label throughout makes chance agreement equal the observed one
+        # (p_o = p_e): statsmodels then returns 0 (0/0 when both are constant), a number that
+        # says nothing about agreement. Undefined, as for both raters constant.
+        kappa = linear = quadratic = float("nan")
+        label = _number(categories[shared[0, 0 if constant[0] == a else 1]])
+        who = (
+            f"both gave label {label} only, so chance agreement is already 1"
+            if len(constant) == 2
+            else f"{raters[constant[0]]!r} gave label {label} only, so chance agreement "
+            "equals the observed agreement whatever the other rater does"
+        )
         notes.append(
-            f"Cohen's kappa of {raters[a]!r} and {raters[b]!r} is undefined (NaN, null in "
-            f"JSON): on their {n_shared} shared items both gave label {label} only, so chance "
-            "agreement is already 1"
+            f"Cohen's kappa of {raters[a]!r} and {raters[b]!r} is undefined (plain and "
+            f"weighted; null in JSON): on their {n_shared} shared items {who}"
         )
     return PairAgreement(
         raters[a],

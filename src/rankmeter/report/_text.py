@@ -35,6 +35,16 @@ def num(value: float, digits: int = 4) -> str:
     return "–" if not math.isfinite(value) else decimal(value, digits)
 
 
+def statistic(value: float, digits: int = 3) -> str:
+    """An agreement statistic (a kappa, an alpha): :func:`decimal`, or ``undefined`` where it
+    is undefined (NaN: one label throughout), not a dash that could read as "not computed".
+
+    >>> statistic(0.41234), statistic(float("nan"))
+    ('0.412', 'undefined')
+    """
+    return "undefined" if math.isnan(value) else num(value, digits)
+
+
 def pvalue(value: float) -> str:
     """A p-value as every report shows it: four decimals, ``<0.0001`` below that, ``–`` where
     there is none.

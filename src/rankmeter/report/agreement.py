@@ -2,7 +2,7 @@
 
 Rater names and ids come from files: the tables show their control characters as visible
 escapes, Markdown escapes what Markdown would read, JSON escapes as JSON does
-(rankmeter._escape). An undefined statistic (NaN) is ``–`` in the tables and ``null`` in JSON.
+(rankmeter._escape). An undefined kappa or alpha (NaN) is ``undefined`` in the tables and ``null`` in JSON.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from rankmeter.judgments.agreement import Agreement, PairAgreement
 from rankmeter.report._json import json_text
 from rankmeter.report._markdown import Align, markdown_table
 from rankmeter.report._rich import FittedTable, shown
-from rankmeter.report._text import num, signed
+from rankmeter.report._text import num, signed, statistic
 
 __all__ = ["render_json", "render_markdown", "render_table"]
 
@@ -41,14 +41,14 @@ def _summary_rows(result: Agreement) -> Iterator[tuple[str, str, str, str]]:
     yield "raw agreement", num(result.raw, 3), "", "pairs of labels given to one item"
     yield (
         "Fleiss' kappa",
-        num(result.fleiss_kappa, 3),
+        statistic(result.fleiss_kappa),
         "",
         f"{result.fleiss_items} items with {result.fleiss_raters} labels each",
     )
     for alpha in result.alpha:
         yield (
             f"Krippendorff's alpha ({alpha.level})",
-            num(alpha.value, 3),
+            statistic(alpha.value),
             f"[{num(alpha.low, 3)}, {num(alpha.high, 3)}]",
             f"{result.n_compared} items labelled twice or more",
         )
@@ -65,9 +65,9 @@ def _pair_cells(pair: PairAgreement) -> list[str]:
     return [
         str(pair.n_shared),
         num(pair.raw, 3),
-        num(pair.kappa, 3),
-        num(pair.kappa_linear, 3),
-        num(pair.kappa_quadratic, 3),
+        statistic(pair.kappa),
+        statistic(pair.kappa_linear),
+        statistic(pair.kappa_quadratic),
     ]
 
 

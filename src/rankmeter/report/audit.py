@@ -2,7 +2,7 @@
 
 Run names, metric names and sources come from files: the tables show their control characters
 as visible escapes, Markdown escapes what Markdown would read, JSON escapes as JSON does
-(rankmeter._escape). An undefined statistic (NaN) is ``–`` in the tables and ``null`` in JSON.
+(rankmeter._escape). An undefined kappa or alpha (NaN) is ``undefined`` in the tables and ``null`` in JSON.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from rankmeter.judgments.audit import LabelAudit, MetricOrdering, PairSignifican
 from rankmeter.report._json import json_text
 from rankmeter.report._markdown import Align, markdown_table
 from rankmeter.report._rich import FittedTable, shown
-from rankmeter.report._text import num, signed
+from rankmeter.report._text import num, signed, statistic
 
 __all__ = ["render_json", "render_markdown", "render_table"]
 
@@ -38,11 +38,11 @@ def _headline(result: LabelAudit) -> str:
 def _agreement_rows(result: LabelAudit) -> Iterator[tuple[str, str]]:
     pair = result.pair_agreement
     yield "raw agreement", num(pair.raw, 3)
-    yield "Cohen's kappa", num(pair.kappa, 3)
-    yield "weighted kappa (linear)", num(pair.kappa_linear, 3)
-    yield "weighted kappa (quadratic)", num(pair.kappa_quadratic, 3)
+    yield "Cohen's kappa", statistic(pair.kappa)
+    yield "weighted kappa (linear)", statistic(pair.kappa_linear)
+    yield "weighted kappa (quadratic)", statistic(pair.kappa_quadratic)
     for alpha in result.agreement.alpha:
-        yield f"Krippendorff's alpha ({alpha.level})", num(alpha.value, 3)
+        yield f"Krippendorff's alpha ({alpha.level})", statistic(alpha.value)
     yield "leniency: model − human (mean grade)", signed(result.mean_difference, 3)
 
 

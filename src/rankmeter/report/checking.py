@@ -13,12 +13,27 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from rankmeter._escape import markdown_text
-from rankmeter.checking import DataCheck, DataWarning, Duplicates, Overlap, RunCheck, ScoreOrder
+from rankmeter.checking import (
+    DataCheck,
+    DataWarning,
+    DepthGap,
+    Duplicates,
+    Overlap,
+    RunCheck,
+    ScoreOrder,
+)
 from rankmeter.report._json import json_text
 from rankmeter.report._markdown import Align, markdown_table
 from rankmeter.report._rich import FittedTable, shown
 
-__all__ = ["render_json", "render_markdown", "render_table", "warning_line", "warning_lines"]
+__all__ = [
+    "fusion_depth_line",
+    "render_json",
+    "render_markdown",
+    "render_table",
+    "warning_line",
+    "warning_lines",
+]
 
 
 def render_json(result: DataCheck) -> str:
@@ -78,6 +93,17 @@ def warning_line(warning: DataWarning) -> str:
     error: run 'run' (<dict>) has no query in common with the qrels: 0 of 1 judged queries have results; 1 judged query without results ('q1'); 1 result query without judgments ('q2'); check that the files belong together (ids from another scheme?)
     """
     what = "error" if warning.fatal else "warning"
+    if warning.kind == "depth":
+        return f"{what}: {_depth_text(warning.detail)}"
+    if warning.kind == "relevant_only":
+        k = warning.k
+        return (
+            f"{what}: the qrels ({warning.source}) hold only relevant documents (no grade "
+            f"below 1: none is judged not relevant): every unjudged document is assumed not "
+            f"relevant, so Judged@{k} measures precision (the share of the top {k} that "
+            "is relevant), not how much of a run is judged, and the numbers hold only as far as the qrels list every relevant "
+            "document"
+        )
     run = f"run '{warning.run}' ({warning.source})"
     detail = warning.detail
     if warning.kind == "no_overlap":
@@ -129,6 +155,43 @@ def warning_line(warning: DataWarning) -> str:
     return f"{what}: {run} {text}"
 
 
+def _depth_text(gap: DepthGap) -> str:
+    """Runs cut at different depths: each run's depth, the metrics asked for that read past
+    the shallowest (or, with none asked for, which ones would), and what to do."""
+    listed = ", ".join(f"'{run}' {depth:,}" for run, depth in gap.depths)
+    shallow = f"{gap.shallow:,}"
+    deeper = "run" if sum(depth > gap.shallow for _, depth in gap.depths) == 1 else "runs"
+    if gap.metrics:
+        metrics = f"{', '.join(gap.metrics)} {'reads' if len(gap.metrics) == 1 else 'read'}"
+    else:
+        metrics = f"metrics without a cutoff (AP, R-Prec, Bpref, R) or one above {shallow} read"
+    return (
+        f"runs differ in depth (the most results a query has): {listed}; {metrics} past rank "
+        f"{shallow}, where a shallower run's missing results count as not relevant, so they "
+        f"favour the deeper {deeper}; retrieve as deep for every run (e.g. -k {gap.deep:,}), "
+        f"or compare cutoffs of {shallow} or less"
+    )
+
+
+def fusion_depth_line(gap: DepthGap) -> str:
+    """The warning of ``rankmeter fuse`` about runs of different depths (not escaped).
+
+    >>> from rankmeter.results import depth_gap
+    >>> print(fusion_depth_line(depth_gap({"dense": 100, "bm25": 1000})))
+    warning: fusing runs of different depths (the most results a query has, up to --depth): 'dense' 100, 'bm25' 1,000; past rank 100 only 'bm25' contributes, so a document there ranks as if 'dense' had rejected it; fuse runs of one depth (retrieve each as deep), or give --depth 100
+    """
+    listed = ", ".join(f"'{run}' {depth:,}" for run, depth in gap.depths)
+    deeper = [f"'{run}'" for run, depth in gap.depths if depth > gap.shallow]
+    shallower = [f"'{run}'" for run, depth in gap.depths if depth == gap.shallow]
+    return (
+        f"warning: fusing runs of different depths (the most results a query has, up to "
+        f"--depth): {listed}; past rank {gap.shallow:,} only {', '.join(deeper)} "
+        f"{'contributes' if len(deeper) == 1 else 'contribute'}, so a document there ranks as "
+        f"if {' and '.join(shallower)} had rejected it; fuse runs of one depth (retrieve each "
+        f"as deep), or give --depth {gap.shallow}"
+    )
+
+
 def warning_lines(warnings: Iterable[DataWarning]) -> list[str]:
     """One plain line per finding (not escaped)."""
     return [warning_line(w) for w in warnings]
@@ -138,6 +201,8 @@ def _headline(result: DataCheck) -> str:
     fatal = sum(w.fatal for w in result.warnings)
     warned = len(result.warnings) - fatal
     verdict = "numbers can be trusted" if result.ok else "numbers are meaningless"
+    if result.ok and result.qrels.relevant_only:
+        verdict += " as far as qrels of relevant documents only go (see the warning)"
     return (
         f"{_plural(len(result.runs), 'run')} against {result.qrels.source}: "
         f"{_plural(fatal, 'error')}, {_plural(warned, 'warning')} ({verdict}"

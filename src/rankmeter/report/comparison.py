@@ -8,14 +8,17 @@ many queries each system left without results, and the comparison's cautions as 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 from rankmeter._escape import latex_text, markdown_fence, markdown_text
+from rankmeter.checking import DataWarning
 from rankmeter.comparison import Comparison, Difference, Regression
 from rankmeter.report._json import json_text
 from rankmeter.report._markdown import Align, markdown_table
 from rankmeter.report._rich import FittedTable, shown
 from rankmeter.report._text import num, pvalue, signed
+from rankmeter.report.checking import warning_line as data_warning_line
 from rankmeter.report.judged import warning_lines, warnings_data
 from rankmeter.results import JUDGED_BELOW
 
@@ -31,12 +34,19 @@ __all__ = [
 
 
 def render_json(
-    comparison: Comparison, *, per_query: bool = False, judged_below: float = JUDGED_BELOW
+    comparison: Comparison,
+    *,
+    per_query: bool = False,
+    judged_below: float = JUDGED_BELOW,
+    data_warnings: Sequence[DataWarning] = (),
 ) -> str:
     """The comparison's ``to_dict()`` (its ``"cautions"`` are the statistical warnings), with
-    ``"queries"``: the sentence saying which queries the means average over, and
+    ``"queries"``: the sentence saying which queries the means average over,
     ``"warnings": [{"run", "k", "judged", "threshold"}]`` when a system's Judged@k is below
-    ``judged_below`` (only then)."""
+    ``judged_below`` (only then), and ``"data_warnings"``: each of ``data_warnings``
+    (:func:`rankmeter.checking.result_warnings`: a partial query overlap, scores rising with
+    the rank, runs cut at different depths) as its ``to_dict()`` with its ``"message"``
+    (only when there are some)."""
     payload = comparison.to_dict(per_query=per_query)
     # Which queries the means average over, in the sentence every other format shows.
     items = list(payload.items())
@@ -46,6 +56,10 @@ def render_json(
     warnings = comparison.judged_warnings(judged_below)
     if warnings:
         payload["warnings"] = warnings_data(warnings)
+    if data_warnings:
+        payload["data_warnings"] = [
+            {**w.to_dict(), "message": data_warning_line(w)} for w in data_warnings
+        ]
     # NaN (statistics of fewer than two queries) and infinities become null.
     return json_text(payload, ensure_ascii=True)
 

@@ -14,7 +14,7 @@ from rankmeter.metrics import Metric
 from rankmeter.report._json import json_text
 from rankmeter.report._rich import FittedTable, shown
 from rankmeter.report._text import decimal
-from rankmeter.report.judged import warning_line
+from rankmeter.report.judged import warning_lines
 from rankmeter.results import JUDGED_BELOW, EvalResult, JudgedWarning
 
 if TYPE_CHECKING:
@@ -220,7 +220,8 @@ def render_table(
     # The policies go under the tables as one line: a caption would wrap to the table's width.
     parts.append(Text(caption, style="dim"))
     parts += [
-        shown(warning_line(w), style="yellow") for w in judged_warnings(results, judged_below)
+        shown(line, style="yellow")
+        for line in warning_lines(judged_warnings(results, judged_below))
     ]
     if worst is not None:
         parts += [_worst_table(r, worst) for r in results]

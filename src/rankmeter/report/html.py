@@ -51,7 +51,12 @@ MAX_POINTS = 300
 TEMPLATE = "comparison.html.j2"
 
 
-def render_html(comparison: Comparison, *, judged_below: float = JUDGED_BELOW) -> str:
+def render_html(
+    comparison: Comparison,
+    *,
+    judged_below: float = JUDGED_BELOW,
+    data_warnings: Sequence[str] = (),
+) -> str:
     """The comparison as one self-contained HTML page (UTF-8 text, no external resources).
 
     Parameters
@@ -60,6 +65,9 @@ def render_html(comparison: Comparison, *, judged_below: float = JUDGED_BELOW) -
         (``{system: {query: Explanation}}``) they are embedded and the worst queries link to them
     judged_below : a system whose Judged@k is below it gets a warning among the notes (0:
         never)
+    data_warnings : lines of :func:`rankmeter.report.checking.warning_lines` (a partial query
+        overlap, scores rising with the rank, runs cut at different depths), first among the
+        notes, as the Markdown report and the terminal give them
 
     Returns
     -------
@@ -97,7 +105,7 @@ def render_html(comparison: Comparison, *, judged_below: float = JUDGED_BELOW) -
         nav=_nav(bool(explanations)),
         settings=_settings(comparison),
         summary=_summary(comparison),
-        notes=[*warning_texts(comparison, judged_below), *comparison.notes],
+        notes=[*data_warnings, *warning_texts(comparison, judged_below), *comparison.notes],
         plots=_plots(comparison, styles, ids),
         segments=_segments(comparison),
         failures=_failures(comparison, anchors, ids),

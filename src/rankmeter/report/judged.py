@@ -5,17 +5,18 @@ low whatever it is worth. Results carry each run's Judged@k
 (:attr:`rankmeter.results.EvalResult.judged`, :attr:`rankmeter.comparison.Comparison.judged`);
 their ``judged_warnings(threshold)`` say which runs are below the threshold, and this module
 words the warning, one line per run. Each format escapes the line as it escapes any text (the run
-name is untrusted); JSON carries the warnings as data (:func:`warnings_data`).
+name is untrusted); JSON carries the warnings as data (:func:`warnings_data`). Qrels that hold
+only relevant documents get one line for every run instead (:func:`relevant_only_line`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from rankmeter.results import JudgedWarning
 
-__all__ = ["warning_line", "warning_lines", "warnings_data"]
+__all__ = ["relevant_only_line", "warning_line", "warning_lines", "warnings_data"]
 
 
 def warning_line(warning: JudgedWarning) -> str:
@@ -37,9 +38,30 @@ def warning_line(warning: JudgedWarning) -> str:
     )
 
 
+def relevant_only_line(warnings: Sequence[JudgedWarning]) -> str:
+    """The one line said instead of the Judged@k warnings when the qrels hold only relevant
+    documents (not escaped): an unjudged document is then assumed not relevant by design, and
+    Judged@k is precision, so "judge more" would be the wrong advice for every run.
+
+    >>> print(relevant_only_line([JudgedWarning("bm25", 10, 0.13, 0.9, relevant_only=True)]))
+    warning: the qrels hold only relevant documents (none is judged not relevant): every unjudged document is assumed not relevant, so Judged@10 measures precision (the share of the top 10 that is relevant), not how much of a run is judged ('bm25' 0.13, below 0.90)
+    """
+    k = warnings[0].k
+    listed = ", ".join(f"'{w.run}' {w.judged:.2f}" for w in warnings)
+    return (
+        "warning: the qrels hold only relevant documents (none is judged not relevant): every "
+        f"unjudged document is assumed not relevant, so Judged@{k} measures precision (the "
+        f"share of the top {k} that is relevant), not how much of a run is judged ({listed}, below {warnings[0].threshold:.2f})"
+    )
+
+
 def warning_lines(warnings: Iterable[JudgedWarning]) -> list[str]:
-    """One plain line per warning (not escaped)."""
-    return [warning_line(w) for w in warnings]
+    """One plain line per warning (not escaped); when the qrels hold only relevant documents,
+    one line for all of them (:func:`relevant_only_line`)."""
+    listed = list(warnings)
+    if any(w.relevant_only for w in listed):
+        return [relevant_only_line(listed)]
+    return [warning_line(w) for w in listed]
 
 
 def warnings_data(warnings: Iterable[JudgedWarning]) -> list[dict[str, Any]]:

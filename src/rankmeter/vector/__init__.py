@@ -9,7 +9,13 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__: list[str] = []
+__all__: list[str] = ["RUN_DEPTH"]
+
+#: How many results per query every command and function that makes a run retrieves by
+#: default (``bm25``, ``embed-eval``, ``fuse --depth``; ``bm25_run``, ``evaluate_model``,
+#: ``retrieve_model``, ``fuse``): trec_eval's customary 1,000, so that runs made here compare
+#: at equal depth (AP, R@k and the other metrics that read deep favour a deeper run).
+RUN_DEPTH = 1000
 
 # name -> module, loaded on first use so that `import rankmeter.vector` stays light.
 _LAZY: dict[str, str] = {}

@@ -13,6 +13,7 @@ import numpy as np
 from rankmeter._validate import integer, real
 from rankmeter.data import Run
 from rankmeter.errors import PolicyError, RankmeterError
+from rankmeter.vector import RUN_DEPTH
 
 __all__ = ["bm25_run", "describe_bm25"]
 
@@ -21,7 +22,7 @@ def bm25_run(
     collection_or_corpus: Any,
     queries: Mapping[str, str] | None = None,
     *,
-    k: int = 1000,
+    k: int = RUN_DEPTH,
     k1: float = 1.5,
     b: float = 0.75,
     name: str = "bm25",

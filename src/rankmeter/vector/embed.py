@@ -41,6 +41,7 @@ import numpy.typing as npt
 
 from rankmeter._validate import choice, integer
 from rankmeter.errors import FormatError, PolicyError, RankmeterError
+from rankmeter.vector import RUN_DEPTH
 from rankmeter.vector._cache import EmbeddingCache, default_cache_dir, texts_key
 
 __all__ = [
@@ -1061,7 +1062,7 @@ def evaluate_model(
     metrics: str | Iterable[Any] | None = None,
     *,
     index: str = "flat",
-    k: int = 100,
+    k: int = RUN_DEPTH,
     run_out: str | os.PathLike[str] | None = None,
     cache: str | os.PathLike[str] | bool | None = True,
     batch_size: int = 32,
@@ -1311,7 +1312,7 @@ def retrieve_model(
     model: Any = None,
     *,
     index: str = "flat",
-    k: int = 100,
+    k: int = RUN_DEPTH,
     run_out: str | os.PathLike[str] | None = None,
     cache: str | os.PathLike[str] | bool | None = True,
     batch_size: int = 32,

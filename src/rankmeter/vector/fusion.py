@@ -29,6 +29,7 @@ from rankmeter.data import Run
 from rankmeter.data.csr import row_groups
 from rankmeter.errors import PolicyError, RankmeterError
 from rankmeter.io import as_run
+from rankmeter.vector import RUN_DEPTH
 
 __all__ = ["FUSION_METHODS", "fuse", "parse_weights"]
 
@@ -48,7 +49,7 @@ def fuse(
     k: float = 60,
     weights: Sequence[float] | None = None,
     normalisation: str | None = None,
-    depth: int = 1000,
+    depth: int = RUN_DEPTH,
     name: str | None = None,
 ) -> Run:
     """Fuse runs into one: reciprocal-rank fusion or a weighted sum of normalised scores.

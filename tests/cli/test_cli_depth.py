@@ -1,0 +1,130 @@
+"""Runs cut at different depths (issue 22, item 18): every command that compares runs warns,
+naming each run's depth and only the metrics asked for that read past the shallower one; the
+commands that make runs share one default depth.
+
+The new team's case on Cranfield: BM25 at the default depth (1,000 results a query) against a
+second BM25 cut at 100, as embed-eval's old default cut MiniLM."""
+
+from __future__ import annotations
+
+import inspect
+import json
+from pathlib import Path
+
+import pytest
+
+from ._cli_support import CLI
+
+CRANFIELD = Path(__file__).resolve().parents[3] / "shared" / "data" / "cranfield"
+QRELS = CRANFIELD / "qrels" / "test.tsv"
+
+pytestmark = pytest.mark.skipif(
+    not CRANFIELD.is_dir(), reason="needs ../shared/data/cranfield (the shared collections)"
+)
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """BM25 at the default depth, a second BM25 cut at 100, a third cut at 50."""
+    pytest.importorskip("bm25s", reason="BM25 needs the [bm25] extra (bm25s)")
+    from rankmeter.io import write_trec_run
+    from rankmeter.io.beir import load_beir
+    from rankmeter.vector.bm25 import bm25_run
+
+    folder = tmp_path_factory.mktemp("depth")
+    collection = load_beir(str(CRANFIELD))
+    out = {"bm25": folder / "bm25.run", "shallow": folder / "shallow.run"}
+    write_trec_run(bm25_run(collection, name="bm25"), out["bm25"])
+    shallow = bm25_run(collection, k=100, k1=0.9, b=0.4, name="shallow")
+    write_trec_run(shallow, out["shallow"])
+    out["third"] = folder / "third.run"
+    write_trec_run(bm25_run(collection, k=50, k1=1.2, b=0.5, name="third"), out["third"])
+    return out
+
+
+def _depth_lines(err: str) -> list[str]:
+    return [line for line in err.splitlines() if "differ in depth" in line]
+
+
+def test_compare_warns_naming_each_depth_and_only_the_affected_metrics(
+    cli: CLI, runs: dict[str, Path]
+) -> None:
+    args = ["compare", QRELS, runs["bm25"], runs["shallow"], "--resamples", "1000"]
+    done = cli(*args, "-m", "nDCG@10", "-m", "AP", "-m", "R@1000", "-m", "P@100")
+    assert done.code == 0, done.err
+    [line] = _depth_lines(done.err)
+    assert "'bm25' 1,000, 'shallow' 100" in line
+    assert "AP, R@1000 read past rank 100" in line
+    assert "nDCG@10" not in line and "P@100" not in line
+    # Metrics that stay within the shallower depth compare fairly: no warning.
+    fair = cli(*args, "-m", "nDCG@10", "-m", "R@100")
+    assert fair.code == 0 and not _depth_lines(fair.err)
+
+
+def test_compare_documents_carry_the_depth_warning(cli: CLI, runs: dict[str, Path]) -> None:
+    args = ["compare", QRELS, runs["bm25"], runs["shallow"], "-m", "AP", "--resamples", "500"]
+    document = json.loads(cli(*args, "-f", "json").out)
+    assert document["depths"] == {"bm25": 1000, "shallow": 100}
+    [warning] = [w for w in document["data_warnings"] if w["kind"] == "depth"]
+    assert warning["run"] == "shallow" and warning["detail"]["metrics"] == ["AP"]
+    assert "differ in depth" in warning["message"]
+    assert "differ in depth" in cli(*args, "-f", "markdown").out
+    assert "differ in depth" in cli(*args, "-f", "html").out
+
+
+def test_the_regression_gate_warns_too(cli: CLI, runs: dict[str, Path]) -> None:
+    done = cli(
+        "compare", QRELS, runs["bm25"], runs["shallow"], "-m", "AP", "--resamples", "500",
+        "--fail-on", "regression", "-f", "json",
+    )  # fmt: skip
+    assert done.code in (0, 3), done.err
+    assert _depth_lines(done.err)
+
+
+def test_all_pairs_warns(cli: CLI, runs: dict[str, Path]) -> None:
+    done = cli("all-pairs", QRELS, runs["bm25"], runs["shallow"], runs["third"], "-m", "AP")
+    assert done.code == 0, done.err
+    [line] = _depth_lines(done.err)
+    assert "'bm25' 1,000, 'shallow' 100, 'third' 50" in line and "AP reads past rank 50" in line
+
+
+def test_check_warns_whatever_the_metrics(cli: CLI, runs: dict[str, Path]) -> None:
+    done = cli("check", QRELS, runs["bm25"], runs["shallow"], "-f", "json")
+    assert done.code == 0, done.err
+    document = json.loads(done.out)
+    assert [r["depth"] for r in document["runs"]] == [1000, 100]
+    table = cli("check", QRELS, runs["bm25"], runs["shallow"])
+    assert "differ in depth" in " ".join(table.out.split())
+    assert "AP, R-Prec, Bpref" in " ".join(table.out.split())
+
+
+def test_fuse_warns_unless_depth_evens_them(
+    cli: CLI, runs: dict[str, Path], tmp_path: Path
+) -> None:
+    done = cli("fuse", runs["bm25"], runs["shallow"], "-o", tmp_path / "fused.run")
+    assert done.code == 0, done.err
+    assert "fusing runs of different depths" in done.err and "'shallow' 100" in done.err
+    even = cli("fuse", runs["bm25"], runs["shallow"], "--depth", "100", "-o", tmp_path / "f.run")
+    assert even.code == 0 and "different depths" not in even.err
+
+
+def test_every_run_maker_shares_one_default_depth() -> None:
+    from rankmeter.cli.embed import embed_eval
+    from rankmeter.cli.retrieval import bm25, fuse
+    from rankmeter.vector import RUN_DEPTH
+    from rankmeter.vector.bm25 import bm25_run
+    from rankmeter.vector.embed import evaluate_model, retrieve_model
+    from rankmeter.vector.fusion import fuse as fuse_runs
+
+    assert RUN_DEPTH == 1000
+    for function, name in [
+        (bm25_run, "k"),
+        (evaluate_model, "k"),
+        (retrieve_model, "k"),
+        (fuse_runs, "depth"),
+        (bm25, "k"),
+        (fuse, "depth"),
+    ]:
+        assert inspect.signature(function).parameters[name].default == RUN_DEPTH, function
+    # embed-eval's -k is None until chosen: its help says the shared default.
+    assert "Default: 1000" in str(inspect.signature(embed_eval).parameters["k"].annotation)
