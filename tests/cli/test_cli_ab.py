@@ -165,6 +165,27 @@ def test_a_bad_row_is_named_with_file_and_row(cli: CLI, tmp_path: Path) -> None:
     assert message.startswith(f"{path}:3: position 0 is below 1")
 
 
+@pytest.mark.parametrize("value", ["nan", "inf"])
+def test_a_latency_that_is_not_a_number_is_refused_in_parquet(
+    cli: CLI, tmp_path: Path, value: str
+) -> None:
+    # A NaN latency in a Parquet log passed and the latency was reported "not tested": DuckDB
+    # took the file's min/max statistics (which leave NaN out) for bounds on every value.
+    log = random_log(20, seed=1)
+    requests = log["request_id"].to_pylist()
+    first = requests.index(requests[2])
+    latencies = [
+        float(value) if r == requests[2] else v
+        for r, v in zip(requests, log["latency_ms"].to_pylist(), strict=True)
+    ]
+    path = _write(
+        log.set_column(log.schema.get_field_index("latency_ms"), "latency_ms", pa.array(latencies)),
+        tmp_path / "latency.parquet",
+    )
+    message = cli("ab", path).assert_one_error_line(1)
+    assert message.startswith(f"{path}:{first + 1}: latency_ms {value} is not a finite number")
+
+
 def test_a_missing_log_and_a_bad_engine(cli: CLI, tmp_path: Path, logs: dict[str, Path]) -> None:
     missing = tmp_path / "nope.parquet"
     assert cli("ab", missing).assert_one_error_line(1).startswith(f"{missing}: no such file")

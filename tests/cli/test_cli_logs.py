@@ -155,7 +155,12 @@ def test_simulate_writes_a_valid_log_and_its_pre_period(
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        ((), "-o/--output names the Parquet file to write (the log is binary)"),
+        ((), "-o/--output names the log file to write: its suffix gives the format"),
+        (("-o", "x.txt"), "x.txt: a log's name says its format, and the suffix '.txt' names none"),
+        (
+            ("-o", "x.parquet", "--pre-period", "pre"),
+            "pre: a log's name says its format, and no suffix names none",
+        ),
         (("-o", "x.parquet", "--split", "1,2,3"), "--split '1,2,3' gives 3 values for 2"),
         (("-o", "x.parquet", "--split", "a,b"), "--split 'a,b': 'a' is not a number"),
         (
@@ -177,6 +182,29 @@ def test_simulate_usage_errors(
     result = cli("logs", "simulate", *collection, *args)
     assert message in result.assert_one_error_line(2)
     assert not (tmp_path / "x.parquet").exists()
+    assert not (tmp_path / "x.txt").exists()
+
+
+@pytest.mark.parametrize("suffix", ["csv", "jsonl"])
+def test_simulate_writes_the_format_its_name_says(
+    cli: CLI, collection: tuple[Path, Path, Path], tmp_path: Path, suffix: str
+) -> None:
+    # -o x.csv wrote Parquet under the name, and `logs check x.csv` refused it ("not UTF-8").
+    parquet, other = tmp_path / "log.parquet", tmp_path / f"log.{suffix}"
+    pre = tmp_path / f"pre.{suffix}"
+    settings = ("--users", "200", "--seed", "3")
+    assert cli("logs", "simulate", *collection, "-o", parquet, *settings).code == 0
+    result = cli("logs", "simulate", *collection, "-o", other, "--pre-period", pre, *settings)
+    assert result.code == 0, result.err
+    if suffix == "csv":
+        assert other.read_text(encoding="utf-8").startswith('"event_ts","user_id"')
+    else:
+        first = json.loads(other.read_text(encoding="utf-8").splitlines()[0])
+        assert first["event_ts"].endswith("+00:00") and first["variant"] in ("control", "treatment")
+    checks = [cli("logs", "check", path, "-f", "json") for path in (parquet, other, pre)]
+    assert [c.code for c in checks] == [0, 0, 0], [c.err for c in checks]
+    want, got = (json.loads(c.out) for c in checks[:2])
+    assert got["rows"] == want["rows"] and got["variants"] == want["variants"]
 
 
 # --- how a log is read: --ts-unit and --unordered, on every command that reads a log ---------

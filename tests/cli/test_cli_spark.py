@@ -329,3 +329,60 @@ def test_compare_on_spark_refuses_formats_spark_cannot_read(
             f"--engine spark reads TREC text and Parquet, not {option[0]} {option[1]}: convert "
             "the file, or use --engine process"
         ), got
+
+
+def _bad_row_files(tmp_path: Path) -> dict[str, tuple[Path, Path, str]]:
+    """qrels and a run, one of them with a bad row (or column), and the in-process error."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("1 0 a 1\n1 0 b 0\n2 0 a 2\n")
+    good = tmp_path / "good.run"
+    good.write_text("1 Q0 a 1 2.0 r\n2 Q0 a 1 1.0 r\n")
+
+    def parquet(name: str, **columns: list[Any]) -> Path:
+        path = tmp_path / name
+        pq.write_table(pa.table(columns), path)
+        return path
+
+    ids = {"query_id": ["1", "1", "2", "1"], "doc_id": ["a", "b", "a", "a"]}
+    twice = tmp_path / "twice.txt"
+    twice.write_text("1 0 a 1\n1 0 b 0\n1 0 a 2\n")
+    return {
+        "duplicate": (qrels, parquet("dup.parquet", **ids, score=[3.0, 2.0, 1.0, 0.5]), ":4: "),
+        "nan score": (
+            qrels,
+            parquet("nan.parquet", **ids, score=[3.0, float("nan"), 1.0, 0.25]),
+            ":2: score must be a number (NaN is not allowed): 'nan'",
+        ),
+        "no doc id": (
+            qrels,
+            parquet("nodoc.parquet", query_id=["1", "1"], doc_id=["a", None], score=[2.0, 1.0]),
+            ":2: missing doc id",
+        ),
+        "text scores": (
+            qrels,
+            parquet("text.parquet", **ids, score=["3", "2", "1", "x"]),
+            "text.parquet: score column must be numeric, not string",
+        ),
+        "duplicate judgment": (
+            parquet("dup-qrels.parquet", **ids, relevance=[1, 0, 2, 1]),
+            good,
+            "dup-qrels.parquet:4: duplicate judgment for query '1', doc 'a'",
+        ),
+        "duplicate judgment in text": (twice, good, "twice.txt:3: duplicate judgment"),
+    }
+
+
+@pytest.mark.spark
+def test_evaluate_on_spark_names_a_bad_row_as_the_default_engine(
+    cli: CLI, tmp_path: Path, spark_backend: Any
+) -> None:
+    # A bad Parquet row lost its row number on Spark, a Parquet run's text score column was
+    # named <run>, and a duplicate judgment lost its line: the in-process lines, word for word.
+    for case, (qrels, run, message) in _bad_row_files(tmp_path).items():
+        args = ["evaluate", qrels, run, "-m", "AP"]
+        here = cli(*args).assert_one_error_line(1)
+        assert message in here, (case, here)
+        assert cli(*args, *SPARK).assert_one_error_line(1) == here, case

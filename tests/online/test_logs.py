@@ -195,6 +195,71 @@ def test_bad_log_names_file_and_row(kind: str, case: str, tmp_path: Path) -> Non
     )
 
 
+# --- the finite-number rules, on every input format and engine ------------------------------
+# A NaN latency in a Parquet log passed: DuckDB took the file's min/max statistics (which leave
+# NaN out) as bounds on every value and folded isnan() to false. On Spark, Ibis counts a NaN as
+# null, so a NaN was reported as an empty value and shown as None.
+
+#: Each float column the schema requires finite, at a row of its own (row 4 is request r3's one
+#: row; row 6 is a clicked row).
+FINITE_ROWS = {"latency_ms": ("lat", 4), "dwell_ms": ("dw", 6)}
+NOT_FINITE = {"nan": float("nan"), "inf": float("inf"), "-inf": float("-inf")}
+
+
+def not_finite_log(kind: str, tmp_path: Path, values: dict[str, str]) -> Any:
+    """The good log with ``values`` (column -> "nan", "inf" or "-inf") at FINITE_ROWS."""
+    changes = {
+        f"row{FINITE_ROWS[column][1]}": {FINITE_ROWS[column][0]: NOT_FINITE[value]}
+        for column, value in values.items()
+    }
+    return write(kind, log_rows(**changes), tmp_path)
+
+
+def finite_problems(kind: str, log: Any, values: dict[str, str]) -> list[str]:
+    """The problems ``check_log`` must find in :func:`not_finite_log`'s log, in file order."""
+    name = "<table>" if kind == "table" else str(log)
+    found = []
+    for column, value in sorted(values.items(), key=lambda item: FINITE_ROWS[item[0]][1]):
+        at = f"{name}:{FINITE_ROWS[column][1] + (kind == 'csv')}: {column} {value}"
+        found.append(f"{at} is not a finite number")
+        if value == "-inf":
+            found.append(f"{at} is negative")
+    return found
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("column", list(FINITE_ROWS))
+@pytest.mark.parametrize("value", list(NOT_FINITE))
+def test_not_finite_numbers_are_found_in_every_format(
+    kind: str, column: str, value: str, tmp_path: Path
+) -> None:
+    log = not_finite_log(kind, tmp_path, {column: value})
+    want = finite_problems(kind, log, {column: value})
+    got = [str(p) for p in check_log(log).problems]
+    assert [line.split(": it is")[0] for line in got] == want
+    with pytest.raises(FormatError, match="^" + re.escape(want[0])):
+        read_log(log)
+
+
+@pytest.mark.spark
+@pytest.mark.parametrize("kind", KINDS)
+def test_not_finite_numbers_on_spark_as_on_duckdb(
+    spark_backend: Any, kind: str, tmp_path: Path
+) -> None:
+    # Three logs cover each rule (NaN, inf, -inf) on each float column, one Spark job each.
+    for values in (
+        {"latency_ms": "nan", "dwell_ms": "inf"},
+        {"latency_ms": "inf", "dwell_ms": "-inf"},
+        {"latency_ms": "-inf", "dwell_ms": "nan"},
+    ):
+        folder = tmp_path / values["latency_ms"]
+        folder.mkdir()
+        log = not_finite_log(kind, folder, values)
+        got = [str(p) for p in check_log(log, engine="spark").problems]
+        assert got == [str(p) for p in check_log(log).problems]
+        assert [line.split(": it is")[0] for line in got] == finite_problems(kind, log, values)
+
+
 @pytest.mark.parametrize("kind", KINDS)
 def test_missing_columns_one_line_naming_them(kind: str, tmp_path: Path) -> None:
     log = write(kind, log_rows(), tmp_path, drop=("position", "clicked", "query_id"))

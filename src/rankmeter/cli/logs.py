@@ -153,7 +153,7 @@ def simulate(
         typer.Option(
             "--pre-period",
             help="Also write the pre-period log (same users, before the experiment, control "
-            "ranking; for CUPED) to this Parquet file.",
+            "ranking; for CUPED) to this file (.parquet, .csv or .jsonl, as for -o).",
             callback=check_output,
         ),
     ] = None,
@@ -166,17 +166,26 @@ def simulate(
         ),
     ] = None,
 ) -> None:
-    """Simulate a search log (Parquet, one row per impression) from qrels and two runs:
+    """Simulate a search log (one row per impression; -o names the file, and its suffix the
+    format: .parquet, .csv or .jsonl) from qrels and two runs:
     users split between control and treatment, sessions, position-biased clicks, dwell,
     reformulations, latency, segments (device, is_new_user, query_freq). With --interleave,
     every request interleaves the two runs instead (team-draft or balanced)."""
     from rankmeter.errors import PolicyError
     from rankmeter.io import read_qrels, read_run
-    from rankmeter.online import simulate_log
+    from rankmeter.online import log_format, simulate_log, write_log
     from rankmeter.report import visible
 
     if output is None or output == "-":
-        raise PolicyError("-o/--output names the Parquet file to write (the log is binary)")
+        raise PolicyError(
+            "-o/--output names the log file to write: its suffix gives the format (.parquet, "
+            ".csv or .jsonl)"
+        )
+    # Both names are checked before any work: a log written in another format than its name
+    # says would be refused by the next command that reads it.
+    log_format(output)
+    if pre_period is not None:
+        log_format(pre_period)
     variants = ["control", "treatment"]
     given_split = None if split is None else _factors(split, "--split", variants)
     effects = None if segment_effect is None else _factors(segment_effect, "--segment-effect", [])
@@ -197,23 +206,13 @@ def simulate(
         settings["interleave"] = interleave.value
     log = simulate_log(judged, runs, **settings)  # type: ignore[arg-type]
     pre = None if pre_period is None else simulate_log(judged, runs, pre_period=True, **settings)  # type: ignore[arg-type]
-    _write_parquet(log, output)
+    write_log(log, output)
     lines = [_summary(output, log)]
     if pre is not None and pre_period is not None:
-        _write_parquet(pre, pre_period)
+        write_log(pre, pre_period)
         lines.append(_summary(pre_period, pre))
     for line in lines:
         print(visible(line))
-
-
-def _write_parquet(table: object, path: str) -> None:
-    import pyarrow.parquet as pq
-
-    from rankmeter.io import atomic_write
-
-    with atomic_write(path) as handle:
-        handle.flush()
-        pq.write_table(table, handle.buffer)
 
 
 def _summary(path: str, log: Any) -> str:

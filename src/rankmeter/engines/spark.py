@@ -482,19 +482,22 @@ def _line_error(
     return FormatError(path, f"{reason}: {shown!r}", line=line)
 
 
-def _qrels_frame(session: Any, qrels: Any) -> Any:
+def _qrels_frame(session: Any, qrels: Any, source: str = "<qrels>") -> Any:
+    """The qrels as a DataFrame of query_id, doc_id, relevance and each row's place in its
+    file or table (:data:`LINE`), for the errors that name a row."""
     from pyspark.sql import functions as F
 
     if _is_frame(qrels):
-        _require(qrels, QRELS_COLUMNS, "qrels", "<qrels>")
+        _require(qrels, QRELS_COLUMNS, "qrels", source)
         return qrels.select(
             F.col("query_id").cast("string").alias("query_id"),
             F.col("doc_id").cast("string").alias("doc_id"),
             F.col("relevance").alias("relevance"),
+            _row_of(qrels, source).alias(LINE),
         )
     path = _path(qrels, "qrels")
     if _is_parquet(path):
-        return _qrels_frame(session, session.read.parquet(path))
+        return _qrels_frame(session, session.read.parquet(path), path)
     lines = _fields(session, path)
     # try_cast: a field that is not a number is null (and named below); Spark's ANSI cast
     # would fail the job instead, with a Java trace.
@@ -508,8 +511,22 @@ def _qrels_frame(session: Any, qrels: Any) -> Any:
         "qrels",
     )
     return lines.select(
-        F.get("f", 0).alias("query_id"), F.get("f", 2).alias("doc_id"), grade.alias("relevance")
+        F.get("f", 0).alias("query_id"),
+        F.get("f", 2).alias("doc_id"),
+        grade.alias("relevance"),
+        F.col("__line__").alias(LINE),
     )
+
+
+def _row_of(frame: Any, source: str) -> Any:
+    """Each row's place: in a Parquet file read from ``source``, its 0-based row there
+    (Spark's ``_metadata.row_index``), so that an error names the row the in-process reader
+    names; elsewhere (a DataFrame, a folder of files) the order Spark reads the rows in."""
+    from pyspark.sql import functions as F
+
+    if os.path.isfile(source) and _is_parquet(source):
+        return F.col("_metadata.row_index")
+    return F.monotonically_increasing_id()
 
 
 def _path(value: Any, what: str) -> str:
@@ -557,15 +574,15 @@ def _run_frames(
 
 
 def _run_frame(
-    session: Any, run: Any, name: str | None, *, keep_names: bool
+    session: Any, run: Any, name: str | None, *, keep_names: bool, source: str = "<run>"
 ) -> tuple[Any, str | None]:
     """The run as a DataFrame, and its one name when it has one (None: its ``run`` column
-    names several)."""
+    names several). ``source``: how errors name a DataFrame (a Parquet file's path)."""
     from pyspark.sql import functions as F
 
     if _is_frame(run):
-        _require(run, RUN_COLUMNS, "a run", "<run>")
-        _require_numeric(run, "score", "<run>")
+        _require(run, RUN_COLUMNS, "a run", source)
+        _require_numeric(run, "score", source)
         several = keep_names and name is None and "run" in run.columns
         label = F.col("run").cast("string") if several else F.lit(name or "run")
         frame = run.select(
@@ -575,7 +592,7 @@ def _run_frame(
             F.col("score").cast("double").alias("score"),
             # The rows' order as given (a single file's or table's: Spark numbers the
             # partitions in the order it reads them), for the written order (RunFacts).
-            F.monotonically_increasing_id().alias(LINE),
+            _row_of(run, source).alias(LINE),
             _rank_column(run.columns).alias(RANK),
         )
         return frame, None if several else (name or "run")
@@ -586,7 +603,7 @@ def _run_frame(
         frame = session.read.parquet(path)
         if name is None and "run" not in frame.columns:
             name = default_run_name(path)
-        return _run_frame(session, frame, name, keep_names=keep_names)
+        return _run_frame(session, frame, name, keep_names=keep_names, source=path)
     lines = _fields(session, path)
     score = F.get("f", 4).try_cast("double")  # (null where not a number: see _qrels_frame)
     fields = "a run line has 6 fields (query, Q0, document, rank, score, tag)"
@@ -770,6 +787,14 @@ class _BucketTask:
     def _error(self, message: str) -> Any:
         return self._table(1, {_ERROR: [message]})
 
+    def _read_error(self, side: str, error: FormatError, rows: Any) -> Any:
+        """A reader's error on ``rows`` (in their file order): its reason, the id of the row
+        it names (:data:`LINE`) and the value it shows (JSON), for :func:`_message_parts`."""
+        import json
+
+        at = "" if error.line is None else str(rows.column(LINE)[error.line - 1].as_py())
+        return self._error(f"FormatError\t{side}\t{error.reason}\t{at}\t{json.dumps(error.text)}")
+
     def _evaluate(self, name: str, run_rows: Any, qrels_rows: Any) -> Any:
         import numpy as np
         import pyarrow as pa
@@ -787,8 +812,7 @@ class _BucketTask:
             try:
                 run = as_run(rows.select(list(RUN_COLUMNS)), name=name, ties=self.policies.ties)
             except FormatError as error:  # (with the row's id in the file, if it names one)
-                at = "" if error.line is None else str(rows.column(LINE)[error.line - 1].as_py())
-                return self._error(f"FormatError\trun {name}\t{error.reason}\t{at}")
+                return self._read_error(f"run {name}", error, rows)
         ran = [] if run is None else [str(q) for q in run.query_ids]
         written, rising = (0, 0) if run is None else run.written_order(WRITTEN_DEPTH)
         depth = int(np.diff(run.offsets).max(initial=0)) if run is not None else 0
@@ -800,10 +824,11 @@ class _BucketTask:
         ]
         judged_ids: list[str] = []
         if qrels_rows.num_rows:
+            rows = qrels_rows.take(pc.sort_indices(qrels_rows.column(LINE)))
             try:
-                qrels = as_qrels(qrels_rows.select(list(QRELS_COLUMNS)))
+                qrels = as_qrels(rows.select(list(QRELS_COLUMNS)))
             except FormatError as error:
-                return self._error(f"FormatError\tqrels\t{error.reason}\t")
+                return self._read_error("qrels", error, rows)
             # The in-process per-query work, on this bucket: the join, the kernels.
             values = per_query_values(
                 qrels, [] if run is None else [run], parse_metrics(self.labels), self.policies
@@ -838,23 +863,27 @@ class _BucketTask:
         return pa.concat_tables(parts)
 
 
-def _message_parts(message: str) -> tuple[str, str, str, str]:
-    """A task's error message (``_BucketTask._error``) as ``(kind, side, reason, at)``: a
-    reader's error is ``FormatError<TAB>side<TAB>reason<TAB>row``, side ``qrels`` or ``run
-    NAME``, row the id of the row it names or empty; any other error ``Kind<TAB>text`` (its
-    text as the reason, side and row empty)."""
+def _message_parts(message: str) -> tuple[str, str, str, str, str | None]:
+    """A task's error message (``_BucketTask._error``) as ``(kind, side, reason, at, text)``:
+    a reader's error is ``FormatError<TAB>side<TAB>reason<TAB>row<TAB>value``, side ``qrels``
+    or ``run NAME``, row the id of the row it names or empty, value the one it shows (JSON,
+    null for none); any other error ``Kind<TAB>text`` (its text as the reason, the rest
+    empty)."""
+    import json
+
     kind, _, text = message.partition("\t")
     if kind != "FormatError":
-        return kind, "", text, ""
+        return kind, "", text, "", None
     side, _, rest = text.partition("\t")
-    reason, _, at = rest.rpartition("\t")
-    return kind, side, reason, at
+    reason, at, shown = rest.rsplit("\t", 2)
+    value = json.loads(shown)
+    return kind, side, reason, at, None if value is None else str(value)
 
 
 def _file_order(message: str, given: Mapping[str, int]) -> tuple[int, int]:
     """Tasks' errors in the order the in-process engine meets them: the qrels', then each
     run's in the order given, each run's by the row it names (the first in the file first)."""
-    kind, side, _, at = _message_parts(message)
+    kind, side, _, at, _ = _message_parts(message)
     if kind != "FormatError":
         return (len(given) + 1, 0)
     return (0 if side == "qrels" else 1 + given.get(side, len(given)), int(at or 0))
@@ -864,18 +893,19 @@ def _task_error(
     message: str, sources: Mapping[str, str], qrels_source: str, session: Any = None
 ) -> RankmeterError:
     """A task's error as the driver raises it. A reader's error is worded as the in-process
-    one; where it names a row of a run read from a TREC text file, that row's line number and
-    text are found in the file, as the in-process reader gives them (a bucket's own row
-    numbers are not the file's); other inputs are named without a line."""
-    kind, side, reason, at = _message_parts(message)
+    one; where it names a row of qrels or a run read from a file, that row is named as the
+    in-process reader names it (a bucket's own row numbers are not the file's): a TREC text
+    file's line number and text, found in the file; a Parquet file's 1-based row and the
+    value the reader showed. Other inputs (DataFrames, folders) are named without a row."""
+    kind, side, reason, at, value = _message_parts(message)
     if kind == "FormatError":
-        if side == "qrels":
-            return FormatError(qrels_source, reason)
-        source = sources.get(side.removeprefix("run "), side)
-        text_file = os.path.isfile(source) and not _is_parquet(source)
-        if at.isdigit() and session is not None and text_file:
-            line, shown = _line_of(session, source, int(at))
-            return FormatError(source, reason, line=line, text=shown)
+        source = qrels_source if side == "qrels" else sources.get(side.removeprefix("run "), side)
+        if at.isdigit() and os.path.isfile(source):
+            if _is_parquet(source):
+                return FormatError(source, reason, line=int(at) + 1, text=value)
+            if session is not None:
+                line, shown = _line_of(session, source, int(at))
+                return FormatError(source, reason, line=line, text=shown)
         return FormatError(source, reason)
     return PolicyError(reason) if kind == "PolicyError" else RankmeterError(reason)
 

@@ -40,7 +40,9 @@ if TYPE_CHECKING:
         LogProblem,
         VariantCounts,
         check_log,
+        log_format,
         read_log,
+        write_log,
     )
     from rankmeter.online.offline import (
         AGREEMENTS,
@@ -75,7 +77,9 @@ _MODULES: dict[str, tuple[str, ...]] = {
         "LogProblem",
         "VariantCounts",
         "check_log",
+        "log_format",
         "read_log",
+        "write_log",
     ),
     "rankmeter.online.simulate": ("simulate_log",),
     "rankmeter.online.sampling": (
@@ -156,6 +160,7 @@ __all__ = [
     "interleave_runs",
     "interleaving_credit",
     "interleaving_test",
+    "log_format",
     "online_vs_offline",
     "query_mix",
     "read_log",
@@ -164,6 +169,7 @@ __all__ = [
     "sample_queries",
     "simulate_log",
     "user_metrics",
+    "write_log",
 ]
 
 

@@ -29,7 +29,9 @@ __all__ = [
     "LogProblem",
     "VariantCounts",
     "check_log",
+    "log_format",
     "read_log",
+    "write_log",
 ]
 
 #: The log's columns and their types (Ibis type names), in the order :func:`read_log` returns
@@ -431,6 +433,76 @@ def _backend_name(table: Any, engine_name: Any) -> str:
     return str(engine_name(backend))
 
 
+# --- writing ----------------------------------------------------------------------------------
+
+
+def log_format(path: str | os.PathLike[str]) -> str:
+    """The format a log file's name says, as :func:`read_log` reads it: ``"parquet"``
+    (``.parquet``, ``.pq``), ``"csv"`` or ``"jsonl"`` (``.jsonl``, ``.ndjson``, ``.json``).
+
+    Raises
+    ------
+    PolicyError
+        A name with another suffix (or none): the log would be written in a format that
+        no reader of logs would take for what it is.
+    """
+    suffix = Path(path).suffix
+    kind = _SUFFIXES.get(suffix.lower())
+    if kind is None:
+        said = f"the suffix {suffix!r}" if suffix else "no suffix"
+        raise PolicyError(
+            f"{os.fspath(path)}: a log's name says its format, and {said} names none: "
+            "end it in .parquet, .csv or .jsonl"
+        )
+    return kind
+
+
+def write_log(log: Any, path: str | os.PathLike[str]) -> None:
+    """Write a log (a pyarrow Table, one row per impression) in the format its name says
+    (:func:`log_format`), so that :func:`read_log` reads it back: Parquet; CSV with a header
+    (an empty field is a missing value, timestamps in ISO 8601 with their zone); or JSONL, one
+    object a line. The file is replaced only when the whole log is written
+    (:func:`rankmeter.io.atomic_write`).
+
+    Raises
+    ------
+    PolicyError
+        A name whose suffix names no log format.
+    FormatError
+        A target that cannot be written.
+    """
+    kind = log_format(path)
+    from rankmeter.io import atomic_write
+
+    with atomic_write(path) as handle:
+        handle.flush()
+        if kind == "parquet":
+            import pyarrow.parquet as pq
+
+            pq.write_table(log, handle.buffer)
+        elif kind == "csv":
+            from pyarrow import csv
+
+            csv.write_csv(log, handle.buffer)
+        else:
+            _write_jsonl(log, handle)
+
+
+def _write_jsonl(log: Any, handle: Any) -> None:
+    import json
+
+    def plain(value: Any) -> Any:
+        if hasattr(value, "isoformat"):
+            return value.isoformat()
+        raise TypeError(f"{type(value).__name__} is not a JSON value")
+
+    for batch in log.to_batches(max_chunksize=65_536):
+        handle.writelines(
+            json.dumps(record, ensure_ascii=False, default=plain) + "\n"
+            for record in batch.to_pylist()
+        )
+
+
 # --- reading ----------------------------------------------------------------------------------
 
 
@@ -687,7 +759,12 @@ def _read_parquet(files: list[Path], name: str, backend: Any, *, is_folder: bool
         if getattr(backend, "name", "") == "pyspark":
             table = _read_parquet_spark(paths, backend)
         else:
-            raw = backend.read_parquet(paths, file_row_number=True, filename=True)
+            # can_have_nan: Parquet's min/max statistics leave NaN out, and a file without a
+            # nan_count (pyarrow's, Spark's) would otherwise be taken to hold none, so that
+            # DuckDB folds isnan() to false from the statistics and a NaN latency passes.
+            raw = backend.read_parquet(
+                paths, file_row_number=True, filename=True, can_have_nan=True
+            )
             table = raw.rename({_ROW: "file_row_number", _FILE: "filename"})
             table = table.mutate(**{_ROW: table[_ROW] + 1})
     except Exception as exc:
@@ -798,16 +875,24 @@ def _epoch_number_seconds(raw: Any, kind: str, ts_unit: str) -> Any:
         number = ibis.ifelse(raw.try_cast(kind).isnull(), raw.try_cast("float64"), None)
     else:
         return None
-    finite = ibis.ifelse(number.isnan() | number.isinf(), ibis.null("float64"), number)
+    finite = ibis.ifelse(_not_finite(number), ibis.null("float64"), number)
     return finite / TS_UNITS[ts_unit]
+
+
+def _not_finite(number: Any) -> Any:
+    """Whether a float column's value is NaN, inf or -inf, on every engine. Not
+    ``isinf()``: Ibis' PySpark compiler turns it into ``FALSE OR FALSE`` (it compares the
+    expressions in Python), so that an infinite value passed on Spark. (A NaN from Parquet is
+    seen by DuckDB only with ``can_have_nan``: :func:`_read_parquet`.)"""
+    import math
+
+    return number.isnan() | (number.abs() == _ibis().literal(math.inf, "float64"))
 
 
 def _epoch_seconds(seconds: Any, kind: str) -> Any:
     """Seconds since 1970 (fractions kept to the microsecond) as a UTC timestamp."""
     ibis = _ibis()
-    finite = ibis.ifelse(
-        seconds.isnull() | seconds.isnan() | seconds.isinf(), ibis.null("float64"), seconds
-    )
+    finite = ibis.ifelse(seconds.isnull() | _not_finite(seconds), ibis.null("float64"), seconds)
     whole = finite.floor().cast("int64")
     micros = ((finite - finite.floor()) * 1_000_000).round().cast("int64")
     return whole.as_timestamp("s").cast(kind) + micros.as_interval("us")
@@ -891,7 +976,7 @@ def _checks(source: _Source, typed: Any, ordered: bool = True) -> list[tuple[str
             checks.append(
                 (
                     f"empty:{name}",
-                    typed[f"raw__{name}"].isnull(),
+                    _is_empty(typed[f"raw__{name}"]),
                     f"{name} is empty: every row needs one (it repeats on each impression row "
                     "of a request)",
                 )
@@ -991,12 +1076,12 @@ def _checks(source: _Source, typed: Any, ordered: bool = True) -> list[tuple[str
         ),
         (
             "finite:latency_ms",
-            typed.latency_ms.isnan() | typed.latency_ms.isinf(),
+            _not_finite(typed.latency_ms),
             "latency_ms {latency_ms!r} is not a finite number: it is a duration in milliseconds",
         ),
         (
             "finite:dwell_ms",
-            typed.dwell_ms.isnan() | typed.dwell_ms.isinf(),
+            _not_finite(typed.dwell_ms),
             "dwell_ms {dwell_ms!r} is not a finite number: it is a duration in milliseconds "
             "(leave it empty when there was no click)",
         ),
@@ -1083,6 +1168,14 @@ def _checks(source: _Source, typed: Any, ordered: bool = True) -> list[tuple[str
     return checks
 
 
+def _is_empty(column: Any) -> Any:
+    """Whether ``column`` holds no value (SQL NULL). Ibis on PySpark counts a float's NaN as
+    null in ``isnull()``; a NaN is a value, reported as not a finite number, not as empty."""
+    if column.type().is_floating():
+        return column.isnull() & ~column.isnan().fill_null(False)
+    return column.isnull()
+
+
 def _epoch_hint(value: Any, ts_unit: str) -> tuple[int | None, str]:
     """The year that epoch number ``value`` (in ``ts_unit``) gives, and which unit to give
     instead."""
@@ -1161,6 +1254,10 @@ def _rows(
             if name in typed.columns and typed[name].type().is_timestamp()
         }
     )
+    # Spark's rows come back through pandas, where NaN becomes null: which values were NaN
+    # is asked of the engine, so that a NaN is shown as nan on every engine.
+    floats = [name for name, kind in LOG_COLUMNS.items() if kind == "float64"]
+    both = both.mutate(**{f"__nan_{name}": both[name].isnan().fill_null(False) for name in floats})
     wanted = []
     for file, row in places:
         hit = both[_ROW] == row
@@ -1172,6 +1269,9 @@ def _rows(
     for row in rows:
         file = str(row[_FILE]) if source.has_file_column else source.name
         values = {name: row[name] for name in LOG_COLUMNS}
+        for name in floats:
+            if row[f"__nan_{name}"]:
+                values[name] = float("nan")
         for name in LOG_COLUMNS:
             # A value that failed its type is shown as it was written.
             if values[name] is None and row.get(f"raw__{name}") is not None:
