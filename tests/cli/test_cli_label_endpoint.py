@@ -191,3 +191,21 @@ def test_a_huge_reply_is_one_line_and_writes_nothing(
     assert error.startswith(f"{beir['pool']}: query 'q1', doc 'd1': model 'm' at ")
     assert "the reply is larger than max_reply_bytes=4,000,000; not read further" in error
     assert not out.exists()
+
+
+def test_an_id_with_whitespace_is_refused_before_any_request(
+    cli: CLI, beir: dict[str, Path], chat_server: Any, tmp_path: Path
+) -> None:
+    """Issue 22 (label trial), item 5: a doc id "a b" (in the corpus, so its text is found)
+    is bad data named with the pool file before anything is asked, not a usage error after
+    the paid requests."""
+    with open(beir["corpus"], "a", encoding="utf-8") as handle:
+        handle.write(json.dumps({"_id": "a b", "title": "", "text": "wing"}) + "\n")
+    spaced = {**POOL[0], "doc_id": "a b"}
+    beir["pool"].write_text("".join(json.dumps(item) + "\n" for item in [*POOL, spaced]))
+    out = tmp_path / "model.qrels"
+    more = ("--endpoint", chat_server.url, "--model", "m", "-o", out)
+    error = cli(*_args(beir, *more)).assert_one_error_line(1)
+    assert error.startswith(f"{beir['pool']}: doc id 'a b' (query 'q1') cannot be written as TREC")
+    assert chat_server.calls == 0
+    assert not out.exists()
