@@ -22,7 +22,8 @@ _DOC = re.compile(r"<<<PASSAGE (\w+)\n(.*?)\nPASSAGE \1>>>", re.DOTALL)
 
 @dataclass
 class Canned:
-    """One scripted answer: an HTTP status, a body (a dict is sent as JSON), headers."""
+    """One scripted answer: an HTTP status, a body (a dict is sent as JSON, bytes as they
+    are), headers."""
 
     status: int = 200
     body: Any = None
@@ -96,7 +97,10 @@ class FakeChat:
                 if canned.delay:
                     fake.release.wait(canned.delay)
                 data = canned.body
-                raw = (json.dumps(data) if not isinstance(data, str) else data).encode()
+                if isinstance(data, bytes):  # sent as it is (junk, a compressed body)
+                    raw = data
+                else:
+                    raw = (json.dumps(data) if not isinstance(data, str) else data).encode()
                 if canned.dribble or canned.flood:
                     self._send_slowly_or_much(canned, raw)
                     return

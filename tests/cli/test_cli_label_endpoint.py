@@ -191,3 +191,101 @@ def test_a_huge_reply_is_one_line_and_writes_nothing(
     assert error.startswith(f"{beir['pool']}: query 'q1', doc 'd1': model 'm' at ")
     assert "the reply is larger than max_reply_bytes=4,000,000; not read further" in error
     assert not out.exists()
+
+
+def test_an_id_with_whitespace_is_refused_before_any_request(
+    cli: CLI, beir: dict[str, Path], chat_server: Any, tmp_path: Path
+) -> None:
+    """Issue 22 (label trial), item 5: a doc id "a b" (in the corpus, so its text is found)
+    is bad data named with the pool file before anything is asked, not a usage error after
+    the paid requests."""
+    with open(beir["corpus"], "a", encoding="utf-8") as handle:
+        handle.write(json.dumps({"_id": "a b", "title": "", "text": "wing"}) + "\n")
+    spaced = {**POOL[0], "doc_id": "a b"}
+    beir["pool"].write_text("".join(json.dumps(item) + "\n" for item in [*POOL, spaced]))
+    out = tmp_path / "model.qrels"
+    more = ("--endpoint", chat_server.url, "--model", "m", "-o", out)
+    error = cli(*_args(beir, *more)).assert_one_error_line(1)
+    assert error.startswith(f"{beir['pool']}: doc id 'a b' (query 'q1') cannot be written as TREC")
+    assert chat_server.calls == 0
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("key", ["sk-SECRET123\r\nX-Evil: 1", "sk-S\u00c9CRET123"])
+def test_a_bad_key_is_one_line_naming_the_variable_never_the_key(
+    cli: CLI, beir: dict[str, Path], chat_server: Any, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch, key: str,
+) -> None:  # fmt: skip
+    """Issue 22 (label trial), item 1: exit 2 before any request or retry; the key unseen."""
+    out = tmp_path / "model.qrels"
+    more = ("--endpoint", chat_server.url, "--model", "m", "-o", out)
+    monkeypatch.setenv("RANKMETER_API_KEY", key)
+    done = cli(*_args(beir, *more))
+    error = done.assert_one_error_line(2)
+    assert "the API key in the environment variable RANKMETER_API_KEY holds" in error
+    monkeypatch.setenv("MY_LLM_KEY", key)
+    other = cli(*_args(beir, *more, "--api-key-env", "MY_LLM_KEY"))
+    assert "the API key in the environment variable MY_LLM_KEY holds" in (
+        other.assert_one_error_line(2)
+    )
+    for result in (done, other):
+        assert "SECRET" not in result.out + result.err and "CRET" not in result.err
+    assert chat_server.calls == 0
+    assert not out.exists()
+
+
+def test_credentials_in_the_endpoint_are_never_echoed(
+    cli: CLI, beir: dict[str, Path], chat_server: Any, tmp_path: Path
+) -> None:
+    """Issue 22 (label trial), item 2: user:password@ shown as ***@, in the summary and in
+    errors; a URL no request could reach is refused up front with exit 2."""
+    out = tmp_path / "model.qrels"
+    endpoint = chat_server.url.replace("http://", "http://user:pw-SECRET@") + "/v1"
+    more = ("--endpoint", endpoint, "--model", "m", "--workers", "1", "--quiet")
+    done = cli(*_args(beir, *more, "-o", out))
+    assert done.code == 0, done.err
+    shown = chat_server.url.replace("http://", "http://***@")
+    assert f"labelled by m at {shown}/v1/chat/completions (4 requests" in done.out
+    chat_server.script = [Canned(404, {"error": "no such model"})]
+    failed = cli(*_args(beir, *more, "-o", "-"))
+    error = failed.assert_one_error_line(1)
+    assert f"model 'm' at {shown}/v1/chat/completions: HTTP 404" in error
+    for result in (done, failed):
+        assert "SECRET" not in result.out + result.err
+    bad = cli(*_args(beir, "--endpoint", "http://u:SECRET@[::1", "--model", "m", "-o", out))
+    assert bad.assert_one_error_line(2).endswith(
+        "endpoint='http://***@[::1' is not a valid URL (Invalid IPv6 URL)"
+    )
+    assert "SECRET" not in bad.err
+
+
+def test_show_prompt_fills_in_and_checks_the_scale(cli: CLI) -> None:
+    """Issue 22 (label trial), item 4: the prompt describes the grades 0-3; --show-prompt
+    fills in the scale ({low}/{high} are never shown) and refuses another one, in either
+    order of the options."""
+    done = cli("label", "--show-prompt", "--scale", "0-3")
+    assert done.code == 0, done.err
+    assert "on a scale from 0 to 3:" in done.out and "a whole number from 0 to 3." in done.out
+    assert "{low}" not in done.out and "{high}" not in done.out
+    assert cli("label", "--show-prompt").out == done.out
+    for args in (("--show-prompt", "--scale", "1-5"), ("--scale", "1-5", "--show-prompt")):
+        error = cli("label", *args).assert_one_error_line(2)
+        assert error.endswith(
+            "--scale 1-5: the prompt sent to --endpoint models describes the grades 0-3 only "
+            "(give --scale 0-3; for another scale, rankmeter.judgments.ChatLabeler takes a "
+            "prompt of your own in Python)"
+        )
+    assert "scale='banana' must be LOW-HIGH" in cli(
+        "label", "--show-prompt", "--scale", "banana"
+    ).assert_one_error_line(2)
+
+
+def test_a_scale_the_prompt_does_not_describe_is_refused_before_any_request(
+    cli: CLI, beir: dict[str, Path], chat_server: Any, tmp_path: Path
+) -> None:
+    out = tmp_path / "model.qrels"
+    more = ("--endpoint", chat_server.url, "--model", "m", "--scale", "1-5", "-o", out)
+    error = cli(*_args(beir, *more)).assert_one_error_line(2)
+    assert "--scale 1-5: the prompt sent to --endpoint models describes the grades 0-3" in error
+    assert chat_server.calls == 0
+    assert not out.exists()

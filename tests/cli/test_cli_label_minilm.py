@@ -77,6 +77,19 @@ def test_human_labels_that_judge_no_pool_item_are_one_line(cli: CLI, beir: Path)
     assert f"the human labels {beir / 'other.qrels'} grade no item of the pool" in error
 
 
+def test_human_labels_all_one_grade_are_bad_data(cli: CLI, beir: Path) -> None:
+    """Issue 22 (label trial), item 6: calibration items whose human grades are all 1 leave
+    kappa undefined; that is the data's fault (exit 1, the file named), not a usage error."""
+    human = beir / "ones.qrels"
+    human.write_text("1 0 d1 1\n1 0 d2 1\n2 0 d3 1\n")
+    out = beir / "out.qrels"
+    done = cli(*_args(beir, "--calibrate", str(human), "-o", str(out)))
+    error = done.assert_one_error_line(1)
+    assert error.startswith(f"{human}: every human grade of the 3 calibration items (pool ")
+    assert "is 1: kappa is undefined for any thresholds" in error
+    assert not out.exists()
+
+
 def test_an_empty_calibration_query_file_is_one_line(cli: CLI, beir: Path) -> None:
     (beir / "ids.txt").write_text("\n")
     done = cli(

@@ -413,3 +413,158 @@ def test_bad_parameters(options: dict[str, Any], message: str) -> None:
     arguments: dict[str, Any] = {"endpoint": "http://127.0.0.1:9", "model": "m"} | options
     with pytest.raises(PolicyError, match=message):
         ChatLabeler(arguments.pop("endpoint"), arguments.pop("model"), **arguments)
+
+
+# -- issue 22, the hostile trial of `rankmeter label` --------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("key", "kind"),
+    [
+        ("sk-SECRET123\r\nX-Evil: 1", "a line break"),
+        ("sk-S\u00c9CRET123", "a character that is not ASCII"),
+        ("sk-SECRET 123", "whitespace"),
+        ("sk-SECRET\x7f123", "a control character"),
+    ],
+)
+def test_a_key_a_header_cannot_carry_is_refused_up_front_unseen(
+    chat_server: Any, monkeypatch: pytest.MonkeyPatch, key: str, kind: str
+) -> None:
+    """Item 1: checked when the labeler is made (no request, no retry), naming where the key
+    came from, never the key."""
+    monkeypatch.setenv("RANKMETER_API_KEY", key)
+    with pytest.raises(PolicyError) as caught:
+        _labeler(chat_server)
+    message = str(caught.value)
+    assert message.startswith(
+        f"the API key in the environment variable RANKMETER_API_KEY holds {kind}"
+    )
+    assert "SECRET" not in message and "S\u00c9CRET" not in message
+    monkeypatch.setenv("MY_KEY", key)
+    with pytest.raises(PolicyError, match=r"^the API key in the environment variable MY_KEY "):
+        _labeler(chat_server, api_key_env="MY_KEY")
+    with pytest.raises(PolicyError, match=r"^the API key in api_key holds") as caught:
+        _labeler(chat_server, api_key=key)
+    assert "SECRET" not in str(caught.value)
+    assert chat_server.calls == 0
+
+
+def test_credentials_in_the_endpoint_are_never_shown(chat_server: Any) -> None:
+    """Item 2: user:password@ in the URL is sent (httpx makes it basic auth) but shown as ***
+    in url, endpoint, repr and every message."""
+    url = chat_server.url.replace("http://", "http://user:pw-SECRET@")
+    labeler = ChatLabeler(url + "/v1", "m", backoff=0.01, retries=1)
+    shown = chat_server.url.replace("http://", "http://***@")
+    assert labeler.url == shown + "/v1/chat/completions"
+    assert "SECRET" not in repr(labeler) + labeler.endpoint
+    assert labeler("wing", "wing") == 1
+    assert chat_server.requests[0]["headers"]["Authorization"].startswith("Basic ")
+    chat_server.script = [Canned(500, {"error": "pw-SECRET"})] * 2
+    with pytest.raises(EndpointError) as caught:
+        labeler("a", "b")
+    assert f"at {shown}/v1/chat/completions: gave up after 2 tries" in str(caught.value)
+    assert "SECRET" not in str(caught.value)
+    with socket.socket() as sock:  # a port nobody listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    refused = ChatLabeler(f"http://user:pw-SECRET@127.0.0.1:{port}/v1", "m", retries=0)
+    with pytest.raises(EndpointError, match=r"^model 'm' at http://\*\*\*@127\.0\.0\.1:") as caught:
+        refused("a", "b")
+    assert "SECRET" not in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("endpoint", "message"),
+    [
+        ("http://[::1", r"^endpoint='http://\[::1' is not a valid URL \(Invalid IPv6 URL\)"),
+        ("http://u:SECRET@[::1", r"^endpoint='http://\*\*\*@\[::1' is not a valid URL"),
+        ("http://127.0.0.1:99999/v1", r"^endpoint='http://127\.0\.0\.1:99999/v1' is not a valid"),
+        ("http://h:SECRET@:80", r"^endpoint='http://\*\*\*@:80' is not a valid URL \(no host"),
+        ("http://u:SECRET@host x", r"^endpoint='http://\*\*\*@host x' is not a valid URL"),
+    ],
+)
+def test_an_endpoint_no_request_could_reach_is_refused_up_front(
+    endpoint: str, message: str
+) -> None:
+    with pytest.raises(PolicyError, match=message) as caught:
+        ChatLabeler(endpoint, "m")
+    assert "SECRET" not in str(caught.value)
+
+
+def test_a_compressed_reply_is_refused_unread(chat_server: Any) -> None:
+    """Item 3: identity was asked for; a gzip body (here 100 kB that unpacks to 100 MB) is
+    refused with one line, not unpacked and not asked again."""
+    import gzip
+
+    bomb = gzip.compress(b"\0" * 100_000_000, compresslevel=9)
+    chat_server.script = [Canned(200, bomb, headers={"Content-Encoding": "gzip"})]
+    with pytest.raises(
+        EndpointError,
+        match=r"^model 'tiny-model' at .*: the reply is compressed \(Content-Encoding: gzip\) "
+        r"though the request asked for identity; not read",
+    ):
+        _labeler(chat_server)("a", "b")
+    assert chat_server.calls == 1
+    assert chat_server.requests[0]["headers"]["Accept-Encoding"] == "identity"
+
+
+@pytest.mark.parametrize(
+    "junk",
+    [
+        bytes(range(256)) * 13_000,  # binary: not UTF-8, whitespace here and there
+        b'{"choices": "' + bytes(range(33, 127)) * 36_000,  # JSON cut short
+    ],
+    ids=["binary", "cut-json"],
+)
+def test_a_junk_reply_costs_memory_near_its_size(chat_server: Any, junk: bytes) -> None:
+    """Item 3: a 3.3 MB reply that is not a chat completion is held once (not as chunks and
+    their join), decoded at most once and only if it can be JSON, and quoted from its first
+    bytes (not split into words whole): what the request allocates stays under 2.5 times the
+    reply, measured by tracemalloc (before the fix: 4 to 7.4 times)."""
+    import tracemalloc
+
+    chat_server.script = [Canned(200, junk)]
+    labeler = _labeler(chat_server)
+    labeler._http()  # the client made (and httpx imported) before measuring
+    tracemalloc.start()
+    try:
+        with pytest.raises(EndpointError, match=r"the reply is not a chat completion"):
+            labeler("a", "b")
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert len(junk) > 3_000_000
+    assert peak < 2.5 * len(junk), f"{peak:,} bytes for a reply of {len(junk):,}"
+
+
+def test_an_excerpt_reads_only_the_start_of_a_text() -> None:
+    from rankmeter.judgments.chat_labeler import _excerpt
+
+    seen: list[int] = []
+
+    class Spy(str):
+        def split(self, *args: Any, **kwargs: Any) -> list[str]:  # the old way: every word
+            seen.append(len(self))
+            return super().split(*args, **kwargs)
+
+    text = Spy("word " * 1_000_000)
+    assert _excerpt(text) == "'" + ("word " * 16).strip()[:79] + "…'"
+    assert seen == []
+
+
+def test_the_default_prompt_is_for_its_own_scale_only(chat_server: Any) -> None:
+    """Item 4: the default prompt describes grades 0-3; another scale needs a prompt that
+    describes its grades (then {low} and {high} are filled in)."""
+    with pytest.raises(
+        PolicyError,
+        match=r"^scale=1-5: the default prompt describes the grades 0-3 only; for another "
+        r"scale give a prompt of your own \(prompt=\.\.\.\)",
+    ):
+        _labeler(chat_server, scale="1-5")
+    own = "Grade {document} for {query}: 1 (bad) to 5 (perfect), from {low} to {high}."
+    labeler = _labeler(chat_server, scale="1-5", prompt=own)
+    assert (
+        labeler.messages("q", "d")[1]["content"]
+        == "Grade d for q: 1 (bad) to 5 (perfect), from 1 to 5."
+    )
+    assert _labeler(chat_server, scale=(0, 3)).high == 3

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from rankmeter.data import Qrels
 from rankmeter.errors import FormatError, PolicyError, RankmeterError
 from rankmeter.io import read_qrels, trec_qrels_text, write_trec_qrels
 from rankmeter.io.pool import PoolItem
@@ -115,6 +117,33 @@ def test_a_missing_document_names_it_before_any_labelling() -> None:
     assert calls == []
 
 
+@pytest.mark.parametrize(
+    ("item", "shown"),
+    [
+        (PoolItem("q1", "a b", {"r": 1}, 1, 1.0), "doc id 'a b' (query 'q1')"),
+        (PoolItem("q1", "d\u20281", {"r": 1}, 1, 1.0), r"doc id 'd\u20281' (query 'q1')"),
+        (PoolItem("q 1", "d1", {"r": 1}, 1, 1.0), "query id 'q 1' (query 'q 1')"),
+    ],
+)
+def test_an_id_qrels_cannot_hold_is_refused_before_any_labelling(
+    item: PoolItem, shown: str
+) -> None:
+    """Issue 22 (label trial), item 5: not after the labeler (a paid model) has been asked."""
+    calls: list[str] = []
+
+    def counting(query: str, doc: str) -> int:
+        calls.append(doc)
+        return 0
+
+    texts = {item.doc_id: "x", "d1": "y"}
+    with pytest.raises(FormatError, match=r"^pool\.jsonl: " + re.escape(shown)) as caught:
+        label_pool([item], {item.query_id: "q", "q1": "q"}, texts, counting, source="pool.jsonl")
+    assert "cannot be written as TREC qrels: ids must be non-empty and hold no whitespace" in str(
+        caught.value
+    )
+    assert calls == []
+
+
 @pytest.mark.parametrize("grade", [4, -1, 1.5, "2", None, True, float("nan")])
 def test_a_grade_off_the_scale_names_the_item(grade: Any) -> None:
     with pytest.raises(
@@ -184,9 +213,7 @@ def test_trec_qrels_round_trip_and_ids_trec_cannot_hold(tmp_path: Path) -> None:
     write_trec_qrels(qrels, path)
     assert read_qrels(path).to_dict() == qrels.to_dict()
     assert trec_qrels_text(qrels).splitlines()[0] == "q1 0 d1 2"
-    spaced = label_pool(
-        [PoolItem("q 1", "d1", {"r": 1}, 1, 1.0)], {"q 1": "x"}, {"d1": "y"}, overlap
-    )
+    spaced = Qrels.from_columns(["q 1"], ["d1"], [2])
     path.write_text("kept\n")
     with pytest.raises(PolicyError, match=r"query id 'q 1' cannot be written as TREC qrels"):
         write_trec_qrels(spaced, path)

@@ -38,7 +38,15 @@ def label(
             "cosine cut into grades fitted on --calibrate."
         ),
     ] = None,
-    scale: Annotated[str, typer.Option(help="The grades the labeler may give.")] = "0-3",
+    scale: Annotated[
+        str,
+        typer.Option(
+            help="The grades the labeler may give (--endpoint: 0-3, the grades its prompt "
+            "describes).",
+            is_eager=True,
+            callback=_scale_for_show_prompt,
+        ),
+    ] = "0-3",
     quiet: QuietOption = False,
     # A model behind an OpenAI-compatible chat endpoint, instead of --labeler.
     endpoint: Annotated[
@@ -160,13 +168,46 @@ def label(
     )
 
 
-def _show_prompt(value: bool) -> None:
-    """--show-prompt: the messages a --endpoint model is sent, placeholders unfilled."""
+def _show_prompt(ctx: typer.Context, value: bool) -> None:
+    """--show-prompt: the messages a --endpoint model is sent, the scale filled in and the
+    texts' placeholders left. --scale and --show-prompt are both eager: whichever of the two
+    is processed second prints (--scale's value is known only once it is processed)."""
     if value:
-        from rankmeter.judgments.chat_labeler import DEFAULT_PROMPT, DEFAULT_SYSTEM
+        if "scale" in ctx.params:
+            _print_prompt(ctx.params["scale"])
+        ctx.meta["rankmeter.show_prompt"] = True
 
-        print(f"[system]\n{DEFAULT_SYSTEM}\n\n[user]\n{DEFAULT_PROMPT}")
-        raise typer.Exit()
+
+def _scale_for_show_prompt(ctx: typer.Context, value: str) -> str:
+    if ctx.meta.get("rankmeter.show_prompt"):
+        _print_prompt(value)
+    return value
+
+
+def _check_endpoint_scale(scale: str) -> tuple[int, int]:
+    """--scale for --endpoint: the default prompt's own, 0-3, as the command takes no prompt."""
+    from rankmeter.data.labels import parse_scale
+    from rankmeter.errors import PolicyError
+    from rankmeter.judgments.chat_labeler import DEFAULT_SCALE
+
+    bounds = parse_scale(scale)
+    if bounds != DEFAULT_SCALE:
+        low, high = DEFAULT_SCALE
+        raise PolicyError(
+            f"--scale {scale}: the prompt sent to --endpoint models describes the grades "
+            f"{low}-{high} only (give --scale {low}-{high}; for another scale, "
+            "rankmeter.judgments.ChatLabeler takes a prompt of your own in Python)"
+        )
+    return bounds
+
+
+def _print_prompt(scale: str) -> None:
+    from rankmeter.judgments.chat_labeler import DEFAULT_PROMPT, DEFAULT_SYSTEM
+
+    low, high = _check_endpoint_scale(scale)
+    user = DEFAULT_PROMPT.replace("{low}", str(low)).replace("{high}", str(high))
+    print(f"[system]\n{DEFAULT_SYSTEM}\n\n[user]\n{user}")
+    raise typer.Exit()
 
 
 def _label_with_endpoint(
@@ -195,13 +236,12 @@ def _label_with_endpoint(
 
     if model is None:
         raise PolicyError("--endpoint needs --model NAME, the model the server serves")
-    api_key = None
-    if api_key_env is not None:
-        api_key = os.environ.get(api_key_env)
-        if not api_key:
-            raise PolicyError(f"--api-key-env {api_key_env}: that environment variable is not set")
+    _check_endpoint_scale(scale)
+    if api_key_env is not None and not os.environ.get(api_key_env):
+        raise PolicyError(f"--api-key-env {api_key_env}: that environment variable is not set")
+    # The URL and the key are checked here, before any file is read or request sent.
     labeler = ChatLabeler(
-        endpoint, model, api_key=api_key, scale=scale, cache=cache, timeout=timeout
+        endpoint, model, api_key_env=api_key_env, scale=scale, cache=cache, timeout=timeout
     )
     try:
         items = read_pool(pool)

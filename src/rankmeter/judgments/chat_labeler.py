@@ -36,6 +36,7 @@ from rankmeter.errors import FormatError, PolicyError, RankmeterError
 __all__ = [
     "API_KEY_VARIABLES",
     "DEFAULT_PROMPT",
+    "DEFAULT_SCALE",
     "DEFAULT_SYSTEM",
     "PARSED_TAIL",
     "ChatLabeler",
@@ -99,6 +100,8 @@ _BARE = re.compile(r"[*#\"'`(\[]*(-?\d+(?:\.\d+)?)[*\"'`)\]]*\.?")
 #: whitespace). The prompt asks for the grade on the last line; a model that runs on for
 #: pages after it, or repeats newlines until it is cut off, is not searched through.
 PARSED_TAIL = 4000
+#: The grades :data:`DEFAULT_PROMPT` describes.
+DEFAULT_SCALE = (0, 3)
 _THINK_TAG = re.compile(r"<(/?)think>", re.IGNORECASE)
 _BARE_LENGTH = 40
 _EXCERPT = 80
@@ -114,9 +117,26 @@ class EndpointError(RankmeterError):
     """The endpoint could not be reached, refused the request, or replied without a grade."""
 
 
+# A word of an excerpt, at most one character longer than an excerpt: a reply of megabytes
+# without whitespace is never copied whole to show its start.
+_WORD = re.compile(rf"\S{{1,{_EXCERPT + 1}}}")
+_OBJECT_START = re.compile(rb"[ \t\r\n]*\{")
+# The user information of a URL (``user:password@``), which is never shown.
+_USERINFO = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*://)[^/?#]*@")
+
+
 def _excerpt(text: str) -> str:
-    """A short, quoted, escaped piece of untrusted text for an error message."""
-    text = " ".join(text.split()) if len(text) > _EXCERPT else text
+    """A short, quoted, escaped piece of untrusted text for an error message. Only as much
+    of ``text`` is read as the excerpt needs: a reply of megabytes is not split into words."""
+    if len(text) > _EXCERPT:
+        words = []
+        size = 0
+        for word in _WORD.finditer(text):
+            words.append(word.group())
+            size += len(word.group()) + 1
+            if size > _EXCERPT:
+                break
+        text = " ".join(words)
     if len(text) > _EXCERPT:
         text = text[: _EXCERPT - 1] + "…"
     return "'" + visible(text).replace("'", "\\'") + "'"
@@ -181,6 +201,57 @@ def _marker_tag(query_text: str, doc_text: str) -> str:
         if tag not in query_text and tag not in doc_text:
             return tag
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _redacted(url: str) -> str:
+    """``url`` with its user information (``user:password@``), if any, shown as ``***@``."""
+    return _USERINFO.sub(r"\1***@", url)
+
+
+def _check_url(endpoint: str) -> None:
+    """Refuse an endpoint that no request could be sent to (shown without credentials)."""
+    import urllib.parse
+
+    shown = _redacted(endpoint)
+    if not re.match(r"https?://[^/\s]", endpoint):
+        raise PolicyError(
+            f"endpoint={shown!r} must be an http:// or https:// URL, such as http://localhost:8000"
+        )
+    try:
+        parts = urllib.parse.urlsplit(endpoint)
+        parts.port  # noqa: B018 (raises ValueError for a port that is not a number in range)
+    except ValueError as exc:
+        raise PolicyError(f"endpoint={shown!r} is not a valid URL ({exc})") from None
+    if not parts.hostname or any(c.isspace() or not c.isprintable() for c in endpoint):
+        raise PolicyError(f"endpoint={shown!r} is not a valid URL (no host, or a space in it)")
+    try:
+        import httpx
+    except ImportError:  # said on the first request, as for any endpoint
+        return
+    try:
+        httpx.URL(endpoint)
+    except (httpx.InvalidURL, ValueError):
+        raise PolicyError(f"endpoint={shown!r} is not a valid URL") from None
+
+
+def _check_api_key(key: str, where: str) -> None:
+    """Refuse a key that an HTTP header cannot carry as it is, naming where it came from,
+    never the key itself (nor any piece of it)."""
+    for char in key:
+        if "!" <= char <= "~":
+            continue
+        if char in "\r\n":
+            kind = "a line break"
+        elif char.isspace():
+            kind = "whitespace"
+        elif not char.isascii():
+            kind = "a character that is not ASCII"
+        else:
+            kind = "a control character"
+        raise PolicyError(
+            f"the API key in {where} holds {kind}: an HTTP header cannot carry it (a key is "
+            "printable ASCII without spaces; check how the value was set; it is not shown)"
+        )
 
 
 def _chat_url(endpoint: str) -> str:
@@ -352,15 +423,21 @@ class ChatLabeler:
     endpoint : str
         The server's base URL, with or without ``/v1``: ``http://localhost:8000`` (vLLM),
         ``http://localhost:8080`` (llama.cpp's ``llama-server``), ``http://localhost:11434``
-        (Ollama).
+        (Ollama). Checked here; credentials in it (``http://user:pw@host``) are shown as
+        ``***`` in ``endpoint``, ``url`` and every message.
     model : str
         The model name the server knows (vLLM's ``--served-model-name``, Ollama's tag).
     api_key : str, optional
         Sent as ``Authorization: Bearer KEY``. Default: the ``RANKMETER_API_KEY`` environment
-        variable, else ``OPENAI_API_KEY``, else no header (local servers need none).
+        variable, else ``OPENAI_API_KEY``, else no header (local servers need none). The key is
+        checked here, before any request (printable ASCII without spaces, as a header carries
+        it), and never shown: an error names where it came from.
+    api_key_env : str, optional
+        The environment variable that holds the key, instead of the default ones.
     prompt : str, optional
         The user message's template; must hold ``{query}`` and ``{document}`` (``{low}`` and
-        ``{high}`` are the scale's ends). Default :data:`DEFAULT_PROMPT`.
+        ``{high}`` are the scale's ends). Default :data:`DEFAULT_PROMPT`, which describes the
+        grades 0-3 only: another ``scale`` needs a prompt of one's own.
     system : str, optional
         The system message. Default :data:`DEFAULT_SYSTEM`.
     scale : str or (int, int)
@@ -372,8 +449,9 @@ class ChatLabeler:
         server that sends a byte now and then is cut off at this deadline too). A request
         that runs out of time is tried again, as a connection error is.
     max_reply_bytes : int
-        The largest reply read, in bytes (after decompression): a bigger one stops the
-        labelling with an error, so a model that runs on for megabytes costs no memory.
+        The largest reply read, in bytes: a bigger one stops the labelling with an error,
+        so a model that runs on for megabytes costs no memory. A compressed reply (any
+        ``Content-Encoding`` but identity, which the request asks for) is refused unread.
         Default 4,000,000 (a grade with its reasoning takes a few kilobytes).
     retries : int
         How many times a failed request is tried again: on a connection error, a timeout, an
@@ -408,6 +486,7 @@ class ChatLabeler:
         model: str,
         *,
         api_key: str | None = None,
+        api_key_env: str | None = None,
         prompt: str | None = None,
         system: str | None = None,
         scale: Any = "0-3",
@@ -420,28 +499,55 @@ class ChatLabeler:
     ) -> None:
         from rankmeter.data.labels import parse_scale
 
-        if not isinstance(endpoint, str) or not re.match(r"https?://[^/\s]", endpoint):
-            raise PolicyError(
-                f"endpoint={endpoint!r} must be an http:// or https:// URL, such as "
-                "http://localhost:8000"
-            )
+        if not isinstance(endpoint, str):
+            raise PolicyError(f"endpoint must be an http:// or https:// URL, not {endpoint!r}")
+        _check_url(endpoint)
         if not isinstance(model, str) or not model.strip():
             raise PolicyError(f"model={model!r} must be the name of a model the endpoint serves")
-        self.endpoint = endpoint
-        self.url = _chat_url(endpoint)
+        # What is shown (repr, messages, summaries) has the URL's credentials left out; the
+        # requests go to the URL as given.
+        self.endpoint = _redacted(endpoint)
+        self.url = _redacted(_chat_url(endpoint))
+        self._request_url = _chat_url(endpoint)
+        userinfo = _USERINFO.match(endpoint)
+        self._secrets: list[str] = []
+        if userinfo:
+            import urllib.parse
+
+            user = userinfo.group()[len(userinfo.group(1)) : -1]
+            password = user.partition(":")[2]
+            self._secrets += [user, password, urllib.parse.unquote(password)]
         self.model = model
-        if api_key is None:
-            api_key = next((os.environ[v] for v in API_KEY_VARIABLES if os.environ.get(v)), None)
+        if api_key is not None:
+            where = "api_key"
+        elif api_key_env is not None:
+            where = f"the environment variable {api_key_env}"
+            api_key = os.environ.get(api_key_env)
+            if not api_key:
+                raise PolicyError(f"api_key_env={api_key_env!r}: that variable is not set")
+        else:
+            where = next((f"the environment variable {v}" for v in API_KEY_VARIABLES
+                          if os.environ.get(v)), "")  # fmt: skip
+            api_key = os.environ[where.rsplit(" ", 1)[-1]] if where else None
+        if api_key:
+            _check_api_key(api_key, where)
+            self._secrets.append(api_key)
         self._api_key = api_key
+        bounds = parse_scale(scale)
+        if bounds is None:
+            raise PolicyError("scale=None: give the grades the model may give, such as '0-3'")
+        self.low, self.high = bounds
+        if prompt is None and bounds != DEFAULT_SCALE:
+            raise PolicyError(
+                f"scale={self.low}-{self.high}: the default prompt describes the grades "
+                f"{DEFAULT_SCALE[0]}-{DEFAULT_SCALE[1]} only; for another scale give a prompt "
+                "of your own (prompt=...) that describes each of its grades"
+            )
         self.prompt = DEFAULT_PROMPT if prompt is None else prompt
         for placeholder in ("{query}", "{document}"):
             if placeholder not in self.prompt:
                 raise PolicyError(f"prompt must hold {placeholder}, where the text goes")
         self.system = DEFAULT_SYSTEM if system is None else system
-        bounds = parse_scale(scale)
-        if bounds is None:
-            raise PolicyError("scale=None: give the grades the model may give, such as '0-3'")
-        self.low, self.high = bounds
         self.temperature = real("temperature", temperature, low=0.0, high=2.0)
         self.timeout = real(
             "timeout", timeout, low=0.0, open_low=True, what="seconds a request may take in all"
@@ -461,6 +567,15 @@ class ChatLabeler:
 
     def __repr__(self) -> str:
         return f"ChatLabeler({self.endpoint!r}, {self.model!r})"
+
+    def _scrub(self, text: str) -> str:
+        """``text`` (from httpx, a server) with the key and the URL's credentials as ***."""
+        # Longest first, so a password is not replaced inside the user:password it is part
+        # of; a piece shorter than 4 characters would blank out ordinary words.
+        for secret in sorted(self._secrets, key=len, reverse=True):
+            if len(secret) >= 4:
+                text = text.replace(secret, "***")
+        return text
 
     def messages(self, query_text: str, doc_text: str) -> list[dict[str, str]]:
         """The chat messages sent for one (query, document) pair."""
@@ -554,11 +669,11 @@ class ChatLabeler:
             try:
                 status, reason, reply_headers, raw = self._post(body, headers, where)
             except _Retry as exc:
-                problem = str(exc)
+                problem = self._scrub(str(exc))
                 continue
             if status >= 400:
-                detail = raw[:2000].decode("utf-8", "replace")
-                problem = f"HTTP {status} {reason}: {_excerpt(detail)}"
+                detail = self._scrub(bytes(raw[:2000]).decode("utf-8", "replace"))
+                problem = f"HTTP {status} {visible(self._scrub(reason))}: {_excerpt(detail)}"
                 if status in _RETRIED_STATUS:
                     retry_after = _retry_after(reply_headers.get("Retry-After"))
                     continue
@@ -592,7 +707,7 @@ class ChatLabeler:
 
     def _post(
         self, body: bytes, headers: dict[str, str], where: str
-    ) -> tuple[int, str, Any, bytes]:
+    ) -> tuple[int, str, Any, bytearray]:
         """One POST, within the total deadline ``timeout`` and at most ``max_reply_bytes`` of
         reply: (status, reason, headers, body; an error's body cut at 2000 bytes). A failure
         that may pass raises _Retry; a reply over the cap, EndpointError."""
@@ -602,35 +717,36 @@ class ChatLabeler:
         deadline = _Deadline(self.timeout)
         try:
             with client.stream(
-                "POST", self.url, content=body, headers=headers,
+                "POST", self._request_url, content=body, headers=headers,
                 extensions={"trace": deadline.trace},
             ) as response:  # fmt: skip
                 limit = 2000 if response.status_code >= 400 else self.max_reply_bytes
+                encoding = response.headers.get("Content-Encoding", "").strip().lower()
+                if encoding not in ("", "identity"):
+                    raise EndpointError(
+                        f"{where}: the reply is compressed (Content-Encoding: "
+                        f"{visible(encoding[:40])}) though the request asked for identity; not "
+                        "read (a compressed reply can unpack to far more than max_reply_bytes)"
+                    )
                 declared = response.headers.get("Content-Length", "")
                 if response.status_code < 400 and declared.isdigit() and int(declared) > limit:
                     raise EndpointError(f"{where}: {self._too_large(int(declared))}")
-                chunks: list[bytes] = []
-                size = 0
-                # Counted as decoded: a compressed reply is capped at what it unpacks to.
-                for chunk in response.iter_bytes():
-                    chunks.append(chunk)
-                    size += len(chunk)
-                    if size > limit:
+                # One buffer, never more than the cap (plus a chunk): the raw bytes, as no
+                # Content-Encoding is accepted.
+                data = bytearray()
+                for chunk in response.iter_raw():
+                    data += chunk
+                    if len(data) > limit:
                         if response.status_code >= 400:
                             break
-                        raise EndpointError(f"{where}: {self._too_large(size, read=True)}")
+                        raise EndpointError(f"{where}: {self._too_large(len(data), read=True)}")
                 if deadline.expired:  # a body that ends at the connection's close, cut short
                     raise _Retry(f"no answer within {self.timeout:g} s")
-                return (
-                    response.status_code,
-                    response.reason_phrase,
-                    response.headers,
-                    b"".join(chunks),
-                )
+                return response.status_code, response.reason_phrase, response.headers, data
         except httpx.HTTPError as exc:
             if deadline.expired or isinstance(exc, httpx.TimeoutException):
                 raise _Retry(f"no answer within {self.timeout:g} s") from None
-            raise _Retry(f"{type(exc).__name__}: {exc}") from None
+            raise _Retry(self._scrub(f"{type(exc).__name__}: {exc}")) from None
         finally:
             deadline.cancel()
 
@@ -641,18 +757,23 @@ class ChatLabeler:
             "read further (a grade fits in a few kilobytes: is the model repeating itself?)"
         )
 
-    @staticmethod
-    def _content(raw: bytes, where: str) -> str:
-        """``choices[0].message.content`` of a chat-completions reply."""
-        text = raw.decode("utf-8", "replace")
-        try:
-            content = json.loads(text)["choices"][0]["message"]["content"]
-        except (ValueError, KeyError, IndexError, TypeError):
-            content = None
+    def _content(self, raw: bytearray, where: str) -> str:
+        """``choices[0].message.content`` of a chat-completions reply. The bytes are decoded
+        once (strict UTF-8, which JSON is); a reply that is not JSON is quoted from its first
+        few hundred bytes only, so junk costs no more memory than a good reply."""
+        content = None
+        # Not decoded at all unless it can be a JSON object: a strict decode that fails keeps
+        # a copy of the bytes in its error, on top of the string it began.
+        if _OBJECT_START.match(raw):
+            try:
+                content = json.loads(raw.decode("utf-8"))["choices"][0]["message"]["content"]
+            except (ValueError, KeyError, IndexError, TypeError):
+                content = None
         if not isinstance(content, str):
+            start = bytes(raw[: _EXCERPT * 4]).decode("utf-8", "replace")
             raise EndpointError(
                 f"{where}: the reply is not a chat completion (choices[0].message.content): "
-                f"{_excerpt(text)}"
+                f"{_excerpt(self._scrub(start))}"
             )
         return content
 
@@ -728,6 +849,9 @@ class ChatLabeler:
                         continue
                     error = future.exception()
                     if error is not None:
+                        # Its frames would keep the failed reply (up to max_reply_bytes, per
+                        # worker) alive to the end: only the message is needed.
+                        error.__traceback__ = None
                         failures[index] = error
                         # Stop asking: what is queued is dropped, what is in flight ends.
                         for pending in futures:
@@ -745,7 +869,7 @@ class ChatLabeler:
             first = min(failures)
             item = items[first]
             error = failures[first]
-            message = (
+            message = self._scrub(
                 str(error)
                 if isinstance(error, RankmeterError)
                 else (f"{type(error).__name__}: {error}")

@@ -340,8 +340,10 @@ class EmbeddingLabeler:
         Raises
         ------
         PolicyError
-            No pool item is graded by the human labels (in the subset), or the grades there
-            are off the scale or all one grade.
+            No pool item is graded by the human labels (in the subset).
+        FormatError
+            The human grades of the calibration items are off the scale or all one grade
+            (naming the human labels' file).
         """
         from rankmeter.io import as_qrels
 
@@ -385,6 +387,14 @@ class EmbeddingLabeler:
                     f"query {item.query_id!r}, doc {item.doc_id!r}: human grade {value:g} is "
                     f"not a whole number on the scale {low}-{high} (give --scale to match)",
                 )
+        if len(set(human_grades)) == 1:
+            # Bad data, not a bad option: the human labels cannot calibrate anything.
+            raise FormatError(
+                judged.source,
+                f"every human grade of the {len(sample)} calibration items (pool {pool_name}) "
+                f"is {human_grades[0]:g}: kappa is undefined for any thresholds (calibrate "
+                "on human labels with several grades)",
+            )
         known: dict[tuple[str, str], float] = {}
         pairs, every_text = _pairs(sample, queries, corpus, pool_name)
         similarities = _cosines(pairs, model, cache, batch_size, known, every_text)

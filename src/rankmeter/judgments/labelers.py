@@ -95,7 +95,8 @@ def label_pool(
     Raises
     ------
     FormatError
-        A pool item whose query or document has no text (naming it and the file), or a grade
+        A pool item whose query or document has no text (naming it and the file), or whose id
+        cannot be written as TREC qrels (empty, or with whitespace), or a grade
         that is not a whole number on the scale (naming the item and the grade).
     RankmeterError
         The labeler raised: the item and the labeler's own error, on one line.
@@ -130,8 +131,15 @@ def label_pool(
     query_texts, queries_name = _load_texts(queries, "queries")
     documents, corpus_name = _load_texts(corpus, "corpus")
     # Every text is looked up before the labeler is asked anything: a slow labeler must not
-    # run for an hour and then stop at a missing document.
+    # run for an hour and then stop at a missing document, or at an id the qrels cannot hold.
     for item in items:
+        for what, value in (("query", item.query_id), ("doc", item.doc_id)):
+            if not value or any(c.isspace() for c in value):
+                raise FormatError(
+                    pool_name,
+                    f"{what} id {value!r} (query {item.query_id!r}) cannot be written as TREC "
+                    "qrels: ids must be non-empty and hold no whitespace",
+                )
         if item.query_id not in query_texts:
             raise FormatError(
                 queries_name,
