@@ -15,6 +15,7 @@ from rankmeter.data._inputs import string_column
 from rankmeter.data.arrays import (
     IntArray,
     ObjArray,
+    arrow_strings,
     compute,
     compute_options,
     numpy_of,
@@ -30,6 +31,7 @@ __all__ = [
     "intern_docs",
     "intern_first_seen",
     "intern_grouped",
+    "intern_natural",
     "natural_key",
     "natural_order",
 ]
@@ -48,32 +50,65 @@ def natural_key(qid: str) -> tuple[int, int, str]:
 
 def natural_order(ids: Any) -> IntArray:
     """The permutation that sorts distinct ids by :func:`natural_key`: vectorised for an Arrow
-    string array, in Python for anything else."""
+    string array or many ids of any kind (made an Arrow array), in Python for a few.
+
+    Numeric ids come first, sorted by their value (an id's text breaks a tie only among equal
+    values, ``7`` and ``007``: sorted again with their text where any are equal), then the
+    others, sorted by their text alone: no sort of every id's text, and no key made per id.
+    """
     import pyarrow as pa
 
     if not isinstance(ids, pa.Array):
-        keys = [natural_key(str(q)) for q in ids]
-        return np.asarray(sorted(range(len(keys)), key=keys.__getitem__), dtype=np.int64)
+        texts = [str(q) for q in ids]
+        if len(texts) > _FEW:
+            try:
+                strings = arrow_strings(texts)
+            except UnicodeEncodeError:  # (a lone surrogate): sorted in Python
+                pass
+            else:
+                return natural_order(strings)
+        return _natural_order_in_python(texts)
     strings = ids
     n = len(strings)
     if n < 2:
         return np.arange(n, dtype=np.int64)
-    pattern = compute_options("MatchSubstringOptions", pattern="^[0-9]+$")
-    digits = compute("match_substring_regex", strings, options=pattern)
-    numeric = numpy_of(digits)
-    if numeric.any():
-        longest = compute("max", compute("binary_length", compute("filter", strings, digits)))
-        if int(longest.as_py()) > 18:
-            return natural_order(strings.to_pylist())  # beyond int64: Python's integers
-    by_text = numpy_of(compute("array_sort_indices", strings)).astype(np.int64)
-    text_rank = np.empty(n, dtype=np.int64)
-    text_rank[by_text] = np.arange(n, dtype=np.int64)
-    number = np.zeros(n, dtype=np.int64)
-    at = np.flatnonzero(numeric)
-    if len(at):
+    # ASCII digits only and not empty: str.isascii() and str.isdigit(), as natural_key asks.
+    numeric = numpy_of(compute("ascii_is_decimal", strings))
+    numbers_at = np.flatnonzero(numeric)
+    others_at = np.flatnonzero(~numeric)
+    parts: list[IntArray] = []
+    if len(numbers_at):
+        digits = strings if len(others_at) == 0 else take(strings, numbers_at)
+        if int(compute("max", compute("binary_length", digits)).as_py()) > 18:
+            return _natural_order_in_python(strings.to_pylist())  # beyond int64: Python's ints
         as_int = compute_options("CastOptions", target_type=pa.int64())
-        number[at] = numpy_of(compute("cast", take(strings, at), options=as_int))
-    return np.lexsort((text_rank, number, ~numeric)).astype(np.int64)
+        numbers = numpy_of(compute("cast", digits, options=as_int))
+        by_value = np.argsort(numbers)
+        ranked = numbers[by_value]
+        if bool((ranked[1:] == ranked[:-1]).any()):  # equal values, other texts (0007, 7)
+            by_value = np.lexsort((_text_rank(digits), numbers))
+        parts.append(numbers_at[by_value])
+    if len(others_at):
+        texts = strings if len(numbers_at) == 0 else take(strings, others_at)
+        parts.append(others_at[numpy_of(compute("array_sort_indices", texts)).astype(np.int64)])
+    return np.concatenate(parts).astype(np.int64, copy=False)
+
+
+#: Up to this many ids are sorted by :func:`natural_key` in Python (no Arrow array to make).
+_FEW = 1000
+
+
+def _natural_order_in_python(texts: list[str]) -> IntArray:
+    keys = [natural_key(q) for q in texts]
+    return np.asarray(sorted(range(len(keys)), key=keys.__getitem__), dtype=np.int64)
+
+
+def _text_rank(strings: Any) -> IntArray:
+    """Each string's place in byte order among ``strings``."""
+    by_text = numpy_of(compute("array_sort_indices", strings)).astype(np.int64)
+    rank = np.empty(len(by_text), dtype=np.int64)
+    rank[by_text] = np.arange(len(by_text), dtype=np.int64)
+    return rank
 
 
 def intern(values: Any, origin: Origin, what: str) -> tuple[IntArray, ObjArray]:
@@ -81,12 +116,18 @@ def intern(values: Any, origin: Origin, what: str) -> tuple[IntArray, ObjArray]:
 
     Returns ``(codes, vocabulary)`` with ``vocabulary[codes] == values``.
     """
+    codes, vocabulary = intern_natural(values, origin, what)
+    return codes, np.asarray(vocabulary.to_pylist(), dtype=object)
+
+
+def intern_natural(values: Any, origin: Origin, what: str) -> tuple[IntArray, Any]:
+    """:func:`intern` with the vocabulary kept as an Arrow string array: no Python object
+    per id (a Qrels makes them only when its ids are asked for)."""
     codes, first_seen = _dictionary_encode(values, origin, what)
     order = natural_order(first_seen)
     remap = np.empty(len(first_seen), dtype=np.int64)
     remap[order] = np.arange(len(first_seen), dtype=np.int64)
-    vocabulary = np.asarray(take(first_seen, order).to_pylist(), dtype=object)
-    return remap[codes], vocabulary
+    return remap[codes], take(first_seen, order)
 
 
 def intern_first_seen(values: Any, origin: Origin, what: str) -> tuple[IntArray, ObjArray]:
