@@ -45,6 +45,30 @@ def test_reading_qrels_makes_no_python_object_per_query(click_qrels: Path) -> No
     assert qrels.to_dict()["7"] == {"D49": 1}
 
 
+@pytest.fixture(scope="module")
+def one_result_runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """QUERIES lines, one result per query, queries shuffled."""
+    rng = np.random.default_rng(18)
+    path = tmp_path_factory.mktemp("scaling") / "one.run"
+    queries = rng.permutation(QUERIES) + 1
+    path.write_text("".join(f"{q} Q0 D{q * 7} 1 {q / 7:.4f} t\n" for q in queries.tolist()))
+    return path
+
+
+def test_reading_a_run_makes_no_python_object_per_query(one_result_runs: Path) -> None:
+    from rankmeter.io import read_run
+
+    gc.collect()
+    before = sys.getallocatedblocks()
+    run = read_run(one_result_runs)
+    gc.collect()
+    grown = sys.getallocatedblocks() - before
+    assert grown < QUERIES // 10, grown
+    assert run.n_queries == QUERIES and len(run) == QUERIES
+    assert run.query_ids[:2] == ("1", "2") and run.ranking("12345") == ["D86415"]
+    assert len(set(run.segment_ids.tolist())) == QUERIES
+
+
 def test_the_examples_of_a_large_overlap_are_sorted_without_a_key_per_id(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -123,3 +147,36 @@ def test_arrow_strings_refuses_a_lone_surrogate() -> None:
 
     with pytest.raises(UnicodeEncodeError, match="surrogate"):
         arrow_strings(["a", "\ud800"])
+
+
+@pytest.mark.parametrize("per_query", [1, 3])
+def test_qrels_rows_are_in_query_then_doc_order_however_they_come(per_query: int) -> None:
+    from rankmeter.data import Qrels
+
+    rng = np.random.default_rng(per_query)
+    n_queries = 3_000
+    numbers = rng.choice(10 * n_queries, n_queries, replace=False)  # sparse: sorted, not placed
+    queries = [str(q) for q in numbers.tolist()]
+    queries[:5] = ["q-a", "007", "7b", "é", "42"]
+    rows = [(q, f"d{(i * 31 + k) % 97}") for i, q in enumerate(queries) for k in range(per_query)]
+    shuffled = [rows[i] for i in rng.permutation(len(rows))]
+    grades = rng.integers(0, 3, len(rows)).tolist()
+    qrels = Qrels.from_columns([q for q, _ in shuffled], [d for _, d in shuffled], grades)
+    expect = sorted(
+        zip(shuffled, grades, strict=True),
+        key=lambda r: (natural_key(r[0][0]), qrels.doc_vocabulary.index(r[0][1]).as_py()),
+    )
+    assert [(q, d, int(g)) for q, d, g in qrels] == [(q, d, g) for (q, d), g in expect]
+
+
+def test_a_duplicate_told_three_times_names_its_second_line(tmp_path: Path) -> None:
+    from rankmeter.errors import FormatError
+
+    path = tmp_path / "q.txt"
+    path.write_text("2 0 b 1\n1 0 a 1\n3 0 c 0\n1 0 a 2\n1 0 a 0\n")
+    with pytest.raises(FormatError, match=r":4: duplicate judgment for query '1', doc 'a' "):
+        read_qrels(path)
+    one_each = tmp_path / "one.txt"
+    one_each.write_text("".join(f"{q} 0 d 1\n" for q in (5, 3, 9, 3)))
+    with pytest.raises(FormatError, match=r":4: duplicate judgment for query '3', doc 'd' "):
+        read_qrels(one_each)

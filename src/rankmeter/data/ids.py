@@ -31,6 +31,7 @@ __all__ = [
     "intern_docs",
     "intern_first_seen",
     "intern_grouped",
+    "intern_grouped_arrow",
     "intern_natural",
     "natural_key",
     "natural_order",
@@ -83,9 +84,8 @@ def natural_order(ids: Any) -> IntArray:
             return _natural_order_in_python(strings.to_pylist())  # beyond int64: Python's ints
         as_int = compute_options("CastOptions", target_type=pa.int64())
         numbers = numpy_of(compute("cast", digits, options=as_int))
-        by_value = np.argsort(numbers)
-        ranked = numbers[by_value]
-        if bool((ranked[1:] == ranked[:-1]).any()):  # equal values, other texts (0007, 7)
+        by_value = _distinct_order(numbers)
+        if by_value is None:  # equal values, other texts (0007, 7)
             by_value = np.lexsort((_text_rank(digits), numbers))
         parts.append(numbers_at[by_value])
     if len(others_at):
@@ -101,6 +101,25 @@ _FEW = 1000
 def _natural_order_in_python(texts: list[str]) -> IntArray:
     keys = [natural_key(q) for q in texts]
     return np.asarray(sorted(range(len(keys)), key=keys.__getitem__), dtype=np.int64)
+
+
+def _distinct_order(numbers: IntArray) -> IntArray | None:
+    """The permutation that sorts ``numbers`` (>= 0), or None where two are equal.
+
+    Numbers spread over at most twice as many values as there are (query ids 1 to N, as
+    numbered ids usually are) are placed, not sorted: each at its value's slot of a table
+    (one pass, no comparisons); others are sorted.
+    """
+    n = len(numbers)
+    low, high = int(numbers.min()), int(numbers.max())
+    if high - low < 2 * n:
+        slots = np.full(high - low + 1, -1, dtype=np.int64)
+        slots[numbers - low] = np.arange(n, dtype=np.int64)
+        placed = slots[slots >= 0]
+        return placed if len(placed) == n else None
+    order = np.argsort(numbers)
+    ranked = numbers[order]
+    return None if bool((ranked[1:] == ranked[:-1]).any()) else order
 
 
 def _text_rank(strings: Any) -> IntArray:
@@ -168,19 +187,27 @@ def intern_grouped(values: Any, origin: Origin, what: str) -> tuple[IntArray, Ob
     """Like :func:`intern_first_seen`, faster for ids that come in runs of equal values (a
     TREC run's query column): ids are compared with their neighbours, and only when some id
     comes back after another one does it fall back to hashing every row."""
+    codes, vocabulary = intern_grouped_arrow(values, origin, what)
+    return codes, np.asarray(vocabulary.to_pylist(), dtype=object)
+
+
+def intern_grouped_arrow(values: Any, origin: Origin, what: str) -> tuple[IntArray, Any]:
+    """:func:`intern_grouped` with the vocabulary kept as an Arrow string array: no Python
+    object per id (a Run makes them only when its ids are asked for), and whether an id comes
+    back after another is asked of Arrow (its distinct count), not of a Python set."""
     strings = string_column(values, origin, what)
     n = len(strings)
     if n < 2:
-        return intern_first_seen(strings, origin, what)
+        return _encode(strings)
     changes = numpy_of(compute("not_equal", strings[1:], strings[:-1]))
     starts = np.concatenate(([0], np.flatnonzero(changes) + 1)).astype(np.int64)
     del changes
-    ids = take_rows(strings, starts).to_pylist()
-    if len(set(ids)) != len(ids):
-        return intern_first_seen(strings, origin, what)
+    ids = one_chunk(take_rows(strings, starts))
+    if int(compute("count_distinct", ids).as_py()) != len(ids):
+        return _encode(strings)
     lengths = np.diff(np.append(starts, n))
     codes = np.repeat(np.arange(len(ids), dtype=np.int64), lengths)
-    return codes, np.asarray(ids, dtype=object)
+    return codes, ids
 
 
 def intern_docs(values: Any, origin: Origin) -> tuple[IntArray, Any]:

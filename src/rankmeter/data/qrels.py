@@ -18,6 +18,7 @@ from rankmeter.data.arrays import (
     compute_options,
     import_pandas,
     readonly,
+    release_arrow_memory,
 )
 from rankmeter.data.csr import offsets_from_sorted, row_groups
 from rankmeter.data.hashing import HashLookup, PairLookup, string_hashes
@@ -25,6 +26,24 @@ from rankmeter.data.ids import intern_docs, intern_natural
 from rankmeter.data.origin import Origin
 
 __all__ = ["Qrels"]
+
+#: From this many judgments on, memory Arrow kept after reading is handed back (as a Run does).
+RELEASE_ROWS = 1 << 21
+
+
+def _pair_order(q_codes: IntArray, d_codes: IntArray, n_queries: int, n_docs: int) -> IntArray:
+    """The rows sorted by (query, doc) code: ``np.lexsort((d_codes, q_codes))`` wherever no
+    pair repeats (the order is then the only one), found faster. One judgment per query
+    (click labels) is placed, not sorted: each row at its query's slot; other qrels are
+    sorted once on one key, query and doc together."""
+    n = len(q_codes)
+    if n == n_queries:  # (every query holds a row: one each)
+        order = np.empty(n, dtype=np.int64)
+        order[q_codes] = np.arange(n, dtype=np.int64)
+        return order
+    if n_queries * max(n_docs, 1) < 2**62:
+        return np.argsort(q_codes * max(n_docs, 1) + d_codes)
+    return np.lexsort((d_codes, q_codes))
 
 
 class Qrels:
@@ -104,17 +123,27 @@ class Qrels:
         if isinstance(origin, str):
             origin = Origin(origin)
         q_codes, q_vocab = intern_natural(query_ids, origin, "query id")
+        del query_ids  # (each column freed once encoded, where the caller let it go)
         d_codes, d_vocab = intern_docs(doc_ids, origin)
+        del doc_ids
         values = as_float_column(grades, origin, "relevance grade", allow_inf=False)
+        del grades
+        if len(values) >= RELEASE_ROWS:
+            release_arrow_memory()
         if not (len(q_codes) == len(d_codes) == len(values)):
             raise origin.error(None, "query, doc and grade columns have different lengths")
         if len(values) == 0:
             raise origin.error(None, "no judgments: qrels must hold at least one line")
-        order = np.lexsort((d_codes, q_codes))
+        order = _pair_order(q_codes, d_codes, len(q_vocab), len(d_vocab))
         q_sorted = q_codes[order]
         d_sorted = d_codes[order]
         dup = np.flatnonzero((q_sorted[1:] == q_sorted[:-1]) & (d_sorted[1:] == d_sorted[:-1]))
         if len(dup):
+            # (the lines in file order within a pair: the second line of the first pair named)
+            order = np.lexsort((d_codes, q_codes))
+            q_sorted = q_codes[order]
+            d_sorted = d_codes[order]
+            dup = np.flatnonzero((q_sorted[1:] == q_sorted[:-1]) & (d_sorted[1:] == d_sorted[:-1]))
             row = int(max(order[dup[0]], order[dup[0] + 1]))
             raise origin.error(
                 row,
@@ -122,7 +151,9 @@ class Qrels:
                 f"doc {d_vocab[int(d_sorted[dup[0]])].as_py()!r} "
                 "(each query-doc pair may be judged once; remove one of the lines)",
             )
+        del q_codes, d_codes
         offsets = offsets_from_sorted(q_sorted, len(q_vocab))
+        del q_sorted
         return cls(q_vocab, d_vocab, offsets, d_sorted, values[order], origin.name)
 
     @classmethod
