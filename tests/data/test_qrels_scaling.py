@@ -180,3 +180,26 @@ def test_a_duplicate_told_three_times_names_its_second_line(tmp_path: Path) -> N
     one_each.write_text("".join(f"{q} 0 d 1\n" for q in (5, 3, 9, 3)))
     with pytest.raises(FormatError, match=r":4: duplicate judgment for query '3', doc 'd' "):
         read_qrels(one_each)
+
+
+@pytest.mark.parametrize(
+    "ids",
+    [
+        ["3", "1", "2", "3", "1"],  # numbered, dense: placed by value
+        ["30", "1", "900", "30"],  # sparse: hashed and sorted
+        ["7", "007", "7", "0"],  # a leading zero: two ids of one number
+        ["0", "10", "0", "5"],
+        ["12", "x", "12", "3"],
+        ["1" * 19, "5", "5"],  # beyond int64
+        ["4"],
+    ],
+)
+def test_intern_natural_codes_ids_in_natural_order(ids: list[str]) -> None:
+    from rankmeter.data.ids import intern_natural
+    from rankmeter.data.origin import Origin
+
+    vocabulary = sorted(set(ids), key=natural_key)
+    for given in (pa.array(ids), pa.chunked_array([ids[:1], ids[1:]])):
+        codes, vocab = intern_natural(given, Origin("<t>"), "query id")
+        assert vocab.to_pylist() == vocabulary
+        assert codes.tolist() == [vocabulary.index(q) for q in ids]

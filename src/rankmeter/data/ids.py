@@ -15,6 +15,7 @@ from rankmeter.data._inputs import string_column
 from rankmeter.data.arrays import (
     IntArray,
     ObjArray,
+    arrow_ints,
     arrow_strings,
     compute,
     compute_options,
@@ -142,11 +143,50 @@ def intern(values: Any, origin: Origin, what: str) -> tuple[IntArray, ObjArray]:
 def intern_natural(values: Any, origin: Origin, what: str) -> tuple[IntArray, Any]:
     """:func:`intern` with the vocabulary kept as an Arrow string array: no Python object
     per id (a Qrels makes them only when its ids are asked for)."""
-    codes, first_seen = _dictionary_encode(values, origin, what)
+    strings = string_column(values, origin, what)
+    numbered = _intern_numbers(strings)
+    if numbered is not None:
+        return numbered
+    codes, first_seen = _encode(strings)
     order = natural_order(first_seen)
     remap = np.empty(len(first_seen), dtype=np.int64)
     remap[order] = np.arange(len(first_seen), dtype=np.int64)
     return remap[codes], take(first_seen, order)
+
+
+def _intern_numbers(strings: Any) -> tuple[IntArray, Any] | None:
+    """:func:`intern_natural` of ids that are all numbers written without leading zeros
+    (``1`` to ``N``, as numbered queries usually are) and spread over at most twice as many
+    values as there are ids: equal ids are equal numbers, so each id's code is its number's
+    rank among the numbers present, found by placing them in a table (no hashing, no sort).
+    None for any other ids."""
+    import pyarrow as pa
+
+    n = len(strings)
+    if n == 0 or not numpy_of(compute("ascii_is_decimal", strings)).all():
+        return None
+    lengths = numpy_of(compute("binary_length", strings))
+    if int(lengths.max()) > 18:
+        return None  # (beyond int64)
+    zero = compute_options("MatchSubstringOptions", pattern="0")
+    if (numpy_of(compute("starts_with", strings, options=zero)) & (lengths > 1)).any():
+        return None  # (007 and 7 are two ids of one number)
+    del lengths
+    as_int = compute_options("CastOptions", target_type=pa.int64())
+    numbers = numpy_of(compute("cast", strings, options=as_int))
+    low, high = int(numbers.min()), int(numbers.max())
+    if high - low >= 2 * n:
+        return None
+    numbers -= low
+    present = np.zeros(high - low + 1, dtype=bool)
+    present[numbers] = True
+    rank = np.cumsum(present, dtype=np.int64) - 1
+    codes = rank[numbers]
+    del rank, numbers
+    # The ids present, in order: their numbers written out (no leading zeros: as given).
+    values = np.flatnonzero(present) + low
+    as_text = compute_options("CastOptions", target_type=strings.type)
+    return codes, compute("cast", arrow_ints(values), options=as_text)
 
 
 def intern_first_seen(values: Any, origin: Origin, what: str) -> tuple[IntArray, ObjArray]:
