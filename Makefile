@@ -43,13 +43,15 @@ unit: $(VENV)/.dev
 test: lint typecheck unit
 
 # Whole-process timings of rankmeter and its peers, then where rankmeter's time goes and its
-# hashing against Arrow's hash kernels, then `rankmeter ab` on a 10M-impression log on DuckDB and
+# hashing against Arrow's hash kernels, then qrels of one judgment per query read against runs
+# of as many lines (1M and 10M lines), then `rankmeter ab` on a 10M-impression log on DuckDB and
 # Spark, then evaluation on Spark against the in-process engine (the same numbers; 1M to 50M
 # lines on local[1] and local[2]: hours on 2 cores); each writes its part of
 # benchmarks/RESULTS.md. Quick look:
 #   make bench BENCH_ARGS='--scale 0.01 --repeat 1' PROFILE_ARGS='--scale 0.01' \
-#       HASH_ARGS='--scale 0.01 --repeat 1' ONLINE_ARGS='--impressions 200000' \
-#       SPARK_EVAL_ARGS='--scale 0.01 --rows 100000 1000000'
+#       HASH_ARGS='--scale 0.01 --repeat 1' QRELS_ARGS='--lines 1000000 --repeat 1' \
+#       ONLINE_ARGS='--impressions 200000' SPARK_EVAL_ARGS='--scale 0.01 --rows 100000 1000000'
+QRELS_ARGS ?=
 ONLINE_ARGS ?=
 SPARK_EVAL_ARGS ?=
 BENCH_ARGS ?=
@@ -60,6 +62,7 @@ bench: $(VENV)/.bench
 	$(BIN)/python benchmarks/compare_bench.py $(COMPARE_ARGS)
 	$(BIN)/python benchmarks/stage_profile.py $(PROFILE_ARGS)
 	$(BIN)/python benchmarks/hash_bench.py $(HASH_ARGS)
+	$(BIN)/python benchmarks/qrels_bench.py $(QRELS_ARGS)
 	$(BIN)/python benchmarks/online_bench.py $(ONLINE_ARGS)
 	$(BIN)/python benchmarks/spark_eval_bench.py $(SPARK_EVAL_ARGS)
 

@@ -87,6 +87,8 @@ ONLINE_START = "<!-- online:start -->"  # benchmarks/online_bench.py's section
 ONLINE_END = "<!-- online:end -->"
 SPARK_EVAL_START = "<!-- spark-eval:start -->"
 SPARK_EVAL_END = "<!-- spark-eval:end -->"
+QRELS_START = "<!-- qrels:start -->"  # benchmarks/qrels_bench.py's section
+QRELS_END = "<!-- qrels:end -->"
 #: Sections other scripts write into RESULTS.md; run.py keeps them when it rewrites the rest.
 KEPT_SECTIONS = (
     (COMPARE_START, COMPARE_END),
@@ -94,6 +96,7 @@ KEPT_SECTIONS = (
     (HASH_START, HASH_END),
     (ONLINE_START, ONLINE_END),
     (SPARK_EVAL_START, SPARK_EVAL_END),
+    (QRELS_START, QRELS_END),
 )
 
 

@@ -7,6 +7,7 @@ comparison) use these helpers too, so they are public.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -17,6 +18,7 @@ __all__ = [
     "IntArray",
     "ObjArray",
     "arrow_ints",
+    "arrow_strings",
     "compute",
     "compute_options",
     "import_pandas",
@@ -41,6 +43,30 @@ def arrow_ints(values: npt.NDArray[Any]) -> Any:
 
     data = np.ascontiguousarray(values, dtype=np.int64)
     return pa.Array.from_buffers(pa.int64(), len(data), [None, pa.py_buffer(data)])
+
+
+def arrow_strings(texts: Sequence[str]) -> Any:
+    """An Arrow string array of Python strings, without ``pa.array`` (which imports pandas to
+    ask whether a list is a pandas object): their UTF-8 bytes joined, and their offsets.
+
+    Raises UnicodeEncodeError for a string that is not valid Unicode (a lone surrogate).
+    """
+    import pyarrow as pa
+
+    n = len(texts)
+    joined = "".join(texts)
+    if joined.isascii():  # (a character is a byte: the lengths are the strings' lengths)
+        data = joined.encode("ascii")
+        lengths = np.fromiter(map(len, texts), dtype=np.int64, count=n)
+    else:
+        encoded = [text.encode("utf-8") for text in texts]
+        data = b"".join(encoded)
+        lengths = np.fromiter(map(len, encoded), dtype=np.int64, count=n)
+    wide = len(data) >= 2**31 - 1
+    offsets = np.zeros(n + 1, dtype=np.int64 if wide else np.int32)
+    np.cumsum(lengths, out=offsets[1:])
+    kind = pa.large_string() if wide else pa.string()
+    return pa.Array.from_buffers(kind, n, [None, pa.py_buffer(offsets), pa.py_buffer(data)])
 
 
 def import_pandas() -> Any:

@@ -13,15 +13,37 @@ from rankmeter.data.arrays import (
     IntArray,
     ObjArray,
     arrow_ints,
+    arrow_strings,
+    compute,
+    compute_options,
     import_pandas,
     readonly,
+    release_arrow_memory,
 )
 from rankmeter.data.csr import offsets_from_sorted, row_groups
-from rankmeter.data.hashing import HashLookup, PairLookup
-from rankmeter.data.ids import intern, intern_docs
+from rankmeter.data.hashing import HashLookup, PairLookup, string_hashes
+from rankmeter.data.ids import intern_docs, intern_natural
 from rankmeter.data.origin import Origin
 
 __all__ = ["Qrels"]
+
+#: From this many judgments on, memory Arrow kept after reading is handed back (as a Run does).
+RELEASE_ROWS = 1 << 21
+
+
+def _pair_order(q_codes: IntArray, d_codes: IntArray, n_queries: int, n_docs: int) -> IntArray:
+    """The rows sorted by (query, doc) code: ``np.lexsort((d_codes, q_codes))`` wherever no
+    pair repeats (the order is then the only one), found faster. One judgment per query
+    (click labels) is placed, not sorted: each row at its query's slot; other qrels are
+    sorted once on one key, query and doc together."""
+    n = len(q_codes)
+    if n == n_queries:  # (every query holds a row: one each)
+        order = np.empty(n, dtype=np.int64)
+        order[q_codes] = np.arange(n, dtype=np.int64)
+        return order
+    if n_queries * max(n_docs, 1) < 2**62:
+        return np.argsort(q_codes * max(n_docs, 1) + d_codes)
+    return np.lexsort((d_codes, q_codes))
 
 
 class Qrels:
@@ -58,13 +80,15 @@ class Qrels:
         "_offsets",
         "_pair_lookup",
         "_query_ids",
+        "_query_lookup",
         "_query_rows",
+        "_query_vocab",
         "source",
     )
 
     def __init__(
         self,
-        query_ids: ObjArray,
+        query_vocab: Any,
         doc_vocab: Any,
         offsets: IntArray,
         doc_codes: IntArray,
@@ -72,7 +96,11 @@ class Qrels:
         source: str,
     ) -> None:
         # Private: use the from_* constructors. Rows are sorted by (query, doc code).
-        self._query_ids = readonly(query_ids)
+        # The query ids stay an Arrow string array (natural order) until asked for as Python
+        # strings (`segment_ids`, `query_ids`): a file of a million queries makes no million
+        # objects to be read.
+        self._query_vocab = query_vocab
+        self._query_ids: ObjArray | None = None
         self._doc_vocab = doc_vocab
         self._offsets = readonly(offsets)
         self._doc_codes = readonly(doc_codes)
@@ -82,6 +110,7 @@ class Qrels:
         self._keys = readonly(keys)
         self.source = source
         self._query_rows: dict[str, int] | None = None
+        self._query_lookup: HashLookup | None = None
         self._doc_lookup: HashLookup | None = None
         self._pair_lookup: PairLookup | None = None
 
@@ -93,26 +122,38 @@ class Qrels:
         """Build from three parallel columns (lists, NumPy or Arrow arrays)."""
         if isinstance(origin, str):
             origin = Origin(origin)
-        q_codes, q_vocab = intern(query_ids, origin, "query id")
+        q_codes, q_vocab = intern_natural(query_ids, origin, "query id")
+        del query_ids  # (each column freed once encoded, where the caller let it go)
         d_codes, d_vocab = intern_docs(doc_ids, origin)
+        del doc_ids
         values = as_float_column(grades, origin, "relevance grade", allow_inf=False)
+        del grades
+        if len(values) >= RELEASE_ROWS:
+            release_arrow_memory()
         if not (len(q_codes) == len(d_codes) == len(values)):
             raise origin.error(None, "query, doc and grade columns have different lengths")
         if len(values) == 0:
             raise origin.error(None, "no judgments: qrels must hold at least one line")
-        order = np.lexsort((d_codes, q_codes))
+        order = _pair_order(q_codes, d_codes, len(q_vocab), len(d_vocab))
         q_sorted = q_codes[order]
         d_sorted = d_codes[order]
         dup = np.flatnonzero((q_sorted[1:] == q_sorted[:-1]) & (d_sorted[1:] == d_sorted[:-1]))
         if len(dup):
+            # (the lines in file order within a pair: the second line of the first pair named)
+            order = np.lexsort((d_codes, q_codes))
+            q_sorted = q_codes[order]
+            d_sorted = d_codes[order]
+            dup = np.flatnonzero((q_sorted[1:] == q_sorted[:-1]) & (d_sorted[1:] == d_sorted[:-1]))
             row = int(max(order[dup[0]], order[dup[0] + 1]))
             raise origin.error(
                 row,
-                f"duplicate judgment for query {q_vocab[q_sorted[dup[0]]]!r}, "
+                f"duplicate judgment for query {q_vocab[int(q_sorted[dup[0]])].as_py()!r}, "
                 f"doc {d_vocab[int(d_sorted[dup[0]])].as_py()!r} "
                 "(each query-doc pair may be judged once; remove one of the lines)",
             )
+        del q_codes, d_codes
         offsets = offsets_from_sorted(q_sorted, len(q_vocab))
+        del q_sorted
         return cls(q_vocab, d_vocab, offsets, d_sorted, values[order], origin.name)
 
     @classmethod
@@ -141,14 +182,31 @@ class Qrels:
     @property
     def query_ids(self) -> tuple[str, ...]:
         """Judged queries, in natural order (numeric ids numerically, others in byte order)."""
-        return tuple(self._query_ids)
+        return tuple(self.segment_ids)
 
     def query_rows(self) -> dict[str, int]:
         """Query id -> its row in this table's query order (built once, then reused by every
         join: a run evaluated in chunks, or many runs against the same qrels)."""
         if self._query_rows is None:
-            self._query_rows = {str(q): i for i, q in enumerate(self._query_ids)}
+            ids = self.segment_ids.tolist()
+            self._query_rows = dict(zip(ids, range(len(ids)), strict=True))
         return self._query_rows
+
+    def rows_of(self, query_ids: Any) -> IntArray:
+        """The segment (row of :attr:`query_ids`) of each of these query ids (strings, in a
+        sequence or an object array, as a Run's ``segment_ids``), -1 for an id not judged:
+        ``query_rows().get(q, -1)`` for each, vectorised (the ids are hashed and found in a
+        table of the judged ids built once, then reused by every join)."""
+        if isinstance(query_ids, np.ndarray):
+            query_ids = query_ids.tolist()
+        strings = arrow_strings(query_ids)
+        if strings.type != self._query_vocab.type:  # (string and large_string)
+            cast = compute_options("CastOptions", target_type=self._query_vocab.type)
+            strings = compute("cast", strings, options=cast)
+        if self._query_lookup is None:
+            self._query_lookup = HashLookup(self._query_vocab)
+        rows = np.arange(len(strings), dtype=np.int64)
+        return self._query_lookup.codes(strings, string_hashes(strings), rows)
 
     def doc_lookup(self) -> HashLookup:
         """Finds doc ids in this table's doc vocabulary (built once, reused by every join)."""
@@ -171,6 +229,8 @@ class Qrels:
     def segment_ids(self) -> ObjArray:
         """The query id of each segment (read-only object array): the judged queries in
         natural order, as :attr:`query_ids`; ``query_rows()`` maps an id to its segment."""
+        if self._query_ids is None:
+            self._query_ids = readonly(np.asarray(self._query_vocab.to_pylist(), dtype=object))
         return self._query_ids
 
     @property
@@ -207,16 +267,17 @@ class Qrels:
 
     @property
     def n_queries(self) -> int:
-        return len(self._query_ids)
+        return len(self._query_vocab)
 
     def __repr__(self) -> str:
         return f"Qrels({self.n_queries} queries, {len(self)} judgments)"
 
     def __iter__(self) -> Iterator[tuple[str, str, float]]:
         docs = self._doc_vocab.to_pylist()
+        query_ids = self.segment_ids
         groups = row_groups(self._offsets)
         for g, d, grade in zip(groups, self._doc_codes, self._grades, strict=True):
-            yield self._query_ids[g], docs[d], float(grade)
+            yield query_ids[g], docs[d], float(grade)
 
     def to_dict(self) -> dict[str, dict[str, int | float]]:
         """``{query_id: {doc_id: grade}}``; integral grades come back as ints."""
@@ -231,7 +292,7 @@ class Qrels:
         groups = row_groups(self._offsets)
         return pa.table(
             {
-                "query_id": pa.array(self._query_ids[groups].tolist(), type=pa.string()),
+                "query_id": pa.array(self.segment_ids[groups].tolist(), type=pa.string()),
                 "doc_id": self._doc_vocab.take(pa.array(self._doc_codes)),
                 "relevance": pa.array(self._grades),
             }

@@ -27,7 +27,7 @@ from rankmeter.data.arrays import (
 )
 from rankmeter.data.csr import gather_ranges, offsets_from_sorted, row_groups, segments_repeat
 from rankmeter.data.hashing import HashLookup, PairLookup, string_hashes
-from rankmeter.data.ids import intern_grouped, natural_order
+from rankmeter.data.ids import intern_grouped_arrow, natural_order
 from rankmeter.data.origin import Origin
 
 __all__ = ["TIE_POLICIES", "Run", "check_ties", "unique_names"]
@@ -126,7 +126,7 @@ class Run:
     def __init__(
         self,
         name: str,
-        query_ids: ObjArray,
+        query_ids: Any,
         offsets: IntArray,
         docs: Any,
         scores: FloatArray,
@@ -137,8 +137,11 @@ class Run:
     ) -> None:
         # Private: use the from_* constructors. Rows are grouped by query (segments in
         # query_ids order), each query's rows in rank order.
+        # The query ids: an object array, or an Arrow string array until they are asked for
+        # as Python strings (`segment_ids`): a run of a million queries makes no million
+        # objects to be read.
         self.name = name
-        self._query_ids = readonly(query_ids)
+        self._query_ids = readonly(query_ids) if isinstance(query_ids, np.ndarray) else query_ids
         self._offsets = readonly(offsets)
         self._docs = docs
         self._scores = readonly(scores)
@@ -163,7 +166,7 @@ class Run:
         check_ties(ties)
         if isinstance(origin, str):
             origin = Origin(origin)
-        q_codes, q_vocab = intern_grouped(query_ids, origin, "query id")
+        q_codes, q_vocab = intern_grouped_arrow(query_ids, origin, "query id")
         del query_ids
         # One chunk: rows are taken from the doc ids at every tie, join and lookup.
         docs = one_chunk(string_column(doc_ids, origin, "doc id"))
@@ -334,11 +337,12 @@ class Run:
         ('q2',)
         """
         wanted = {str(q) for q in query_ids}
-        segments = np.flatnonzero([str(q) in wanted for q in self._query_ids])
-        if len(segments) == len(self._query_ids):
+        ids = self.segment_ids
+        segments = np.flatnonzero([str(q) in wanted for q in ids])
+        if len(segments) == len(ids):
             return self
         starts = self._offsets[segments]
-        return self._take(self._query_ids[segments], starts, self._offsets[segments + 1] - starts)
+        return self._take(ids[segments], starts, self._offsets[segments + 1] - starts)
 
     def _take(self, query_ids: ObjArray, starts: IntArray, lengths: IntArray) -> Run:
         """A run of the results at positions ``starts[i] : starts[i] + lengths[i]`` (segment
@@ -366,12 +370,14 @@ class Run:
     @property
     def query_ids(self) -> tuple[str, ...]:
         """Queries with results, in natural order."""
-        return tuple(str(q) for q in self._query_ids[self._natural_order()])
+        return tuple(str(q) for q in self.segment_ids[self._natural_order()])
 
     @property
     def segment_ids(self) -> ObjArray:
         """The query id of each segment (read-only object array), in stored order: the order
         of :attr:`offsets`, which is the order queries first appear in the input."""
+        if not isinstance(self._query_ids, np.ndarray):
+            self._query_ids = readonly(np.asarray(self._query_ids.to_pylist(), dtype=object))
         return self._query_ids
 
     @property
@@ -443,7 +449,7 @@ class Run:
 
     def ranking(self, query_id: str) -> list[str]:
         """Doc ids of one query in rank order."""
-        hits = np.flatnonzero(self._query_ids == query_id)
+        hits = np.flatnonzero(self.segment_ids == query_id)
         if len(hits) == 0:
             raise KeyError(query_id)
         q = int(hits[0])
@@ -454,7 +460,7 @@ class Run:
         """(query, doc, score) in rank order, queries in natural order."""
         for q in self._natural_order():
             start, stop = int(self._offsets[q]), int(self._offsets[q + 1])
-            query = str(self._query_ids[q])
+            query = str(self.segment_ids[q])
             docs = self.doc_ids(slice(start, stop)).to_pylist()
             for d, score in zip(docs, self._scores[start:stop].tolist(), strict=True):
                 yield query, d, score
@@ -479,7 +485,7 @@ class Run:
         rank = rows - self._offsets[groups] + 1
         return pa.table(
             {
-                "query_id": pa.array(self._query_ids[groups].tolist(), type=pa.string()),
+                "query_id": pa.array(self.segment_ids[groups].tolist(), type=pa.string()),
                 "doc_id": self.doc_ids(rows),
                 "rank": pa.array(rank),
                 "score": pa.array(self._scores[rows]),
@@ -650,7 +656,7 @@ def _check_unique_pairs(
     hashes: npt.NDArray[np.uint64],
     docs: Any,
     rows: IntArray,
-    q_vocab: ObjArray,
+    q_vocab: Any,
     origin: Origin,
 ) -> None:
     """A document may appear once per query. Hashes find candidates; strings confirm them.
@@ -676,6 +682,6 @@ def _check_unique_pairs(
         row, (q, doc) = min(duplicates)
         raise origin.error(
             row,
-            f"duplicate result for query {q_vocab[q]!r}, doc {doc!r} (a document may appear "
+            f"duplicate result for query {str(q_vocab[q])!r}, doc {doc!r} (a document may appear "
             "once per query; remove the repeated line)",
         )

@@ -59,11 +59,10 @@ RUN_LAYOUT = _Layout(
 
 def read_trec_qrels(source: Source) -> Qrels:
     columns = _read(source, QRELS_LAYOUT)
+    origin = _origin(source, columns, QRELS_LAYOUT)
+    # Popped, so each column can be freed as soon as the Qrels has taken what it needs.
     return Qrels.from_columns(
-        columns["qid"],
-        columns["docid"],
-        columns["grade"],
-        origin=_origin(source, columns, QRELS_LAYOUT),
+        columns.pop("qid"), columns.pop("docid"), columns.pop("grade"), origin=origin
     )
 
 

@@ -219,10 +219,7 @@ def join(
             rel,
         )
     # Queries: those in both (trec_eval default) or every judged query (trec_eval -c).
-    qrels_index = qrels.query_rows()
-    run_to_qrels = np.array(
-        [qrels_index.get(q, -1) for q in run.segment_ids.tolist()], dtype=np.int64
-    )
+    run_to_qrels = qrels.rows_of(run.segment_ids)  # (vectorised: no dict of every query)
     present = run_to_qrels >= 0
     qrels_to_run = np.full(qrels.n_queries, -1, dtype=np.int64)
     qrels_to_run[run_to_qrels[present]] = np.flatnonzero(present)
