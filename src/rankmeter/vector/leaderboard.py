@@ -173,7 +173,9 @@ class _Refused(ValueError):
 def _parse_int(text: str) -> int:
     digits = len(text.lstrip("-"))
     if digits > _MAX_DIGITS:
-        raise _Refused(f"an integer of {digits} digits (a stored result has at most {_MAX_DIGITS})")
+        raise _Refused(
+            f"an integer of {digits} digits, where a stored result has at most {_MAX_DIGITS}"
+        )
     return int(text)
 
 
