@@ -38,8 +38,11 @@ def test_integer_accepts_and_returns_a_plain_int(value: Any, kwargs: Any, expect
             {"low": 1, "high": 20_000_000},
             "k=20000001 must be an integer from 1 to 20,000,000",
         ),
+        # Issue 22: past int64, NumPy overflowed ("Python int too large to convert to C long").
+        pytest.param(2**63, {"low": 1}, "k=9223372036854775808 must be an integer from 1 to 9,223,372,036,854,775,807", id="int64-max-plus-1"),
+        pytest.param(10**5000, {"low": 0}, "k=<an integer of about 5000 digits> must be an integer from 0 to 9,223,372,036,854,775,807", id="5001-digits"),
     ],
-)
+)  # fmt: skip
 def test_integer_refusals_name_the_value_and_the_range(
     value: Any, kwargs: Any, message: str
 ) -> None:

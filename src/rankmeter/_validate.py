@@ -27,12 +27,24 @@ from typing import Any
 
 from rankmeter.errors import PolicyError
 
-__all__ = ["boolean", "choice", "identifier", "integer", "real"]
+__all__ = ["INT64_MAX", "boolean", "choice", "identifier", "integer", "real"]
+
+#: The largest integer any parameter takes where the caller gives no upper bound: NumPy and the
+#: C kernels hold integers (cutoffs, depths, counts, seeds) as int64, and a larger Python int
+#: overflows there ("Python int too large to convert to C long") instead of being refused.
+INT64_MAX = 2**63 - 1
 
 
 def _fail(name: str, value: Any, expected: str, what: str, error: type[Exception]) -> Exception:
     meaning = f" ({what})" if what else ""
-    return error(f"{name}={value!r} must be {expected}{meaning}")
+    return error(f"{name}={_shown(value)} must be {expected}{meaning}")
+
+
+def _shown(value: Any) -> str:
+    """``repr(value)``, except for an int too long to write (Python refuses past 4,300 digits)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 1000:
+        return f"<an integer of about {int(value.bit_length() * math.log10(2))} digits>"
+    return repr(value)
 
 
 def _int_text(value: int) -> str:
@@ -60,6 +72,13 @@ def integer(
     Traceback (most recent call last):
     ...
     rankmeter.errors.PolicyError: resamples=True must be an integer from 1 to 10,000,000
+
+    Without ``high``, the bound is :data:`INT64_MAX` (what NumPy can hold):
+
+    >>> integer("depth", 2**64, low=1)
+    Traceback (most recent call last):
+    ...
+    rankmeter.errors.PolicyError: depth=18446744073709551616 must be an integer from 1 to 9,223,372,036,854,775,807
     """
     if low is not None and high is not None:
         expected = f"an integer from {_int_text(low)} to {_int_text(high)}"
@@ -73,6 +92,10 @@ def integer(
         raise _fail(name, value, expected, what, error)
     number = int(value)
     if (low is not None and number < low) or (high is not None and number > high):
+        raise _fail(name, value, expected, what, error)
+    if high is None and abs(number) > INT64_MAX:
+        floor = low if low is not None else -INT64_MAX
+        expected = f"an integer from {_int_text(floor)} to {_int_text(INT64_MAX)}"
         raise _fail(name, value, expected, what, error)
     return number
 

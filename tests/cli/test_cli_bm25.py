@@ -171,6 +171,27 @@ def test_fuse_writes_the_fused_trec_run(
     assert fused.ranking("q1") == ["b", "a", "d", "c"]
 
 
+def test_fuse_reports_the_tag_it_wrote(
+    cli: CLI, two_runs: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """Issue 22 trial, item 5: `fuse 'a b=bm25.run' stem.run -o fused.run` said it wrote
+    'rrf(a b+stem)' where the file's tag is rrf(a_b+stem) (TREC splits fields on spaces)."""
+    a, b = two_runs
+    out = tmp_path / "fused.run"
+    result = cli("fuse", f"a b={a}", b, "-o", out)
+    assert result.code == 0, result.err
+    wrote = result.err.splitlines()[-1]
+    tags = {line.split()[5] for line in out.read_text().splitlines()}
+    assert len(tags) == 1
+    (tag,) = tags
+    assert tag.startswith("rrf(a_b+")
+    assert wrote.startswith(f"rankmeter: wrote the fused run '{tag}' to {out}: ")
+    named = cli("fuse", a, b, "--name", "my\thybrid run", "-o", out)
+    assert named.code == 0, named.err
+    assert {line.split()[5] for line in out.read_text().splitlines()} == {"my_hybrid_run"}
+    assert "wrote the fused run 'my_hybrid_run'" in named.err
+
+
 def test_fuse_to_stdout_with_weights_and_depth(cli: CLI, two_runs: tuple[Path, Path]) -> None:
     a, b = two_runs
     result = cli("fuse", a, b, "--method", "minmax", "--weights", "0.7,0.3", "--depth", "2")

@@ -190,3 +190,29 @@ def test_labels_to_a_terminal_escape_hostile_ids_and_stay_exact_in_a_pipe(
     assert "d3\\x1b]0;PWNED\\x07" in shown and "q7\\x1b[2J" in shown
     ((piped, _),) = run_commands([argv], tmp_path, terminal=False)
     assert f"{hostile_query} 0 {hostile_doc} " in piped
+
+
+@pytest.mark.parametrize(
+    ("query", "doc", "shown"),
+    [
+        ("q", "a\nb 0 c 3", r"doc id 'a\nb 0 c 3' (query 'q')"),
+        ("q 1", "a", r"query id 'q 1' (query 'q 1')"),
+    ],
+)
+def test_an_id_trec_qrels_cannot_hold_is_bad_data_naming_the_log(
+    cli: CLI, tmp_path: Path, query: str, doc: str, shown: str
+) -> None:
+    """Issue 22 trial, item 4: a doc id "a\\nb 0 c 3" in the log was a usage error (exit 2)
+    naming neither the log nor the query; now exit 1, the log named, nothing written."""
+    log = simulate({query: {doc: 1}}, {query: {doc: 3.0, "b": 2.0, "c": 1.0}}, sessions=50, seed=1)
+    path = tmp_path / "evil.parquet"
+    pq.write_table(log, path)
+    target = tmp_path / "q.txt"
+    message = cli(
+        "clicks", "labels", path, "-o", target, "--min-impressions", "5"
+    ).assert_one_error_line(1)
+    assert message == (
+        f"{path}: {shown} cannot be written as TREC qrels: ids must be non-empty and hold no "
+        "whitespace"
+    )
+    assert not target.exists()

@@ -164,6 +164,13 @@ USAGE_ERRORS = [
     ),
     ("cutoff of 0", ["-m", "P@0"], r"'P@0': the cutoff must be a positive integer, got 0$"),
     ("negative cutoff", ["-m", "nDCG@-3"], r"the cutoff must be a positive integer, got '-3'$"),
+    (  # issue 22 trial, item 3: these were "internal error: OverflowError" (exit 70)
+        "cutoff beyond int64",
+        ["-m", "P@99999999999999999999"],
+        r"^'P@99999999999999999999': the cutoff must be a positive integer up to 2,147,483,647,"
+        r" got 99999999999999999999$",
+    ),
+    ("cutoff of 2**63", ["-m", "P@9223372036854775808"], r"up to 2,147,483,647, got 922337"),
     (
         "bad metric parameter",
         ["-m", "nDCG(gain=cubic)@10"],
@@ -348,3 +355,16 @@ def test_a_bug_is_still_one_line(
     monkeypatch.setenv("RANKMETER_DEBUG", "1")
     with pytest.raises(RuntimeError):
         cli("evaluate", files["qrels"], files["a"])
+
+
+def test_an_integer_option_beyond_int64_is_a_usage_error(cli: CLI, files: dict[str, Path]) -> None:
+    """Issue 22 trial, item 3: `pool RUN --depth 99999999999999999999` was "internal error:
+    OverflowError: Python int too large to convert to C long" (exit 70); every integer
+    parameter without its own upper bound stops at int64 (rankmeter._validate.integer)."""
+    out = files["a"].parent / "pool.out"
+    big = "99999999999999999999"
+    message = cli("pool", files["a"], "--depth", big, "-o", out).assert_one_error_line(2)
+    assert message.startswith(
+        f"depth={big} must be an integer from 1 to 9,223,372,036,854,775,807"
+    ), message
+    assert not out.exists()

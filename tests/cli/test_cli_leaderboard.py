@@ -263,3 +263,53 @@ def test_a_result_its_own_queries_contradict_is_one_error_line(cli: CLI, tmp_pat
     store("liar", 7.0, [7.0, 7.0])
     message = cli("leaderboard", results).assert_one_error_line(1)
     assert message.startswith(f'{liar}: nDCG@10 = 7 in "metrics", outside its range [0, 1]')
+
+
+@pytest.mark.parametrize(
+    ("text", "match"),
+    [
+        ("[" * 100_000 + "]" * 100_000, r"JSON nested too deeply"),
+        (
+            '{"format": "rankmeter leaderboard entry", "version": 1, "metrics": {"nDCG@10": 1'
+            + "0" * 5000
+            + "}}",
+            r"an integer of 5001 digits",
+        ),
+    ],
+    ids=["deep", "5001-digits"],
+)
+def test_hostile_stored_files_are_bad_data_not_internal_errors(
+    cli: CLI, tmp_path: Path, text: str, match: str
+) -> None:
+    """Issue 22 trial, item 2: these were "internal error" (exit 70)."""
+    (tmp_path / "bad.json").write_text(text)
+    message = cli("leaderboard", tmp_path).assert_one_error_line(1)
+    assert message.startswith(f"{tmp_path / 'bad.json'}: not a leaderboard result")
+    assert re.search(match, message)
+
+
+def test_a_file_name_s_newline_shows_as_backslash_n(cli: CLI, tmp_path: Path) -> None:
+    """Issue 22 trial, item 6: the newline became a space ("x y")."""
+    (tmp_path / "x\ny").write_text("{}")
+    message = cli("leaderboard", tmp_path).assert_one_error_line(1)
+    assert message.startswith(f"{tmp_path}/x\\ny: not a leaderboard result")
+
+
+def test_output_inside_the_results_folder_is_refused(
+    cli: CLI, setup: dict[str, Path], tmp_path: Path
+) -> None:
+    """Issue 22 trial, item 6: `leaderboard res -f json -o res/board.json` wrote the board
+    into the folder, and the next `leaderboard res` refused the folder. Refused instead (exit
+    2), writing nothing; elsewhere it is written."""
+    results = setup["results"]
+    done = cli("embed-eval", setup["aero"], "--model", setup["plain"], "--results-dir", results)
+    assert done.code == 0, done.err
+    before = sorted(p.name for p in results.iterdir())
+    inside = cli("leaderboard", results, "-f", "json", "-o", results / "board.json")
+    message = inside.assert_one_error_line(2)
+    assert "board.json is inside the results folder" in message
+    assert sorted(p.name for p in results.iterdir()) == before
+    assert cli("leaderboard", results).code == 0
+    elsewhere = cli("leaderboard", results, "-f", "json", "-o", tmp_path / "board.json")
+    assert elsewhere.code == 0, elsewhere.err
+    assert json.loads((tmp_path / "board.json").read_text())["metric"] == "nDCG@10"

@@ -174,7 +174,26 @@ def test_metric_names_lists_every_spec() -> None:
         param("ndgc@10", r"unknown metric 'ndgc@10'; did you mean nDCG@10\?", id="typo"),
         param("mrrr", r"unknown metric 'mrrr'; did you mean RR\?", id="typo-no-cutoff"),
         param("ndgc@10", r"Valid metrics: P@k, R@k, nDCG@k", id="lists-valid-names"),
-        param("zzzzzz", r"unknown metric 'zzzzzz' Valid metrics: ", id="no-suggestion"),
+        param("zzzzzz", r"unknown metric 'zzzzzz'\. Valid metrics: ", id="no-suggestion"),
+        param(
+            "nDCG\x1b[31m@10",
+            r"unknown metric 'nDCG\\x1b\[31m@10'\. Valid metrics: ",
+            id="no-suggestion-escape",
+        ),
+        # Issue 22: a cutoff past any ranking's length overflowed the C kernels (exit 70).
+        param(
+            "P@99999999999999999999",
+            r"'P@99999999999999999999': the cutoff must be a positive integer up to "
+            r"2,147,483,647, got 99999999999999999999",
+            id="cutoff-beyond-int64",
+        ),
+        param("P@9223372036854775808", r"up to 2,147,483,647", id="cutoff-int64-max-plus-1"),
+        param("P@2147483648", r"up to 2,147,483,647, got 2147483648", id="cutoff-2-31"),
+        param("P.5,99999999999", r"up to 2,147,483,647, got 99999999999", id="trec-cutoff-big"),
+        param(
+            "P@1" + "0" * 5000, r"got 10000000000000000000\.\.\. \(5001 digits\)", id="5001-digits"
+        ),
+        param("MAPP@" + "1" * 5000, r"unknown metric 'MAPP@1111", id="unknown-5000-digit-cutoff"),
         param("P@", r"'P@': the cutoff must be a positive integer, got ''", id="empty-cutoff"),
         param("P@0", r"'P@0': the cutoff must be a positive integer, got 0", id="cutoff-0"),
         param("P.0", r"'P.0': the cutoff must be a positive integer, got 0", id="trec-cutoff-0"),
@@ -373,7 +392,7 @@ def test_the_not_yet_table_never_hides_a_supported_metric() -> None:
         param("precison@5", r"did you mean P@5\?", id="typo-precision"),
         param("judgd@10", r"did you mean Judged@10\?", id="typo-judged"),
         # Equally close to NumRet and NumRel: no guess.
-        param("numre", r"^unknown metric 'numre' Valid metrics: ", id="ambiguous"),
+        param("numre", r"^unknown metric 'numre'\. Valid metrics: ", id="ambiguous"),
     ],
 )
 def test_suggestions_are_close_in_spelling_and_meaning(text: str, pattern: str) -> None:

@@ -104,7 +104,7 @@ def test_a_copied_result_is_named(tmp_path: Path) -> None:
         (
             {"format": "rankmeter leaderboard entry", "version": 1, "model": "m", "dataset": "d",
              "metrics": {"nDCG@10": "high"}, "per_query": {}},
-            r'"metrics" must map metric names to numbers',
+            r'"metrics" has \'nDCG@10\' = "high": a metric\'s value must be a finite number',
         ),
         ([1, 2], r'not a leaderboard result \(no "format"'),
     ],
@@ -213,3 +213,89 @@ def test_a_fifo_in_the_folder_is_refused_without_opening_it(tmp_path: Path) -> N
         pytest.fail("read_leaderboard opened the FIFO and waited for a writer")
     assert len(found) == 1 and isinstance(found[0], FormatError)
     assert str(found[0]).startswith(f"{tmp_path / 'pipe.json'}: not a regular file (a FIFO)")
+
+
+# -- issue 22 (hostile trial): hostile stored files are one error naming the file ------------------
+def _hostile(values: dict[str, object] | None = None, **fields: object) -> dict[str, object]:
+    payload: dict[str, object] = {
+        "format": "rankmeter leaderboard entry",
+        "version": 1,
+        "model": "m",
+        "dataset": "d",
+        "metrics": {"nDCG@10": 0.5, **(values or {})},
+        "info": {},
+        "per_query": {"q1": {"nDCG@10": 0.5}},
+    }
+    payload.update(fields)
+    return payload
+
+
+def test_a_huge_file_is_refused_from_its_size_before_reading(tmp_path: Path) -> None:
+    """Item 1: a 2 GB file took 4.2 GB and 18.8 s before "not JSON"; a 300 MB one 670 MB."""
+    with (tmp_path / "huge.json").open("wb") as sparse:
+        sparse.truncate(300 * 2**20)  # sparse: no disk, no time
+    with pytest.raises(
+        FormatError, match=r"huge\.json: too big to be a leaderboard result \(314,572,800 bytes"
+    ):
+        read_leaderboard(tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("text", "match"),
+    [
+        ("[" * 100_000 + "]" * 100_000, r"not a leaderboard result \(JSON nested too deeply\)"),
+        (
+            json.dumps(_hostile()).replace("0.5", "1" + "0" * 5000, 1),
+            r"not a leaderboard result \(an integer of 5001 digits",
+        ),
+        (
+            json.dumps(_hostile()).replace("0.5", "NaN", 1),
+            r"\"metrics\" has 'nDCG@10' = NaN: a metric's value must be a finite number",
+        ),
+        (
+            json.dumps(_hostile()).replace("0.5", "-Infinity", 1),
+            r"\"metrics\" has 'nDCG@10' = -Infinity: a metric's value must be a finite number",
+        ),
+        (
+            json.dumps(_hostile({"RR@10": None})),
+            r"\"metrics\" has 'RR@10' = null: a metric's value",
+        ),
+        (
+            json.dumps(_hostile({"RR@10": "0.9"})),
+            r"\"metrics\" has 'RR@10' = \"0\.9\": a metric's value",
+        ),
+        (
+            json.dumps(_hostile(per_query={"q1": {"nDCG@10": "high"}})),
+            r"\"per_query\" has 'nDCG@10' = \"high\" for query 'q1': a metric's value",
+        ),
+        (
+            json.dumps({k: v for k, v in _hostile().items() if k != "version"}),
+            r"no \"version\" of its layout; this rankmeter reads version 1",
+        ),
+    ],
+    ids=[
+        "deep",
+        "5001-digits",
+        "nan",
+        "infinity",
+        "null",
+        "string",
+        "per-query-string",
+        "no-version",
+    ],
+)
+def test_hostile_stored_values_are_named(tmp_path: Path, text: str, match: str) -> None:
+    """Items 2 and 6: RecursionError and Python's 4,300-digit limit were internal errors; a
+    NaN, infinity, string or null value did not say which metric; a missing version said
+    "layout version None"."""
+    (tmp_path / "bad.json").write_text(text)
+    with pytest.raises(FormatError, match=r"bad\.json: " + match):
+        read_leaderboard(tmp_path)
+
+
+def test_a_file_name_s_newline_is_shown_escaped(tmp_path: Path) -> None:
+    """Item 6: a file named x<newline>y was shown as "x y"."""
+    (tmp_path / "x\ny").write_text("{}")
+    with pytest.raises(FormatError, match=r"/x\\ny: not a leaderboard result") as caught:
+        read_leaderboard(tmp_path)
+    assert "\n" not in str(caught.value)

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import os
 from enum import Enum
 from typing import Annotated
 
 import typer
 
 from rankmeter.cli._common import OutputOption, emit, render_rich
+from rankmeter.report import visible
 
 
 class LeaderboardFormat(str, Enum):
@@ -45,6 +47,7 @@ def leaderboard(
     )
     from rankmeter.vector.leaderboard import read_leaderboard
 
+    _refuse_output_inside(output, results_dir)
     board = read_leaderboard(results_dir, metric=metric, alpha=alpha)
     if output_format is LeaderboardFormat.json:
         emit(render_json(board), output)
@@ -54,6 +57,23 @@ def leaderboard(
         emit(terminal_safe(render_html(board), output), output)
     else:
         render_rich(render_table(board), output)
+
+
+def _refuse_output_inside(output: str | None, results_dir: str) -> None:
+    """An -o in the results folder is refused: the board written there is not a stored result,
+    so the next `leaderboard` of the folder would refuse it. It is not skipped instead: every
+    file in a results folder is checked, so that a damaged or foreign result is named, never
+    silently left out of the ranking."""
+    if output is None or output == "-":
+        return
+    folder = os.path.realpath(results_dir)
+    if os.path.dirname(os.path.realpath(output)) == folder:
+        raise typer.BadParameter(
+            f"{visible(output)} is inside the results folder {visible(results_dir)}, which "
+            "holds only stored results (the next leaderboard would refuse the folder); write "
+            "the board elsewhere",
+            param_hint="'--output' / '-o'",
+        )
 
 
 def register(app: typer.Typer) -> None:

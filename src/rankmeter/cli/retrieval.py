@@ -167,12 +167,13 @@ def fuse(
     else:
         import sys
 
+        from rankmeter.io import trec_run_tag
         from rankmeter.report import visible
         from rankmeter.report.vector import fused_line
 
         write_trec_run(fused, output)
         line = fused_line(
-            fused.name,
+            trec_run_tag(fused.name),  # the tag written, not the name given ("a b" -> "a_b")
             method=method.value,
             runs=len(loaded),
             queries=fused.n_queries,

@@ -18,6 +18,7 @@ Either estimates the click probability of an examined result, on the scale of ra
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -29,7 +30,7 @@ from rankmeter.clicks.log import click_log
 from rankmeter.clicks.models import MODELS, ClickModel, fit
 from rankmeter.data.arrays import FloatArray
 from rankmeter.data.qrels import Qrels
-from rankmeter.errors import PolicyError
+from rankmeter.errors import FormatError, PolicyError
 
 __all__ = ["ESTIMATORS", "GRADES", "estimate_relevance", "labels"]
 
@@ -146,6 +147,26 @@ def _thresholds(grades: Sequence[float] | str) -> list[float]:
     return checked
 
 
+_SPACE = re.compile(r"\s")
+
+
+def _check_writable(query_ids: Any, doc_ids: Any, source: str) -> None:
+    """Refuse, naming the log, a labelled id that TREC qrels cannot hold (empty, or holding
+    whitespace, on which TREC splits fields): bad data in the log, found before any qrels are
+    written (the words of ``rankmeter.io.trec_qrels_lines``)."""
+    queries, docs = query_ids.to_pylist(), doc_ids.to_pylist()
+    if all(queries) and all(docs) and not _SPACE.search("".join(queries) + "".join(docs)):
+        return  # one scan of every id: the common case
+    for query, doc in zip(queries, docs, strict=True):
+        for what, value in (("query", query), ("doc", doc)):
+            if not value or _SPACE.search(value):
+                raise FormatError(
+                    source,
+                    f"{what} id {value!r} (query {query!r}) cannot be written as TREC qrels: "
+                    "ids must be non-empty and hold no whitespace",
+                )
+
+
 def labels(
     log: Any,
     model: Any = "pbm",
@@ -187,6 +208,9 @@ def labels(
     ------
     PolicyError
         When no pair has ``min_impressions`` impressions.
+    FormatError
+        When a labelled query or doc id cannot be written as TREC qrels (empty, or holding
+        whitespace), naming the log.
 
     Examples
     --------
@@ -214,9 +238,11 @@ def labels(
     import pyarrow as pa
 
     rows = pa.array(kept)
+    query_ids, doc_ids = table.column("query_id").take(rows), table.column("doc_id").take(rows)
+    _check_writable(query_ids, doc_ids, _source(log))
     return Qrels.from_columns(
-        table.column("query_id").take(rows),
-        table.column("doc_id").take(rows),
+        query_ids,
+        doc_ids,
         grade.astype(np.int64),
         origin=f"clicks of {_source(log)}",
     )

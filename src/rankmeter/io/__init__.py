@@ -39,7 +39,13 @@ from rankmeter.io.tables import (
     read_table,
     run_from_table,
 )
-from rankmeter.io.trec import read_trec_qrels, read_trec_run, trec_qrels_lines, trec_run_lines
+from rankmeter.io.trec import (
+    read_trec_qrels,
+    read_trec_run,
+    trec_qrels_lines,
+    trec_run_lines,
+    trec_run_tag,
+)
 
 __all__ = [
     "FORMATS",
@@ -57,6 +63,7 @@ __all__ = [
     "read_run",
     "same_target",
     "trec_qrels_text",
+    "trec_run_tag",
     "trec_run_text",
     "write_trec_qrels",
     "write_trec_run",

@@ -113,12 +113,22 @@ def _run_name(source: Source, columns: dict[str, Any]) -> str:
     return run_tag(source.first_line(lambda line: is_row(line, RUN_LAYOUT))) or "run"
 
 
+def trec_run_tag(name: str) -> str:
+    """The tag a run named ``name`` is written under (TREC's sixth field): its whitespace as
+    underscores (TREC splits fields on it), ``run`` for no name.
+
+    >>> trec_run_tag("rrf(a b+stem)")
+    'rrf(a_b+stem)'
+    """
+    return "".join("_" if c.isspace() else c for c in name) or "run"
+
+
 def trec_run_lines(run: Run) -> Iterator[str]:
     """The run's lines in TREC format (``qid Q0 docid rank score tag``), queries in natural
     order, each result at its rank under the run's tie policy; the score as Python's repr
-    writes it (it reads back to the same float), spaces in the name as underscores."""
+    writes it (it reads back to the same float), whitespace in the name as underscores (:func:`trec_run_tag`)."""
     table = run.to_arrow()
-    tag = run.name.replace(" ", "_") or "run"
+    tag = trec_run_tag(run.name)
     for q, d, r, s in zip(
         table.column("query_id").to_pylist(),
         table.column("doc_id").to_pylist(),

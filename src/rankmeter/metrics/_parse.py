@@ -19,6 +19,9 @@ from rankmeter.metrics._spec import Metric, MetricSpec
 _GRAMMAR = re.compile(
     r"(?P<name>[A-Za-z][\w\-]*)\s*(?:\((?P<params>[^()]*)\))?\s*(?:@\s*(?P<cutoff>\S*))?"
 )
+#: The largest cutoff a metric takes (2**31 - 1): no ranking is longer, and a larger one would
+#: overflow the C kernels' integers instead of being refused.
+MAX_CUTOFF = 2**31 - 1
 # Cutoffs are ASCII digits ([0-9], not \d: int() reads every script's digits, and "P@٥" would
 # be P@5).
 _TREC = re.compile(r"(?P<base>[A-Za-z][\w\-]*?)[._](?P<cutoffs>[0-9]+(?:,[0-9]+)*)")
@@ -130,7 +133,14 @@ def _cutoff(text: str, value: str) -> int:
         if "," in value:
             hint = " (name each metric separately, e.g. -m P@1 -m P@2, or use P.1,2)"
         raise MetricError(f"{text!r}: the cutoff must be a positive integer, got {value!r}{hint}")
-    cutoff = int(value)
+    digits = value.strip().lstrip("+").lstrip("0") or "0"
+    # Checked on the digits before int(): Python refuses to read past 4,300 of them.
+    if len(digits) > len(str(MAX_CUTOFF)) or int(digits) > MAX_CUTOFF:
+        shown = digits if len(digits) <= 30 else f"{digits[:20]}... ({len(digits)} digits)"
+        raise MetricError(
+            f"{text!r}: the cutoff must be a positive integer up to {MAX_CUTOFF:,}, got {shown}"
+        )
+    cutoff = int(digits)
     if cutoff <= 0:
         raise MetricError(f"{text!r}: the cutoff must be a positive integer, got {cutoff}")
     return cutoff
@@ -221,7 +231,9 @@ def _unknown(text: str, name: str | None = None, cutoff: str | None = None) -> M
             f"metric {text!r} is not supported yet: rankmeter does not compute {lacking}. "
             f"Supported metrics: {valid} (see `rankmeter metrics`)"
         )
-    with_cutoff = bool(cutoff and cutoff.isdigit() and int(cutoff) > 0)
+    with_cutoff = bool(
+        cutoff and cutoff.isascii() and cutoff.isdigit() and 0 < int(cutoff[:12]) <= MAX_CUTOFF
+    )
     suggestion = _closest(key, with_cutoff=with_cutoff)
     hint = ""
     if suggestion is not None:
@@ -229,7 +241,7 @@ def _unknown(text: str, name: str | None = None, cutoff: str | None = None) -> M
             suggestion += f"@{cutoff}"
         hint = f"; did you mean {suggestion}?"
     return MetricError(
-        f"unknown metric {text!r}{hint} Valid metrics: {valid} (see `rankmeter metrics`)"
+        f"unknown metric {text!r}{hint or '.'} Valid metrics: {valid} (see `rankmeter metrics`)"
     )
 
 

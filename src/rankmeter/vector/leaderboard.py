@@ -155,41 +155,122 @@ def dataset_name(root: str | os.PathLike[str]) -> str:
 
 
 # -- reading -------------------------------------------------------------------------------------
-def _entry_from(path: Path) -> LeaderboardEntry:
+#: The largest stored result read (256 MiB), checked from the file's size before it is opened.
+#: A result holds, per judged query, its id and one value per metric (about 32 bytes a value:
+#: BM25 on medline, 3 metrics, is 4.4 kB for 30 queries): 1M queries with 8 metrics fit, or
+#: 270k with the 30 metrics of --preset mteb, where BEIR's largest test set has 13k queries. A
+#: larger file is no result, and reading it would take several times its size in memory.
+MAX_ENTRY_BYTES = 256 * 2**20
+#: The most digits an integer in a stored result may have: rankmeter writes counts, seconds and
+#: dimensions (a few digits); Python refuses to read past 4,300 of them.
+_MAX_DIGITS = 30
+
+
+class _Refused(ValueError):
+    """A value the JSON reader refuses as it reads (an integer too long to be a count)."""
+
+
+def _parse_int(text: str) -> int:
+    digits = len(text.lstrip("-"))
+    if digits > _MAX_DIGITS:
+        raise _Refused(
+            f"an integer of {digits} digits, where a stored result has at most {_MAX_DIGITS}"
+        )
+    return int(text)
+
+
+def _shown_path(path: Path | str) -> str:
+    """A path as an error message shows it: control characters visible (a newline as \\n),
+    never a line break or a terminal command."""
+    from rankmeter._escape import visible
+
+    return visible(str(path))
+
+
+def _shown_value(value: Any) -> str:
+    """A stored value as an error message shows it: JSON (NaN, Infinity, null, "text"), short."""
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):  # not JSON (cannot come from json.loads)
+        text = repr(value)
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
+def _entry_from(path: Path, size: int | None = None) -> LeaderboardEntry:
+    shown = _shown_path(path)
+
     def bad(reason: str) -> FormatError:
         return FormatError(
-            str(path),
+            shown,
             f"{reason}; a results folder holds only the files rankmeter embed-eval "
             "--results-dir writes",
         )
 
+    if size is None:
+        try:
+            size = path.stat().st_size
+        except OSError as exc:
+            raise FormatError(shown, f"cannot read it: {exc.strerror}") from None
+    if size > MAX_ENTRY_BYTES:
+        raise bad(
+            f"too big to be a leaderboard result ({size:,} bytes; a result of 1M queries takes "
+            f"well under {MAX_ENTRY_BYTES:,})"
+        )
     try:
-        text = path.read_text(encoding="utf-8")
+        # Read at most one byte past the cap: a file that grew since its size was taken is
+        # still refused without being read whole.
+        with path.open("rb") as handle:
+            data = handle.read(MAX_ENTRY_BYTES + 1)
+        if len(data) > MAX_ENTRY_BYTES:
+            raise bad(f"too big to be a leaderboard result (more than {MAX_ENTRY_BYTES:,} bytes)")
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise bad("not a leaderboard result (not UTF-8 text)") from None
     except OSError as exc:
-        raise FormatError(str(path), f"cannot read it: {exc.strerror}") from None
+        raise FormatError(shown, f"cannot read it: {exc.strerror}") from None
     try:
-        payload = json.loads(text)
+        payload = json.loads(text, parse_int=_parse_int)
     except json.JSONDecodeError as exc:
         raise bad(f"not a leaderboard result (not JSON: {exc.msg} at line {exc.lineno})") from None
+    except _Refused as exc:
+        raise bad(f"not a leaderboard result ({exc})") from None
+    except RecursionError:
+        raise bad("not a leaderboard result (JSON nested too deeply)") from None
     if not isinstance(payload, dict) or payload.get("format") != ENTRY_FORMAT:
         raise bad(f'not a leaderboard result (no "format": "{ENTRY_FORMAT}")')
-    if payload.get("version") != ENTRY_VERSION:
+    if "version" not in payload:
+        raise bad(f'no "version" of its layout; this rankmeter reads version {ENTRY_VERSION}')
+    if payload["version"] != ENTRY_VERSION:
         raise bad(
-            f"layout version {payload.get('version')!r}; this rankmeter reads {ENTRY_VERSION}"
+            f"layout version {_shown_value(payload['version'])}; this rankmeter reads "
+            f"{ENTRY_VERSION}"
         )
     model, dataset = payload.get("model"), payload.get("dataset")
     metrics, per_query = payload.get("metrics"), payload.get("per_query")
     info = payload.get("info", {})
     if not isinstance(model, str) or not model or not isinstance(dataset, str) or not dataset:
         raise bad('a leaderboard result needs a non-empty "model" and "dataset"')
-    if not isinstance(metrics, dict) or not all(_number(v) for v in metrics.values()):
+    if not isinstance(metrics, dict):
         raise bad('"metrics" must map metric names to numbers')
-    if not isinstance(per_query, dict) or not all(
-        isinstance(v, dict) and all(_number(x) for x in v.values()) for v in per_query.values()
-    ):
+    for name, value in metrics.items():
+        if not _number(value):
+            raise bad(
+                f'"metrics" has {name!r} = {_shown_value(value)}: a metric\'s value must be a '
+                "finite number"
+            )
+    if not isinstance(per_query, dict):
         raise bad('"per_query" must map query ids to {metric: number}')
+    for query, values in per_query.items():
+        if not isinstance(values, dict):
+            raise bad(
+                f'"per_query" has {_shown_value(values)} for query {query!r}, not {{metric: number}}'
+            )
+        for name, value in values.items():
+            if not _number(value):
+                raise bad(
+                    f'"per_query" has {name!r} = {_shown_value(value)} for query {query!r}: a '
+                    "metric's value must be a finite number"
+                )
     if not isinstance(info, dict):
         raise bad('"info" must be an object')
     _check_values(path, metrics, per_query)
@@ -217,7 +298,7 @@ def _check_values(
 
     def refuse(reason: str) -> FormatError:
         return FormatError(
-            str(path),
+            _shown_path(path),
             f"{reason}; the file was edited or is corrupt: store the result again with "
             "rankmeter embed-eval --results-dir",
         )
@@ -263,37 +344,42 @@ def read_entries(results_dir: str | os.PathLike[str]) -> list[LeaderboardEntry]:
     folder = Path(results_dir)
     if not folder.is_dir():
         what = "no such folder" if not folder.exists() else "not a folder"
-        raise FormatError(str(folder), f"{what}; give the folder embed-eval --results-dir wrote")
+        raise FormatError(
+            _shown_path(folder), f"{what}; give the folder embed-eval --results-dir wrote"
+        )
     entries: list[LeaderboardEntry] = []
     seen: dict[tuple[str, str], Path] = {}
     for path in sorted(folder.iterdir()):
         if path.name.startswith("."):
             continue
         try:
-            mode = path.stat().st_mode
+            status = path.stat()
         except OSError as exc:  # a link to nowhere, a file removed meanwhile
-            raise FormatError(str(path), f"cannot read it: {exc.strerror}") from None
+            raise FormatError(_shown_path(path), f"cannot read it: {exc.strerror}") from None
+        mode = status.st_mode
         if stat.S_ISDIR(mode):
             continue
         if not stat.S_ISREG(mode):
             # Opening a FIFO would wait for a writer forever; a device is no result either.
             raise FormatError(
-                str(path),
+                _shown_path(path),
                 f"not a regular file ({_kind(mode)}); a results folder holds only the files "
                 "rankmeter embed-eval --results-dir writes",
             )
-        entry = _entry_from(path)
+        entry = _entry_from(path, status.st_size)
         key = (entry.model, entry.dataset)
         if key in seen:
             raise FormatError(
-                str(path),
+                _shown_path(path),
                 f"a second result for model {entry.model!r} on {entry.dataset!r} (the first: "
-                f"{seen[key]}); remove one",
+                f"{_shown_path(seen[key])}); remove one",
             )
         seen[key] = path
         entries.append(entry)
     if not entries:
-        raise FormatError(str(folder), "holds no results; run rankmeter embed-eval --results-dir")
+        raise FormatError(
+            _shown_path(folder), "holds no results; run rankmeter embed-eval --results-dir"
+        )
     return entries
 
 
@@ -439,7 +525,7 @@ def leaderboard_of(
         raise PolicyError("no results to rank")
     for entry in given:
         if _value(entry.metrics, label) is None:
-            where = f" ({entry.path})" if entry.path is not None else ""
+            where = f" ({_shown_path(entry.path)})" if entry.path is not None else ""
             raise PolicyError(
                 f"the result of {entry.model!r} on {entry.dataset!r}{where} has no {label} "
                 f"(it has {', '.join(entry.metrics) or 'no metric'}); choose one of those or "
@@ -511,7 +597,7 @@ def _check_same_queries(entries: list[LeaderboardEntry]) -> None:
         reference = first.setdefault(entry.dataset, entry)
         if set(entry.per_query) == set(reference.per_query):
             continue
-        where = f" ({reference.path})" if reference.path is not None else ""
+        where = f" ({_shown_path(reference.path)})" if reference.path is not None else ""
         reason = (
             f"the result of {entry.model!r} on {entry.dataset!r} has "
             f"{len(entry.per_query)} judged queries and that of {reference.model!r}{where} "
@@ -520,7 +606,7 @@ def _check_same_queries(entries: list[LeaderboardEntry]) -> None:
             "keep their results in separate folders"
         )
         if entry.path is not None:
-            raise FormatError(str(entry.path), reason)
+            raise FormatError(_shown_path(entry.path), reason)
         raise PolicyError(reason)
 
 
