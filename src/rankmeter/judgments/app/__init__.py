@@ -146,6 +146,7 @@ def create_app(
     from starlette.applications import Starlette
     from starlette.concurrency import run_in_threadpool
     from starlette.exceptions import HTTPException
+    from starlette.requests import ClientDisconnect
     from starlette.responses import HTMLResponse, RedirectResponse, Response
     from starlette.routing import Route
 
@@ -247,8 +248,11 @@ def create_app(
         return await run_in_threadpool(shown_page, request)
 
     async def grade(request: Request) -> Response:
-        async with request.form(max_files=0, max_fields=8) as form:
-            fields = {k: v for k, v in form.items() if isinstance(v, str)}
+        try:
+            async with request.form(max_files=0, max_fields=8) as form:
+                fields = {k: v for k, v in form.items() if isinstance(v, str)}
+        except ClientDisconnect:  # gone before the whole form came (closed as too slow)
+            return Response(status_code=400, headers=SECURITY_HEADERS)  # sent to nobody
         return await run_in_threadpool(save, request, fields)
 
     async def css(request: Request) -> Response:
