@@ -426,3 +426,51 @@ def test_exported_labels_are_safe_in_a_spreadsheet_and_read_back_exactly(
     assert report["raters"] == ["-ann", "@bob"]
     assert report["pairs"][0]["shared_items"] == len(items)
     assert report["pairs"][0]["raw_agreement"] == 1.0
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--scale", "0-99999999999999999999"], "must be LOW-HIGH"),
+        (["--scale", "0-3000000"], "a grade must lie between -1000000 and 1000000"),
+        (["--scale", "0-101"], "scale 0-101 has 102 grades: at most 101"),
+        (["--scale", "\uff10-3"], "(ASCII digits)"),
+        (["--port", "70000"], "--port 70000 must be a port number from 0 to 65535"),
+        (["--port", "-1"], "--port -1 must be a port number from 0 to 65535"),
+        (["--seed", "-1"], "--seed -1 must be a whole number from 0"),
+        (["--raters", "a b,c"], "rater name 'a b' holds whitespace or control characters"),
+        (["--raters", "n\nl,b"], r"rater name 'n\nl' holds whitespace"),
+        (["--raters", "\x1b]0;X\x07,b"], r"rater name '\x1b]0;X\x07' holds whitespace"),
+    ],
+)
+def test_serve_refuses_an_option_out_of_range_before_writing(
+    cli: CLI, inputs: dict[str, Path], extra: list[str], message: str
+) -> None:
+    """Issue 22, fix-app items 4-6 and 8: these were "internal error" (exit 70) or accepted,
+    each leaving a database behind (a 0-byte one for --seed -1)."""
+    result = cli(*serve_args(inputs, *extra))
+    assert message in result.assert_one_error_line(2)
+    assert "\x1b" not in result.err
+    assert not inputs["db"].exists()
+    assert list(inputs["db"].parent.glob("*.tmp")) == []
+
+
+def test_serve_on_a_port_in_use_leaves_no_database(cli: CLI, inputs: dict[str, Path]) -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        result = cli(*serve_args(inputs, "--host", "127.0.0.1", "--port", str(port)))
+        assert f"cannot listen on 127.0.0.1:{port}" in result.assert_one_error_line(2)
+    assert not inputs["db"].exists()
+
+
+def test_serve_refuses_an_empty_file_as_database(cli: CLI, inputs: dict[str, Path]) -> None:
+    """An empty file is not a database `judge serve` made (e.g. one a failed run left): it was
+    silently taken over."""
+    inputs["db"].write_bytes(b"")
+    message = cli(*serve_args(inputs)).assert_one_error_line(1)
+    assert message.startswith(f"{inputs['db']}: an empty file, not a rankmeter judgments database")
+    assert inputs["db"].read_bytes() == b""

@@ -109,13 +109,14 @@ def serve(
     import math
     import socket
 
-    from rankmeter.data.labels import parse_scale
     from rankmeter.errors import PolicyError
     from rankmeter.judgments.app import create_app
     from rankmeter.judgments.app.server import serve as serve_app
-    from rankmeter.judgments.app.store import Store
+    from rankmeter.judgments.app.store import Store, check_rater, parse_scale
+    from rankmeter.report import visible
     from rankmeter.report.judging import pages
 
+    # Every option is checked before anything is written: a refused option leaves no database.
     if not (math.isfinite(request_timeout) and request_timeout > 0):
         raise PolicyError(
             f"--request-timeout {request_timeout!r} must be a positive number of seconds"
@@ -123,27 +124,38 @@ def serve(
     names = [n.strip() for n in raters.split(",")]
     if not all(names):
         raise PolicyError(f"--raters {raters!r} has an empty name")
+    for name in names:
+        check_rater(name)
     grades = parse_scale(scale)
-    assert grades is not None  # a text scale is never None
+    if not 0 <= port <= 65535:
+        raise PolicyError(f"--port {port} must be a port number from 0 to 65535 (0: any free port)")
+    if not 0 <= seed < 2**63:
+        raise PolicyError(f"--seed {seed} must be a whole number from 0 to 2**63 - 1")
     text = _guidelines(guidelines) if guidelines is not None else None
-    store = Store.create(
-        db, _items(pool, queries, corpus), names, scale=grades, overlap=overlap, seed=seed
-    )
-    if text is not None:
-        store.set_guidelines(text)
-    app = create_app(db, pages=pages())
+    items = _items(pool, queries, corpus)
+    # Listening comes before the database too: a port in use (or an address that is not this
+    # machine's) is one line, and no new database is left behind.
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     listener = socket.socket(family, socket.SOCK_STREAM)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         listener.bind((host, port))
-    except OSError as exc:
+    except (OSError, OverflowError) as exc:
         listener.close()
-        raise PolicyError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise PolicyError(f"cannot listen on {host}:{port}: {reason}") from None
+    try:
+        store = Store.create(db, items, names, scale=grades, overlap=overlap, seed=seed)
+        if text is not None:
+            store.set_guidelines(text)
+        app = create_app(db, pages=pages())
+    except BaseException:
+        listener.close()
+        raise
     listener.listen(128)
     bound = listener.getsockname()[1]
     for name, token in store.raters().items():
-        print(f"{name} {_url(host, bound, token)}", flush=True)
+        print(f"{visible(name)} {_url(host, bound, token)}", flush=True)
     serve_app(app, listener, request_timeout=request_timeout)
 
 
