@@ -474,3 +474,22 @@ def test_serve_refuses_an_empty_file_as_database(cli: CLI, inputs: dict[str, Pat
     message = cli(*serve_args(inputs)).assert_one_error_line(1)
     assert message.startswith(f"{inputs['db']}: an empty file, not a rankmeter judgments database")
     assert inputs["db"].read_bytes() == b""
+
+
+def test_export_of_ids_with_whitespace_writes_the_labels(cli: CLI, tmp_path: Path) -> None:
+    """Issue 22, fix-app item 7: nothing could be written, with advice to give --labels even
+    when it was given, exit 2."""
+    db = tmp_path / "j.sqlite"
+    store = Store.create(db, [Item("q 1", "d1", "", "", "")], ["ann"])
+    store.record("ann", 1, 2)
+    labels, qrels = tmp_path / "labels.csv", tmp_path / "qrels.txt"
+    result = cli("judge", "export", "--db", str(db), "-o", str(qrels), "--labels", str(labels))
+    message = result.assert_one_error_line(1)
+    assert message == (
+        f"{db}: query 'q 1', doc 'd1' holds whitespace, which TREC qrels cannot hold: the labels "
+        f"were written to {labels} (--labels), the qrels nowhere"
+    )
+    assert labels.read_text() == "query_id,doc_id,rater,label\nq 1,d1,ann,2\n"
+    assert not qrels.exists()
+    alone = cli("judge", "export", "--db", str(db)).assert_one_error_line(1)
+    assert alone.endswith("export the labels alone as a table with --labels FILE (CSV or Parquet)")

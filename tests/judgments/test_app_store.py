@@ -117,9 +117,14 @@ def test_bad_options(tmp_path: Path, options: dict[str, object], message: str) -
 
 
 def test_qrels_cannot_hold_ids_with_whitespace() -> None:
+    from rankmeter.judgments.app.export import check_trec_ids
+
     labels = [Label("q 1", "d1", "ann", 2, 0.0, 1.0)]
-    with pytest.raises(PolicyError, match=r"query 'q 1', doc 'd1' holds whitespace, which TREC"):
-        resolve(labels)
+    grades = resolve(labels)  # a grade per item, whatever its ids
+    with pytest.raises(
+        FormatError, match=r"^j.sqlite: query 'q 1', doc 'd1' holds whitespace, which TREC .*: do"
+    ):
+        check_trec_ids(grades, "j.sqlite", advice="do")
 
 
 def test_resolve_names_its_choices() -> None:

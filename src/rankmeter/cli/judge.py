@@ -209,8 +209,8 @@ def export(
     """
     from rankmeter.errors import PolicyError
     from rankmeter.io import atomic_write_bytes
+    from rankmeter.judgments.app.export import check_trec_ids, unadjudicated
     from rankmeter.judgments.app.export import resolve as resolved
-    from rankmeter.judgments.app.export import unadjudicated
     from rankmeter.judgments.app.store import Store
     from rankmeter.report import terminal_safe, visible
     from rankmeter.report.judging import labels_csv, labels_parquet, qrels_text
@@ -224,14 +224,23 @@ def export(
                 f"{', '.join(raters)})"
             )
     given = store.labels()
-    text = qrels_text(resolved(given, resolve.value, adjudicator=adjudicator))
+    grades = resolved(given, resolve.value, adjudicator=adjudicator)
     left_out = unadjudicated(given, adjudicator) if adjudicator is not None else []
-    if labels is not None:
+    if labels is not None:  # first: the labels table holds any id, the qrels may not
         if labels.lower().endswith((".parquet", ".pq")):
             atomic_write_bytes(labels, labels_parquet(given))
         else:
             emit(terminal_safe(labels_csv(given), labels), labels)
-    emit(terminal_safe(text, output), output)
+    check_trec_ids(
+        grades,
+        db,
+        advice=(
+            f"the labels were written to {labels} (--labels), the qrels nowhere"
+            if labels is not None
+            else "export the labels alone as a table with --labels FILE (CSV or Parquet)"
+        ),
+    )
+    emit(terminal_safe(qrels_text(grades), output), output)
     if left_out:
         items = "item has" if len(left_out) == 1 else "items have"
         print(
