@@ -8,6 +8,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -493,3 +494,22 @@ def test_export_of_ids_with_whitespace_writes_the_labels(cli: CLI, tmp_path: Pat
     assert not qrels.exists()
     alone = cli("judge", "export", "--db", str(db)).assert_one_error_line(1)
     assert alone.endswith("export the labels alone as a table with --labels FILE (CSV or Parquet)")
+
+
+def test_status_and_export_report_a_page_damaged_where_they_do_not_read(
+    cli: CLI, judged: Path
+) -> None:
+    """Issue 22, fix-app minor: `judge status` printed its table, exit 0, over a database whose
+    integrity check fails (a page of the raters' token index made invalid)."""
+    with closing(sqlite3.connect(judged)) as db:
+        (root,) = db.execute(
+            "SELECT rootpage FROM sqlite_master WHERE name = 'sqlite_autoindex_raters_2'"
+        ).fetchone()
+        (size,) = db.execute("PRAGMA page_size").fetchone()
+    data = bytearray(judged.read_bytes())
+    data[(root - 1) * size] = 0  # no valid page type
+    judged.write_bytes(bytes(data))
+    for command in ("status", "export"):
+        message = cli("judge", command, "--db", str(judged)).assert_one_error_line(1)
+        assert message.startswith(f"{judged}: cannot use the judgments database (SQLite says: ")
+        assert "it is damaged" in message

@@ -165,7 +165,9 @@ def status(db: DbOption, output: OutputOption = None) -> None:
     from rankmeter.judgments.app.store import Store
     from rankmeter.report.judging import render_status
 
-    render_rich(render_status(Store(db, read_only=True).progress()), output)
+    store = Store(db, read_only=True)
+    store.quick_check()  # a damaged database is reported, not summed up
+    render_rich(render_status(store.progress()), output)
 
 
 QrelsOutputOption = Annotated[
@@ -216,6 +218,7 @@ def export(
     from rankmeter.report.judging import labels_csv, labels_parquet, qrels_text
 
     store = Store(db, read_only=True)
+    store.quick_check()
     if adjudicator is not None and resolve is Resolve.adjudicated:
         raters = list(store.raters())
         if adjudicator not in raters:

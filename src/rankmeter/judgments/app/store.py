@@ -345,6 +345,7 @@ class Store:
             raise PolicyError(f"seed={seed!r} must be a whole number from 0 to 2**63 - 1")
         if os.path.lexists(target):  # an empty file too: it is not a database we made
             store = cls(target)
+            store.quick_check()
             store._check_same(items, raters, scale, overlap=overlap, seed=seed)
             return store
         # Made whole in a temporary file beside it, then linked in under its name (which fails,
@@ -700,6 +701,18 @@ class Store:
                 (row[0], rater, grade, int(grade is None), time.time(), spent),
             )
         return True
+
+    def quick_check(self) -> None:
+        """Raise :class:`FormatError` naming the file when SQLite's ``quick_check`` finds the
+        database damaged (pages that do not hold what they should)."""
+        with self._connection() as db:
+            found = [str(row[0]) for row in db.execute("PRAGMA quick_check(5)")]
+        if found != ["ok"]:
+            raise FormatError(
+                str(self.path),
+                f"cannot use the judgments database (SQLite says: {found[0]}): it is damaged; "
+                "restore it from a copy, or give a new --db",
+            )
 
     def journal_mode(self) -> str:
         """The database's journal mode (``"wal"``)."""
