@@ -8,6 +8,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -426,3 +427,89 @@ def test_exported_labels_are_safe_in_a_spreadsheet_and_read_back_exactly(
     assert report["raters"] == ["-ann", "@bob"]
     assert report["pairs"][0]["shared_items"] == len(items)
     assert report["pairs"][0]["raw_agreement"] == 1.0
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--scale", "0-99999999999999999999"], "must be LOW-HIGH"),
+        (["--scale", "0-3000000"], "a grade must lie between -1000000 and 1000000"),
+        (["--scale", "0-101"], "scale 0-101 has 102 grades: at most 101"),
+        (["--scale", "\uff10-3"], "(ASCII digits)"),
+        (["--port", "70000"], "--port 70000 must be a port number from 0 to 65535"),
+        (["--port", "-1"], "--port -1 must be a port number from 0 to 65535"),
+        (["--seed", "-1"], "--seed -1 must be a whole number from 0"),
+        (["--raters", "a b,c"], "rater name 'a b' holds whitespace or control characters"),
+        (["--raters", "n\nl,b"], r"rater name 'n\nl' holds whitespace"),
+        (["--raters", "\x1b]0;X\x07,b"], r"rater name '\x1b]0;X\x07' holds whitespace"),
+    ],
+)
+def test_serve_refuses_an_option_out_of_range_before_writing(
+    cli: CLI, inputs: dict[str, Path], extra: list[str], message: str
+) -> None:
+    """Issue 22, fix-app items 4-6 and 8: these were "internal error" (exit 70) or accepted,
+    each leaving a database behind (a 0-byte one for --seed -1)."""
+    result = cli(*serve_args(inputs, *extra))
+    assert message in result.assert_one_error_line(2)
+    assert "\x1b" not in result.err
+    assert not inputs["db"].exists()
+    assert list(inputs["db"].parent.glob("*.tmp")) == []
+
+
+def test_serve_on_a_port_in_use_leaves_no_database(cli: CLI, inputs: dict[str, Path]) -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        result = cli(*serve_args(inputs, "--host", "127.0.0.1", "--port", str(port)))
+        assert f"cannot listen on 127.0.0.1:{port}" in result.assert_one_error_line(2)
+    assert not inputs["db"].exists()
+
+
+def test_serve_refuses_an_empty_file_as_database(cli: CLI, inputs: dict[str, Path]) -> None:
+    """An empty file is not a database `judge serve` made (e.g. one a failed run left): it was
+    silently taken over."""
+    inputs["db"].write_bytes(b"")
+    message = cli(*serve_args(inputs)).assert_one_error_line(1)
+    assert message.startswith(f"{inputs['db']}: an empty file, not a rankmeter judgments database")
+    assert inputs["db"].read_bytes() == b""
+
+
+def test_export_of_ids_with_whitespace_writes_the_labels(cli: CLI, tmp_path: Path) -> None:
+    """Issue 22, fix-app item 7: nothing could be written, with advice to give --labels even
+    when it was given, exit 2."""
+    db = tmp_path / "j.sqlite"
+    store = Store.create(db, [Item("q 1", "d1", "", "", "")], ["ann"])
+    store.record("ann", 1, 2)
+    labels, qrels = tmp_path / "labels.csv", tmp_path / "qrels.txt"
+    result = cli("judge", "export", "--db", str(db), "-o", str(qrels), "--labels", str(labels))
+    message = result.assert_one_error_line(1)
+    assert message == (
+        f"{db}: query 'q 1', doc 'd1' holds whitespace, which TREC qrels cannot hold: the labels "
+        f"were written to {labels} (--labels), the qrels nowhere"
+    )
+    assert labels.read_text() == "query_id,doc_id,rater,label\nq 1,d1,ann,2\n"
+    assert not qrels.exists()
+    alone = cli("judge", "export", "--db", str(db)).assert_one_error_line(1)
+    assert alone.endswith("export the labels alone as a table with --labels FILE (CSV or Parquet)")
+
+
+def test_status_and_export_report_a_page_damaged_where_they_do_not_read(
+    cli: CLI, judged: Path
+) -> None:
+    """Issue 22, fix-app minor: `judge status` printed its table, exit 0, over a database whose
+    integrity check fails (a page of the raters' token index made invalid)."""
+    with closing(sqlite3.connect(judged)) as db:
+        (root,) = db.execute(
+            "SELECT rootpage FROM sqlite_master WHERE name = 'sqlite_autoindex_raters_2'"
+        ).fetchone()
+        (size,) = db.execute("PRAGMA page_size").fetchone()
+    data = bytearray(judged.read_bytes())
+    data[(root - 1) * size] = 0  # no valid page type
+    judged.write_bytes(bytes(data))
+    for command in ("status", "export"):
+        message = cli("judge", command, "--db", str(judged)).assert_one_error_line(1)
+        assert message.startswith(f"{judged}: cannot use the judgments database (SQLite says: ")
+        assert "it is damaged" in message

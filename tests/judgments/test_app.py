@@ -359,3 +359,25 @@ def test_an_unexpected_error_is_a_page_without_a_traceback(store: Store) -> None
     assert answer.status_code == 500
     assert "internal error: this is a bug in rankmeter" in answer.text
     assert "Traceback" not in answer.text and "secret detail" not in answer.text
+
+
+@pytest.mark.parametrize("value", ["-0", "01", "00", "+1"])
+def test_a_grade_not_written_as_the_scale_writes_it_is_refused(
+    client: Any, store: Store, value: str
+) -> None:
+    """Issue 22, fix-app minor: -0 and 01 were stored as 0 and 1."""
+    answer = client.post(f"{link(store, 'alice')}/1", data={"grade": value, "version": "0.0"})
+    assert answer.status_code == 400
+    assert store.labels() == []
+
+
+def test_a_form_with_two_grades_is_refused(client: Any, store: Store) -> None:
+    """Issue 22, fix-app minor: grade=1&grade=2 was stored (one of them)."""
+    answer = client.post(
+        f"{link(store, 'alice')}/1",
+        content=b"grade=1&grade=2&version=0.0",
+        headers={"Content-Type": "application/x-www-form-urlencoded"},
+    )
+    assert answer.status_code == 400
+    assert "twice" in answer.text
+    assert store.labels() == []

@@ -176,3 +176,26 @@ def test_negative_grades_are_typed(browser: Any, tmp_path: Path) -> None:
     assert export(db, tmp_path / "qrels.txt") == (
         "q1 0 d-area 2\nq1 0 d-img -2\nq1 0 d-script -1\nq1 0 d4 0\n"
     )
+
+
+def test_a_second_minus_is_said_and_escape_clears_a_message(browser: Any, tmp_path: Path) -> None:
+    """Issue 22, fix-app minor: `--` typed quickly sent -1 (the second `-` silently dropped),
+    and Escape left an old error message on screen."""
+    args, _ = serve_args(tmp_path, "-2-2")
+    with Server(args, n_raters=1) as server:
+        context = browser.new_context()
+        page = context.new_page()
+        page.set_default_timeout(15_000)
+        try:
+            page.goto(server.urls["alice"], wait_until="load")
+            for key in ("-", "-"):  # then a 1 was sent as -1
+                page.keyboard.press(key)
+            assert (
+                page.locator("#typed").inner_text() == "-- is not a grade of this scale (-2 to 2)."
+            )
+            page.wait_for_timeout(1500)  # longer than the wait before a typed grade is sent
+            assert page.locator("#progress").inner_text() == "0 of 6 judged"
+            page.keyboard.press("Escape")
+            assert page.locator("#typed").inner_text() == ""
+        finally:
+            context.close()

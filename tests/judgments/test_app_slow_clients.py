@@ -93,3 +93,64 @@ def test_the_timeout_must_be_a_positive_number(tmp_path: Path) -> None:
         )  # fmt: skip
         message = result.assert_one_error_line(2)
         assert message.startswith(f"--request-timeout {float(given)!r} must be a positive number")
+
+
+def pipelined(server: Server) -> bytes:
+    """A whole GET, then half a POST, in one write (issue 22, fix-app item 1)."""
+    path = urlsplit(server.urls["alice"]).path
+    return (
+        f"GET {path} HTTP/1.1\r\nHost: x\r\n\r\n".encode()
+        + f"POST {path}/1 HTTP/1.1\r\nHost: x\r\n".encode()
+        + b"Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\ngrade=1"
+    )
+
+
+@pytest.mark.parametrize("half", [b"", b"GET /r/"])
+def test_a_half_request_pipelined_behind_a_whole_one_is_closed(server: Server, half: bytes) -> None:
+    sent = pipelined(server)
+    if half:  # a half request line behind the whole GET instead of a half body
+        sent = sent.split(b"POST")[0] + half
+    with socket.create_connection(address(server), timeout=5) as connection:
+        connection.sendall(sent)
+        spent = closed_within(connection, WAIT)
+    assert spent is not None, f"still open after {WAIT} s"
+
+
+@pytest.mark.parametrize("signal_name", ["SIGTERM", "SIGINT"])
+def test_a_stop_is_prompt_and_quiet_with_half_requests_open(
+    tmp_path: Path, signal_name: str
+) -> None:
+    """SIGTERM waited for the half request forever; SIGINT then printed a traceback."""
+    import signal
+
+    inputs = write_inputs(tmp_path)
+    args = [str(inputs["pool"]), "--queries", str(inputs["queries"]), "--corpus",
+            str(inputs["corpus"]), "--db", str(tmp_path / "j.sqlite"), "--raters", "alice",
+            "--request-timeout", "60"]  # fmt: skip
+    running = Server(args, n_raters=1)
+    try:
+        path = urlsplit(running.urls["alice"]).path
+        half_body = (
+            f"POST {path}/1 HTTP/1.1\r\nHost: x\r\n".encode()
+            + b"Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\n"
+            + b"grade=1"
+        )
+        with (
+            socket.create_connection(address(running), timeout=5) as one,
+            socket.create_connection(address(running), timeout=5) as two,
+        ):
+            one.sendall(pipelined(running))
+            two.sendall(half_body)
+            time.sleep(0.5)  # the server has read both
+            running.process.send_signal(getattr(signal, signal_name))
+            start = time.monotonic()
+            try:
+                running.process.wait(timeout=15)
+            except Exception:
+                pytest.fail(f"still running 15 s after {signal_name}")
+            assert time.monotonic() - start < 15
+        assert running.process.stderr is not None
+        errors = running.process.stderr.read().decode()
+        assert "Traceback" not in errors and "ERROR" not in errors, errors
+    finally:
+        running.stop()

@@ -14,7 +14,7 @@ from _read_only import read_only_file
 
 from rankmeter.errors import FormatError, PolicyError
 from rankmeter.judgments.app.export import resolve
-from rankmeter.judgments.app.store import Label, Store, assign
+from rankmeter.judgments.app.store import Label, Store, assign, parse_scale
 
 
 def test_wal_mode_and_full_sync(tmp_path: Path) -> None:
@@ -117,9 +117,14 @@ def test_bad_options(tmp_path: Path, options: dict[str, object], message: str) -
 
 
 def test_qrels_cannot_hold_ids_with_whitespace() -> None:
+    from rankmeter.judgments.app.export import check_trec_ids
+
     labels = [Label("q 1", "d1", "ann", 2, 0.0, 1.0)]
-    with pytest.raises(PolicyError, match=r"query 'q 1', doc 'd1' holds whitespace, which TREC"):
-        resolve(labels)
+    grades = resolve(labels)  # a grade per item, whatever its ids
+    with pytest.raises(
+        FormatError, match=r"^j.sqlite: query 'q 1', doc 'd1' holds whitespace, which TREC .*: do"
+    ):
+        check_trec_ids(grades, "j.sqlite", advice="do")
 
 
 def test_resolve_names_its_choices() -> None:
@@ -284,3 +289,55 @@ def test_labels_read_back_are_checked(
         store.labels()
     with pytest.raises(FormatError, match=rf"j\.sqlite: {message}"):
         store.assignment("alice", 1)
+
+
+def test_a_scale_of_negative_grades_reads_back(tmp_path: Path) -> None:
+    """Issue 22, fix-app item 3: --scale -5--1 was stored, then refused on every restart."""
+    path = tmp_path / "j.sqlite"
+    make_store(path, scale=parse_scale("-5--1"))
+    assert Store(path).scale == (-5, -1)
+    assert make_store(path, scale=(-5, -1)).scale == (-5, -1)  # a restart with the same scale
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"scale": (0, 3_000_000)}, r"a grade must lie between"),
+        ({"scale": (0, 101)}, r"has 102 grades: at most 101"),
+        ({"seed": -1}, r"seed=-1 must be a whole number from 0"),
+        ({"raters": ("a b",)}, r"rater name 'a b' holds whitespace"),
+    ],
+)
+def test_create_refuses_before_writing(
+    tmp_path: Path, options: dict[str, object], message: str
+) -> None:
+    path = tmp_path / "j.sqlite"
+    with pytest.raises(PolicyError, match=message):
+        make_store(path, **options)  # type: ignore[arg-type]
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_create_leaves_no_file_when_filling_fails(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from rankmeter.judgments.app import store as module
+
+    def broken(*args: object, **kwargs: object) -> list[tuple[str, int]]:
+        raise RuntimeError("disk gone")
+
+    monkeypatch.setattr(module, "assign", broken)
+    with pytest.raises(RuntimeError, match="disk gone"):
+        make_store(tmp_path / "j.sqlite")
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("text", ["0-3", "-2-2", "-5--1", " 1-5 "])
+def test_parse_scale_reads_what_the_store_writes(text: str) -> None:
+    low, high = parse_scale(text)
+    assert parse_scale(f"{low}-{high}") == (low, high)
+
+
+@pytest.mark.parametrize("text", ["\uff10-3", "0-\u0663", "3", "3-0", "1-1", "0-3-", "a-b"])
+def test_parse_scale_refuses(text: str) -> None:
+    with pytest.raises(PolicyError, match=r"must be LOW-HIGH"):
+        parse_scale(text)

@@ -109,13 +109,14 @@ def serve(
     import math
     import socket
 
-    from rankmeter.data.labels import parse_scale
     from rankmeter.errors import PolicyError
     from rankmeter.judgments.app import create_app
     from rankmeter.judgments.app.server import serve as serve_app
-    from rankmeter.judgments.app.store import Store
+    from rankmeter.judgments.app.store import Store, check_rater, parse_scale
+    from rankmeter.report import visible
     from rankmeter.report.judging import pages
 
+    # Every option is checked before anything is written: a refused option leaves no database.
     if not (math.isfinite(request_timeout) and request_timeout > 0):
         raise PolicyError(
             f"--request-timeout {request_timeout!r} must be a positive number of seconds"
@@ -123,27 +124,38 @@ def serve(
     names = [n.strip() for n in raters.split(",")]
     if not all(names):
         raise PolicyError(f"--raters {raters!r} has an empty name")
+    for name in names:
+        check_rater(name)
     grades = parse_scale(scale)
-    assert grades is not None  # a text scale is never None
+    if not 0 <= port <= 65535:
+        raise PolicyError(f"--port {port} must be a port number from 0 to 65535 (0: any free port)")
+    if not 0 <= seed < 2**63:
+        raise PolicyError(f"--seed {seed} must be a whole number from 0 to 2**63 - 1")
     text = _guidelines(guidelines) if guidelines is not None else None
-    store = Store.create(
-        db, _items(pool, queries, corpus), names, scale=grades, overlap=overlap, seed=seed
-    )
-    if text is not None:
-        store.set_guidelines(text)
-    app = create_app(db, pages=pages())
+    items = _items(pool, queries, corpus)
+    # Listening comes before the database too: a port in use (or an address that is not this
+    # machine's) is one line, and no new database is left behind.
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     listener = socket.socket(family, socket.SOCK_STREAM)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         listener.bind((host, port))
-    except OSError as exc:
+    except (OSError, OverflowError) as exc:
         listener.close()
-        raise PolicyError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise PolicyError(f"cannot listen on {host}:{port}: {reason}") from None
+    try:
+        store = Store.create(db, items, names, scale=grades, overlap=overlap, seed=seed)
+        if text is not None:
+            store.set_guidelines(text)
+        app = create_app(db, pages=pages())
+    except BaseException:
+        listener.close()
+        raise
     listener.listen(128)
     bound = listener.getsockname()[1]
     for name, token in store.raters().items():
-        print(f"{name} {_url(host, bound, token)}", flush=True)
+        print(f"{visible(name)} {_url(host, bound, token)}", flush=True)
     serve_app(app, listener, request_timeout=request_timeout)
 
 
@@ -153,7 +165,9 @@ def status(db: DbOption, output: OutputOption = None) -> None:
     from rankmeter.judgments.app.store import Store
     from rankmeter.report.judging import render_status
 
-    render_rich(render_status(Store(db, read_only=True).progress()), output)
+    store = Store(db, read_only=True)
+    store.quick_check()  # a damaged database is reported, not summed up
+    render_rich(render_status(store.progress()), output)
 
 
 QrelsOutputOption = Annotated[
@@ -197,13 +211,14 @@ def export(
     """
     from rankmeter.errors import PolicyError
     from rankmeter.io import atomic_write_bytes
+    from rankmeter.judgments.app.export import check_trec_ids, unadjudicated
     from rankmeter.judgments.app.export import resolve as resolved
-    from rankmeter.judgments.app.export import unadjudicated
     from rankmeter.judgments.app.store import Store
     from rankmeter.report import terminal_safe, visible
     from rankmeter.report.judging import labels_csv, labels_parquet, qrels_text
 
     store = Store(db, read_only=True)
+    store.quick_check()
     if adjudicator is not None and resolve is Resolve.adjudicated:
         raters = list(store.raters())
         if adjudicator not in raters:
@@ -212,14 +227,23 @@ def export(
                 f"{', '.join(raters)})"
             )
     given = store.labels()
-    text = qrels_text(resolved(given, resolve.value, adjudicator=adjudicator))
+    grades = resolved(given, resolve.value, adjudicator=adjudicator)
     left_out = unadjudicated(given, adjudicator) if adjudicator is not None else []
-    if labels is not None:
+    if labels is not None:  # first: the labels table holds any id, the qrels may not
         if labels.lower().endswith((".parquet", ".pq")):
             atomic_write_bytes(labels, labels_parquet(given))
         else:
             emit(terminal_safe(labels_csv(given), labels), labels)
-    emit(terminal_safe(text, output), output)
+    check_trec_ids(
+        grades,
+        db,
+        advice=(
+            f"the labels were written to {labels} (--labels), the qrels nowhere"
+            if labels is not None
+            else "export the labels alone as a table with --labels FILE (CSV or Parquet)"
+        ),
+    )
+    emit(terminal_safe(qrels_text(grades), output), output)
     if left_out:
         items = "item has" if len(left_out) == 1 else "items have"
         print(

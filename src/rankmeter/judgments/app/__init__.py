@@ -12,7 +12,8 @@ A post names the item it grades (its position, in its URL) and the label its pag
 form's ``version``); a post made over a label that has changed since (a second key pressed
 before the next page came, another tab) is not stored: it is answered with the next item, so
 a quick second key never grades the same item twice. A grade is an ASCII whole number on the
-scale, or ``x``; anything else is a 400 page. The seconds spent on an item are measured here,
+scale written as the scale writes it (not ``01``, not ``-0``), or ``x``; anything else, or a
+form that sends a field twice, is a 400 page. The seconds spent on an item are measured here,
 from the server's showing of the page to the post: nothing the browser sends counts.
 
 A token reaches its own rater's items and labels only: the item a form posts to is looked up
@@ -146,6 +147,7 @@ def create_app(
     from starlette.applications import Starlette
     from starlette.concurrency import run_in_threadpool
     from starlette.exceptions import HTTPException
+    from starlette.requests import ClientDisconnect
     from starlette.responses import HTMLResponse, RedirectResponse, Response
     from starlette.routing import Route
 
@@ -218,7 +220,8 @@ def create_app(
         grade: int | None
         if given == CANT_JUDGE:
             grade = None
-        elif _GRADE.fullmatch(given) and int(given) in grades:
+        elif _GRADE.fullmatch(given) and int(given) in grades and given == str(int(given)):
+            # written as the scale writes it: not "-0", not "01"
             grade = int(given)
         else:
             raise HTTPException(400, f"grade {given!r} is not on the scale {low}-{high}")
@@ -247,8 +250,15 @@ def create_app(
         return await run_in_threadpool(shown_page, request)
 
     async def grade(request: Request) -> Response:
-        async with request.form(max_files=0, max_fields=8) as form:
-            fields = {k: v for k, v in form.items() if isinstance(v, str)}
+        try:
+            async with request.form(max_files=0, max_fields=8) as form:
+                pairs = [(k, v) for k, v in form.multi_items() if isinstance(v, str)]
+        except ClientDisconnect:  # gone before the whole form came (closed as too slow)
+            return Response(status_code=400, headers=SECURITY_HEADERS)  # sent to nobody
+        fields = dict(pairs)
+        if len(fields) != len(pairs):  # grade=1&grade=2: which one did the rater mean?
+            twice = next(k for k, _ in pairs if [n for n, _ in pairs].count(k) > 1)
+            raise HTTPException(400, f"the form sends {twice!r} twice: reload the page")
         return await run_in_threadpool(save, request, fields)
 
     async def css(request: Request) -> Response:

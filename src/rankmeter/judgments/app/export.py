@@ -18,10 +18,10 @@ from dataclasses import dataclass
 
 from rankmeter._validate import choice
 from rankmeter.data.ids import natural_key
-from rankmeter.errors import PolicyError
+from rankmeter.errors import FormatError, PolicyError
 from rankmeter.judgments.app.store import Label
 
-__all__ = ["RESOLUTIONS", "Resolved", "resolve", "unadjudicated"]
+__all__ = ["RESOLUTIONS", "Resolved", "check_trec_ids", "resolve", "unadjudicated"]
 
 RESOLUTIONS = ("majority", "mean", "adjudicated")
 
@@ -123,10 +123,17 @@ def _grades(
         if label.grade is not None:
             grades.setdefault((label.query_id, label.doc_id), []).append(label.grade)
             by_rater[(label.query_id, label.doc_id, label.rater)] = label.grade
-    for query_id, doc_id in grades:
-        if any(c.isspace() for c in query_id + doc_id):
-            raise PolicyError(
-                f"query {query_id!r}, doc {doc_id!r} holds whitespace, which TREC qrels cannot "
-                "hold: export the labels as CSV (--labels) instead"
-            )
     return grades, by_rater
+
+
+def check_trec_ids(resolved: Iterable[Resolved], source: str, *, advice: str) -> None:
+    """Raise :class:`FormatError` naming ``source`` (the database) and the first item whose
+    query or document id holds whitespace, which TREC qrels (fields split on whitespace) cannot
+    hold; ``advice`` ends the message (what to do instead)."""
+    for r in resolved:
+        if any(c.isspace() for c in r.query_id + r.doc_id):
+            raise FormatError(
+                source,
+                f"query {r.query_id!r}, doc {r.doc_id!r} holds whitespace, which TREC qrels "
+                f"cannot hold: {advice}",
+            )

@@ -26,9 +26,11 @@ the label changed and is refused with :class:`StaleLabel`, so it never grades an
 from __future__ import annotations
 
 import os
+import re
 import secrets
 import sqlite3
 import stat
+import tempfile
 import time
 import urllib.parse
 from collections.abc import Iterator, Sequence
@@ -49,6 +51,9 @@ __all__ = [
     "StaleLabel",
     "Store",
     "assign",
+    "check_rater",
+    "check_scale",
+    "parse_scale",
 ]
 
 #: ``PRAGMA application_id`` of a rankmeter judgments database ("RKMJ").
@@ -58,6 +63,13 @@ SCHEMA_VERSION = 1
 MAX_SECONDS = 3600.0
 #: The largest position SQLite can hold (a signed 64-bit integer); anything above is no item.
 MAX_POSITION = 2**63 - 1
+#: The most grades a scale may have: 0-100 (a percentage) is the finest scale a rater can use
+#: (every grade is a button on the page; a wider scale made pages of hundreds of megabytes).
+MAX_GRADES = 101
+#: The largest grade, either side of 0, a scale may have.
+MAX_GRADE = 10**6
+#: A scale as ``--scale`` takes it and the database stores it: ``LOW-HIGH``, ASCII digits.
+_SCALE = re.compile(r"(-?[0-9]+)-(-?[0-9]+)", re.ASCII)
 #: The first bytes of every SQLite database file, and where its header keeps the application id.
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 _APPLICATION_ID_AT = 68
@@ -176,6 +188,57 @@ def assign(
     return pairs
 
 
+def check_scale(scale: tuple[int, int]) -> tuple[int, int]:
+    """``scale`` if it is a scale the app can offer: whole numbers ``low < high``, each within
+    :data:`MAX_GRADE` of 0, and at most :data:`MAX_GRADES` grades; else :class:`PolicyError`."""
+    low, high = scale
+    whole = all(isinstance(x, int | np.integer) and not isinstance(x, bool) for x in scale)
+    if not (whole and low < high):
+        raise PolicyError(
+            f"scale={scale!r} must be LOW-HIGH, two whole numbers with LOW < HIGH such as '0-3' "
+            "(the grades a rater may give)"
+        )
+    if not -MAX_GRADE <= low < high <= MAX_GRADE:
+        raise PolicyError(
+            f"scale {low}-{high}: a grade must lie between {-MAX_GRADE} and {MAX_GRADE}"
+        )
+    if high - low + 1 > MAX_GRADES:
+        raise PolicyError(
+            f"scale {low}-{high} has {high - low + 1} grades: at most {MAX_GRADES} (such as "
+            "0-100), one button each"
+        )
+    return int(low), int(high)
+
+
+def parse_scale(text: str) -> tuple[int, int]:
+    """The scale written ``LOW-HIGH`` (``"0-3"``, ``"-2-2"``, ``"-5--1"``; ASCII digits), as
+    ``--scale`` takes it and the database stores it (the writer writes ``f"{low}-{high}"``),
+    checked by :func:`check_scale`; else :class:`PolicyError`.
+
+    >>> parse_scale("-5--1")
+    (-5, -1)
+    """
+    match = _SCALE.fullmatch(text.strip())
+    if match is None or max(len(match.group(1)), len(match.group(2))) > 8:
+        raise PolicyError(
+            f"scale={text!r} must be LOW-HIGH, two whole numbers (ASCII digits) with LOW < HIGH "
+            "such as '0-3' (the grades a rater may give)"
+        )
+    return check_scale((int(match.group(1)), int(match.group(2))))
+
+
+def check_rater(name: str) -> str:
+    """``name`` if it can name a rater: an identifier, printed at the start of a ``NAME URL``
+    line, so not empty and without whitespace or control characters; else
+    :class:`PolicyError`."""
+    if not name or not name.isprintable() or any(c.isspace() for c in name):
+        raise PolicyError(
+            f"rater name {name!r} holds whitespace or control characters: a rater's name is an "
+            "identifier (letters, digits, punctuation), such as alice or rater-1"
+        )
+    return name
+
+
 class StaleLabel(PolicyError):
     """A label posted over one that is no longer there: the item was labelled again since the
     page that posted it was shown (a second key pressed on the same page, another tab)."""
@@ -204,6 +267,12 @@ def _check_file(path: Path) -> None:
             header = file.read(100)
     except OSError as exc:
         raise FormatError(str(path), f"cannot read the database: {exc.strerror or exc}") from None
+    if not header:
+        raise FormatError(
+            str(path),
+            "an empty file, not a rankmeter judgments database: remove it, or give a new file "
+            "name (`rankmeter judge serve` makes the database)",
+        )
     if len(header) < 100 or not header.startswith(_SQLITE_MAGIC):
         raise FormatError(
             str(path),
@@ -259,6 +328,8 @@ class Store:
             raise PolicyError("the pool is empty: there is nothing to judge")
         if not raters:
             raise PolicyError("no raters: give at least one name, e.g. --raters alice,bob")
+        for name in raters:
+            check_rater(name)
         if len(set(raters)) != len(raters):
             twice = next(r for r in raters if list(raters).count(r) > 1)
             raise PolicyError(f"rater {twice!r} is named twice in --raters")
@@ -269,12 +340,54 @@ class Store:
             )
         if overlap > 0 and len(raters) < 2:
             raise PolicyError("overlap needs two raters or more: give --raters a,b or --overlap 0")
-        if os.path.lexists(target) and not (target.is_file() and target.stat().st_size == 0):
+        scale = check_scale(scale)
+        if isinstance(seed, bool) or not (isinstance(seed, int) and 0 <= seed < 2**63):
+            raise PolicyError(f"seed={seed!r} must be a whole number from 0 to 2**63 - 1")
+        if os.path.lexists(target):  # an empty file too: it is not a database we made
             store = cls(target)
+            store.quick_check()
             store._check_same(items, raters, scale, overlap=overlap, seed=seed)
             return store
-        # One transaction in the rollback journal (the application id and the schema go to the
-        # file's header and pages, whole or not at all), then the file is switched to WAL.
+        # Made whole in a temporary file beside it, then linked in under its name (which fails,
+        # leaving the other one, if a concurrent `judge serve` made it first): a failure half
+        # way leaves no file behind. One transaction in the rollback journal, then WAL.
+        try:
+            fd, name = tempfile.mkstemp(
+                prefix=f".{target.name}.", suffix=".tmp", dir=target.parent.absolute()
+            )
+        except OSError as exc:
+            raise FormatError(
+                str(target), f"cannot make the database: {exc.strerror or exc}"
+            ) from None
+        os.close(fd)
+        temporary = Path(name)
+        try:
+            cls._fill(temporary, items, raters, scale, overlap=overlap, seed=seed)
+            try:
+                os.link(temporary, target)
+            except FileExistsError:
+                pass  # made meanwhile by another `judge serve`: checked below like any other
+            except OSError:  # a file system without hard links
+                if not os.path.lexists(target):
+                    os.replace(temporary, target)
+        finally:
+            temporary.unlink(missing_ok=True)
+        store = cls(target)
+        store._check_same(items, raters, scale, overlap=overlap, seed=seed)
+        return store
+
+    @classmethod
+    def _fill(
+        cls,
+        target: Path,
+        items: Sequence[Item],
+        raters: Sequence[str],
+        scale: tuple[int, int],
+        *,
+        overlap: float,
+        seed: int,
+    ) -> None:
+        """Make the database in the new, empty file ``target``."""
         with cls._connect(target, fresh=True) as db:
             db.executescript(f"BEGIN IMMEDIATE; PRAGMA application_id = {APPLICATION_ID};{_SCHEMA}")
             try:
@@ -311,7 +424,6 @@ class Store:
                 raise
             db.execute("COMMIT")
             db.execute("PRAGMA journal_mode=WAL")
-        return cls(target)
 
     def _check_same(
         self,
@@ -431,12 +543,12 @@ class Store:
     def scale(self) -> tuple[int, int]:
         """The grades raters may give, ``(low, high)``."""
         stored = self._meta("scale")
-        low, _, high = stored.rpartition("-")  # "0-3"; "-2-2" for negative lows
         try:
-            return int(low), int(high)
-        except ValueError:
+            return parse_scale(stored)  # the parser --scale goes through too
+        except PolicyError as exc:
             raise FormatError(
-                str(self.path), f"the stored scale {stored!r} is not LOW-HIGH: is it damaged?"
+                str(self.path),
+                f"the stored scale {stored!r} is not a scale ({exc}): is it damaged?",
             ) from None
 
     @property
@@ -589,6 +701,18 @@ class Store:
                 (row[0], rater, grade, int(grade is None), time.time(), spent),
             )
         return True
+
+    def quick_check(self) -> None:
+        """Raise :class:`FormatError` naming the file when SQLite's ``quick_check`` finds the
+        database damaged (pages that do not hold what they should)."""
+        with self._connection() as db:
+            found = [str(row[0]) for row in db.execute("PRAGMA quick_check(5)")]
+        if found != ["ok"]:
+            raise FormatError(
+                str(self.path),
+                f"cannot use the judgments database (SQLite says: {found[0]}): it is damaged; "
+                "restore it from a copy, or give a new --db",
+            )
 
     def journal_mode(self) -> str:
         """The database's journal mode (``"wal"``)."""

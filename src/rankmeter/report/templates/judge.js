@@ -2,7 +2,7 @@
 // leading "-" for a negative one. A grade no other grade begins with is sent at once (every
 // grade of 0-3); one that another begins with (1 of 0-10) is sent by Enter, or after a moment
 // without a key. What is typed is shown in #typed. x is "can't judge"; b, or Backspace with
-// nothing typed, goes back; Escape clears what is typed. The buttons work without this script.
+// nothing typed, goes back; Escape clears what is typed and any message. The buttons work without this script.
 //
 // One post per page: once a grade is sent, further keys wait for the next page, so a quick
 // second key never grades this item twice (the server refuses such a post too: the form's
@@ -67,14 +67,14 @@
       if (key.length === 1 || key === "enter" || key === "backspace") event.preventDefault();
       return;
     }
-    if (/^[0-9]$/.test(key) || (key === "-" && buffer === "")) {
+    if (/^[0-9]$/.test(key) || key === "-") {  // a "-" after the first key: said, not dropped
       event.preventDefault();
       type(key);
     } else if (key === "enter" && buffer) {
       event.preventDefault();
       sendTyped();
-    } else if (key === "escape" && buffer) {
-      clear("");
+    } else if (key === "escape") {
+      clear("");  // what is typed, and any message about it
     } else if (key === "backspace" && buffer) {
       event.preventDefault();
       buffer = buffer.slice(0, -1);
