@@ -20,6 +20,7 @@ from rankmeter.results import (
     WRITTEN_DEPTH,
     EvalResult,
     EvalResults,
+    OverlapTally,
     PerQuery,
     Policies,
     RunFacts,
@@ -227,7 +228,7 @@ def _evaluate_chunks(
 ) -> EvalResult:
     """:func:`_evaluate_stream` on the chunks of the run file ``path``."""
     seen = {"name": name or "run", "source": str(path)}
-    ran: list[str] = []
+    tally = OverlapTally.of(qrels)  # the overlap, counted chunk by chunk (no set of every id)
     written = [0, 0]  # queries, rising: see RunFacts
 
     def named(chunks: Iterable[Run]) -> Iterable[Run]:
@@ -235,7 +236,7 @@ def _evaluate_chunks(
         for chunk in chunks:  # the last chunk read names the run (its tag) and its file
             seen["name"], seen["source"] = chunk.name, chunk.source
             # What the warnings need, from the chunks as they pass (RunFacts).
-            ran.extend(chunk.segment_ids.tolist())  # as a set: no order needed
+            tally.add(chunk.segment_strings)
             written = [
                 a + b for a, b in zip(written, chunk.written_order(WRITTEN_DEPTH), strict=True)
             ]
@@ -257,7 +258,7 @@ def _evaluate_chunks(
         judged,
         values.judged_k,
         _depth(values.num_ret),
-        facts=RunFacts.of(seen["source"], qrels.query_ids, ran, written),
+        facts=RunFacts.of_tally(seen["source"], tally, written),
         relevant_only=relevant_only(qrels.grades, policies.rel),
     )
 
@@ -433,7 +434,7 @@ def _evaluate_one(
         coverage,
         judged_k,
         _depth(ranked.num_ret),
-        facts=RunFacts.of_run(qrels.query_ids, run),
+        facts=RunFacts.of_run(qrels, run),
         relevant_only=relevant_only(qrels.grades, policies.rel),
     )
 
@@ -461,11 +462,12 @@ def no_common_queries(
     shown = f"run queries start {_sample(run_queries)}, " if run_queries else ""
     return RankmeterError(
         f"run {name!r} ({source}) has no query in common with the qrels ({qrels.source}): "
-        f"{shown}qrels queries start {_sample(qrels.query_ids)}; check that the files belong "
+        f"{shown}qrels queries start {_sample(qrels.query_strings[:4].to_pylist())}; check that "
+        "the files belong "
         "together"
     )
 
 
-def _sample(ids: tuple[str, ...]) -> str:
+def _sample(ids: Sequence[str]) -> str:
     shown = ", ".join(ids[:3])
     return shown + (", ..." if len(ids) > 3 else "")

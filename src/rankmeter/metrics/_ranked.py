@@ -219,7 +219,8 @@ def join(
             rel,
         )
     # Queries: those in both (trec_eval default) or every judged query (trec_eval -c).
-    run_to_qrels = qrels.rows_of(run.segment_ids)  # (vectorised: no dict of every query)
+    # (vectorised, from the run's Arrow ids: no dict of every query, no string per query)
+    run_to_qrels = qrels.rows_of(run.segment_strings)
     present = run_to_qrels >= 0
     qrels_to_run = np.full(qrels.n_queries, -1, dtype=np.int64)
     qrels_to_run[run_to_qrels[present]] = np.flatnonzero(present)
