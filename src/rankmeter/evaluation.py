@@ -13,6 +13,7 @@ from typing import Any, overload
 
 from rankmeter._validate import boolean
 from rankmeter.data import Qrels, Run
+from rankmeter.data.arrays import take
 from rankmeter.errors import RankmeterError
 from rankmeter.io import as_qrels, as_run, load_runs
 from rankmeter.metrics import DEFAULT_METRICS, Metric, Ranked, join, parse_metrics
@@ -246,8 +247,8 @@ def _evaluate_chunks(
     if values.n_queries == 0:
         raise no_common_queries(seen["name"], seen["source"], (), qrels)
     means = {m.label: m.aggregate(values.values[m.label]) for m in measures}
-    query_ids = tuple(str(q) for q in qrels.segment_ids[values.rows])
-    per_query = PerQuery(query_ids, measures, values.values)
+    # (an Arrow array: PerQuery makes the ids Python strings only when they are read)
+    per_query = PerQuery(take(qrels.query_strings, values.rows), measures, values.values)
     judged = judged_mean(values.judged, values.num_ret)
     return EvalResult(
         seen["name"],
@@ -421,7 +422,7 @@ def _evaluate_one(
         raise no_common_queries(run.name, run.source, run.query_ids, qrels)
     values = {m.label: m.compute(ranked) for m in measures}
     means = {name: m.aggregate(values[name]) for name, m in zip(values, measures, strict=True)}
-    per_query = PerQuery(tuple(str(q) for q in ranked.query_ids), measures, values)
+    per_query = PerQuery(take(qrels.query_strings, ranked.qrels_rows), measures, values)
     judged_k, judged_metric, asked = _judged_metric(measures)
     judged = values[asked] if asked is not None else judged_metric.compute(ranked)
     coverage = judged_mean(judged, ranked.num_ret)
@@ -462,9 +463,8 @@ def no_common_queries(
     shown = f"run queries start {_sample(run_queries)}, " if run_queries else ""
     return RankmeterError(
         f"run {name!r} ({source}) has no query in common with the qrels ({qrels.source}): "
-        f"{shown}qrels queries start {_sample(qrels.query_strings[:4].to_pylist())}; check that "
-        "the files belong "
-        "together"
+        f"{shown}qrels queries start {_sample(qrels.query_strings[:4].to_pylist())}; "
+        "check that the files belong together"
     )
 
 

@@ -432,10 +432,35 @@ def _frozen_column(values: Any) -> FloatArray:
     return copy
 
 
+class _QueryIds:
+    """:attr:`PerQuery.query_ids`: given as strings, or as an Arrow string array (what
+    ``evaluate`` gives: a million queries make no million strings until they are asked for),
+    a tuple of str when read."""
+
+    def __get__(self, obj: Any, owner: Any = None) -> tuple[str, ...]:
+        if obj is None:
+            raise AttributeError("query_ids")
+        ids = obj.__dict__["_query_ids"]
+        if not isinstance(ids, tuple):
+            ids = tuple(ids.to_pylist())
+            obj.__dict__["_query_ids"] = ids
+        return ids
+
+    def __set__(self, obj: Any, ids: Any) -> None:
+        import pyarrow as pa
+
+        if "_query_ids" in obj.__dict__:
+            raise dataclasses.FrozenInstanceError("cannot assign to field 'query_ids'")
+        obj.__dict__["_query_ids"] = (
+            ids if isinstance(ids, (tuple, pa.Array, pa.ChunkedArray)) else tuple(ids)
+        )
+
+
 @dataclass(frozen=True)
 class PerQuery:
     """Per-query values: one row per evaluated query, one column per metric (named by its
-    label)."""
+    label). ``query_ids`` may be given as an Arrow string array (made a tuple of str when
+    first read)."""
 
     query_ids: tuple[str, ...]
     metrics: tuple[Metric, ...]
@@ -446,7 +471,7 @@ class PerQuery:
         object.__setattr__(self, "values", ByMetric(self.metrics, frozen))
 
     def __len__(self) -> int:
-        return len(self.query_ids)
+        return len(self.__dict__["_query_ids"])
 
     def __getitem__(self, metric: str | Metric) -> FloatArray:
         return self.values[metric_key(metric, self.metrics)]
@@ -465,7 +490,14 @@ class PerQuery:
         n = check_worst(n)
         values = self[metric]
         order = np.argsort(values, kind="stable")[:n]
-        return tuple((self.query_ids[i], float(values[i])) for i in order)
+        ids = self.__dict__["_query_ids"]
+        if isinstance(ids, tuple):
+            named = [ids[i] for i in order]
+        else:  # (the few ids named, not every query's, made Python strings)
+            from rankmeter.data.arrays import take
+
+            named = take(ids, order).to_pylist()
+        return tuple((q, float(values[i])) for q, i in zip(named, order, strict=True))
 
     def to_dict(self) -> dict[str, dict[str, float | int]]:
         """``{query_id: {metric: value}}``."""
@@ -488,6 +520,11 @@ class PerQuery:
         """A DataFrame indexed by query id with one column per metric."""
         import_pandas()
         return self.to_arrow().to_pandas().set_index("query_id")
+
+
+# (set once the dataclass is made, so the field stays required: its __init__ sets the ids
+# through the descriptor, and __repr__ and __eq__ read them through it)
+setattr(PerQuery, "query_ids", _QueryIds())  # noqa: B010
 
 
 def metric_key(

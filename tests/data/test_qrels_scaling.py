@@ -235,6 +235,7 @@ def test_evaluate_counts_the_overlap_without_a_python_string_per_query(
     monkeypatch.setattr(Run, "segment_ids", property(guarded))
     monkeypatch.setattr(Run, "query_ids", property(refused))
     monkeypatch.setattr(Qrels, "query_ids", property(refused))
+    monkeypatch.setattr(Qrels, "segment_ids", property(refused))
     monkeypatch.setattr(stream_module, "CHUNK_ROWS", 100)  # (many chunks)
     result = evaluate(qrels, run, "RR", stream=stream)
     overlap = result.facts.overlap if result.facts else None
@@ -260,3 +261,26 @@ def test_the_overlap_of_arrow_ids_makes_no_python_object_per_query() -> None:
     assert overlap.results_without_judgments_examples == tuple(
         str(QUERIES + q) for q in range(1, 6)
     )
+
+
+def test_evaluate_makes_no_python_object_per_query(
+    click_qrels: Path, one_result_runs: Path
+) -> None:
+    """Evaluating (the join, the metrics, the overlap facts, the per-query values) makes no
+    Python object per query: the ids stay Arrow arrays until the per-query ids are read."""
+    from rankmeter import evaluate
+    from rankmeter.io import read_run
+
+    qrels, run = read_qrels(click_qrels), read_run(one_result_runs)
+    gc.collect()
+    before = sys.getallocatedblocks()
+    result = evaluate(qrels, run, ["nDCG@10", "P@10"])
+    gc.collect()
+    grown = sys.getallocatedblocks() - before
+    assert grown < QUERIES // 10, grown
+    assert result.facts is not None and result.facts.overlap.common == QUERIES
+    assert len(result.per_query) == QUERIES
+    assert result.per_query.worst("P@10", 2) == (("2", 0.0), ("4", 0.0))  # (grade q % 2)
+    gc.collect()
+    assert sys.getallocatedblocks() - before < QUERIES // 10  # (worst names two ids)
+    assert result.per_query.query_ids[:3] == ("1", "2", "3")
