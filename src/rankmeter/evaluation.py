@@ -463,11 +463,11 @@ def no_common_queries(
     shown = f"run queries start {_sample(run_queries)}, " if run_queries else ""
     return RankmeterError(
         f"run {name!r} ({source}) has no query in common with the qrels ({qrels.source}): "
-        f"{shown}qrels queries start {_sample(qrels.query_strings[:4].to_pylist())}; "
-        "check that the files belong together"
+        f"{shown}qrels queries start {_sample(qrels.query_ids)}; check that the files belong "
+        "together"
     )
 
 
-def _sample(ids: Sequence[str]) -> str:
+def _sample(ids: tuple[str, ...]) -> str:
     shown = ", ".join(ids[:3])
     return shown + (", ..." if len(ids) > 3 else "")
