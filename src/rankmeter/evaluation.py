@@ -13,6 +13,7 @@ from typing import Any, overload
 
 from rankmeter._validate import boolean
 from rankmeter.data import Qrels, Run
+from rankmeter.data.arrays import take
 from rankmeter.errors import RankmeterError
 from rankmeter.io import as_qrels, as_run, load_runs
 from rankmeter.metrics import DEFAULT_METRICS, Metric, Ranked, join, parse_metrics
@@ -20,6 +21,7 @@ from rankmeter.results import (
     WRITTEN_DEPTH,
     EvalResult,
     EvalResults,
+    OverlapTally,
     PerQuery,
     Policies,
     RunFacts,
@@ -227,7 +229,7 @@ def _evaluate_chunks(
 ) -> EvalResult:
     """:func:`_evaluate_stream` on the chunks of the run file ``path``."""
     seen = {"name": name or "run", "source": str(path)}
-    ran: list[str] = []
+    tally = OverlapTally.of(qrels)  # the overlap, counted chunk by chunk (no set of every id)
     written = [0, 0]  # queries, rising: see RunFacts
 
     def named(chunks: Iterable[Run]) -> Iterable[Run]:
@@ -235,7 +237,7 @@ def _evaluate_chunks(
         for chunk in chunks:  # the last chunk read names the run (its tag) and its file
             seen["name"], seen["source"] = chunk.name, chunk.source
             # What the warnings need, from the chunks as they pass (RunFacts).
-            ran.extend(chunk.segment_ids.tolist())  # as a set: no order needed
+            tally.add(chunk.segment_strings)
             written = [
                 a + b for a, b in zip(written, chunk.written_order(WRITTEN_DEPTH), strict=True)
             ]
@@ -245,8 +247,8 @@ def _evaluate_chunks(
     if values.n_queries == 0:
         raise no_common_queries(seen["name"], seen["source"], (), qrels)
     means = {m.label: m.aggregate(values.values[m.label]) for m in measures}
-    query_ids = tuple(str(q) for q in qrels.segment_ids[values.rows])
-    per_query = PerQuery(query_ids, measures, values.values)
+    # (an Arrow array: PerQuery makes the ids Python strings only when they are read)
+    per_query = PerQuery(take(qrels.query_strings, values.rows), measures, values.values)
     judged = judged_mean(values.judged, values.num_ret)
     return EvalResult(
         seen["name"],
@@ -257,7 +259,7 @@ def _evaluate_chunks(
         judged,
         values.judged_k,
         _depth(values.num_ret),
-        facts=RunFacts.of(seen["source"], qrels.query_ids, ran, written),
+        facts=RunFacts.of_tally(seen["source"], tally, written),
         relevant_only=relevant_only(qrels.grades, policies.rel),
     )
 
@@ -420,7 +422,7 @@ def _evaluate_one(
         raise no_common_queries(run.name, run.source, run.query_ids, qrels)
     values = {m.label: m.compute(ranked) for m in measures}
     means = {name: m.aggregate(values[name]) for name, m in zip(values, measures, strict=True)}
-    per_query = PerQuery(tuple(str(q) for q in ranked.query_ids), measures, values)
+    per_query = PerQuery(take(qrels.query_strings, ranked.qrels_rows), measures, values)
     judged_k, judged_metric, asked = _judged_metric(measures)
     judged = values[asked] if asked is not None else judged_metric.compute(ranked)
     coverage = judged_mean(judged, ranked.num_ret)
@@ -433,7 +435,7 @@ def _evaluate_one(
         coverage,
         judged_k,
         _depth(ranked.num_ret),
-        facts=RunFacts.of_run(qrels.query_ids, run),
+        facts=RunFacts.of_run(qrels, run),
         relevant_only=relevant_only(qrels.grades, policies.rel),
     )
 

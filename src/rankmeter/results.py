@@ -26,6 +26,7 @@ __all__ = [
     "EvalResults",
     "JudgedWarning",
     "Overlap",
+    "OverlapTally",
     "PerQuery",
     "Policies",
     "RunFacts",
@@ -160,52 +161,159 @@ class RunFacts:
     written_order: ScoreOrder
 
     @classmethod
-    def of(
-        cls, source: str, judged_ids: Iterable[str], run_ids: Iterable[str], written: Sequence[int]
-    ) -> RunFacts:
-        """The facts of a run: its ``source``, the qrels' query ids and its own, and its
-        ``written`` order as ``(queries, rising)`` (:meth:`Run.written_order
-        <rankmeter.data.Run.written_order>` at :data:`WRITTEN_DEPTH`, summed over chunks)."""
-        queries, rising = written
-        order = ScoreOrder("written order", queries, rising, rank_fractions=False)
-        return cls(source, overlap_of(judged_ids, run_ids), order)
+    def of(cls, source: str, judged_ids: Any, run_ids: Any, written: Sequence[int]) -> RunFacts:
+        """The facts of a run: its ``source``, the qrels' query ids and its own (strings, or
+        Arrow string arrays: see :func:`overlap_of`), and its ``written`` order as
+        ``(queries, rising)`` (:meth:`Run.written_order <rankmeter.data.Run.written_order>` at
+        :data:`WRITTEN_DEPTH`, summed over chunks)."""
+        return cls.of_tally(source, OverlapTally.of(judged_ids, run_ids), written)
 
     @classmethod
-    def of_run(cls, judged_ids: Iterable[str], run: Run) -> RunFacts:
-        """The facts of a run given whole."""
-        # The overlap counts sets of ids: the run's in stored order, not sorted.
-        ran = run.segment_ids.tolist()
-        return cls.of(run.source, judged_ids, ran, run.written_order(WRITTEN_DEPTH))
+    def of_tally(cls, source: str, tally: OverlapTally, written: Sequence[int]) -> RunFacts:
+        """The facts of a run whose query ids were counted part by part (a streamed run's
+        chunks) by ``tally``; ``source`` and ``written`` as :meth:`of` takes them."""
+        queries, rising = written
+        order = ScoreOrder("written order", queries, rising, rank_fractions=False)
+        return cls(source, tally.overlap(), order)
+
+    @classmethod
+    def of_run(cls, judged: Any, run: Run) -> RunFacts:
+        """The facts of a run given whole, against ``judged``: the qrels (a
+        :class:`~rankmeter.data.Qrels`: their ids are found in the table the joins use) or
+        their query ids."""
+        tally = OverlapTally.of(judged)
+        tally.add(run.segment_strings)  # (no Python string per query: see OverlapTally)
+        return cls.of_tally(run.source, tally, run.written_order(WRITTEN_DEPTH))
 
 
-def overlap_of(judged_ids: Iterable[str], run_ids: Iterable[str]) -> Overlap:
-    """The :class:`Overlap` of a run's query ids (``run_ids``) with the qrels' (``judged_ids``).
+class OverlapTally:
+    """An :class:`Overlap` counted from a run's query ids part by part (the chunks of a
+    streamed run, each query in one part only), with no Python object per id: the judged ids
+    stay an Arrow string array, which of them have results is a bool array, and of the ids
+    only in the run the count and the first :data:`EXAMPLES` (natural order) are kept. Only
+    the ids an :class:`Overlap` names become Python strings.
+
+    >>> tally = OverlapTally.of(["1", "2", "3", "10"])
+    >>> tally.add(["3", "x"]); tally.add(["1", "b", "a"])
+    >>> overlap = tally.overlap()
+    >>> overlap.common, overlap.judged_without_results_examples, overlap.results_without_judgments_examples
+    (2, ('2', '10'), ('a', 'b', 'x'))
+    """
+
+    def __init__(self, judged: Any, rows_of: Any, *, natural: bool) -> None:
+        # judged: distinct ids (an Arrow string array); rows_of: ids -> their rows in judged
+        # (-1: not judged); natural: judged is in natural order already (the qrels' ids).
+        self._judged = judged
+        self._rows_of = rows_of
+        self._natural = natural
+        self._answered = np.zeros(len(judged), dtype=bool)
+        self._with_results = 0
+        self._only_ran = 0
+        self._examples: list[str] = []
+
+    @classmethod
+    def of(cls, judged: Any, run_ids: Any = None) -> OverlapTally:
+        """A tally against ``judged`` (a :class:`~rankmeter.data.Qrels`, or query ids:
+        strings or an Arrow string array), with ``run_ids`` counted already when given."""
+        from rankmeter.data.qrels import Qrels
+
+        if isinstance(judged, Qrels):
+            tally = cls(judged.query_strings, judged.rows_of, natural=True)
+        else:
+            ids = _distinct_strings(judged)
+            tally = cls(ids, lambda found: _rows_in(found, ids), natural=False)
+        if run_ids is not None:
+            tally.add(run_ids)
+        return tally
+
+    def add(self, run_ids: Any) -> None:
+        """Count a part of the run: its query ids (strings, or an Arrow string array), none
+        counted before (repeats within the part count once)."""
+        from rankmeter.data.arrays import take
+
+        ids = _distinct_strings(run_ids)
+        rows = np.asarray(self._rows_of(ids), dtype=np.int64)
+        found = rows >= 0
+        self._answered[rows[found]] = True
+        self._with_results += len(ids)
+        missing = np.flatnonzero(~found)
+        if len(missing):
+            self._only_ran += len(missing)
+            firsts = _first_natural(take(ids, missing))
+            self._examples = list(_first_natural([*self._examples, *firsts]))
+
+    def overlap(self) -> Overlap:
+        """The overlap of the ids counted so far with the judged ids."""
+        from rankmeter.data.arrays import take
+
+        unanswered = np.flatnonzero(~self._answered)
+        if self._natural:  # (the first few rows are the first few ids)
+            judged_examples = tuple(take(self._judged, unanswered[:EXAMPLES]).to_pylist())
+        else:
+            judged_examples = _first_natural(take(self._judged, unanswered))
+        return Overlap(
+            len(self._judged),
+            self._with_results,
+            len(self._judged) - len(unanswered),
+            len(unanswered),
+            self._only_ran,
+            judged_examples,
+            tuple(self._examples),
+        )
+
+
+def overlap_of(judged_ids: Any, run_ids: Any) -> Overlap:
+    """The :class:`Overlap` of a run's query ids (``run_ids``) with the qrels' (``judged_ids``):
+    each strings, or an Arrow string array (compared as they are, vectorised: only the ids the
+    overlap names become Python strings).
 
     >>> overlap_of(["1", "2", "3"], ["2", "3", "9"]).to_dict()["judged_without_results_examples"]
     ['1']
     """
+    return OverlapTally.of(judged_ids, run_ids).overlap()
+
+
+def _distinct_strings(ids: Any) -> Any:
+    """``ids`` as an Arrow string array without repeats (first seen kept, in their order)."""
+    import pyarrow as pa
+
+    from rankmeter.data.arrays import arrow_strings, compute, compute_options, one_chunk
+
+    if isinstance(ids, (pa.Array, pa.ChunkedArray)):
+        strings = one_chunk(ids)
+    else:
+        # (ids are checked on the way in: valid Unicode, so arrow_strings takes them)
+        strings = arrow_strings([str(q) for q in ids])
+    if not pa.types.is_string(strings.type) and not pa.types.is_large_string(strings.type):
+        strings = compute(
+            "cast", strings, options=compute_options("CastOptions", target_type=pa.string())
+        )
+    unique = compute("unique", strings)
+    return strings if len(unique) == len(strings) else unique
+
+
+def _rows_in(ids: Any, judged: Any) -> Any:
+    """The row of each of ``ids`` in ``judged`` (Arrow string arrays), -1 where absent."""
+    from rankmeter.data.arrays import compute, compute_options, numpy_of
+
+    if ids.type != judged.type:  # (string and large_string)
+        ids = ids.cast(judged.type)
+    lookup = compute_options("SetLookupOptions", value_set=judged)
+    return numpy_of(compute("index_in", ids, options=lookup), fill=-1).astype(np.int64)
+
+
+def _first_natural(ids: Any) -> tuple[str, ...]:
+    """The first :data:`EXAMPLES` of distinct ``ids`` (strings, or an Arrow string array) in
+    natural order, as Python strings (vectorised for many: no sort key per id)."""
+    import pyarrow as pa
+
+    from rankmeter.data.arrays import take
     from rankmeter.data.ids import natural_order
 
-    judged = set(judged_ids)
-    ran = set(run_ids)
-
-    def examples(ids: set[str]) -> tuple[str, ...]:
-        listed = list(ids)
-        return tuple(listed[i] for i in natural_order(listed)[:EXAMPLES])
-
-    common = len(judged & ran)
-    # (the differences only where there are some: a run of 100,000 queries costs a set less)
-    only_judged = judged - ran if common < len(judged) else set()
-    only_ran = ran - judged if common < len(ran) else set()
-    return Overlap(
-        len(judged),
-        len(ran),
-        common,
-        len(only_judged),
-        len(only_ran),
-        examples(only_judged),
-        examples(only_ran),
-    )
+    first = natural_order(ids)[:EXAMPLES]
+    if isinstance(ids, pa.Array):
+        return tuple(take(ids, first).to_pylist())
+    return tuple(str(ids[i]) for i in first)
 
 
 @dataclass(frozen=True)
@@ -324,10 +432,35 @@ def _frozen_column(values: Any) -> FloatArray:
     return copy
 
 
+class _QueryIds:
+    """:attr:`PerQuery.query_ids`: given as strings, or as an Arrow string array (what
+    ``evaluate`` gives: a million queries make no million strings until they are asked for),
+    a tuple of str when read."""
+
+    def __get__(self, obj: Any, owner: Any = None) -> tuple[str, ...]:
+        if obj is None:
+            raise AttributeError("query_ids")
+        ids = obj.__dict__["_query_ids"]
+        if not isinstance(ids, tuple):
+            ids = tuple(ids.to_pylist())
+            obj.__dict__["_query_ids"] = ids
+        return ids
+
+    def __set__(self, obj: Any, ids: Any) -> None:
+        import pyarrow as pa
+
+        if "_query_ids" in obj.__dict__:
+            raise dataclasses.FrozenInstanceError("cannot assign to field 'query_ids'")
+        obj.__dict__["_query_ids"] = (
+            ids if isinstance(ids, (tuple, pa.Array, pa.ChunkedArray)) else tuple(ids)
+        )
+
+
 @dataclass(frozen=True)
 class PerQuery:
     """Per-query values: one row per evaluated query, one column per metric (named by its
-    label)."""
+    label). ``query_ids`` may be given as an Arrow string array (made a tuple of str when
+    first read)."""
 
     query_ids: tuple[str, ...]
     metrics: tuple[Metric, ...]
@@ -338,7 +471,7 @@ class PerQuery:
         object.__setattr__(self, "values", ByMetric(self.metrics, frozen))
 
     def __len__(self) -> int:
-        return len(self.query_ids)
+        return len(self.__dict__["_query_ids"])
 
     def __getitem__(self, metric: str | Metric) -> FloatArray:
         return self.values[metric_key(metric, self.metrics)]
@@ -357,7 +490,14 @@ class PerQuery:
         n = check_worst(n)
         values = self[metric]
         order = np.argsort(values, kind="stable")[:n]
-        return tuple((self.query_ids[i], float(values[i])) for i in order)
+        ids = self.__dict__["_query_ids"]
+        if isinstance(ids, tuple):
+            named = [ids[i] for i in order]
+        else:  # (the few ids named, not every query's, made Python strings)
+            from rankmeter.data.arrays import take
+
+            named = take(ids, order).to_pylist()
+        return tuple((q, float(values[i])) for q, i in zip(named, order, strict=True))
 
     def to_dict(self) -> dict[str, dict[str, float | int]]:
         """``{query_id: {metric: value}}``."""
@@ -380,6 +520,11 @@ class PerQuery:
         """A DataFrame indexed by query id with one column per metric."""
         import_pandas()
         return self.to_arrow().to_pandas().set_index("query_id")
+
+
+# (set once the dataclass is made, so the field stays required: its __init__ sets the ids
+# through the descriptor, and __repr__ and __eq__ read them through it)
+setattr(PerQuery, "query_ids", _QueryIds())  # noqa: B010
 
 
 def metric_key(

@@ -203,3 +203,84 @@ def test_intern_natural_codes_ids_in_natural_order(ids: list[str]) -> None:
         codes, vocab = intern_natural(given, Origin("<t>"), "query id")
         assert vocab.to_pylist() == vocabulary
         assert codes.tolist() == [vocabulary.index(q) for q in ids]
+
+
+@pytest.mark.parametrize("stream", [True, False])
+def test_evaluate_counts_the_overlap_without_a_python_string_per_query(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stream: bool
+) -> None:
+    """The overlap warnings' facts come from the Arrow ids (issue 22, item 17): no run id and
+    no tuple of the judged ids made Python strings, chunk by chunk as whole."""
+    import rankmeter.io.stream as stream_module
+    from rankmeter import Qrels, Run, evaluate
+
+    rng = np.random.default_rng(19)
+    judged = rng.permutation(3000) + 1  # 1..3000, shuffled
+    qrels = tmp_path / "clicks.qrels"
+    qrels.write_text("".join(f"{q} 0 D{q} 1\n" for q in judged.tolist()))
+    ran = [*range(3010, 5, -1), "x", "a", "0010"]  # 1-5 judged only; 3001-3010, x, a only here
+    run = tmp_path / "one.run"
+    run.write_text("".join(f"{q} Q0 D{q} 1 1.0 t\n" for q in ran))
+
+    def refused(self: object) -> None:
+        raise AssertionError("the query ids were made Python strings, one per query")
+
+    segment_ids = Run.segment_ids
+
+    def guarded(self: Run) -> object:
+        if sys._getframe(1).f_globals["__name__"] == "rankmeter.io.stream":
+            return segment_ids.fget(self)  # (the reader's own check that queries are grouped)
+        return refused(self)
+
+    monkeypatch.setattr(Run, "segment_ids", property(guarded))
+    monkeypatch.setattr(Run, "query_ids", property(refused))
+    monkeypatch.setattr(Qrels, "query_ids", property(refused))
+    monkeypatch.setattr(Qrels, "segment_ids", property(refused))
+    monkeypatch.setattr(stream_module, "CHUNK_ROWS", 100)  # (many chunks)
+    result = evaluate(qrels, run, "RR", stream=stream)
+    overlap = result.facts.overlap if result.facts else None
+    assert overlap is not None and result.per_query.query_ids[:2] == ("6", "7")
+    assert (overlap.judged, overlap.with_results, overlap.common) == (3000, 3008, 2995)
+    assert overlap.judged_without_results == 5
+    assert overlap.judged_without_results_examples == ("1", "2", "3", "4", "5")
+    assert overlap.results_without_judgments == 13
+    assert overlap.results_without_judgments_examples == ("0010", "3001", "3002", "3003", "3004")
+
+
+def test_the_overlap_of_arrow_ids_makes_no_python_object_per_query() -> None:
+    judged = pa.array([str(q) for q in range(QUERIES, 0, -1)])
+    ran = pa.array([str(q) for q in range(10, QUERIES + 10)] + ["b", "a"])
+    gc.collect()
+    before = sys.getallocatedblocks()
+    overlap = overlap_of(judged, ran)
+    gc.collect()
+    grown = sys.getallocatedblocks() - before
+    assert grown < QUERIES // 10, grown
+    assert overlap.judged_without_results_examples == tuple(str(q) for q in range(1, 10)[:5])
+    assert overlap.results_without_judgments == 11
+    assert overlap.results_without_judgments_examples == tuple(
+        str(QUERIES + q) for q in range(1, 6)
+    )
+
+
+def test_evaluate_makes_no_python_object_per_query(
+    click_qrels: Path, one_result_runs: Path
+) -> None:
+    """Evaluating (the join, the metrics, the overlap facts, the per-query values) makes no
+    Python object per query: the ids stay Arrow arrays until the per-query ids are read."""
+    from rankmeter import evaluate
+    from rankmeter.io import read_run
+
+    qrels, run = read_qrels(click_qrels), read_run(one_result_runs)
+    gc.collect()
+    before = sys.getallocatedblocks()
+    result = evaluate(qrels, run, ["nDCG@10", "P@10"])
+    gc.collect()
+    grown = sys.getallocatedblocks() - before
+    assert grown < QUERIES // 10, grown
+    assert result.facts is not None and result.facts.overlap.common == QUERIES
+    assert len(result.per_query) == QUERIES
+    assert result.per_query.worst("P@10", 2) == (("2", 0.0), ("4", 0.0))  # (grade q % 2)
+    gc.collect()
+    assert sys.getallocatedblocks() - before < QUERIES // 10  # (worst names two ids)
+    assert result.per_query.query_ids[:3] == ("1", "2", "3")

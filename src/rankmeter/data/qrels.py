@@ -199,7 +199,8 @@ class Qrels:
         table of the judged ids built once, then reused by every join)."""
         if isinstance(query_ids, np.ndarray):
             query_ids = query_ids.tolist()
-        strings = arrow_strings(query_ids)
+        # (an Arrow string array, as a Run's segment_strings, is looked up as it is)
+        strings = query_ids if _is_arrow(query_ids) else arrow_strings(query_ids)
         if strings.type != self._query_vocab.type:  # (string and large_string)
             cast = compute_options("CastOptions", target_type=self._query_vocab.type)
             strings = compute("cast", strings, options=cast)
@@ -224,6 +225,12 @@ class Qrels:
                 row_groups(self._offsets), hashes, self._doc_vocab, self._doc_codes
             )
         return self._pair_lookup
+
+    @property
+    def query_strings(self) -> Any:
+        """The judged queries as an Arrow string array, in natural order (:attr:`query_ids`
+        without a Python string per query)."""
+        return self._query_vocab
 
     @property
     def segment_ids(self) -> ObjArray:
@@ -301,3 +308,9 @@ class Qrels:
     def to_pandas(self) -> Any:
         import_pandas()
         return self.to_arrow().to_pandas()
+
+
+def _is_arrow(values: Any) -> bool:
+    import pyarrow as pa
+
+    return isinstance(values, pa.Array)

@@ -16,6 +16,7 @@ from rankmeter.data.arrays import (
     IntArray,
     ObjArray,
     arrow_ints,
+    arrow_strings,
     compute,
     compute_options,
     import_pandas,
@@ -371,6 +372,14 @@ class Run:
     def query_ids(self) -> tuple[str, ...]:
         """Queries with results, in natural order."""
         return tuple(str(q) for q in self.segment_ids[self._natural_order()])
+
+    @property
+    def segment_strings(self) -> Any:
+        """The query id of each segment as an Arrow string array, in stored order (as
+        :attr:`segment_ids`): for a run read from a file, without a Python string per query."""
+        if isinstance(self._query_ids, np.ndarray):
+            return arrow_strings(self._query_ids.tolist())
+        return one_chunk(self._query_ids)
 
     @property
     def segment_ids(self) -> ObjArray:

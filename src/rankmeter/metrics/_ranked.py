@@ -14,7 +14,7 @@ import numpy as np
 import numpy.typing as npt
 
 from rankmeter.data import Qrels, Run
-from rankmeter.data.arrays import FloatArray, IntArray, ObjArray, readonly
+from rankmeter.data.arrays import FloatArray, IntArray, ObjArray, readonly, take
 from rankmeter.data.csr import gather_ranges, offsets_from_sorted, row_groups
 
 BoolArray = npt.NDArray[np.bool_]
@@ -66,7 +66,8 @@ class Ranked:
         """``positions`` and ``num_ret`` are given for a compact join (the ranks of its
         entries, and each query's number of results); without them the entries are every
         result of each query, ranked in their order."""
-        self.query_ids = readonly(query_ids)
+        # (an Arrow string array, as a join gives, is made Python strings only when read)
+        self._query_ids = readonly(query_ids) if isinstance(query_ids, np.ndarray) else query_ids
         self.offsets = readonly(offsets)
         self.groups = readonly(row_groups(offsets))
         self.compact = positions is not None
@@ -85,8 +86,16 @@ class Ranked:
         self._cache: dict[Any, Any] = {}
 
     @property
+    def query_ids(self) -> ObjArray:
+        """The evaluated queries (read-only object array of str, natural order)."""
+        if not isinstance(self._query_ids, np.ndarray):
+            ids = np.asarray(self._query_ids.to_pylist(), dtype=object)
+            self._query_ids = readonly(ids)
+        return self._query_ids
+
+    @property
     def n_queries(self) -> int:
-        return len(self.query_ids)
+        return len(self._query_ids)
 
     @property
     def num_ret(self) -> IntArray:
@@ -219,7 +228,8 @@ def join(
             rel,
         )
     # Queries: those in both (trec_eval default) or every judged query (trec_eval -c).
-    run_to_qrels = qrels.rows_of(run.segment_ids)  # (vectorised: no dict of every query)
+    # (vectorised, from the run's Arrow ids: no dict of every query, no string per query)
+    run_to_qrels = qrels.rows_of(run.segment_strings)
     present = run_to_qrels >= 0
     qrels_to_run = np.full(qrels.n_queries, -1, dtype=np.int64)
     qrels_to_run[run_to_qrels[present]] = np.flatnonzero(present)
@@ -321,7 +331,7 @@ def _ranked(
     order = np.lexsort((-j_grades, j_groups))
     j_offsets = offsets_from_sorted(j_groups, len(selected))
     ranked = Ranked(
-        np.asarray(qrels.segment_ids[selected], dtype=object),
+        take(qrels.query_strings, selected),  # (no Python string per query: see query_ids)
         offsets,
         grades,
         judged,
