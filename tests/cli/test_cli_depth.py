@@ -215,3 +215,16 @@ def test_which_metrics_favour_the_deeper_run() -> None:
 
 def _flat(text: str) -> str:
     return " ".join(text.split())
+
+
+def test_the_gate_says_a_regression_may_be_the_cut(cli: CLI, runs: dict[str, Path]) -> None:
+    """The shallower run loses on AP only because it is cut at 100: the gate still fails (the
+    exit code is the gate's), and its line says the runs differ in depth."""
+    done = cli(
+        "compare", QRELS, runs["bm25"], runs["shallow"], "-m", "AP", "--resamples", "500",
+        "--fail-on", "regression",
+    )  # fmt: skip
+    assert done.code == 3, done.err
+    [line] = [line for line in done.err.splitlines() if "regression:" in line]
+    assert "but the runs differ in depth (shallow 100, bm25 1,000: see the warning)" in line
+    assert "the cut alone can make this gap" in line
