@@ -18,10 +18,13 @@ at the data itself, run by run:
 - **depth**: each run's depth (the most results any of its queries has); runs cut at
   different depths get a warning (:func:`depth_warning`), since every metric that reads past
   the shallower depth favours the deeper run.
-- the qrels' **grade distribution**, and whether they hold only relevant documents (no
-  grade from 0 up to 1, as CISI's and click-derived qrels): then every unjudged document is
-  assumed not relevant, Judged@k is precision rather than coverage, and one
-  ``"relevant_only"`` warning says so in place of each run's Judged@k warning.
+- the qrels' **grade distribution**, and whether they hold only relevant documents (some
+  grade of ``rel`` or more and none from 0 up to it, as CISI's and click-derived qrels):
+  then every unjudged document is assumed not relevant, Judged@k is precision rather than
+  coverage, and one ``"relevant_only"`` warning says so in place of each run's Judged@k
+  warning. Qrels that judge no document relevant (only negative grades, trec_eval's "pooled
+  but not judged", or none of ``rel`` or more) make every metric 0: a fatal
+  ``"no_relevant"`` finding.
 
 :func:`data_warnings` gives the cheap checks (overlap and score order) for commands that
 evaluate (``rankmeter evaluate``, ``rankmeter compare``), to be printed beside their numbers.
@@ -38,7 +41,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from rankmeter._validate import integer
+from rankmeter._validate import integer, real
 from rankmeter.data import Qrels, Run
 from rankmeter.data.run import unique_names
 from rankmeter.errors import PolicyError
@@ -51,6 +54,7 @@ from rankmeter.results import (
     ScoreOrder,
     depth_gap,
     depth_of,
+    no_relevant,
     overlap_of,
     relevant_only,
 )
@@ -179,12 +183,14 @@ class Ties:
 @dataclass(frozen=True)
 class DataWarning:
     """One thing found in a run: ``kind`` is ``"no_overlap"``, ``"partial_overlap"``,
-    ``"score_order"``, ``"duplicates"``, ``"ties"``, ``"judged"``, ``"depth"`` or
-    ``"relevant_only"``; ``fatal`` when it makes the run's numbers meaningless. ``detail`` is
+    ``"score_order"``, ``"duplicates"``, ``"ties"``, ``"judged"``, ``"depth"``,
+    ``"relevant_only"`` or ``"no_relevant"`` (fatal: the qrels judge no document relevant);
+    ``fatal`` when it makes the run's numbers meaningless. ``detail`` is
     the finding's record (an :class:`Overlap`, :class:`ScoreOrder`, :class:`Duplicates`,
     :class:`Ties` or, for ``"depth"``, a :class:`DepthGap` of every run, found on the
-    shallowest; for ``"judged"``, the run's Judged@k as a float; for ``"relevant_only"``, a
-    finding on the qrels (``run`` empty, ``source`` the qrels'), the :class:`QrelsSummary`). Worded by :func:`rankmeter.report.checking.warning_line`."""
+    shallowest; for ``"judged"``, the run's Judged@k as a float; for ``"relevant_only"`` and
+    ``"no_relevant"``, findings on the qrels (``run`` empty, ``source`` the qrels'), the
+    :class:`QrelsSummary`). Worded by :func:`rankmeter.report.checking.warning_line`."""
 
     run: str
     source: str
@@ -269,14 +275,18 @@ class RunCheck:
 @dataclass(frozen=True)
 class QrelsSummary:
     """The qrels: where from, how many queries and judgments, each grade's count (ascending
-    by grade), and whether they hold only relevant documents (no grade from 0 up to 1:
-    :func:`rankmeter.results.relevant_only`)."""
+    by grade), whether they hold only relevant documents (some grade of ``rel`` or more and
+    none from 0 up to it: :func:`rankmeter.results.relevant_only`) and whether they judge no
+    document relevant (:func:`rankmeter.results.no_relevant`)."""
 
     source: str
     queries: int
     judgments: int
     grades: tuple[tuple[float, int], ...]
     relevant_only: bool = False
+    no_relevant: bool = False
+    #: The minimum grade counted relevant.
+    rel: float = 1
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -285,23 +295,33 @@ class QrelsSummary:
             "judgments": self.judgments,
             "grades": [{"grade": _number(g), "count": n} for g, n in self.grades],
             "relevant_only": self.relevant_only,
+            "no_relevant": self.no_relevant,
+            "rel": _number(self.rel),
         }
 
 
 @dataclass(frozen=True)
 class DataCheck:
-    """What :func:`check` found: the qrels' summary and one :class:`RunCheck` per run."""
+    """What :func:`check` found: the qrels' summary and one :class:`RunCheck` per run.
+    ``asked``: the metrics were asked for (not the default ``nDCG@k``), so the depth warning
+    names only those of them the depths affect."""
 
     qrels: QrelsSummary
     runs: tuple[RunCheck, ...]
     k: int
     metrics: tuple[str, ...]
+    asked: bool = False
 
     @property
     def warnings(self) -> tuple[DataWarning, ...]:
-        """Each run's findings, then runs cut at different depths (whatever the metrics:
-        the data are being checked before any metric is chosen)."""
-        found = [w for r in self.runs for w in r.warnings]
+        """The qrels' fatal finding (no relevant judgment), each run's findings, then the
+        qrels' relevant-only note and runs cut at different depths: with the metrics asked
+        for, when they are affected; with none asked for, whatever the metrics (the data are
+        being checked before any metric is chosen)."""
+        found = []
+        if self.qrels.no_relevant:
+            found.append(DataWarning("", self.qrels.source, "no_relevant", True, self.qrels))
+        found += [w for r in self.runs for w in r.warnings]
         if self.qrels.relevant_only:
             found.append(
                 DataWarning("", self.qrels.source, "relevant_only", False, self.qrels, self.k)
@@ -310,14 +330,15 @@ class DataCheck:
             {r.name: r.depth for r in self.runs},
             _measures(self.metrics),
             sources={r.name: r.source for r in self.runs},
-            unaffected=True,
+            unaffected=not self.asked,
         )
         return tuple(found if gap is None else [*found, gap])
 
     @property
     def ok(self) -> bool:
-        """No run has a fatal finding (``rankmeter check`` exits 1 otherwise)."""
-        return all(r.ok for r in self.runs)
+        """No fatal finding: in a run, or in the qrels (``rankmeter check`` exits 1
+        otherwise)."""
+        return not self.qrels.no_relevant and all(r.ok for r in self.runs)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -326,6 +347,9 @@ class DataCheck:
             "metrics": list(self.metrics),
             "qrels": self.qrels.to_dict(),
             "runs": [r.to_dict() for r in self.runs],
+            # Every finding, as the table and Markdown list them: the qrels' and those across
+            # runs (depth) too, which no one run holds.
+            "warnings": [w.to_dict() for w in self.warnings],
         }
 
 
@@ -335,6 +359,7 @@ def check(
     *,
     k: int = 10,
     metrics: str | Iterable[str] | None = None,
+    rel: float = 1,
     qrels_format: str | None = None,
     run_format: str | None = None,
 ) -> DataCheck:
@@ -345,13 +370,18 @@ def check(
     qrels : what :func:`rankmeter.evaluate` takes (a path, a dict, a frame, a Qrels)
     runs : one run (a path, a dict, a frame, a Run) or a list of them, or ``{name: run}``
     k : the top k looked at for ties and Judged@k (an integer >= 1)
-    metrics : the metrics whose range across tie orders is reported; default ``nDCG@k``
+    metrics : the metrics whose range across tie orders is reported; default ``nDCG@k``.
+        Asked for, they are also the metrics the depth warning names (those the runs'
+        depths affect: none, no warning); by default it warns of any difference in depth
+    rel : the minimum grade counted relevant (trec_eval -l), for the metrics and for what
+        the qrels hold (relevant only, no relevant judgment)
     qrels_format, run_format : the file formats, when not detected (``"trec"``, ``"csv"``, ...)
 
     Returns
     -------
     DataCheck, whose ``ok`` is False when a run's numbers would be meaningless: no query in
-    common with the qrels, scores rising with the rank, or repeated (query, doc) pairs.
+    common with the qrels, scores rising with the rank, or repeated (query, doc) pairs; or
+    when the qrels judge no document relevant.
 
     Examples
     --------
@@ -368,6 +398,7 @@ def check(
     from rankmeter.evaluation import resolve_metrics
 
     k = integer("k", k, low=1, what="the cutoff looked at")
+    rel = real("rel", rel, what="the minimum grade counted relevant")
     measures = resolve_metrics(f"nDCG@{k}" if metrics is None else metrics)
     loaded = (
         read_qrels(qrels, format=qrels_format)
@@ -378,15 +409,16 @@ def check(
     read = [read_run_rows(value, format=run_format, name=name) for name, value in named]
     # Runs that share a name (their TREC tag) are told apart by their files, as evaluate does.
     unique = unique_names([r.name for r in read], [r.source for r in read])
-    summary = _qrels_summary(loaded)
+    summary = _qrels_summary(loaded, rel)
     checked = [
         replace(
-            _check_run(loaded, replace(rows, name=name), k, measures),
+            _check_run(loaded, replace(rows, name=name), k, measures, rel),
             relevant_only=summary.relevant_only,
         )
         for rows, name in zip(read, unique, strict=True)
     ]
-    return DataCheck(summary, tuple(checked), k, tuple(m.label for m in measures))
+    labels = tuple(m.label for m in measures)
+    return DataCheck(summary, tuple(checked), k, labels, asked=metrics is not None)
 
 
 def data_warnings(
@@ -445,20 +477,23 @@ def result_warnings(result: Any, *, run_format: str | None = None) -> tuple[Data
     import os
 
     depths: dict[str, int | None] = {}
+    measures: tuple[Any, ...] = ()
     if hasattr(result, "facts") and hasattr(result, "policies"):  # one EvalResult
         named = [(result.run, result.facts)]
         scored = bool(result.policies.include_missing)
-    elif hasattr(result, "results"):  # EvalResults
+    elif hasattr(result, "results"):  # EvalResults: their numbers side by side
         named = [(r.run, r.facts) for r in result.results]
         scored = bool(result.policies.include_missing)
+        depths = {r.run: r.depth for r in result.results}
+        measures = tuple(result.results[0].measures) if result.results else ()
     else:  # a Comparison (every judged query is compared unless include_missing is False)
         # or an all-pairs comparison, which keeps no facts
         named = list(getattr(result, "facts", {}).items())
         scored = bool(result.settings.policies.include_missing)
         depths = dict(getattr(result, "depths", {}))
-    # Runs cut at different depths: a warning where runs are compared (evaluate lists each
-    # run's numbers on its own).
-    measures = _measures(getattr(result, "metrics", ())) if depths else ()
+        measures = _measures(getattr(result, "metrics", ())) if depths else ()
+    # Runs cut at different depths, shown side by side (evaluate of several runs, compare,
+    # all-pairs): a warning naming the metrics asked for that favour the deeper runs.
     sources = {name: facts.source for name, facts in named if facts is not None}
     gap = depth_warning(depths, measures, sources=sources)
     found: list[DataWarning] = []
@@ -598,7 +633,9 @@ def _order_and_overlap(
         yield DataWarning(name, source, "partial_overlap", False, overlap)
 
 
-def _check_run(qrels: Qrels, rows: RunRows, k: int, measures: Sequence[Any]) -> RunCheck:
+def _check_run(
+    qrels: Qrels, rows: RunRows, k: int, measures: Sequence[Any], rel: float = 1
+) -> RunCheck:
     codes, query_ids = _query_codes(rows)
     overlap = _overlap(qrels, query_ids)
     duplicates, kept = _duplicates(rows)
@@ -606,7 +643,7 @@ def _check_run(qrels: Qrels, rows: RunRows, k: int, measures: Sequence[Any]) -> 
     order = score_order(rows, codes) if rows.written else None
     ties = judged = None
     if not overlap.empty:
-        ties, judged = _ties(qrels, run, k, measures)
+        ties, judged = _ties(qrels, run, k, measures, rel)
     return RunCheck(
         run.name,
         rows.source,
@@ -687,7 +724,9 @@ def _duplicates(rows: RunRows) -> tuple[Duplicates, npt.NDArray[np.int64] | None
     return found, np.sort(first)
 
 
-def _ties(qrels: Qrels, run: Run, k: int, measures: Sequence[Any]) -> tuple[Ties, float]:
+def _ties(
+    qrels: Qrels, run: Run, k: int, measures: Sequence[Any], rel: float = 1
+) -> tuple[Ties, float]:
     """The run's ties in the top k over the queries in common with the qrels, each metric's
     range across tie orders, and the run's Judged@k."""
     from rankmeter.evaluation import evaluate
@@ -698,11 +737,11 @@ def _ties(qrels: Qrels, run: Run, k: int, measures: Sequence[Any]) -> tuple[Ties
     positions, tied = _tied_positions(common, k)
     judged_metric = parse_metric(f"Judged@{k}")
     asked = [m for m in measures if m != judged_metric]
-    as_ranked = evaluate(qrels, common, [*asked, judged_metric])
+    as_ranked = evaluate(qrels, common, [*asked, judged_metric], rel=rel)
     ranges: tuple[TieRange, ...] = ()
     if asked:
-        best = evaluate(qrels, _reordered(qrels, common, best=True), asked, ties="input")
-        worst = evaluate(qrels, _reordered(qrels, common, best=False), asked, ties="input")
+        best = evaluate(qrels, _reordered(qrels, common, best=True), asked, ties="input", rel=rel)
+        worst = evaluate(qrels, _reordered(qrels, common, best=False), asked, ties="input", rel=rel)
         ranges = tuple(
             TieRange(
                 m.label,
@@ -762,14 +801,16 @@ def _reordered(qrels: Qrels, run: Run, *, best: bool) -> Run:
     )
 
 
-def _qrels_summary(qrels: Qrels) -> QrelsSummary:
+def _qrels_summary(qrels: Qrels, rel: float = 1) -> QrelsSummary:
     grades, counts = np.unique(np.asarray(qrels.grades, dtype=np.float64), return_counts=True)
     return QrelsSummary(
         qrels.source,
         qrels.n_queries,
         len(qrels),
         tuple((float(g), int(c)) for g, c in zip(grades, counts, strict=True)),
-        relevant_only(qrels.grades, 1),  # check's policies: relevant is grade >= 1
+        relevant_only(qrels.grades, rel),
+        no_relevant(qrels.grades, rel),
+        rel,
     )
 
 

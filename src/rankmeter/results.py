@@ -35,7 +35,9 @@ __all__ = [
     "check_worst",
     "depth_gap",
     "depth_of",
+    "favours_deeper",
     "judged_cutoff",
+    "no_relevant",
     "overlap_of",
     "relevant_only",
     "unique_names",
@@ -608,17 +610,44 @@ def reads_past(metric: Metric, depth: int) -> bool:
     return metric.cutoff is None or metric.cutoff > depth
 
 
+#: Metrics a deeper run is not favoured on: P without a cutoff (relevant retrieved over
+#: retrieved) favours the shallower run, NumRet counts results and Judged how much is
+#: judged, not how much is relevant, and NumRel counts the qrels only.
+_NOT_FAVOURING_DEEPER = frozenset({"NumRet", "Judged", "NumRel"})
+
+
+def favours_deeper(metric: Metric, depth: int) -> bool:
+    """Whether ``metric`` favours a run deeper than ``depth`` over one cut there: it reads
+    past rank ``depth`` (:func:`reads_past`), where the shallower run's missing results count
+    as not relevant and the deeper run's relevant documents still count (AP, R, R-Prec,
+    Bpref, nDCG, DCG, RR, Success, NumRelRet, and P@k, R@k, nDCG@k with k beyond ``depth``).
+    Not P without a cutoff (relevant retrieved over retrieved: it favours the shallower run),
+    nor NumRet, Judged and NumRel, which count results, judgments or the qrels, not relevance.
+
+    >>> from rankmeter.metrics import parse_metric
+    >>> [favours_deeper(parse_metric(m), 100) for m in ["AP", "P", "P@1000", "NumRet", "RR"]]
+    [True, False, True, False, True]
+    """
+    if metric.spec.name in _NOT_FAVOURING_DEEPER:
+        return False
+    if metric.spec.name == "P" and metric.cutoff is None:
+        return False
+    return reads_past(metric, depth)
+
+
 @dataclass(frozen=True)
 class DepthGap:
     """Runs cut at different depths (each run's depth: :func:`depth_of`), and the metrics
-    asked for that read past the shallowest (:func:`reads_past`): those favour the deeper
-    runs, whose relevant documents below that rank count where the shallower runs have none.
+    asked for that favour the deeper runs (:func:`favours_deeper`): they read past the
+    shallowest depth, where the deeper runs' relevant documents count and the shallower runs
+    have none.
 
     Attributes
     ----------
     depths : ``(run, depth)`` of every run, in the runs' order
-    metrics : the labels of the metrics asked for that read past :attr:`shallow` (may be
-        empty: then no number asked for is affected)
+    metrics : the labels of the metrics asked for that favour the deeper runs
+        (:func:`favours_deeper` than :attr:`shallow`; may be empty: then no number asked for
+        is affected)
     """
 
     depths: tuple[tuple[str, int], ...]
@@ -660,7 +689,7 @@ def depth_gap(
     if len(known) < 2 or len({d for _, d in known}) == 1:
         return None
     shallow = min(d for _, d in known)
-    return DepthGap(known, tuple(m.label for m in measures if reads_past(m, shallow)))
+    return DepthGap(known, tuple(m.label for m in measures if favours_deeper(m, shallow)))
 
 
 @dataclass(frozen=True)
@@ -720,11 +749,28 @@ def relevant_only(grades: Any, rel: float) -> bool:
     not listed is assumed not relevant, and Judged@k is the share of the top k that is
     relevant.
 
+    Qrels with no relevant judgment at all (only negative grades, say) are not relevant-only:
+    they judge nothing, and every metric is 0 (:func:`no_relevant`).
+
     >>> relevant_only([1, 2, 1], 1), relevant_only([0, 1], 1), relevant_only([1, 2], 2)
     (True, False, False)
+    >>> relevant_only([-1, -1], 1)
+    False
     """
     values = np.asarray(grades, dtype=np.float64)
-    return bool(len(values)) and not bool(np.any((values >= 0) & (values < rel)))
+    return not no_relevant(values, rel) and not bool(np.any((values >= 0) & (values < rel)))
+
+
+def no_relevant(grades: Any, rel: float) -> bool:
+    """Whether qrels judge no document relevant (no grade of ``rel`` or more): every metric of
+    every run is then 0, or undefined, and nothing can be learned from them. Qrels holding only
+    negative grades (trec_eval's "pooled but not judged") are so.
+
+    >>> no_relevant([-1, -1], 1), no_relevant([0, 2], 1), no_relevant([1, 1], 2)
+    (True, False, True)
+    """
+    values = np.asarray(grades, dtype=np.float64)
+    return not bool(np.any(values >= rel))
 
 
 def judged_mean(judged: FloatArray, num_ret: Any) -> float:

@@ -128,3 +128,103 @@ def test_every_run_maker_shares_one_default_depth() -> None:
         assert inspect.signature(function).parameters[name].default == RUN_DEPTH, function
     # embed-eval's -k is None until chosen: its help says the shared default.
     assert "Default: 1000" in str(inspect.signature(embed_eval).parameters["k"].annotation)
+
+
+# -- the hostile trial of the fixes (issue 22, trial items 2 to 6) ---------------------------
+
+
+def test_check_json_carries_the_depth_warning(cli: CLI, runs: dict[str, Path]) -> None:
+    """The table and Markdown print it; the JSON document carries it too, with every other
+    finding, in its top-level "warnings"."""
+    done = cli("check", QRELS, runs["bm25"], runs["shallow"], "-f", "json")
+    assert done.code == 0, done.err
+    document = json.loads(done.out)
+    [warning] = [w for w in document["warnings"] if w["kind"] == "depth"]
+    assert warning["detail"]["depths"] == {"bm25": 1000, "shallow": 100}
+    assert document["ok"] is True
+
+
+def test_check_with_metrics_names_only_the_affected_ones(cli: CLI, runs: dict[str, Path]) -> None:
+    """With -m, check words the depth warning as compare does: only the metrics asked for
+    that favour the deeper run, and none at all when no metric asked for is affected."""
+    fair = cli("check", QRELS, runs["bm25"], runs["shallow"], "-m", "nDCG@10")
+    assert fair.code == 0, fair.err
+    assert "differ in depth" not in _flat(fair.out) and "R-Prec" not in _flat(fair.out)
+    both = _flat(
+        cli("check", QRELS, runs["bm25"], runs["shallow"], "-m", "nDCG@10", "-m", "AP").out
+    )
+    assert "AP reads past rank 100" in both and "R-Prec" not in both
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "html", "latex", "json"])
+def test_all_pairs_documents_carry_the_depth_warning(
+    cli: CLI, runs: dict[str, Path], fmt: str, tmp_path: Path
+) -> None:
+    out = tmp_path / f"pairs.{fmt}"
+    done = cli(
+        "all-pairs", QRELS, runs["bm25"], runs["shallow"], runs["third"], "-m", "AP",
+        "-f", fmt, "-o", out,
+    )  # fmt: skip
+    assert done.code == 0, done.err
+    text = out.read_text(encoding="utf-8")
+    assert "differ in depth" in text and "50" in text
+    if fmt == "json":
+        [warning] = json.loads(text)["data_warnings"]
+        assert warning["kind"] == "depth" and warning["detail"]["metrics"] == ["AP"]
+
+
+def test_evaluate_of_several_runs_warns(cli: CLI, runs: dict[str, Path]) -> None:
+    """evaluate shows the runs' AP side by side: the same line as compare, naming only the
+    affected metrics asked for."""
+    done = cli("evaluate", QRELS, runs["bm25"], runs["shallow"], "-m", "AP", "-m", "nDCG@10")
+    assert done.code == 0, done.err
+    [line] = _depth_lines(done.err)
+    assert "'bm25' 1,000, 'shallow' 100" in line and "AP reads past rank 100" in line
+    assert "nDCG@10" not in line
+    fair = cli("evaluate", QRELS, runs["bm25"], runs["shallow"], "-m", "nDCG@10")
+    assert fair.code == 0 and not _depth_lines(fair.err)
+    alone = cli("evaluate", QRELS, runs["shallow"], "-m", "AP")
+    assert alone.code == 0 and not _depth_lines(alone.err)
+
+
+def test_compare_names_only_the_metrics_that_favour_the_deeper_run(
+    cli: CLI, runs: dict[str, Path]
+) -> None:
+    """P without a cutoff favours the shallower run, num_ret is a count: not named."""
+    done = cli(
+        "compare", QRELS, runs["bm25"], runs["shallow"], "-m", "P", "-m", "num_ret", "-m", "AP",
+        "--resamples", "200",
+    )  # fmt: skip
+    assert done.code == 0, done.err
+    [line] = _depth_lines(done.err)
+    assert "; AP reads past rank 100" in line and "num_ret" not in line
+
+
+def test_which_metrics_favour_the_deeper_run() -> None:
+    from rankmeter.metrics import parse_metrics
+    from rankmeter.results import depth_gap
+
+    asked = ["P", "num_ret", "Judged", "Judged@1000", "NumRel", "P@10", "P@1000", "AP", "RR",
+             "Success", "num_rel_ret", "R-Prec", "Bpref", "nDCG", "R@1000"]  # fmt: skip
+    gap = depth_gap({"deep": 1000, "shallow": 100}, parse_metrics(asked))
+    assert gap is not None
+    assert gap.metrics == (
+        "P@1000", "AP", "RR", "Success", "num_rel_ret", "R-Prec", "Bpref", "nDCG", "R@1000",
+    )  # fmt: skip
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def test_the_gate_says_a_regression_may_be_the_cut(cli: CLI, runs: dict[str, Path]) -> None:
+    """The shallower run loses on AP only because it is cut at 100: the gate still fails (the
+    exit code is the gate's), and its line says the runs differ in depth."""
+    done = cli(
+        "compare", QRELS, runs["bm25"], runs["shallow"], "-m", "AP", "--resamples", "500",
+        "--fail-on", "regression",
+    )  # fmt: skip
+    assert done.code == 3, done.err
+    [line] = [line for line in done.err.splitlines() if "regression:" in line]
+    assert "but the runs differ in depth (shallow 100, bm25 1,000: see the warning)" in line
+    assert "the cut alone can make this gap" in line

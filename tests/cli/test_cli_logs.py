@@ -156,13 +156,20 @@ def test_simulate_writes_a_valid_log_and_its_pre_period(
     ("args", "message"),
     [
         ((), "-o/--output names the log file to write: its suffix gives the format"),
-        (("-o", "x.txt"), "x.txt: a log's name says its format, and the suffix '.txt' names none"),
+        (
+            ("-o", "x.txt"),
+            "x.txt: a log's name says its format, and its suffix '.txt' names none: end it in",
+        ),
         (
             ("-o", "x.parquet", "--pre-period", "pre"),
-            "pre: a log's name says its format, and no suffix names none",
+            "pre: a log's name says its format, and it has no suffix: end it in",
         ),
         (("-o", "x.parquet", "--split", "1,2,3"), "--split '1,2,3' gives 3 values for 2"),
         (("-o", "x.parquet", "--split", "a,b"), "--split 'a,b': 'a' is not a number"),
+        (
+            ("-o", "x.parquet", "--split", "100,0"),
+            "--split '100,0' gives treatment no users: an A/B log needs users in both variants",
+        ),
         (
             ("-o", "x.parquet", "--segment-effect", "0.5"),
             "--segment-effect '0.5': give NAME=FACTOR",

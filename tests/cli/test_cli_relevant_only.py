@@ -90,3 +90,44 @@ def test_one_non_relevant_judgment_keeps_the_judged_warning(
     assert "hold only relevant" not in text and "run 'a' has Judged@10" in text
     check = cli("check", paths["qrels"], paths["a"])
     assert "(numbers can be trusted)" in _flat(check.out)
+
+
+# -- the hostile trial of the fixes (issue 22, trial item 1, and check --rel) ----------------
+
+#: Only negative grades: trec_eval's "pooled but not judged". No document is judged at all.
+NEGATIVE = "".join(f"q{q} 0 r{d} -1\n" for q in range(6) for d in range(4))
+
+
+def test_qrels_without_a_relevant_judgment_are_not_relevant_only(
+    cli: CLI, paths: dict[str, Path]
+) -> None:
+    """Every metric is 0 under them: check says so as an error (exit 1), never "trusted" nor
+    "relevant-only"; evaluate does not call them relevant-only either."""
+    paths["qrels"].write_text(NEGATIVE)
+    table = cli("check", paths["qrels"], paths["a"], paths["b"])
+    assert table.code == 1
+    text = _flat(table.out)
+    assert "judge no document relevant" in text and "every metric of every run is 0" in text
+    assert "trusted" not in text and "hold only relevant" not in text
+    assert "numbers are meaningless: the qrels judge no document relevant)" in text
+    assert "for some runs" not in text
+    assert "the numbers of every run meaningless" in table.err
+    document = json.loads(cli("check", paths["qrels"], paths["a"], "-f", "json").out)
+    assert document["ok"] is False
+    assert document["qrels"]["relevant_only"] is False and document["qrels"]["no_relevant"]
+    assert [w["kind"] for w in document["warnings"] if w["fatal"]] == ["no_relevant"]
+    done = cli("evaluate", paths["qrels"], paths["a"], "-m", "P@10")
+    assert done.code == 0, done.err
+    assert "hold only relevant" not in _flat(done.out + done.err)
+
+
+def test_check_takes_rel(cli: CLI, paths: dict[str, Path]) -> None:
+    """check --rel, as evaluate and compare: grade 1 is judged not relevant under --rel 2,
+    so the qrels are no longer relevant-only; every grade below it, none relevant at all."""
+    document = json.loads(cli("check", paths["qrels"], paths["a"], "--rel", "2", "-f", "json").out)
+    assert document["qrels"]["rel"] == 2 and document["qrels"]["relevant_only"] is False
+    assert "(numbers can be trusted" in _flat(
+        cli("check", paths["qrels"], paths["a"], "-l", "2").out
+    )
+    none = cli("check", paths["qrels"], paths["a"], "--rel", "3")
+    assert none.code == 1 and "no grade of 3 or more" in _flat(none.out)

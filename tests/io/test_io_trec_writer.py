@@ -33,3 +33,14 @@ def test_one_module_formats_trec_run_lines() -> None:
             ):
                 writers.append(f"{path.relative_to(SRC)}:{node.lineno}")
     assert writers == []
+
+
+def test_control_characters_in_a_run_name_are_inert_in_the_tag(tmp_path: Path) -> None:
+    """A hostile run tag (ESC sequences, BEL, BS, DEL), copied into a run rankmeter writes
+    (fuse, bm25, ...), is written as visible escapes: `cat` of the file runs no escape code."""
+    run = Run.from_dict({"1": {"d": 1.0}}, name="x\x1b]0;pwned\x07\x08\x7f\x9b y")
+    path = tmp_path / "out.run"
+    write_trec_run(run, path)
+    text = path.read_text(encoding="utf-8")
+    assert text == "1 Q0 d 1 1.0 x\\x1b]0;pwned\\x07\\x08\\x7f\\x9b_y\n"
+    assert trec_run_text(run) == text

@@ -349,6 +349,24 @@ def test_frames_and_ibis_tables(make: Callable[[pa.Table], Any]) -> None:
         read_log(bad)
 
 
+@pytest.mark.parametrize("as_frame", [False, True], ids=["arrow", "pandas"])
+def test_half_float_columns_are_read_as_floats(as_frame: bool) -> None:
+    """A float16 latency_ms (NumPy's half float) is read as the float it holds:
+    DuckDB takes no Arrow half float, and once raised a raw NotImplementedException."""
+    import numpy as np
+
+    table = arrow(log_rows())
+    i = table.schema.get_field_index("latency_ms")
+    values = table.column("latency_ms").to_numpy(zero_copy_only=False).astype(np.float16)
+    table = table.set_column(i, "latency_ms", pa.array(values, pa.float16(), from_pandas=True))
+    log = table.to_pandas() if as_frame else table
+    assert check_log(log).ok
+    read = read_log(log).to_pyarrow()
+    assert read.column("latency_ms").to_pylist() == [
+        float(v) for v in table.column("latency_ms").to_pylist()
+    ]
+
+
 def test_unreadable_inputs(tmp_path: Path) -> None:
     (tmp_path / "log.txt").write_text("x")
     with pytest.raises(

@@ -86,6 +86,7 @@ def all_pairs(
     Default metrics: nDCG@10 P@10 R@100 RR AP (compare's). The queries are compare's: every
     judged query, a run without results for one scoring 0 on it.
     """
+    from rankmeter.checking import result_warnings
     from rankmeter.comparison import compare_all
     from rankmeter.errors import PolicyError
     from rankmeter.io import read_qrels, read_run
@@ -117,17 +118,20 @@ def all_pairs(
         ties=ties.value,
         include_missing=include_missing,
     )
+    # Runs cut at different depths (all-pairs keeps no run facts): in every document, as
+    # compare puts them, and on stderr.
+    found = result_warnings(result)
     if output_format is AllPairsFormat.json:
-        emit(terminal_safe(report.render_json(result, per_query=per_query), output), output)
+        text = report.render_json(result, per_query=per_query, data_warnings=found)
+        emit(terminal_safe(text, output), output)
     elif output_format is AllPairsFormat.markdown:
-        emit(terminal_safe(report.render_markdown(result), output), output)
+        emit(terminal_safe(report.render_markdown(result, data_warnings=found), output), output)
     elif output_format is AllPairsFormat.latex:
-        emit(terminal_safe(report.render_latex(result), output), output)
+        emit(terminal_safe(report.render_latex(result, data_warnings=found), output), output)
     elif output_format is AllPairsFormat.html:
-        emit(terminal_safe(report.render_html(result), output), output)
+        emit(terminal_safe(report.render_html(result, data_warnings=found), output), output)
     else:
         render_rich(report.render_table(result), output)
-    # Runs cut at different depths, as compare warns (all-pairs keeps no run facts).
     print_data_warnings(result, quiet=False)
 
 

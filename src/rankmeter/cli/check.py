@@ -20,6 +20,7 @@ from rankmeter.cli._common import (
     OutputOption,
     QrelsArgument,
     QrelsFormatOption,
+    RelOption,
     RunFormatOption,
     emit,
     render_rich,
@@ -40,6 +41,7 @@ def check(
     ],
     k: Annotated[int, typer.Option("-k", help="The top k looked at for ties and Judged@k.")] = 10,
     metric: MetricOption = None,
+    rel: RelOption = 1,
     output_format: Annotated[
         CheckFormat, typer.Option("--format", "-f", help="Output format.")
     ] = CheckFormat.table,
@@ -65,6 +67,7 @@ def check(
         [a.path for a in arguments],
         k=k,
         metrics=metric or None,
+        rel=rel,
         qrels_format=qrels_format.value if qrels_format else None,
         run_format=run_format.value if run_format else None,
     )
@@ -85,10 +88,15 @@ def check(
     if not result.ok:
         fatal = [w for w in result.warnings if w.fatal]
         runs_hit = sorted({w.run for w in fatal})
+        whose = (
+            "every run"  # a finding on the qrels (no relevant judgment)
+            if "" in runs_hit
+            else ", ".join(repr(r) for r in runs_hit)
+        )
         print(
             visible(
                 f"rankmeter: check failed: {len(fatal)} "
-                f"{'errors make' if len(fatal) > 1 else 'error makes'} the numbers of {', '.join(repr(r) for r in runs_hit)} meaningless "
+                f"{'errors make' if len(fatal) > 1 else 'error makes'} the numbers of {whose} meaningless "
                 f"(the first: {fatal[0].kind.replace('_', ' ')} in {fatal[0].source})"
             ),
             file=sys.stderr,

@@ -308,11 +308,13 @@ def compare(
         render_rich(report.render_table(result, judged_below=below), output)
     print_data_warnings(result, quiet=quiet)
     if fail_on is FailOn.regression:
-        _gate(result, threshold, quiet=quiet)
+        depth = next((w.detail for w in found if w.kind == "depth"), None)
+        _gate(result, threshold, quiet=quiet, depth=depth)
 
 
-def _gate(result: Comparison, min_effect: float, *, quiet: bool) -> None:
-    """The regression gate, after the report is out: one line per reason and exit 3."""
+def _gate(result: Comparison, min_effect: float, *, quiet: bool, depth: Any = None) -> None:
+    """The regression gate, after the report is out: one line per reason and exit 3 (a
+    reason on a metric that favours the deeper run, ``depth``, says the runs differ in it)."""
     import sys
 
     from rankmeter.report import comparison as report
@@ -320,7 +322,8 @@ def _gate(result: Comparison, min_effect: float, *, quiet: bool) -> None:
 
     found = result.regressions(min_effect)
     for regression in found:
-        print(f"rankmeter: {visible(report.regression_line(regression))}", file=sys.stderr)
+        line = report.regression_line(regression, depth)
+        print(f"rankmeter: {visible(line)}", file=sys.stderr)
     if found:
         raise typer.Exit(REGRESSION_EXIT)
     if not quiet:

@@ -188,6 +188,15 @@ def simulate(
         log_format(pre_period)
     variants = ["control", "treatment"]
     given_split = None if split is None else _factors(split, "--split", variants)
+    if given_split is not None and interleave is None:
+        empty = [v for v in variants if given_split.get(v, 1.0) == 0]
+        if empty and len(empty) < len(variants):
+            from rankmeter.errors import PolicyError
+
+            raise PolicyError(
+                f"--split {split!r} gives {' and '.join(empty)} no users: an A/B log needs "
+                "users in both variants (rankmeter ab refuses a one-variant log)"
+            )
     effects = None if segment_effect is None else _factors(segment_effect, "--segment-effect", [])
     judged = read_qrels(qrels)
     names = ("A", "B") if interleave is not None else ("control", "treatment")

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from itertools import islice
 from typing import Any
 
+from rankmeter._escape import visible
 from rankmeter.data import Qrels, Run
 from rankmeter.data.origin import Origin
 from rankmeter.data.scan import scan_run_piece
@@ -115,12 +116,17 @@ def _run_name(source: Source, columns: dict[str, Any]) -> str:
 
 def trec_run_tag(name: str) -> str:
     """The tag a run named ``name`` is written under (TREC's sixth field): its whitespace as
-    underscores (TREC splits fields on it), ``run`` for no name.
+    underscores (TREC splits fields on it), ``run`` for no name, and every other control
+    character made inert, written as a visible escape (:func:`rankmeter._escape.visible`):
+    a tag copied from a hostile run (ESC sequences, BEL, BS, DEL) would otherwise drive the
+    terminal of whoever prints the file.
 
     >>> trec_run_tag("rrf(a b+stem)")
     'rrf(a_b+stem)'
+    >>> print(trec_run_tag("x\\x1b]0;pwned\\x07\\x7f"))
+    x\\x1b]0;pwned\\x07\\x7f
     """
-    return "".join("_" if c.isspace() else c for c in name) or "run"
+    return visible("".join("_" if c.isspace() else c for c in name)) or "run"
 
 
 def trec_run_lines(run: Run) -> Iterator[str]:

@@ -449,9 +449,9 @@ def log_format(path: str | os.PathLike[str]) -> str:
     suffix = Path(path).suffix
     kind = _SUFFIXES.get(suffix.lower())
     if kind is None:
-        said = f"the suffix {suffix!r}" if suffix else "no suffix"
+        said = f"its suffix {suffix!r} names none" if suffix else "it has no suffix"
         raise PolicyError(
-            f"{os.fspath(path)}: a log's name says its format, and {said} names none: "
+            f"{os.fspath(path)}: a log's name says its format, and {said}: "
             "end it in .parquet, .csv or .jsonl"
         )
     return kind
@@ -530,7 +530,7 @@ def _read(log: Any, engine: str, ts_unit: str = "s", ordered: bool = True) -> _S
         return _Source(numbered, "<table>", has_file_column=False, ts_unit=ts_unit, has_order=False)
     import pyarrow as pa
 
-    table = _as_arrow(log, pa)
+    table = _half_floats_widened(_as_arrow(log, pa), pa)
     backend = connect(engine)
     table = table.append_column(_ROW, pa.array(range(1, table.num_rows + 1), pa.int64()))
     return _Source(_memtable(backend, table), "<table>", has_file_column=False, ts_unit=ts_unit)
@@ -550,6 +550,18 @@ def _as_arrow(log: Any, pa: Any) -> Any:
         f"log={type(log).__name__} cannot be read as a search log: {_HOW_TO_READ} "
         "(pyarrow, pandas, polars or Ibis)"
     )
+
+
+def _half_floats_widened(table: Any, pa: Any) -> Any:
+    """``table`` with its float16 columns as float32 (exactly the same values): DuckDB and
+    Spark take no Arrow half float, and a log made with NumPy or pandas may hold one."""
+    fields = [
+        pa.field(f.name, pa.float32(), f.nullable, f.metadata) if pa.types.is_float16(f.type) else f
+        for f in table.schema
+    ]
+    if all(f is g for f, g in zip(fields, table.schema, strict=True)):
+        return table
+    return table.cast(pa.schema(fields, metadata=table.schema.metadata))
 
 
 def _memtable(backend: Any, table: Any) -> Any:

@@ -12,15 +12,17 @@ LaTeX escaper, the HTML escaper, strict JSON.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from rankmeter._escape import latex_text, markdown_text
+from rankmeter.checking import DataWarning
 from rankmeter.comparison import AllPairsComparison
 from rankmeter.report._json import json_text
 from rankmeter.report._markdown import Align, markdown_table
 from rankmeter.report._rich import FittedTable, shown
 from rankmeter.report._text import num, pvalue, signed
+from rankmeter.report.checking import warning_line
 from rankmeter.stats import AllPairs, PairDifference
 
 __all__ = [
@@ -41,20 +43,34 @@ _SYSTEM_ALIGN: tuple[Align, ...] = (None, "right", "left")
 BETTER, WORSE, SAME, DIAGONAL = "#b9d9f2", "#f6cfb5", "#ececec", "#ffffff"
 
 
-def payload(result: AllPairsComparison, *, per_query: bool = False) -> dict[str, Any]:
+def payload(
+    result: AllPairsComparison,
+    *,
+    per_query: bool = False,
+    data_warnings: Sequence[DataWarning] = (),
+) -> dict[str, Any]:
     """The JSON document: the result's ``to_dict()``, the headline, each metric's sentences,
-    the legend and the notes."""
+    the legend and the notes; and ``"data_warnings"`` when there are any (those of
+    :func:`rankmeter.checking.result_warnings`: runs cut at different depths), each its
+    ``to_dict()`` with its ``"message"``, as ``compare`` writes them."""
     data = result.to_dict(per_query=per_query)
     data["headline"] = headline(result)
     data["sentences"] = {label: _sentences(label, a) for label, a in result.analyses.items()}
     data["legend"] = _legend(result)
     data["notes"] = _notes(result)
+    if data_warnings:
+        data["data_warnings"] = [{**w.to_dict(), "message": warning_line(w)} for w in data_warnings]
     return data
 
 
-def render_json(result: AllPairsComparison, *, per_query: bool = False) -> str:
+def render_json(
+    result: AllPairsComparison,
+    *,
+    per_query: bool = False,
+    data_warnings: Sequence[DataWarning] = (),
+) -> str:
     """:func:`payload` as strict JSON (``inf`` and NaN are null)."""
-    return json_text(payload(result, per_query=per_query))
+    return json_text(payload(result, per_query=per_query, data_warnings=data_warnings))
 
 
 def headline(result: AllPairsComparison) -> str:
@@ -206,9 +222,15 @@ def render_table(result: AllPairsComparison) -> Any:
     return Group(*parts)
 
 
-def render_markdown(result: AllPairsComparison) -> str:
-    """The same as Markdown: every cell and line escaped."""
+def render_markdown(
+    result: AllPairsComparison, *, data_warnings: Sequence[DataWarning] = ()
+) -> str:
+    """The same as Markdown: every cell and line escaped; the ``data_warnings`` (runs cut at
+    different depths) under the headline, as ``compare`` puts them."""
     lines = [f"**{markdown_text(headline(result))}**", ""]
+    found = [warning_line(w) for w in data_warnings]
+    if found:
+        lines += [*(f"> {markdown_text(line)}" for line in found), ""]
     for label, analysis in result.analyses.items():
         lines += [f"### {markdown_text(label)}", ""]
         lines += [f"{markdown_text(_anova_line(analysis))}", ""]
@@ -225,10 +247,11 @@ def render_markdown(result: AllPairsComparison) -> str:
     return "\n".join(lines) + "\n"
 
 
-def render_latex(result: AllPairsComparison) -> str:
+def render_latex(result: AllPairsComparison, *, data_warnings: Sequence[DataWarning] = ()) -> str:
     """A booktabs table: rows = systems by the first metric's mean, per metric its mean and
     group letters (superscripts); the caption says what the letters mean and how they were
-    tested, with each metric's ANOVA."""
+    tested, with each metric's ANOVA. Under it, in small type, the ``data_warnings`` (runs
+    cut at different depths) and the notes."""
     metrics = result.metrics
     first = result.analyses[metrics[0]]
     lines = [
@@ -257,7 +280,12 @@ def render_latex(result: AllPairsComparison) -> str:
         f"family-wise $\\alpha={result.settings.alpha:g}$ over all "
         f"{len(first.pairs)} pairs. Two-way ANOVA (system + query): {anovas}."
     )
-    notes = " ".join(f"Note: {latex_text(n.rstrip('.'))}." for n in _notes(result))
+    notes = " ".join(
+        [
+            *(f"Warning: {latex_text(_plain(w))}." for w in data_warnings),
+            *(f"Note: {latex_text(n.rstrip('.'))}." for n in _notes(result)),
+        ]
+    )
     lines += [
         "\\bottomrule",
         "\\end{tabular}",
@@ -306,9 +334,15 @@ def _matrix(label: str, analysis: AllPairs, ident: str) -> str:
     )
 
 
-def render_html(result: AllPairsComparison) -> str:
+def _plain(warning: DataWarning) -> str:
+    """A warning's line without its ``warning:`` (the formats that say it their own way)."""
+    return warning_line(warning).split(": ", 1)[1].rstrip(".")
+
+
+def render_html(result: AllPairsComparison, *, data_warnings: Sequence[DataWarning] = ()) -> str:
     """One self-contained page: the settings, then per metric the ANOVA, the systems with
-    their letters, the pairs and the matrix plot; the legend and the notes."""
+    their letters, the pairs and the matrix plot; the legend and the notes. The
+    ``data_warnings`` (runs cut at different depths) come first, under the headline."""
     from rankmeter.report._html import PageIds, render, safe, template_ids
 
     ids = PageIds(reserved=template_ids(TEMPLATE))
@@ -334,4 +368,5 @@ def render_html(result: AllPairsComparison) -> str:
         legend=_legend(result),
         notes=_notes(result),
         systems=", ".join(result.systems),
+        warnings=[_plain(w) for w in data_warnings],
     )

@@ -95,11 +95,20 @@ def warning_line(warning: DataWarning) -> str:
     what = "error" if warning.fatal else "warning"
     if warning.kind == "depth":
         return f"{what}: {_depth_text(warning.detail)}"
+    if warning.kind == "no_relevant":
+        rel = _grade(warning.detail.rel)
+        return (
+            f"{what}: the qrels ({warning.source}) judge no document relevant (no grade of "
+            f"{rel} or more; a negative grade is pooled but not judged, as in trec_eval): every "
+            "metric of every run is 0, so nothing can be learned from them; give qrels with "
+            "relevant judgments (or a lower --rel)"
+        )
     if warning.kind == "relevant_only":
         k = warning.k
+        rel = _grade(warning.detail.rel)
         return (
             f"{what}: the qrels ({warning.source}) hold only relevant documents (no grade "
-            f"below 1: none is judged not relevant): every unjudged document is assumed not "
+            f"from 0 to below {rel}: none is judged not relevant): every unjudged document is assumed not "
             f"relevant, so Judged@{k} measures precision (the share of the top {k} that "
             "is relevant), not how much of a run is judged, and the numbers hold only as far as the qrels list every relevant "
             "document"
@@ -155,20 +164,28 @@ def warning_line(warning: DataWarning) -> str:
     return f"{what}: {run} {text}"
 
 
+def _grade(value: float) -> str:
+    return f"{int(value)}" if float(value).is_integer() else f"{value:g}"
+
+
 def _depth_text(gap: DepthGap) -> str:
     """Runs cut at different depths: each run's depth, the metrics asked for that read past
     the shallowest (or, with none asked for, which ones would), and what to do."""
     listed = ", ".join(f"'{run}' {depth:,}" for run, depth in gap.depths)
     shallow = f"{gap.shallow:,}"
     deeper = "run" if sum(depth > gap.shallow for _, depth in gap.depths) == 1 else "runs"
+    one = len(gap.metrics) == 1
     if gap.metrics:
-        metrics = f"{', '.join(gap.metrics)} {'reads' if len(gap.metrics) == 1 else 'read'}"
+        metrics = f"{', '.join(gap.metrics)} {'reads' if one else 'read'}"
     else:
-        metrics = f"metrics without a cutoff (AP, R-Prec, Bpref, R) or one above {shallow} read"
+        metrics = (
+            f"AP, R-Prec, Bpref, R, nDCG and RR without a cutoff, and P@k, R@k or nDCG@k with "
+            f"k above {shallow}, read"
+        )
     return (
         f"runs differ in depth (the most results a query has): {listed}; {metrics} past rank "
-        f"{shallow}, where a shallower run's missing results count as not relevant, so they "
-        f"favour the deeper {deeper}; retrieve as deep for every run (e.g. -k {gap.deep:,}), "
+        f"{shallow}, where a shallower run's missing results count as not relevant, so "
+        f"{'it favours' if one else 'they favour'} the deeper {deeper}; retrieve as deep for every run (e.g. -k {gap.deep:,}), "
         f"or compare cutoffs of {shallow} or less"
     )
 
@@ -201,12 +218,15 @@ def _headline(result: DataCheck) -> str:
     fatal = sum(w.fatal for w in result.warnings)
     warned = len(result.warnings) - fatal
     verdict = "numbers can be trusted" if result.ok else "numbers are meaningless"
-    if result.ok and result.qrels.relevant_only:
+    if result.qrels.no_relevant:
+        verdict += ": the qrels judge no document relevant"
+    elif result.ok and result.qrels.relevant_only:
         verdict += " as far as qrels of relevant documents only go (see the warning)"
+    some = not result.ok and not result.qrels.no_relevant and len(result.runs) > 1
     return (
         f"{_plural(len(result.runs), 'run')} against {result.qrels.source}: "
         f"{_plural(fatal, 'error')}, {_plural(warned, 'warning')} ({verdict}"
-        f"{' for some runs' if not result.ok and len(result.runs) > 1 else ''})"
+        f"{' for some runs' if some else ''})"
     )
 
 

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from rankmeter._escape import latex_text, markdown_fence, markdown_text
-from rankmeter.checking import DataWarning
+from rankmeter.checking import DataWarning, DepthGap
 from rankmeter.comparison import Comparison, Difference, Regression
 from rankmeter.report._json import json_text
 from rankmeter.report._markdown import Align, markdown_table
@@ -627,17 +627,31 @@ def corrected_p(p_value: float, correction: str) -> str:
     return f"{name}p {pvalue(p_value)}"
 
 
-def regression_line(regression: Regression) -> str:
+def regression_line(regression: Regression, depth: DepthGap | None = None) -> str:
     """One reason a regression gate failed, on one plain line (not escaped), e.g.
     ``regression: new is worse than base on nDCG@10 (60 queries): -0.0521 [-0.081, -0.024],
-    Holm p 0.0002``."""
+    Holm p 0.0002``. With the runs' ``depth`` gap (:func:`rankmeter.results.depth_gap`), a
+    metric it names, on which the system is the shallower run, says so: the cut alone can
+    make that gap."""
     r = regression
     where = f" in segment {r.segment}" if r.segment is not None else ""
     threshold = f", a drop of more than --min-effect {r.min_effect:g}" if r.min_effect else ""
+    depths = dict(depth.depths) if depth is not None else {}
+    cut = ""
+    if (
+        depth is not None
+        and r.metric in depth.metrics
+        and depths.get(r.system, 0) < depths.get(r.baseline, 0)
+    ):
+        cut = (
+            f"; but the runs differ in depth ({r.system} {depths[r.system]:,}, {r.baseline} "
+            f"{depths[r.baseline]:,}: see the warning), and {r.metric} reads past rank "
+            f"{depths[r.system]:,}, so the cut alone can make this gap"
+        )
     return (
         f"regression: {r.system} is worse than {r.baseline} on {r.metric}{where} "
         f"({_queries(r.n)}): {signed(r.difference)} {interval(r.low, r.high, 3, sign=True)}, "
-        f"{corrected_p(r.p_corrected, r.correction)}{threshold}"
+        f"{corrected_p(r.p_corrected, r.correction)}{threshold}{cut}"
     )
 
 
