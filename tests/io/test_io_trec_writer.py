@@ -35,12 +35,13 @@ def test_one_module_formats_trec_run_lines() -> None:
     assert writers == []
 
 
-def test_control_characters_in_a_run_name_are_inert_in_the_tag(tmp_path: Path) -> None:
-    """A hostile run tag (ESC sequences, BEL, BS, DEL), copied into a run rankmeter writes
-    (fuse, bm25, ...), is written as visible escapes: `cat` of the file runs no escape code."""
+def test_a_run_name_is_written_byte_exact_but_for_its_whitespace(tmp_path: Path) -> None:
+    """A run's tag is data, like the ids beside it: control characters are kept byte for byte
+    in the file (a terminal shows them escaped: tests/cli/test_cli_terminal.py); whitespace,
+    which TREC splits fields on, becomes underscores."""
     run = Run.from_dict({"1": {"d": 1.0}}, name="x\x1b]0;pwned\x07\x08\x7f\x9b y")
     path = tmp_path / "out.run"
     write_trec_run(run, path)
     text = path.read_text(encoding="utf-8")
-    assert text == "1 Q0 d 1 1.0 x\\x1b]0;pwned\\x07\\x08\\x7f\\x9b_y\n"
+    assert text == "1 Q0 d 1 1.0 x\x1b]0;pwned\x07\x08\x7f\x9b_y\n"
     assert trec_run_text(run) == text

@@ -26,7 +26,6 @@ from dataclasses import dataclass, field
 from itertools import islice
 from typing import Any
 
-from rankmeter._escape import visible
 from rankmeter.data import Qrels, Run
 from rankmeter.data.origin import Origin
 from rankmeter.data.scan import scan_run_piece
@@ -116,17 +115,14 @@ def _run_name(source: Source, columns: dict[str, Any]) -> str:
 
 def trec_run_tag(name: str) -> str:
     """The tag a run named ``name`` is written under (TREC's sixth field): its whitespace as
-    underscores (TREC splits fields on it), ``run`` for no name, and every other control
-    character made inert, written as a visible escape (:func:`rankmeter._escape.visible`):
-    a tag copied from a hostile run (ESC sequences, BEL, BS, DEL) would otherwise drive the
-    terminal of whoever prints the file.
+    underscores (TREC splits fields on it), ``run`` for no name. Other characters are kept as
+    they are, as the ids in the same lines are: a written run is data, byte-exact in files and
+    pipes; a terminal is where rankmeter shows control characters as visible escapes.
 
     >>> trec_run_tag("rrf(a b+stem)")
     'rrf(a_b+stem)'
-    >>> print(trec_run_tag("x\\x1b]0;pwned\\x07\\x7f"))
-    x\\x1b]0;pwned\\x07\\x7f
     """
-    return visible("".join("_" if c.isspace() else c for c in name)) or "run"
+    return "".join("_" if c.isspace() else c for c in name) or "run"
 
 
 def trec_run_lines(run: Run) -> Iterator[str]:
