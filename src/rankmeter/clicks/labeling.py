@@ -18,7 +18,6 @@ Either estimates the click probability of an examined result, on the scale of ra
 from __future__ import annotations
 
 import itertools
-import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -147,23 +146,20 @@ def _thresholds(grades: Sequence[float] | str) -> list[float]:
     return checked
 
 
-_SPACE = re.compile(r"\s")
-
-
 def _check_writable(query_ids: Any, doc_ids: Any, source: str) -> None:
     """Refuse, naming the log, a labelled id that TREC qrels cannot hold (empty, or holding
     whitespace, on which TREC splits fields): bad data in the log, found before any qrels are
     written (the words of ``rankmeter.io.trec_qrels_lines``)."""
+    from rankmeter.io import TREC_ID_RULE, trec_id_writable
+
     queries, docs = query_ids.to_pylist(), doc_ids.to_pylist()
-    if all(queries) and all(docs) and not _SPACE.search("".join(queries) + "".join(docs)):
-        return  # one scan of every id: the common case
     for query, doc in zip(queries, docs, strict=True):
         for what, value in (("query", query), ("doc", doc)):
-            if not value or _SPACE.search(value):
+            if not trec_id_writable(value):
                 raise FormatError(
                     source,
                     f"{what} id {value!r} (query {query!r}) cannot be written as TREC qrels: "
-                    "ids must be non-empty and hold no whitespace",
+                    f"{TREC_ID_RULE}",
                 )
 
 

@@ -40,8 +40,10 @@ from rankmeter.io.tables import (
     run_from_table,
 )
 from rankmeter.io.trec import (
+    TREC_ID_RULE,
     read_trec_qrels,
     read_trec_run,
+    trec_id_writable,
     trec_qrels_lines,
     trec_run_lines,
     trec_run_tag,
@@ -49,6 +51,7 @@ from rankmeter.io.trec import (
 
 __all__ = [
     "FORMATS",
+    "TREC_ID_RULE",
     "as_labels",
     "as_qrels",
     "as_run",
@@ -62,6 +65,7 @@ __all__ = [
     "read_qrels",
     "read_run",
     "same_target",
+    "trec_id_writable",
     "trec_qrels_text",
     "trec_run_tag",
     "trec_run_text",

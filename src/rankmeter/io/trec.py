@@ -141,16 +141,31 @@ def trec_run_lines(run: Run) -> Iterator[str]:
         yield f"{q} Q0 {d} {r} {s!r} {tag}\n"
 
 
+#: What an id must be to be written in a TREC qrels or run line (the words of every error
+#: that refuses one).
+TREC_ID_RULE = "ids must be non-empty and hold no whitespace"
+
+
+def trec_id_writable(value: str) -> bool:
+    """Whether ``value`` can be a query or doc id of a TREC line: non-empty, without
+    whitespace (TREC splits fields on it). The one test every writer and every early check
+    (``label``'s pool, ``clicks labels``' log) applies.
+
+    >>> trec_id_writable("d1"), trec_id_writable("a b"), trec_id_writable("")
+    (True, False, False)
+    """
+    return bool(value) and not any(c.isspace() for c in value)
+
+
 def trec_qrels_lines(qrels: Qrels) -> Iterator[str]:
     """The qrels' lines in TREC format (``qid 0 docid grade``), queries in natural order, each
     query's documents as the Qrels hold them; a whole grade without a decimal point. An id
     with whitespace cannot be written (TREC splits fields on it): an error naming it."""
     for q, d, g in qrels:
         for name, value in (("query", q), ("doc", d)):
-            if not value or any(c.isspace() for c in value):
+            if not trec_id_writable(value):
                 raise PolicyError(
-                    f"{name} id {value!r} cannot be written as TREC qrels: ids must be non-empty "
-                    "and hold no whitespace"
+                    f"{name} id {value!r} cannot be written as TREC qrels: {TREC_ID_RULE}"
                 )
         yield f"{q} 0 {d} {int(g) if float(g).is_integer() else g!r}\n"
 

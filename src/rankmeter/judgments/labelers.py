@@ -113,7 +113,7 @@ def label_pool(
     """
     from rankmeter.data import Qrels
     from rankmeter.data.labels import parse_scale
-    from rankmeter.io import read_pool
+    from rankmeter.io import TREC_ID_RULE, read_pool, trec_id_writable
 
     bounds = parse_scale(scale)
     if bounds is None:
@@ -134,11 +134,11 @@ def label_pool(
     # run for an hour and then stop at a missing document, or at an id the qrels cannot hold.
     for item in items:
         for what, value in (("query", item.query_id), ("doc", item.doc_id)):
-            if not value or any(c.isspace() for c in value):
+            if not trec_id_writable(value):
                 raise FormatError(
                     pool_name,
                     f"{what} id {value!r} (query {item.query_id!r}) cannot be written as TREC "
-                    "qrels: ids must be non-empty and hold no whitespace",
+                    f"qrels: {TREC_ID_RULE}",
                 )
         if item.query_id not in query_texts:
             raise FormatError(
