@@ -76,59 +76,6 @@ def spark_for(
     return spark_backend(engine, master, conf)
 
 
-def spark_runs(
-    backend: Any,
-    qrels: str,
-    arguments: Any,
-    metrics: list[str],
-    *,
-    rel: float,
-    judged_only: bool,
-    ties: str,
-    cutoff: int,
-) -> dict[str, Any]:
-    """compare's runs on Spark, as :class:`~rankmeter.comparison.GivenRun` by name: every
-    judged query's values (compare scores a run's missing query 0) of the ``metrics`` and of
-    what compare needs besides (:func:`~rankmeter.comparison.given_metrics`), the runs' facts,
-    query ids and depths, all from one pass; the rows of a few queries are fetched from Spark
-    when asked for (the worst queries, explained). No run is read here."""
-    from rankmeter.comparison import GivenRun, given_metrics
-    from rankmeter.engines.spark import evaluate_with_rows
-
-    extra = given_metrics(metrics, rel=rel, cutoff=cutoff)
-    on_spark, rows = evaluate_with_rows(
-        backend,
-        qrels,
-        [a.path for a in arguments],
-        [*metrics, *extra],
-        rel=rel,
-        include_missing=True,
-        judged_only=judged_only,
-        ties=ties,
-    )
-    evaluated = list(cast(Any, on_spark).results)
-    # Named as read here: NAME=, else the run's own name, told apart among those without one.
-    names = run_names(arguments, [rows.own_names[r.run] for r in evaluated])
-
-    def fetch(name: str, shown: str) -> Any:
-        def of(query_ids: Any) -> Any:
-            run = rows.of(name, query_ids)
-            return run if run.name == shown else run.renamed(shown)
-
-        return of
-
-    return {
-        n: GivenRun(
-            n,
-            r if r.run == n else dataclasses.replace(r, run=n),
-            rows.query_ids[r.run],
-            fetch(r.run, n),
-            rows.depths[r.run],
-        )
-        for n, r in zip(names, evaluated, strict=True)
-    }
-
-
 def evaluate_files(
     qrels: str,
     runs: list[str],

@@ -31,7 +31,7 @@ from rankmeter.cli._common import (
     emit,
     render_rich,
 )
-from rankmeter.cli._evaluating import spark_for, spark_runs
+from rankmeter.cli._evaluating import spark_for
 from rankmeter.cli._progress import Steps
 from rankmeter.cli._runs import RunArgument, run_arguments, run_names
 from rankmeter.cli._warnings import print_data_warnings
@@ -184,10 +184,8 @@ def compare(
     Exit status: 0, or with --fail-on regression exit 3 when the gate fails (1 = bad data,
     2 = usage error).
     """
-    import numpy as np
-
     from rankmeter.checking import result_warnings
-    from rankmeter.comparison import check_min_effect
+    from rankmeter.comparison import check_min_effect, spark_runs
     from rankmeter.comparison import compare as run_comparison
     from rankmeter.errors import PolicyError
     from rankmeter.io import read_qrels, read_run
@@ -241,22 +239,19 @@ def compare(
             named: dict[str, Any] = {
                 n: r if r.name == n else r.renamed(n) for n, r in zip(given, loaded, strict=True)
             }
-            depths = {
-                n: int(np.diff(r.offsets).max()) if r.n_queries else 0 for n, r in named.items()
-            }
         else:
             steps.start(f"evaluating {len(arguments)} run(s) on Spark")
             named = spark_runs(
                 spark,
                 qrels,
-                arguments,
+                [a.path for a in arguments],
                 names,
                 rel=rel,
                 judged_only=judged_only,
                 ties=ties.value,
                 cutoff=cutoff,
+                names=lambda own: run_names(arguments, own),
             )
-            depths = {n: r.depth for n, r in named.items()}
         base = None if baseline is None else _baseline_name(baseline, named, arguments)
         steps.start("comparing")
         result = run_comparison(
@@ -283,6 +278,7 @@ def compare(
             simultaneous=simultaneous,
         )
     if chosen is not None and not quiet:
+        depths = {n: result.depths[n] for n in named}
         _print_goal_notes(chosen, loaded_qrels, depths, rel, names)
     below = judged_below
     # The documents say what the CI log says (print_data_warnings below): a partial query

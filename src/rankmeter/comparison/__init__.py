@@ -9,7 +9,7 @@ relevant near the top, segments of queries that got worse, and metric@k curves.
 One module per concept:
 
 - ``_records``: the frozen results (:class:`Comparison` and the records it holds, :class:`Settings`)
-- ``_compare``: :func:`compare`, the front: checks every argument, then runs the steps below
+- ``_compare``: :func:`compare`, the front: checks every argument once, then runs the steps below
 - ``_queries``: which queries are compared, and each run joined with exactly those
 - ``_summaries``: means, differences and their statistics, from :mod:`rankmeter.stats` results
 - ``_failures``: the queries each system lost most on, answered with nothing, or missed
@@ -17,6 +17,7 @@ One module per concept:
 - ``_segments``: segments of queries tested against the baseline
 - ``_curves``: metric@k curves, through the metrics' own kernels
 - ``_given``: runs compared by values computed elsewhere (:class:`GivenRun`, on Spark)
+- ``_spark``: ``compare(..., engine="spark")``: the runs evaluated on Spark (:func:`spark_runs`)
 - ``_allpairs``: :func:`compare_all`, every pair of three or more systems (Tukey's HSD on the
   two-way model or the randomised Tukey HSD) on the same queries as :func:`compare`
 - ``_stability``: :func:`stability`, how often resampled queries keep the systems' order
@@ -43,6 +44,7 @@ from rankmeter.comparison._records import (
     SystemMean,
     check_min_effect,
 )
+from rankmeter.comparison._spark import spark_runs
 from rankmeter.comparison._stability import QueryStability, stability
 
 __all__ = [
@@ -65,5 +67,6 @@ __all__ = [
     "compare",
     "compare_all",
     "given_metrics",
+    "spark_runs",
     "stability",
 ]

@@ -1,9 +1,13 @@
-"""compare(): the front. Checks every argument, then runs each step of a comparison."""
+"""compare(): the front. Its arguments are checked once (:class:`Options`), then each step of a
+comparison runs on what the steps before it made: the systems (:class:`Systems`, read here, on
+Spark or given), the compared queries, the per-query scores, the statistics, the failure
+lists, the explanations and the segments."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from rankmeter import _validate
@@ -13,20 +17,30 @@ from rankmeter.comparison._annotations import (
     segment_coverage,
     text_coverage,
 )
-from rankmeter.comparison._curves import CURVE_DEPTH, CURVE_FAMILIES, mean_curves
+from rankmeter.comparison._curves import CURVE_FAMILIES, mean_curves
 from rankmeter.comparison._failures import explain_worst, failures_of, success_metric
-from rankmeter.comparison._given import GivenRun
-from rankmeter.comparison._queries import join_compared, select_queries
+from rankmeter.comparison._given import (
+    GivenRun,
+    given_extras,
+    given_runs,
+    given_scores,
+    run_depth,
+    run_facts,
+)
+from rankmeter.comparison._queries import ComparedQueries, join_compared, select_queries
 from rankmeter.comparison._records import Comparison, Difference, Settings
 from rankmeter.comparison._segments import segment_groups, segment_results
 from rankmeter.comparison._summaries import differences, summarise, system_means
-from rankmeter.data import Run
+from rankmeter.data import Qrels, Run
 from rankmeter.data.run import check_ties
 from rankmeter.errors import PolicyError, RankmeterError
 from rankmeter.evaluation import check_policies, no_common_queries, resolve_metrics
 from rankmeter.io import as_qrels, load_runs
-from rankmeter.metrics import Metric, join
-from rankmeter.results import RunFacts, depth_of, relevant_only
+from rankmeter.metrics import Metric, Ranked, join
+from rankmeter.results import Policies, relevant_only
+
+#: Where compare's per-query values are computed: here, or on Spark (:func:`spark_runs`).
+ENGINES = ("process", "spark")
 
 
 def compare(
@@ -53,6 +67,8 @@ def compare(
     include_missing: bool = True,
     simultaneous: bool = False,
     values: Mapping[str, Any] | None = None,
+    engine: str = "process",
+    spark: Any = None,
 ) -> Comparison:
     """Compare systems with a baseline on the same queries, with honest statistics.
 
@@ -97,6 +113,15 @@ def compare(
         every compared query. The statistics use them instead of the in-process kernels'
         values; the failure lists, curves and explanations still join the runs here (give
         :class:`~rankmeter.comparison.GivenRun` runs for none of that).
+    engine : where the per-query values are computed: ``"process"`` (default: the runs are
+        read here) or ``"spark"``: the runs are evaluated where they live, on Spark, and no
+        run is read here (:func:`~rankmeter.comparison.spark_runs`; the runs are Spark
+        DataFrames or paths Spark reads, a list or a dict, as
+        :func:`rankmeter.engines.spark.evaluate` takes them, and ``qrels`` a path both Spark
+        and :func:`rankmeter.io.as_qrels` read). The comparison is the same, number for number.
+    spark : with ``engine="spark"``: a SparkSession, or the backend
+        ``rankmeter.engines.connect("spark")`` gives (default: that backend, the process's
+        one local session)
 
     Either way a system without results for a compared query scores 0 on it, so systems are
     always paired on the same queries and a system cannot gain by skipping hard ones; such
@@ -116,56 +141,8 @@ def compare(
     """
     from rankmeter import stats
 
-    # Every argument is checked before any file is read, in the order of the signature.
-    policies = check_policies(rel, include_missing, judged_only, check_ties(ties))
-    test = _validate.choice("test", test, stats.TESTS, what="the paired test")
-    correction = _validate.choice(
-        "correction", correction, stats.CORRECTIONS, what="the multiple-comparison correction"
-    )
-    interval = _validate.choice(
-        "interval", interval, stats.INTERVALS, what="the bootstrap interval method"
-    )
-    alpha = _validate.real(
-        "alpha", alpha, low=0, high=1, open_low=True, open_high=True, what="the significance level"
-    )
-    level = _validate.real(
-        "level", level, low=0, high=1, open_low=True, open_high=True, what="e.g. 0.95 for 95%"
-    )
-    resamples = _validate.integer(
-        "resamples",
-        resamples,
-        low=stats.MIN_RESAMPLES,
-        what="randomizations and bootstrap resamples; fewer cannot give a p-value below 0.05",
-    )
-    resamples = stats.check_resamples(resamples, what="randomizations and bootstrap resamples")
-    seed = _validate.integer("seed", seed, low=0, what="the seed of the random number generator")
-    simultaneous = _validate.boolean("simultaneous", simultaneous)
-    min_segment = _validate.integer(
-        "min_segment", min_segment, low=1, what="smaller segments are shown, never flagged"
-    )
-    worst = _validate.integer(
-        "worst", worst, low=0, what="how many of the most-losing queries to list per system"
-    )
-    cutoff = _validate.integer(
-        "cutoff", cutoff, low=1, what="no relevant result in the top cutoff is a failure"
-    )
-    measures = resolve_metrics(metrics)
-    loaded_qrels = as_qrels(qrels)
-    given = _given_runs(runs)
-    loaded: Sequence[Run | GivenRun] = (
-        load_runs(runs, ties=policies.ties) if given is None else list(given.values())
-    )
-    if len(loaded) < 2:
-        raise PolicyError(
-            f"compare needs two runs or more (a baseline and a system); got {len(loaded)}"
-        )
-    names = [r.name for r in loaded]
-    base = names[0] if baseline is None else str(baseline)
-    base = _validate.choice("baseline", base, names, what="the name of one of the runs")
-    order = [base, *(n for n in names if n != base)]
-    by_name = {r.name: r for r in loaded}
-    settings = Settings(
-        baseline=base,
+    options = Options.check(
+        metrics=metrics,
         test=test,
         correction=correction,
         alpha=alpha,
@@ -174,115 +151,80 @@ def compare(
         interval=interval,
         level=level,
         min_segment=min_segment,
+        worst=worst,
         cutoff=cutoff,
-        policies=policies,
+        rel=rel,
+        judged_only=judged_only,
+        ties=ties,
+        include_missing=include_missing,
         simultaneous=simultaneous,
+        engine=engine,
+        spark=spark,
     )
-
+    systems = Systems.read(qrels, runs, baseline, options, spark)
     compared = select_queries(
-        loaded_qrels, [by_name[n] for n in order], include_missing=policies.include_missing
+        systems.qrels, systems.in_order(), include_missing=options.policies.include_missing
     )
-    # After select_queries, whose error says when no run matches at all.
-    facts = {n: _facts(loaded_qrels, by_name[n]) for n in order}
-    for n in order:
-        # Every judged query is compared by default, so such a run would score 0 everywhere
-        # without a word (and a foreign baseline would let any change pass a CI gate).
-        if facts[n].overlap.empty:
-            raise no_common_queries(n, facts[n].source, by_name[n].query_ids, loaded_qrels)
-    notes = compared.note()
-    caveat = stats.not_recommended_note(test)
-    if caveat is not None:
-        notes.append(caveat)
-    n_compared = len(compared.ids)
-    stats.check_bootstrap_test(test, n_compared)
-    if test == "randomization" and stats.exact_randomization(n_compared, resamples):
-        notes.append(
-            f"with {n_compared} queries the randomization test counts all 2^{n_compared} = "
-            f"{2**n_compared:,} sign patterns (exact p-values) instead of {resamples:,} random ones"
-        )
+    facts = systems.facts()  # after select_queries, whose error says when no run matches
+    notes = _sampling_notes(compared, options)
     cautions = stats.sample_cautions(
-        test=test,
-        n=n_compared,
-        resamples=resamples,
-        alpha=alpha,
-        correction=correction,
-        family=len(measures) * (len(order) - 1),
+        test=options.test,
+        n=len(compared.ids),
+        resamples=options.resamples,
+        alpha=options.alpha,
+        correction=options.correction,
+        family=len(options.measures) * (len(systems.order) - 1),
     )
-    here = {r.name: r for r in loaded if isinstance(r, Run)}  # the runs read here
-    if given is None:
-        ranked = {n: join_compared(loaded_qrels, here[n], policies, compared.rows) for n in order}
-        num_rel = ranked[base].num_rel(policies.rel)
-    else:  # the runs are elsewhere: what compare needs of them is in their given values
-        ranked = {}
-        num_rel = join(loaded_qrels, None, rel=policies.rel, only=compared.rows).num_rel(
-            policies.rel
-        )
+    ranked, num_rel = systems.joined(compared, options.policies)
     no_relevant = int((num_rel == 0).sum())
-    if no_relevant:
-        # Judged, but nothing relevant: every metric is 0 there for every system (a tie), and
-        # a mean over such queries alone is 0, whose relative change reads "–".
-        notes.append(
-            f"{no_relevant} of the {len(compared.ids)} compared queries "
-            f"{'has' if no_relevant == 1 else 'have'} no relevant document (grade >= "
-            f"{policies.to_dict()['rel']}): every metric is 0 there for "
-            "every system (a tie)"
-        )
+    notes += _no_relevant_note(no_relevant, len(compared.ids), options.policies)
     # Read before the resampling, so that a file that belongs elsewhere fails at once.
     segment_table = load_segments(segments)
     notes += segment_coverage(segment_table, compared.ids, segments)
-    if given is not None:
-        values = {n: given[n].values for n in order}
-    scores = (
-        {m.label: {n: m.compute(ranked[n]) for n in order} for m in measures}
-        if values is None
-        else _given_scores(values, order, measures, compared.ids)
-    )
-    metric_names = tuple(m.label for m in measures)
-    if given is None:
-        judged_k, judged = _judged(measures, scores, ranked)
-        hits = _hits(ranked, cutoff, policies)
-        by_system = {n: mean_curves(ranked[n]) for n in order}
-    else:
-        extra = _given_extras(given, order, measures, compared.ids, cutoff, policies)
-        judged_k, judged, hits, by_system = extra
-
-    summary = summarise(order, metric_names, scores, settings)
-    corrected = stats.correct(summary.tested.pvalue, correction, alpha=alpha)
+    scores = systems.scores(options.measures, compared.ids, ranked, values)
+    judged_k, judged, hits, by_system = systems.extras(options, compared.ids, scores, ranked)
+    settings = options.settings(systems.base)
+    metric_names = tuple(m.label for m in options.measures)
+    summary = summarise(systems.order, metric_names, scores, settings)
+    corrected = stats.correct(summary.tested.pvalue, options.correction, alpha=options.alpha)
     texts = load_texts(queries)
     notes += text_coverage(texts, compared.ids, queries)
     failures = tuple(
         failures_of(
             n,
-            base=base,
+            base=systems.base,
             metric=metric_names[0],
             scores=scores,
             num_rel=num_rel,
             hits=hits[n],
             queries=compared,
             texts=texts,
-            worst=worst,
-            cutoff=cutoff,
-            policies=policies,
+            worst=options.worst,
+            cutoff=options.cutoff,
+            policies=options.policies,
         )
-        for n in order
+        for n in systems.order
     )
     explanations = explain_worst(
-        loaded_qrels,
-        (lambda n, _: here[n]) if given is None else (lambda n, q: given[n].rows(q)),
-        base,
-        measures[0],
+        systems.qrels,
+        systems.rows_of,
+        systems.base,
+        options.measures[0],
         failures,
-        policies,
+        options.policies,
     )
     segment_rows, segment_means = segment_results(
-        segment_groups(segment_table, compared.ids), order, metric_names, scores, settings
+        segment_groups(segment_table, compared.ids), systems.order, metric_names, scores, settings
     )
     rows, power_notes = _detectable(
-        differences(summary, scores, base, corrected), scores, alpha, correction
+        differences(summary, scores, systems.base, corrected),
+        scores,
+        options.alpha,
+        options.correction,
     )
     notes += power_notes
     return Comparison(
-        systems=tuple(order),
+        systems=tuple(systems.order),
         metrics=metric_names,
         query_ids=compared.ids,
         scores=scores,
@@ -291,7 +233,7 @@ def compare(
         failures=failures,
         segments=segment_rows,
         segment_means=segment_means,
-        curves={family: {n: by_system[n][family] for n in order} for family in CURVE_FAMILIES},
+        curves={f: {n: by_system[n][f] for n in systems.order} for f in CURVE_FAMILIES},
         settings=settings,
         notes=tuple(notes),
         queries={q: texts[q] for q in compared.ids if q in texts},
@@ -302,128 +244,292 @@ def compare(
         no_relevant=no_relevant,
         cautions=tuple(cautions),
         facts=facts,
-        depths={n: _depth(by_name[n]) for n in order},
-        relevant_only=relevant_only(loaded_qrels.grades, policies.rel),
+        depths={n: run_depth(systems.by_name[n]) for n in systems.order},
+        relevant_only=relevant_only(systems.qrels.grades, options.policies.rel),
     )
 
 
-def _given_runs(runs: Any) -> dict[str, GivenRun] | None:
-    """The runs by name when every one is a :class:`GivenRun` (None when none is; only a
-    list, tuple or dict of runs is looked into, so that nothing else is consumed here)."""
-    if isinstance(runs, Mapping):
-        listed = list(runs.values())
-    elif isinstance(runs, (list, tuple)):
-        listed = list(runs)
-    else:
-        return None
-    kept = [r for r in listed if isinstance(r, GivenRun)]
-    if not kept:
-        return None
-    if len(kept) != len(listed):
-        raise PolicyError("runs: give every run as a GivenRun, or none (they cannot be mixed)")
-    named: dict[str, GivenRun] = {}
-    for run in kept:
-        if run.name in named:
-            raise PolicyError(f"two runs are named {run.name!r}: give each run its own name")
-        named[run.name] = run
-    return named
+@dataclass(frozen=True)
+class Options:
+    """compare's settings, each checked once, before any file is read (:meth:`check`)."""
+
+    policies: Policies
+    test: str
+    correction: str
+    interval: str
+    alpha: float
+    level: float
+    resamples: int
+    seed: int
+    simultaneous: bool
+    min_segment: int
+    worst: int
+    cutoff: int
+    measures: tuple[Metric, ...]
+    engine: str = "process"
+
+    @classmethod
+    def check(
+        cls,
+        *,
+        metrics: Any,
+        test: Any,
+        correction: Any,
+        alpha: Any,
+        resamples: Any,
+        seed: Any,
+        interval: Any,
+        level: Any,
+        min_segment: Any,
+        worst: Any,
+        cutoff: Any,
+        rel: Any,
+        judged_only: Any,
+        ties: Any,
+        include_missing: Any,
+        simultaneous: Any,
+        engine: Any = "process",
+        spark: Any = None,
+    ) -> Options:
+        """Every setting checked (a PolicyError names the first bad one), in the order of
+        :func:`compare`'s signature, the policies first."""
+        from rankmeter import stats
+
+        policies = check_policies(rel, include_missing, judged_only, check_ties(ties))
+        test = _validate.choice("test", test, stats.TESTS, what="the paired test")
+        correction = _validate.choice(
+            "correction", correction, stats.CORRECTIONS, what="the multiple-comparison correction"
+        )
+        interval = _validate.choice(
+            "interval", interval, stats.INTERVALS, what="the bootstrap interval method"
+        )
+        alpha = _validate.real(
+            "alpha",
+            alpha,
+            low=0,
+            high=1,
+            open_low=True,
+            open_high=True,
+            what="the significance level",
+        )
+        level = _validate.real(
+            "level", level, low=0, high=1, open_low=True, open_high=True, what="e.g. 0.95 for 95%"
+        )
+        resamples = _validate.integer(
+            "resamples",
+            resamples,
+            low=stats.MIN_RESAMPLES,
+            what="randomizations and bootstrap resamples; fewer cannot give a p-value below 0.05",
+        )
+        resamples = stats.check_resamples(resamples, what="randomizations and bootstrap resamples")
+        seed = _validate.integer(
+            "seed", seed, low=0, what="the seed of the random number generator"
+        )
+        simultaneous = _validate.boolean("simultaneous", simultaneous)
+        min_segment = _validate.integer(
+            "min_segment", min_segment, low=1, what="smaller segments are shown, never flagged"
+        )
+        worst = _validate.integer(
+            "worst", worst, low=0, what="how many of the most-losing queries to list per system"
+        )
+        cutoff = _validate.integer(
+            "cutoff", cutoff, low=1, what="no relevant result in the top cutoff is a failure"
+        )
+        measures = resolve_metrics(metrics)
+        engine = _validate.choice("engine", engine, ENGINES, what="where the values are computed")
+        if spark is not None and engine != "spark":
+            raise PolicyError(f"spark is a setting of engine='spark', not of engine={engine!r}")
+        return cls(
+            policies=policies,
+            test=test,
+            correction=correction,
+            interval=interval,
+            alpha=alpha,
+            level=level,
+            resamples=resamples,
+            seed=seed,
+            simultaneous=simultaneous,
+            min_segment=min_segment,
+            worst=worst,
+            cutoff=cutoff,
+            measures=measures,
+            engine=engine,
+        )
+
+    def settings(self, baseline: str) -> Settings:
+        """The comparison's :class:`~rankmeter.comparison.Settings`, with its baseline."""
+        return Settings(
+            baseline=baseline,
+            test=self.test,
+            correction=self.correction,
+            alpha=self.alpha,
+            resamples=self.resamples,
+            seed=self.seed,
+            interval=self.interval,
+            level=self.level,
+            min_segment=self.min_segment,
+            cutoff=self.cutoff,
+            policies=self.policies,
+            simultaneous=self.simultaneous,
+        )
 
 
-def _depth(run: Run | GivenRun) -> int:
-    """The most results any query of the run has (a GivenRun knows it)."""
-    return run.depth if isinstance(run, GivenRun) else depth_of(run.offsets)
+@dataclass(frozen=True)
+class Systems:
+    """The systems compared and the qrels: each run read here (a :class:`~rankmeter.Run`) or
+    given (a :class:`GivenRun`: computed elsewhere), by name, in the comparison's order (the
+    baseline first)."""
+
+    qrels: Qrels
+    order: tuple[str, ...]
+    by_name: Mapping[str, Run | GivenRun]
+    given: Mapping[str, GivenRun] | None
+
+    @classmethod
+    def read(
+        cls, qrels: Any, runs: Any, baseline: str | None, options: Options, spark: Any = None
+    ) -> Systems:
+        """The qrels and the runs read (or the runs evaluated on Spark, with
+        ``options.engine``), two or more; the baseline named checked among them."""
+        given: dict[str, GivenRun] | None
+        if options.engine == "spark":
+            from rankmeter.comparison._spark import driver_qrels, spark_runs
+
+            loaded_qrels = as_qrels(driver_qrels(qrels))
+
+            given = spark_runs(
+                spark,
+                qrels,
+                runs,
+                options.measures,
+                rel=options.policies.rel,
+                judged_only=options.policies.judged_only,
+                ties=options.policies.ties,
+                cutoff=options.cutoff,
+            )
+        else:
+            loaded_qrels = as_qrels(qrels)
+            given = given_runs(runs)
+        loaded: Sequence[Run | GivenRun] = (
+            load_runs(runs, ties=options.policies.ties) if given is None else list(given.values())
+        )
+        if len(loaded) < 2:
+            raise PolicyError(
+                f"compare needs two runs or more (a baseline and a system); got {len(loaded)}"
+            )
+        names = [r.name for r in loaded]
+        base = names[0] if baseline is None else str(baseline)
+        base = _validate.choice("baseline", base, names, what="the name of one of the runs")
+        order = (base, *(n for n in names if n != base))
+        return cls(loaded_qrels, order, {r.name: r for r in loaded}, given)
+
+    @property
+    def base(self) -> str:
+        return self.order[0]
+
+    def in_order(self) -> list[Run | GivenRun]:
+        return [self.by_name[n] for n in self.order]
+
+    def facts(self) -> dict[str, Any]:
+        """Each run's :class:`~rankmeter.results.RunFacts`; a run with no judged query is
+        refused: every judged query is compared by default, so such a run would score 0
+        everywhere without a word (and a foreign baseline would let any change pass a CI
+        gate)."""
+        facts = {n: run_facts(self.qrels, self.by_name[n]) for n in self.order}
+        for n in self.order:
+            if facts[n].overlap.empty:
+                raise no_common_queries(n, facts[n].source, self.by_name[n].query_ids, self.qrels)
+        return facts
+
+    def joined(
+        self, compared: ComparedQueries, policies: Policies
+    ) -> tuple[dict[str, Ranked], Any]:
+        """Each run read here joined with the compared queries (none for given runs: what
+        compare needs of them is in their values), and the compared queries' relevant
+        counts."""
+        if self.given is not None:
+            whole = join(self.qrels, None, rel=policies.rel, only=compared.rows)
+            return {}, whole.num_rel(policies.rel)
+        ranked = {
+            n: join_compared(self.qrels, self._here(n), policies, compared.rows) for n in self.order
+        }
+        return ranked, ranked[self.base].num_rel(policies.rel)
+
+    def scores(
+        self,
+        measures: tuple[Metric, ...],
+        ids: tuple[str, ...],
+        ranked: Mapping[str, Ranked],
+        values: Mapping[str, Any] | None,
+    ) -> dict[str, dict[str, Any]]:
+        """metric -> run -> the values of the compared queries: given (a GivenRun's values,
+        else ``values``) or computed from the joins."""
+        if self.given is not None:
+            values = {n: self.given[n].values for n in self.order}
+        if values is None:
+            return {m.label: {n: m.compute(ranked[n]) for n in self.order} for m in measures}
+        return given_scores(values, self.order, measures, ids)
+
+    def extras(
+        self,
+        options: Options,
+        ids: tuple[str, ...],
+        scores: Mapping[str, Mapping[str, Any]],
+        ranked: Mapping[str, Ranked],
+    ) -> tuple[int, dict[str, float], dict[str, Any], dict[str, dict[str, Any]]]:
+        """Judged@k (its k and each system's mean), Success@cutoff per system and query, and
+        each system's mean curves: from the joins, or from the given values."""
+        if self.given is not None:
+            return given_extras(
+                self.given, self.order, options.measures, ids, options.cutoff, options.policies
+            )
+        judged_k, judged = _judged(options.measures, scores, ranked)
+        success = success_metric(options.cutoff, options.policies.rel)
+        hits = {n: success.compute(r) for n, r in ranked.items()}
+        return judged_k, judged, hits, {n: mean_curves(ranked[n]) for n in self.order}
+
+    def rows_of(self, name: str, query_ids: list[str]) -> Run:
+        """A run holding run ``name``'s results for these queries (the worst, explained)."""
+        if self.given is None:
+            return self._here(name)
+        return self.given[name].rows(query_ids)
+
+    def _here(self, name: str) -> Run:
+        run = self.by_name[name]
+        assert isinstance(run, Run)  # (every run is read here when none is given)
+        return run
 
 
-def _facts(qrels: Any, run: Run | GivenRun) -> RunFacts:
-    """What the data warnings need of a run: read from it, or given with its values."""
-    if isinstance(run, GivenRun):
-        if run.values.facts is None:
-            raise PolicyError(f"the values of run {run.name!r} carry no facts (RunFacts)")
-        return run.values.facts
-    return RunFacts.of_run(qrels.query_ids, run)
+def _sampling_notes(compared: ComparedQueries, options: Options) -> list[str]:
+    """The notes on the compared queries, the test and an exact randomization; a bootstrap
+    test on too few queries is refused."""
+    from rankmeter import stats
+
+    notes = compared.note()
+    caveat = stats.not_recommended_note(options.test)
+    if caveat is not None:
+        notes.append(caveat)
+    n = len(compared.ids)
+    stats.check_bootstrap_test(options.test, n)
+    if options.test == "randomization" and stats.exact_randomization(n, options.resamples):
+        notes.append(
+            f"with {n} queries the randomization test counts all 2^{n} = "
+            f"{2**n:,} sign patterns (exact p-values) instead of {options.resamples:,} random ones"
+        )
+    return notes
 
 
-def _hits(ranked: Mapping[str, Any], cutoff: int, policies: Any) -> dict[str, Any]:
-    """Per system, Success@``cutoff`` at the policies' ``rel`` on each compared query."""
-    success = success_metric(cutoff, policies.rel)
-    return {n: success.compute(r) for n, r in ranked.items()}
-
-
-def _given_extras(
-    given: Mapping[str, GivenRun],
-    order: list[str],
-    measures: tuple[Metric, ...],
-    ids: Any,
-    cutoff: int,
-    policies: Any,
-) -> tuple[int, dict[str, float], dict[str, Any], dict[str, dict[str, Any]]]:
-    """What compare computes from a joined run, taken from given values (:func:`given_metrics`):
-    Judged@k (its k and each system's mean), Success@``cutoff`` per system and query, and
-    each system's mean curves, as :func:`_judged`, :func:`_hits` and
-    :func:`~rankmeter.comparison._curves.mean_curves` compute them from the join."""
-    import numpy as np
-
-    from rankmeter.metrics import parse_metric
-    from rankmeter.results import judged_cutoff, judged_mean
-
-    k = judged_cutoff(measures)
-    wanted = [
-        parse_metric(f"Judged@{k}"),
-        parse_metric("num_ret"),
-        success_metric(cutoff, policies.rel),
+def _no_relevant_note(no_relevant: int, compared: int, policies: Policies) -> list[str]:
+    """Judged, but nothing relevant: every metric is 0 there for every system (a tie), and a
+    mean over such queries alone is 0, whose relative change reads "–"."""
+    if not no_relevant:
+        return []
+    return [
+        f"{no_relevant} of the {compared} compared queries "
+        f"{'has' if no_relevant == 1 else 'have'} no relevant document (grade >= "
+        f"{policies.to_dict()['rel']}): every metric is 0 there for "
+        "every system (a tie)"
     ]
-    curve_metrics = {
-        family: [parse_metric(f"{family}@{i}") for i in range(1, CURVE_DEPTH + 1)]
-        for family in CURVE_FAMILIES
-    }
-    every = [*wanted, *(m for family in CURVE_FAMILIES for m in curve_metrics[family])]
-    columns = _given_scores({n: given[n].values for n in order}, order, tuple(every), ids)
-    judged: dict[str, float] = {}
-    hits: dict[str, Any] = {}
-    curves: dict[str, dict[str, Any]] = {}
-    for n in order:
-        judged[n] = judged_mean(columns[wanted[0].label][n], columns[wanted[1].label][n])
-        hits[n] = columns[wanted[2].label][n]
-        curves[n] = {}
-        for family in CURVE_FAMILIES:
-            if not len(ids):
-                curves[n][family] = np.zeros(CURVE_DEPTH)
-                continue
-            # One contiguous row per cutoff, averaged as mean_curves averages them.
-            per_cutoff = np.stack([columns[m.label][n] for m in curve_metrics[family]])
-            curves[n][family] = np.ascontiguousarray(per_cutoff).mean(axis=1)
-    return k, judged, hits, curves
-
-
-def _given_scores(
-    values: Mapping[str, Any], order: list[str], measures: tuple[Metric, ...], ids: Any
-) -> dict[str, dict[str, Any]]:
-    """``values`` (run name -> EvalResult) as compare's scores: metric -> run -> the values
-    of the compared queries ``ids``, in their order."""
-    import numpy as np
-
-    scores: dict[str, dict[str, Any]] = {m.label: {} for m in measures}
-    for name in order:
-        if name not in values:
-            raise PolicyError(
-                f"values has no run {name!r} (it has {', '.join(map(str, values)) or 'none'})"
-            )
-        per_query = values[name].per_query
-        position = {q: i for i, q in enumerate(per_query.query_ids)}
-        absent = [q for q in ids if q not in position]
-        if absent:
-            raise PolicyError(
-                f"values of run {name!r} lack {len(absent)} compared queries (e.g. "
-                f"{absent[0]!r}): compute them with include_missing=True"
-            )
-        rows = np.fromiter((position[q] for q in ids), dtype=np.int64, count=len(ids))
-        for m in measures:
-            try:
-                given = per_query[m.label]
-            except KeyError:
-                raise PolicyError(f"values of run {name!r} lack the metric {m.label}") from None
-            scores[m.label][name] = np.asarray(given, dtype=np.float64)[rows]
-    return scores
 
 
 #: The power a compare report's "detectable difference" is stated at.

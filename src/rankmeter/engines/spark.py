@@ -18,38 +18,61 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, cast
 
+from rankmeter.engines._spark_inputs import (
+    LINE,
+    QRELS_COLUMNS,
+    RANK,
+    RUN_COLUMNS,
+    cores,
+    is_parquet,
+    line_of,
+    qrels_frame,
+    run_frames,
+    session_of,
+    source_name,
+    sources_of,
+)
 from rankmeter.errors import FormatError, PolicyError, RankmeterError
 from rankmeter.results import EvalResult, EvalResults
 
 if TYPE_CHECKING:
-    from rankmeter.data import Run
+    # pyarrow has no type information here (the mypy override in pyproject.toml): its
+    # tables and scalars are Any to mypy, named for the reader.
+    import pyarrow as pa
+    from numpy.typing import ArrayLike
+    from pyspark.sql import DataFrame, SparkSession
 
-__all__ = ["KeptRuns", "evaluate", "evaluate_with_rows"]
+    from rankmeter.data import Qrels, Run
+    from rankmeter.engines._spark_inputs import SparkInput
+    from rankmeter.metrics import Metric
+    from rankmeter.results import Policies, ScoreOrder
 
-#: The columns of a run and of qrels given as DataFrames (a run may add ``run``: its name).
-RUN_COLUMNS = ("query_id", "doc_id", "score")
-QRELS_COLUMNS = ("query_id", "doc_id", "relevance")
+    #: What ``metrics`` may be, as :func:`rankmeter.evaluate` takes it.
+    Metrics = str | Metric | Iterable[str | Metric] | None
+    #: One run, or several: a list, or a dict by name.
+    SparkRuns = SparkInput | Sequence[SparkInput] | Mapping[str, SparkInput]
 
-#: The column holding each run row's place in its file (or table): what the written order of
-#: :class:`~rankmeter.results.RunFacts` is read by.
-LINE = "line"
-
-#: The rank column of a run file (NaN or null where not a number; null without one), for the
-#: score order by the rank column (:func:`rankmeter.checking.score_order`).
-RANK = "rank"
-
+__all__ = [
+    "LINE",
+    "QRELS_COLUMNS",
+    "RANK",
+    "RUN_COLUMNS",
+    "KeptRuns",
+    "evaluate",
+    "evaluate_with_rows",
+]
 #: The error column a task returns instead of raising: Spark would wrap a task's exception
 #: in a JVM stack trace; the driver raises the task's own one-line error instead.
 _ERROR = "__error__"
 
 
 def evaluate(
-    spark: Any,
-    qrels: Any,
-    run: Any,
-    metrics: Any = None,
+    spark: object,
+    qrels: SparkInput,
+    run: SparkRuns,
+    metrics: Metrics = None,
     *,
     rel: float = 1,
     include_missing: bool = False,
@@ -118,10 +141,10 @@ def evaluate(
 
 
 def evaluate_with_rows(
-    spark: Any,
-    qrels: Any,
-    run: Any,
-    metrics: Any = None,
+    spark: object,
+    qrels: SparkInput,
+    run: SparkRuns,
+    metrics: Metrics = None,
     *,
     rel: float = 1,
     include_missing: bool = False,
@@ -160,7 +183,7 @@ class KeptRuns:
 
     def __init__(
         self,
-        frame: Any,
+        frame: DataFrame,
         ties: str,
         query_ids: Mapping[str, tuple[str, ...]],
         depths: Mapping[str, int],
@@ -192,10 +215,10 @@ class KeptRuns:
 
 
 def _evaluate(
-    spark: Any,
-    qrels: Any,
-    run: Any,
-    metrics: Any,
+    spark: object,
+    qrels: SparkInput,
+    run: SparkRuns,
+    metrics: Metrics,
     *,
     rel: float,
     include_missing: bool,
@@ -214,19 +237,19 @@ def _evaluate(
             "table does not keep: use ties='trec_eval' (doc id descending) on Spark"
         )
     measures = resolve_metrics(metrics)
-    session = _session(spark)
+    session = session_of(spark)
     if buckets is None:
-        buckets = 4 * _cores(session)
+        buckets = 4 * cores(session)
     buckets = integer("buckets", buckets, low=1, what="how many buckets the queries go into")
-    qrels_frame = _qrels_frame(session, qrels)
-    runs, many, own_names = _run_frames(session, run, name)
-    sources = _sources(runs)
+    judged = qrels_frame(session, qrels)
+    runs, many, own_names = run_frames(session, run, name)
+    sources = sources_of(runs)
     order = list(sources)
     frame = runs[0][0]
     for other, _, _ in runs[1:]:
         frame = frame.unionByName(other)
     per_query = _per_query(
-        session, qrels_frame, frame, order, measures, policies, buckets, sources, _shown(qrels)
+        session, judged, frame, order, measures, policies, buckets, sources, source_name(qrels)
     )
     results = [_result(n, per_query, measures, policies, qrels, sources[n]) for n in order]
     results = _read_by_rank(frame, results, sources)
@@ -243,7 +266,7 @@ def _evaluate(
 
 
 def _read_by_rank(
-    frame: Any, results: list[EvalResult], sources: Mapping[str, str]
+    frame: DataFrame, results: list[EvalResult], sources: Mapping[str, str]
 ) -> list[EvalResult]:
     """The results whose written order looks reversed, with the score order read from their
     file's rank column (TREC text or Parquet) on Spark, as
@@ -269,7 +292,7 @@ def _read_by_rank(
     ]
 
 
-def _score_orders(frame: Any, names: list[str]) -> dict[str, Any]:
+def _score_orders(frame: DataFrame, names: list[str]) -> dict[str, ScoreOrder]:
     """:func:`rankmeter.checking.score_order` of these runs, on Spark: each query's results
     along its rank column (ascending, equal ranks in file order) when every rank of the run
     is a whole number, else in file order; a query rises when three steps in four or more
@@ -323,7 +346,7 @@ class _JudgedIds:
 
 
 def _no_common_queries(
-    name: str, source: str, queries: Any, judged_rows: Any, qrels_source: str
+    name: str, source: str, queries: pa.Table, judged_rows: pa.Table, qrels_source: str
 ) -> RankmeterError:
     """The in-process engine's error for a run with no query in common with the qrels, from
     the query ids the tasks returned."""
@@ -335,10 +358,11 @@ def _no_common_queries(
 
     ran = ordered(queries.filter(queries.column(_ANSWERED)).column("query_id").to_pylist())
     judged = _JudgedIds(qrels_source, ordered(judged_rows.column("query_id").to_pylist()))
-    return no_common_queries(name, source, ran, cast(Any, judged))
+    # (a stand-in for the Qrels: the error reads their source and query ids alone)
+    return no_common_queries(name, source, ran, cast("Qrels", judged))
 
 
-def _own(table: Any, name: str) -> Any:
+def _own(table: pa.Table, name: str) -> pa.Table:
     """The rows of the tasks' table about run ``name``."""
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -346,7 +370,7 @@ def _own(table: Any, name: str) -> Any:
     return table.filter(pc.equal(table.column("run"), pa.scalar(name)))
 
 
-def _answered(table: Any, name: str) -> tuple[str, ...]:
+def _answered(table: pa.Table, name: str) -> tuple[str, ...]:
     """The ids of the queries run ``name`` has results for, in natural order."""
     from rankmeter.data.ids import natural_order
 
@@ -355,344 +379,24 @@ def _answered(table: Any, name: str) -> tuple[str, ...]:
     return tuple(ids[i] for i in natural_order(ids))
 
 
-def _depth(table: Any, name: str) -> int:
+def _depth(table: pa.Table, name: str) -> int:
     """The most results one query of run ``name`` has."""
     import pyarrow.compute as pc
 
     return int(pc.max(_own(table, name).column(_DEPTH)).as_py() or 0)
 
 
-def _cores(session: Any) -> int:
-    """The session's default parallelism; on Spark Connect (no SparkContext on the client),
-    its shuffle partitions setting."""
-    try:
-        return max(1, int(session.sparkContext.defaultParallelism))
-    except Exception:  # Spark Connect raises its own not-implemented error here
-        return max(1, int(session.conf.get("spark.sql.shuffle.partitions", "200")) // 4)
-
-
-def _session(spark: Any) -> Any:
-    """The SparkSession of ``spark`` (a session, or an Ibis PySpark backend)."""
-    session = getattr(spark, "_session", spark)
-    if not (hasattr(session, "createDataFrame") and hasattr(session, "read")):
-        raise PolicyError(
-            f"spark must be a SparkSession or rankmeter.engines.connect('spark'), not "
-            f"{type(spark).__name__}"
-        )
-    return session
-
-
-def _is_frame(value: Any) -> bool:
-    return hasattr(value, "sparkSession") and hasattr(value, "columns")
-
-
-def _require(frame: Any, columns: Sequence[str], what: str, source: str) -> None:
-    missing = [c for c in columns if c not in frame.columns]
-    if missing:
-        raise FormatError(
-            source,
-            f"{what} needs the columns {', '.join(columns)}; missing {', '.join(missing)} "
-            f"(it has {', '.join(frame.columns) or 'none'})",
-        )
-
-
-def _require_numeric(frame: Any, column: str, source: str) -> None:
-    """A table's column of numbers, as the in-process engine requires it (text is refused
-    there whatever it holds; cast here, text that is not a number would fail the job)."""
-    kind = dict(frame.dtypes)[column]
-    numeric = ("tinyint", "smallint", "int", "bigint", "float", "double", "decimal")
-    if not kind.startswith(numeric):
-        shown = "string" if kind == "string" else kind
-        raise FormatError(source, f"{column} column must be numeric, not {shown}")
-
-
-def _fields(session: Any, path: str) -> Any:
-    """A text file's data lines split on whitespace, with their order in the file (and
-    each one as written, ``value``, for an error)."""
-    from pyspark.sql import functions as F
-
-    text = session.read.text(path)
-    text = text.withColumn("__line__", F.monotonically_increasing_id())
-    # Fields are split at any run of blanks, as trec_eval and the in-process reader split
-    # them (form feeds and vertical tabs too); F.get below reads a missing field as null
-    # (indexing would fail the job under ANSI SQL, before the check that names the line).
-    trimmed = F.trim(F.regexp_replace("value", r"\s+", " "))
-    lines = text.select(trimmed.alias("line"), "__line__", "value")
-    lines = lines.filter((F.col("line") != "") & ~F.col("line").startswith("#"))
-    return lines.select("line", "__line__", "value", F.split("line", " ").alias("f"))
-
-
-#: monotonically_increasing_id: the partition in the upper 31 bits, the row within it below.
-_ROW_BITS = 33
-
-
-def _first_bad(
-    lines: Any, path: str, checks: Sequence[tuple[Any, str]], kind: str, **also: Any
-) -> dict[str, Any]:
-    """One pass over the lines: the first line (in file order) failing any check raises the
-    in-process reader's error for it (its line number, its wording); ``also``: more
-    aggregates (e.g. the first line's tag), returned by name."""
-    from pyspark.sql import functions as F
-
-    bad = F.lit(False)
-    for check, _ in checks:
-        bad = bad | F.coalesce(check, F.lit(False))
-    row = lines.agg(
-        F.min_by(F.when(bad, F.col("value")), F.when(bad, F.col("__line__"))).alias("text"),
-        F.min(F.when(bad, F.col("__line__"))).alias("at"),
-        *(value.alias(name) for name, value in also.items()),
-    ).collect()[0]
-    text, at = row["text"], row["at"]
-    if text is not None:
-        raise _line_error(lines, path, text, at, kind, checks)
-    return {name: row[name] for name in also}
-
-
-def _line_of(session: Any, path: str, at: int) -> tuple[int, str]:
-    """The number and text of the line of the text file ``path`` whose row id (as
-    :func:`_fields` numbers them) is ``at``: the lines of the partitions before its own are
-    counted (two small jobs, run only for an error)."""
-    from pyspark.sql import functions as F
-
-    text = session.read.text(path).withColumn("__line__", F.monotonically_increasing_id())
-    partition = at >> _ROW_BITS
-    before = text.filter(F.col("__line__") < (partition << _ROW_BITS)).count()
-    row = text.filter(F.col("__line__") == at).select("value").first()
-    return before + (at & ((1 << _ROW_BITS) - 1)) + 1, "" if row is None else row["value"]
-
-
-def _line_error(
-    lines: Any, path: str, text: str, at: int, kind: str, checks: Sequence[tuple[Any, str]]
-) -> FormatError:
-    """The error for the bad line ``text`` (row id ``at``): the in-process reader's, with the
-    line's number in the file (the lines of the partitions before its own, counted)."""
-    from rankmeter.io.trec import QRELS_LAYOUT, RUN_LAYOUT, parse_lines
-
-    line = _line_of(lines.sparkSession, path, at)[0] if os.path.isfile(path) else None
-    layout = RUN_LAYOUT if kind == "run" else QRELS_LAYOUT
-    try:
-        parse_lines([(line or 0, text.encode("utf-8"))], path, layout)
-    except FormatError as error:
-        if line is not None:
-            return error
-        return FormatError(path, error.reason, text=text)
-    # (a line the in-process reader takes, and Spark's checks do not)
-    reason = next(r for _, r in checks)
-    shown = text if len(text) <= 80 else text[:77] + "..."
-    return FormatError(path, f"{reason}: {shown!r}", line=line)
-
-
-def _qrels_frame(session: Any, qrels: Any, source: str = "<qrels>") -> Any:
-    """The qrels as a DataFrame of query_id, doc_id, relevance and each row's place in its
-    file or table (:data:`LINE`), for the errors that name a row."""
-    from pyspark.sql import functions as F
-
-    if _is_frame(qrels):
-        _require(qrels, QRELS_COLUMNS, "qrels", source)
-        return qrels.select(
-            F.col("query_id").cast("string").alias("query_id"),
-            F.col("doc_id").cast("string").alias("doc_id"),
-            F.col("relevance").alias("relevance"),
-            _row_of(qrels, source).alias(LINE),
-        )
-    path = _path(qrels, "qrels")
-    if _is_parquet(path):
-        return _qrels_frame(session, session.read.parquet(path), path)
-    lines = _fields(session, path)
-    # try_cast: a field that is not a number is null (and named below); Spark's ANSI cast
-    # would fail the job instead, with a Java trace.
-    grade = F.get("f", 3).try_cast("long")
-    fields = "a qrels line has 4 fields (query, iteration, document, grade)"
-    not_integer = "the grade (4th field) is not an integer"
-    _first_bad(
-        lines,
-        path,
-        [(F.size("f") != 4, fields), ((F.size("f") == 4) & grade.isNull(), not_integer)],
-        "qrels",
-    )
-    return lines.select(
-        F.get("f", 0).alias("query_id"),
-        F.get("f", 2).alias("doc_id"),
-        grade.alias("relevance"),
-        F.col("__line__").alias(LINE),
-    )
-
-
-def _row_of(frame: Any, source: str) -> Any:
-    """Each row's place: in a Parquet file read from ``source``, its 0-based row there
-    (Spark's ``_metadata.row_index``), so that an error names the row the in-process reader
-    names; elsewhere (a DataFrame, a folder of files) the order Spark reads the rows in."""
-    from pyspark.sql import functions as F
-
-    if os.path.isfile(source) and _is_parquet(source):
-        return F.col("_metadata.row_index")
-    return F.monotonically_increasing_id()
-
-
-def _path(value: Any, what: str) -> str:
-    if isinstance(value, (str, os.PathLike)):
-        return os.fspath(value)
-    raise PolicyError(
-        f"{what} must be a Spark DataFrame or a path Spark can read (Parquet, TREC text), "
-        f"not {type(value).__name__}"
-    )
-
-
-def _is_parquet(path: str) -> bool:
-    return path.lower().endswith((".parquet", ".pq")) or os.path.isdir(path)
-
-
-def _run_frames(
-    session: Any, run: Any, name: str | None
-) -> tuple[list[tuple[Any, str | None, str]], bool, dict[str, str]]:
-    """Each run as a DataFrame with run, query_id, doc_id, score, with how errors name it
-    (its file); whether several were given (a list or a dict); and the names that telling
-    runs of a list apart changed (new name -> the run's own, e.g. its tag)."""
-    if isinstance(run, Mapping):
-        if name is not None:
-            raise PolicyError("name names a single run; a dict of runs is named by its keys")
-        return (
-            [
-                (*_run_frame(session, r, str(n), keep_names=False), _shown(r))
-                for n, r in run.items()
-            ],
-            True,
-            {},
-        )
-    if isinstance(run, (list, tuple)):
-        if name is not None:
-            raise PolicyError("name names a single run; give a dict {name: run} for several")
-        given = [(*_run_frame(session, r, None, keep_names=True), _shown(r)) for r in run]
-        apart = _named_apart(given)
-        own = {
-            str(new): str(old)
-            for (_, old, _), (_, new, _) in zip(given, apart, strict=True)
-            if old is not None and new is not None and new != old
-        }
-        return apart, True, own
-    return [(*_run_frame(session, run, name, keep_names=True), _shown(run))], False, {}
-
-
-def _run_frame(
-    session: Any, run: Any, name: str | None, *, keep_names: bool, source: str = "<run>"
-) -> tuple[Any, str | None]:
-    """The run as a DataFrame, and its one name when it has one (None: its ``run`` column
-    names several). ``source``: how errors name a DataFrame (a Parquet file's path)."""
-    from pyspark.sql import functions as F
-
-    if _is_frame(run):
-        _require(run, RUN_COLUMNS, "a run", source)
-        _require_numeric(run, "score", source)
-        several = keep_names and name is None and "run" in run.columns
-        label = F.col("run").cast("string") if several else F.lit(name or "run")
-        frame = run.select(
-            label.alias("run"),
-            F.col("query_id").cast("string").alias("query_id"),
-            F.col("doc_id").cast("string").alias("doc_id"),
-            F.col("score").cast("double").alias("score"),
-            # The rows' order as given (a single file's or table's: Spark numbers the
-            # partitions in the order it reads them), for the written order (RunFacts).
-            _row_of(run, source).alias(LINE),
-            _rank_column(run.columns).alias(RANK),
-        )
-        return frame, None if several else (name or "run")
-    path = _path(run, "run")
-    if _is_parquet(path):
-        from rankmeter.io.tables import default_run_name
-
-        frame = session.read.parquet(path)
-        if name is None and "run" not in frame.columns:
-            name = default_run_name(path)
-        return _run_frame(session, frame, name, keep_names=keep_names, source=path)
-    lines = _fields(session, path)
-    score = F.get("f", 4).try_cast("double")  # (null where not a number: see _qrels_frame)
-    fields = "a run line has 6 fields (query, Q0, document, rank, score, tag)"
-    not_number = "the score (5th field) is not a number"
-    first = _first_bad(
-        lines,
-        path,
-        [(F.size("f") < 6, fields), ((F.size("f") >= 6) & score.isNull(), not_number)],
-        "run",
-        tag=F.min_by(F.get("f", 5), F.col("__line__")),
-    )
-    if name is None:
-        name = first["tag"] or "run"
-    frame = lines.select(
-        F.lit(name).alias("run"),
-        F.get("f", 0).alias("query_id"),
-        F.get("f", 2).alias("doc_id"),
-        score.alias("score"),
-        F.col("__line__").alias(LINE),
-        F.get("f", 3).try_cast("double").alias(RANK),
-    )
-    return frame, name
-
-
-def _rank_column(columns: Sequence[str]) -> Any:
-    """A table's rank column (named as the in-process readers find it: ``rank`` or
-    ``position``, any case) as numbers, null where not one; all null without one."""
-    from pyspark.sql import functions as F
-
-    from rankmeter.io.rows import RANK_COLUMNS
-
-    lowered = {c.strip().lower(): c for c in columns}
-    for alias in RANK_COLUMNS:
-        if alias in lowered:
-            return F.col(f"`{lowered[alias]}`").try_cast("double")
-    return F.lit(None).cast("double")
-
-
-def _named_apart(
-    runs: list[tuple[Any, str | None, str]],
-) -> list[tuple[Any, str | None, str]]:
-    """Runs of a list that share a name (their TREC tag) told apart as the in-process engine
-    tells them apart (:func:`rankmeter.data.run.unique_names`: by their files); a run whose
-    ``run`` column names several keeps its names (a clash is then refused by :func:`_sources`)."""
-    from pyspark.sql import functions as F
-
-    from rankmeter.data.run import unique_names
-
-    known = [name for _, name, _ in runs]
-    if any(name is None for name in known):
-        return runs
-    names = unique_names([str(n) for n in known], [source for _, _, source in runs])
-    return [
-        (frame if new == old else frame.withColumn("run", F.lit(new)), new, source)
-        for (frame, old, source), new in zip(runs, names, strict=True)
-    ]
-
-
-def _sources(runs: Iterable[tuple[Any, str | None, str]]) -> dict[str, str]:
-    """``"run NAME"`` -> how errors name that run, for the run names in the order given (a
-    frame's own names sorted); two runs given apart must not share a name (their rows would
-    merge)."""
-    names: dict[str, str] = {}
-    for frame, known, source in runs:
-        if known is not None:
-            own = [known]
-        else:  # a job: the names a run column holds
-            own = [r["run"] for r in frame.select("run").distinct().orderBy("run").collect()]
-        for name in own:
-            if name in names:
-                raise PolicyError(
-                    f"two runs are named {name!r}: their rows would be evaluated as one run; "
-                    "name them apart with a dict {name: run}"
-                )
-            names[name] = source
-    return names
-
-
 def _per_query(
-    session: Any,
-    qrels: Any,
-    runs: Any,
+    session: SparkSession,
+    qrels: DataFrame,
+    runs: DataFrame,
     names: list[str],
-    measures: tuple[Any, ...],
-    policies: Any,
+    measures: tuple[Metric, ...],
+    policies: Policies,
     buckets: int,
     sources: Mapping[str, str],
     qrels_source: str,
-) -> Any:
+) -> pa.Table:
     """What every (run, bucket) task found (a pyarrow Table; see :class:`_BucketTask`): each
     judged query's values, each run query's id, and each bucket's written order and depth."""
     from pyspark.sql import functions as F
@@ -713,7 +417,9 @@ def _per_query(
     )
     task = _BucketTask(labels, policies)
 
-    def evaluate_bucket(key: Any, run_rows: Any, qrels_rows: Any) -> Any:
+    def evaluate_bucket(
+        key: tuple[pa.Scalar, ...], run_rows: pa.Table, qrels_rows: pa.Table
+    ) -> pa.Table:
         # A plain function: Spark checks the argument count of what it is given.
         return task(key, run_rows, qrels_rows)
 
@@ -748,19 +454,21 @@ class _BucketTask:
     run lacks scores 0); the driver keeps the answered ones unless ``include_missing``. The
     values of a query do not depend on which others are scored with it."""
 
-    def __init__(self, labels: list[str], policies: Any) -> None:
+    def __init__(self, labels: list[str], policies: Policies) -> None:
         import dataclasses
 
         self.labels = labels
         self.policies = dataclasses.replace(policies, include_missing=True)
 
-    def __call__(self, key: Any, run_rows: Any, qrels_rows: Any) -> Any:
+    def __call__(
+        self, key: tuple[pa.Scalar, ...], run_rows: pa.Table, qrels_rows: pa.Table
+    ) -> pa.Table:
         try:
             return self._evaluate(key[0].as_py(), run_rows, qrels_rows)
         except RankmeterError as error:
             return self._error(f"{type(error).__name__}\t{error}")
 
-    def _table(self, n: int, given: Mapping[str, Any]) -> Any:
+    def _table(self, n: int, given: Mapping[str, ArrayLike]) -> pa.Table:
         """``n`` rows: the columns ``given``, nulls in the others."""
         import pyarrow as pa
 
@@ -784,10 +492,10 @@ class _BucketTask:
             }
         )
 
-    def _error(self, message: str) -> Any:
+    def _error(self, message: str) -> pa.Table:
         return self._table(1, {_ERROR: [message]})
 
-    def _read_error(self, side: str, error: FormatError, rows: Any) -> Any:
+    def _read_error(self, side: str, error: FormatError, rows: pa.Table) -> pa.Table:
         """A reader's error on ``rows`` (in their file order): its reason, the id of the row
         it names (:data:`LINE`) and the value it shows (JSON), for :func:`_message_parts`."""
         import json
@@ -795,7 +503,7 @@ class _BucketTask:
         at = "" if error.line is None else str(rows.column(LINE)[error.line - 1].as_py())
         return self._error(f"FormatError\t{side}\t{error.reason}\t{at}\t{json.dumps(error.text)}")
 
-    def _evaluate(self, name: str, run_rows: Any, qrels_rows: Any) -> Any:
+    def _evaluate(self, name: str, run_rows: pa.Table, qrels_rows: pa.Table) -> pa.Table:
         import numpy as np
         import pyarrow as pa
         import pyarrow.compute as pc
@@ -836,7 +544,7 @@ class _BucketTask:
             judged_ids = [str(q) for q in qrels.segment_ids[values.rows]]
             answered = set(ran)
             n = len(judged_ids)
-            columns: dict[str, Any] = {
+            columns: dict[str, ArrayLike] = {
                 "run": [name] * n,
                 "query_id": judged_ids,
                 "judged": values.judged,
@@ -890,7 +598,10 @@ def _file_order(message: str, given: Mapping[str, int]) -> tuple[int, int]:
 
 
 def _task_error(
-    message: str, sources: Mapping[str, str], qrels_source: str, session: Any = None
+    message: str,
+    sources: Mapping[str, str],
+    qrels_source: str,
+    session: SparkSession | None = None,
 ) -> RankmeterError:
     """A task's error as the driver raises it. A reader's error is worded as the in-process
     one; where it names a row of qrels or a run read from a file, that row is named as the
@@ -901,10 +612,10 @@ def _task_error(
     if kind == "FormatError":
         source = qrels_source if side == "qrels" else sources.get(side.removeprefix("run "), side)
         if at.isdigit() and os.path.isfile(source):
-            if _is_parquet(source):
+            if is_parquet(source):
                 return FormatError(source, reason, line=int(at) + 1, text=value)
             if session is not None:
-                line, shown = _line_of(session, source, int(at))
+                line, shown = line_of(session, source, int(at))
                 return FormatError(source, reason, line=line, text=shown)
         return FormatError(source, reason)
     return PolicyError(reason) if kind == "PolicyError" else RankmeterError(reason)
@@ -912,10 +623,10 @@ def _task_error(
 
 def _result(
     name: str,
-    table: Any,
-    measures: tuple[Any, ...],
-    policies: Any,
-    qrels: Any,
+    table: pa.Table,
+    measures: tuple[Metric, ...],
+    policies: Policies,
+    qrels: object,
     source: str,
 ) -> EvalResult:
     """One run's EvalResult from what the tasks found: queries in natural order, as the
@@ -934,7 +645,7 @@ def _result(
     answered = judged_rows.filter(judged_rows.column(_ANSWERED))
     rows = judged_rows if policies.include_missing else answered
     if rows.num_rows == 0:
-        raise _no_common_queries(name, source, queries, judged_rows, _shown(qrels))
+        raise _no_common_queries(name, source, queries, judged_rows, source_name(qrels))
     written = (
         int(pc.sum(buckets.column(_WRITTEN)).as_py() or 0),
         int(pc.sum(buckets.column(_RISING)).as_py() or 0),
@@ -963,8 +674,3 @@ def _result(
         depth,
         facts=facts,
     )
-
-
-def _shown(value: Any) -> str:
-    """How errors name an input: its path, else ``<DataFrame>``."""
-    return os.fspath(value) if isinstance(value, (str, os.PathLike)) else "<DataFrame>"
