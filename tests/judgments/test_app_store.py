@@ -305,7 +305,10 @@ def test_a_scale_of_negative_grades_reads_back(tmp_path: Path) -> None:
     [
         ({"scale": (0, 3_000_000)}, r"a grade must lie between"),
         ({"scale": (0, 101)}, r"has 102 grades: at most 101"),
-        ({"seed": -1}, r"seed=-1 must be a whole number from 0"),
+        (
+            {"seed": -1},
+            r"seed=-1 must be an integer >= 0 \(the seed of the random number generator\)",
+        ),
         ({"raters": ("a b",)}, r"rater name 'a b' holds whitespace"),
     ],
 )

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from rankmeter._validate import number_text
 from rankmeter.comparison._curves import CURVE_DEPTH, CURVE_FAMILIES
 
 if TYPE_CHECKING:
@@ -62,7 +63,7 @@ def given_metrics(
     from rankmeter.results import judged_cutoff
 
     measures = resolve_metrics(metrics)
-    number = str(int(rel)) if float(rel).is_integer() else repr(float(rel))
+    number = number_text(rel)
     return [
         f"Judged@{judged_cutoff(measures)}",
         "num_ret",

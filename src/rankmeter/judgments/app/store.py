@@ -40,6 +40,7 @@ from typing import Any
 
 import numpy as np
 
+from rankmeter import _validate
 from rankmeter.data.labels import parse_scale as read_scale
 from rankmeter.errors import FormatError, PolicyError
 
@@ -331,8 +332,7 @@ class Store:
         if overlap > 0 and len(raters) < 2:
             raise PolicyError("overlap needs two raters or more: give --raters a,b or --overlap 0")
         scale = check_scale(scale)
-        if isinstance(seed, bool) or not (isinstance(seed, int) and 0 <= seed < 2**63):
-            raise PolicyError(f"seed={seed!r} must be a whole number from 0 to 2**63 - 1")
+        seed = _validate.seed(seed)
         if os.path.lexists(target):  # an empty file too: it is not a database we made
             store = cls(target)
             store.quick_check()
