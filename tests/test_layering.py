@@ -7,6 +7,10 @@ dependency of the module's API whether the interpreter or the type checker resol
 upward import hidden from the interpreter is still the cycle (or the concept in the wrong room)
 that the layers exist to prevent; mypy follows it like any other import.
 
+What a package may import is read from the table of docs/architecture.md itself (its "may
+import" column: ``nothing``, named packages, or a range of layers), so the page and the test
+cannot drift apart: a row changed on the page changes the check.
+
 Each test reports every violation at once, one ``file:line: what`` per line.
 """
 
@@ -14,33 +18,77 @@ from __future__ import annotations
 
 import ast
 import functools
+import re
+import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+
+import pytest
 
 import rankmeter
 
 SRC = Path(rankmeter.__file__).parent
 
-#: The layers (docs/architecture.md). A package may import the packages on its own line and the
-#: lines below it, never above.
-LAYERS: dict[int, tuple[str, ...]] = {
-    0: ("errors", "_escape", "_validate", "_items"),
-    1: ("data",),
-    2: ("io", "metrics"),
-    3: ("results", "evaluation", "stats", "datasets", "engines"),
-    4: ("explanation", "comparison", "checking", "vector", "judgments", "online", "clicks"),
-    5: ("report",),
-    6: ("cli",),
-}
-LAYER_OF = {package: layer for layer, packages in LAYERS.items() for package in packages}
+#: The page whose table of layers this test enforces.
+ARCHITECTURE = Path(__file__).resolve().parents[1] / "docs" / "architecture.md"
 
-#: Packages on the same line that still must not import each other (the table says so).
-APART = {("io", "metrics"), ("metrics", "io")}
+_ROW = re.compile(r"^\|\s*(\d+)\s*\|\s*`([\w.]+)`\s*\|.*\|\s*([^|]+?)\s*\|\s*$")
+_RANGE = re.compile(r"^(?:public names of )?layers? (\d+)\s*[–-]\s*(\d+)$")
+_NAMES = re.compile(r"^`\w+`(?:\s*,\s*`\w+`)*$")
 
-#: Packages held to fewer imports than their line allows (the table says so): data builds on
-#: the errors and the parameter validator only.
-ONLY = {"data": {"errors", "_validate"}}
+
+@dataclass(frozen=True)
+class Table:
+    """The table of docs/architecture.md: each package's layer and what it may import."""
+
+    layer_of: dict[str, int]
+    may_import: dict[str, frozenset[str]]
+
+
+def parse_table(text: str) -> Table:
+    """Read the rows ``| layer | `package` | owns | may import |`` of the page's table.
+
+    The last column is ``nothing``, a list of packages (```errors`, `_validate```) or a range
+    of layers (``layers 0–2``, ``public names of layers 0–5``); a range means every package
+    on those lines, so it is resolved once every row is read. Anything else fails, naming the
+    row, so the page cannot say what the test does not check.
+    """
+    layer_of: dict[str, int] = {}
+    raw: dict[str, str] = {}
+    for number, line in enumerate(text.splitlines(), 1):
+        match = _ROW.match(line)
+        if not match:
+            continue
+        layer, package, allowed = int(match[1]), match[2], match[3]
+        if package in layer_of:
+            raise ValueError(f"architecture.md:{number}: {package} has two rows")
+        layer_of[package] = layer
+        raw[package] = allowed
+    if not layer_of:
+        raise ValueError("architecture.md has no table of layers")
+    may_import: dict[str, frozenset[str]] = {}
+    for package, allowed in raw.items():
+        if allowed == "nothing":
+            may_import[package] = frozenset()
+        elif _NAMES.match(allowed):
+            names = frozenset(re.findall(r"`(\w+)`", allowed))
+            unknown = sorted(names - set(layer_of))
+            if unknown:
+                raise ValueError(f"{package}'s row names packages not in the table: {unknown}")
+            may_import[package] = names
+        elif found := _RANGE.match(allowed):
+            low, high = int(found[1]), int(found[2])
+            may_import[package] = frozenset(
+                other for other, layer in layer_of.items() if low <= layer <= high
+            ) - {package}
+        else:
+            raise ValueError(f"{package}'s row: cannot read {allowed!r} as what it may import")
+    return Table(layer_of, may_import)
+
+
+TABLE = parse_table(ARCHITECTURE.read_text(encoding="utf-8"))
+LAYER_OF = TABLE.layer_of
 
 #: The front doors (``rankmeter/__init__.py``, ``rankmeter/__main__.py``): they may name anything.
 FRONT_DOORS = ("__init__", "__main__")
@@ -210,9 +258,10 @@ def test_every_package_has_a_layer() -> None:
     assert not unknown, f"add these to the layers table (docs/architecture.md): {unknown}"
 
 
-def test_imports_point_down_the_layers() -> None:
+def layer_violations(found: tuple[Import, ...], table: Table = TABLE) -> list[str]:
+    """Each import of a package the table's "may import" column does not allow its importer."""
     violations = []
-    for imp in imports():
+    for imp in found:
         source, target = _package(imp.importer), _package(imp.module)
         if source in FRONT_DOORS or source == target:
             continue
@@ -224,17 +273,19 @@ def test_imports_point_down_the_layers() -> None:
                 "import the module that defines it"
             )
             continue
-        if target not in LAYER_OF:
+        if source not in table.layer_of or target not in table.layer_of:
             continue  # reported by test_every_package_has_a_layer
-        if (
-            LAYER_OF[target] > LAYER_OF[source]
-            or (source, target) in APART
-            or (source in ONLY and target not in ONLY[source])
-        ):
+        if target not in table.may_import[source]:
             violations.append(
-                f"{imp.where()}: {source} (layer {LAYER_OF[source]}) imports {what} "
-                f"({target}, layer {LAYER_OF[target]}){kind}"
+                f"{imp.where()}: {source} (layer {table.layer_of[source]}) imports {what} "
+                f"({target}, layer {table.layer_of[target]}){kind}, which its row of "
+                "docs/architecture.md does not allow"
             )
+    return violations
+
+
+def test_imports_point_down_the_layers() -> None:
+    violations = layer_violations(imports())
     assert not violations, _report(violations)
 
 
@@ -340,3 +391,68 @@ def test_the_scanner_sees_every_kind_of_import(tmp_path: Path) -> None:
         (10, "rankmeter.errors", None, False),
         (11, "rankmeter.errors", "_hidden", False),
     }
+
+
+def _copy_with_line(tmp_path: Path, module: str, line: str) -> Path:
+    """A copy of src/rankmeter's sources with ``line`` added at the end of ``module``."""
+    root = tmp_path / "rankmeter"
+    shutil.copytree(SRC, root, ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.pyd"))
+    path = root.joinpath(*module.split(".")[1:]).with_suffix(".py")
+    assert path.is_file(), path
+    path.write_text(path.read_text(encoding="utf-8") + line + "\n", encoding="utf-8")
+    return root
+
+
+@pytest.mark.parametrize(
+    ("module", "line", "expected"),
+    [
+        (
+            "rankmeter.clicks.models",
+            "from rankmeter.comparison import compare",
+            "clicks (layer 4) imports rankmeter.comparison.compare (comparison, layer 4)",
+        ),
+        (
+            "rankmeter.stats._names",
+            "from rankmeter.evaluation import evaluate",
+            "stats (layer 3) imports rankmeter.evaluation.evaluate (evaluation, layer 3)",
+        ),
+    ],
+)
+def test_an_import_the_table_does_not_allow_fails(
+    tmp_path: Path, module: str, line: str, expected: str
+) -> None:
+    """Both imports stay within "own line and below"; only the rows' "may import" column
+    (clicks: layers 0–2; stats: layers 0–2) refuses them, and the checker does."""
+    root = _copy_with_line(tmp_path, module, line)
+    violations = layer_violations(imports(root))
+    assert len(violations) == 1, violations
+    assert expected in violations[0]
+    assert violations[0].startswith(module.replace(".", "/") + ".py:")
+    assert layer_violations(imports(SRC)) == []  # the tree as it is keeps the table
+
+
+def test_the_table_is_read_from_the_page() -> None:
+    """What each kind of "may import" cell means: nothing, named packages, a range of lines
+    (a package's own line included, itself left out), and the CLI's public names of a range."""
+    assert TABLE.may_import["errors"] == frozenset()
+    assert TABLE.may_import["data"] == {"errors", "_validate"}
+    assert "metrics" not in TABLE.may_import["io"] and "io" not in TABLE.may_import["metrics"]
+    assert TABLE.may_import["clicks"] == {p for p, layer in LAYER_OF.items() if layer <= 2}
+    assert "comparison" in TABLE.may_import["online"]
+    assert "online" not in TABLE.may_import["online"]
+    assert TABLE.may_import["cli"] == set(LAYER_OF) - {"cli"}
+    assert set(LAYER_OF) == set(TABLE.may_import)
+
+
+@pytest.mark.parametrize(
+    ("row", "problem"),
+    [
+        ("| 3 | `stats` | tests | layers 0 to 2 |", "cannot read 'layers 0 to 2'"),
+        ("| 3 | `stats` | tests | `errors`, `nowhere` |", "not in the table: ['nowhere']"),
+    ],
+)
+def test_a_row_the_test_cannot_read_fails(row: str, problem: str) -> None:
+    text = "| layer | package | owns | may import |\n|---|---|---|---|\n"
+    text += "| 0 | `errors` | errors | nothing |\n" + row + "\n"
+    with pytest.raises(ValueError, match=re.escape(problem)):
+        parse_table(text)

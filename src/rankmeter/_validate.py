@@ -27,12 +27,31 @@ from typing import Any
 
 from rankmeter.errors import PolicyError
 
-__all__ = ["INT64_MAX", "boolean", "choice", "identifier", "integer", "real"]
+__all__ = [
+    "INT64_MAX",
+    "MAX_RESAMPLES",
+    "alpha",
+    "boolean",
+    "choice",
+    "identifier",
+    "integer",
+    "level",
+    "number_text",
+    "real",
+    "resamples",
+    "seed",
+]
 
 #: The largest integer any parameter takes where the caller gives no upper bound: NumPy and the
 #: C kernels hold integers (cutoffs, depths, counts, seeds) as int64, and a larger Python int
 #: overflows there ("Python int too large to convert to C long") instead of being refused.
 INT64_MAX = 2**63 - 1
+
+#: The most random sign patterns, permutations or bootstrap resamples anything in rankmeter
+#: draws. The intervals keep every bootstrap mean (8 bytes per resample and column), and the
+#: work grows with resamples times queries, so a mistyped count would otherwise end in an
+#: exhausted memory, hours later.
+MAX_RESAMPLES = 10_000_000
 
 
 def _fail(name: str, value: Any, expected: str, what: str, error: type[Exception]) -> Exception:
@@ -139,9 +158,19 @@ def real(
     return number
 
 
+def number_text(value: float) -> str:
+    """A number as a person writes it: a whole number without its ``.0``, any other exactly
+    as Python reads it back (``repr``). The one way rankmeter writes a number into a name, a
+    message or a TREC file (``rel=2`` in a metric's name, a grade ``0.5`` in qrels).
+
+    >>> number_text(2.0), number_text(0.5), number_text(3), number_text(1e-07), number_text(-0.0)
+    ('2', '0.5', '3', '1e-07', '0')
+    """
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
+
+
 def _range_text(low: float | None, high: float | None, open_low: bool, open_high: bool) -> str:
-    def shown(x: float) -> str:
-        return str(int(x)) if float(x).is_integer() else repr(float(x))
+    shown = number_text
 
     if low is not None and high is not None:
         if open_low and open_high:
@@ -209,3 +238,90 @@ def identifier(
     if isinstance(value, bool) or not isinstance(value, (str, numbers.Integral)):
         raise _fail(name, value, "a string or an integer", what, error)
     return str(value) if isinstance(value, str) else str(int(value))
+
+
+# -- the parameters shared across the library: one check and one wording each ------------------
+
+
+def alpha(value: Any, *, name: str = "alpha") -> float:
+    """A significance level: a number strictly between 0 and 1 (``name`` for a second one,
+    such as ``srm_alpha``).
+
+    >>> alpha(0.05)
+    0.05
+    >>> alpha(1.5)
+    Traceback (most recent call last):
+    ...
+    rankmeter.errors.PolicyError: alpha=1.5 must be a number strictly between 0 and 1 (the significance level)
+    """
+    return real(
+        name, value, low=0, high=1, open_low=True, open_high=True, what="the significance level"
+    )
+
+
+def level(value: Any, *, name: str = "level") -> float:
+    """A confidence level: a number strictly between 0 and 1 (``name``: the parameter's name
+    where it is not ``level``, such as agreement's ``confidence``).
+
+    >>> level(95)
+    Traceback (most recent call last):
+    ...
+    rankmeter.errors.PolicyError: level=95 must be a number strictly between 0 and 1 (e.g. 0.95 for 95%)
+    """
+    return real(name, value, low=0, high=1, open_low=True, open_high=True, what="e.g. 0.95 for 95%")
+
+
+def seed(value: Any, *, name: str = "seed") -> int:
+    """A seed of NumPy's random number generators: an integer from 0 to :data:`INT64_MAX`.
+
+    >>> seed(-1)
+    Traceback (most recent call last):
+    ...
+    rankmeter.errors.PolicyError: seed=-1 must be an integer >= 0 (the seed of the random number generator)
+    """
+    return integer(name, value, low=0, what="the seed of the random number generator")
+
+
+def resamples(
+    value: Any,
+    *,
+    what: str,
+    low: int = 1,
+    high: int = MAX_RESAMPLES,
+    name: str = "resamples",
+) -> int:
+    """A count of random draws (sign patterns, permutations, bootstrap resamples): an integer
+    from ``low`` (the fewest that can give the answer asked for) to ``high`` (at most
+    :data:`MAX_RESAMPLES`). ``what`` says what is drawn; a count above :data:`MAX_RESAMPLES`
+    is also told what it would cost:
+
+    >>> resamples(10**9, what="bootstrap resamples")
+    Traceback (most recent call last):
+    ...
+    rankmeter.errors.PolicyError: resamples=1000000000 must be an integer from 1 to 10,000,000 (bootstrap resamples): bootstrap intervals keep every resample (7.5 GiB per system and metric at this count), and the time grows with resamples times queries (about 1 s per million resamples and 100 queries); 10,000 (the default) already resolves p-values to 0.0001
+
+    >>> resamples(1_000, what="bootstrap resamples")
+    1000
+    >>> resamples(0, what="bootstrap resamples")
+    Traceback (most recent call last):
+    ...
+    rankmeter.errors.PolicyError: resamples=0 must be an integer from 1 to 10,000,000 (bootstrap resamples)
+    """
+    high = min(high, MAX_RESAMPLES)
+    count = int(value) if isinstance(value, numbers.Integral) else None
+    if (
+        count is not None
+        and not isinstance(value, bool)
+        and high == MAX_RESAMPLES < count <= INT64_MAX
+    ):
+        per_column = count * 8 / 2**30
+        size = f"{per_column:.1f} GiB" if per_column >= 1 else f"{count * 8 / 2**20:.0f} MiB"
+        head = _fail(
+            name, value, f"an integer from {_int_text(low)} to {_int_text(high)}", what, PolicyError
+        )
+        raise PolicyError(
+            f"{head}: bootstrap intervals keep every resample ({size} per system and metric at "
+            "this count), and the time grows with resamples times queries (about 1 s per million "
+            "resamples and 100 queries); 10,000 (the default) already resolves p-values to 0.0001"
+        )
+    return integer(name, value, low=low, high=high, what=what)

@@ -192,7 +192,7 @@ def test_a_missing_log_and_a_bad_engine(cli: CLI, tmp_path: Path, logs: dict[str
     message = cli("ab", logs["log"], "--engine", "postgres").assert_one_error_line(2)
     assert "postgres" in message
     message = cli("ab", logs["log"], "--alpha", "2").assert_one_error_line(2)
-    assert message == "alpha=2.0 must be a number strictly between 0 and 1"
+    assert message == "alpha=2.0 must be a number strictly between 0 and 1 (the significance level)"
 
 
 def test_several_experiments_need_experiment(cli: CLI, tmp_path: Path) -> None:

@@ -126,8 +126,8 @@ def test_markdown_escapes_names(cli: CLI, files: dict[str, Path], tmp_path: Path
         (
             ("c", "--resamples", "5"),
             2,
-            r"resamples=5 must be an integer >= 20 \(random permutations; fewer cannot give a "
-            r"p-value below 0.05\)",
+            r"resamples=5 must be an integer from 20 to 10,000,000 \(random permutations; fewer "
+            r"cannot give a p-value below 0.05\)",
         ),
         (("c", "--alpha", "2"), 2, r"alpha=2(\.0)? must be"),
     ],

@@ -438,7 +438,7 @@ def test_exported_labels_are_safe_in_a_spreadsheet_and_read_back_exactly(
         (["--scale", "\uff10-3"], "(ASCII digits)"),
         (["--port", "70000"], "--port 70000 must be a port number from 0 to 65535"),
         (["--port", "-1"], "--port -1 must be a port number from 0 to 65535"),
-        (["--seed", "-1"], "--seed -1 must be a whole number from 0"),
+        (["--seed", "-1"], "seed=-1 must be an integer >= 0 (the seed of the random number"),
         (["--raters", "a b,c"], "rater name 'a b' holds whitespace or control characters"),
         (["--raters", "n\nl,b"], r"rater name 'n\nl' holds whitespace"),
         (["--raters", "\x1b]0;X\x07,b"], r"rater name '\x1b]0;X\x07' holds whitespace"),

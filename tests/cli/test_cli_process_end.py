@@ -212,10 +212,11 @@ def test_too_many_resamples_are_refused_up_front(cli: CLI, files: dict[str, Path
     result = cli("compare", files["qrels"], files["a"], files["b"], "--resamples", "1000000000")
     message = result.assert_one_error_line(2)
     assert message == (
-        "resamples=1000000000 is more than 10,000,000, the most rankmeter draws: bootstrap "
-        "intervals keep every resample (7.5 GiB per system and metric at this count), and the time "
-        "grows with resamples times queries (about 1 s per million resamples and 100 queries); "
-        "10,000 (the default) already resolves p-values to 0.0001"
+        "resamples=1000000000 must be an integer from 20 to 10,000,000 (randomizations and "
+        "bootstrap resamples; fewer cannot give a p-value below 0.05): bootstrap intervals keep "
+        "every resample (7.5 GiB per system and metric at this count), and the time grows with "
+        "resamples times queries (about 1 s per million resamples and 100 queries); 10,000 (the "
+        "default) already resolves p-values to 0.0001"
     )
     assert time.monotonic() - started < 30
 
@@ -228,7 +229,10 @@ def test_too_many_resamples_are_refused_by_the_library() -> None:
         lambda: paired_pvalues([0.1, 0.2], resamples=MAX_RESAMPLES + 1),
         lambda: bootstrap_intervals([0.1, 0.2], resamples=MAX_RESAMPLES + 1),
     ):
-        with pytest.raises(PolicyError, match=r"^resamples=10000001 is more than 10,000,000"):
+        with pytest.raises(
+            PolicyError,
+            match=r"^resamples=10000001 must be an integer from 1 to 10,000,000 \(.*\): ",
+        ):
             call()
 
 
@@ -297,6 +301,45 @@ def _interrupt(command: list[str | os.PathLike[str]], delay: float, sig: int) ->
     finally:
         process.kill()
     return process.returncode, err.decode()
+
+
+#: rankmeter's entry point, with one line on stdout ("working") when the command reads its first
+#: input: the sign that start-up, the signal handlers and the imports are behind it and the
+#: work has begun, so a test signals it then instead of after a guessed sleep. The command's
+#: own output goes to -o, so that line is alone on stdout.
+WORKING_LINE = """
+import sys
+import rankmeter.io
+
+real_as_qrels = rankmeter.io.as_qrels
+
+def as_qrels(*args, **kwargs):
+    sys.stdout.write("working\\n")
+    sys.stdout.flush()
+    return real_as_qrels(*args, **kwargs)
+
+rankmeter.io.as_qrels = as_qrels
+sys.argv = ["rankmeter", *sys.argv[1:]]
+from rankmeter.__main__ import main
+sys.exit(main())
+"""
+
+
+def _started(args: list[Any], **options: Any) -> subprocess.Popen[bytes]:
+    """``rankmeter ARGS`` in a subprocess that says "working" on stdout when its work begins."""
+    return subprocess.Popen(
+        [sys.executable, "-c", WORKING_LINE, *map(os.fspath, args)],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        **options,
+    )
+
+
+def _wait_until_working(process: subprocess.Popen[bytes]) -> None:
+    assert process.stdout is not None
+    line = process.stdout.readline()  # blocks until the line (or the end: then it is b"")
+    assert line == b"working\n", (line, process.poll())
 
 
 DELAYS = [0.0, 0.01, 0.02, 0.03, 0.05, 0.07, 0.1, 0.15, 0.2, 0.3, 0.5, 1.0]
@@ -400,18 +443,11 @@ def test_a_signal_the_caller_ignores_stays_ignored(
         *ENTRY, "compare", big["qrels"], big["a"], big["b"], "--resamples", "20000",
         "-f", "json", "-o", out,
     ]  # fmt: skip
-    process = subprocess.Popen(
-        list(map(os.fspath, command)),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        preexec_fn=lambda: signal.signal(sig, signal.SIG_IGN),
-    )
+    process = _started(command[len(ENTRY) :], preexec_fn=lambda: signal.signal(sig, signal.SIG_IGN))
     try:
-        for _ in range(5):  # through the start, the imports and the work
-            time.sleep(0.1)
-            if process.poll() is None:
-                process.send_signal(sig)
+        process.send_signal(sig)  # during Python's start
+        _wait_until_working(process)
+        process.send_signal(sig)  # and during the work
         _, err = process.communicate(timeout=120)
     finally:
         process.kill()
@@ -425,11 +461,18 @@ def test_sigterm_cleans_up_and_ends_with_one_line(big: dict[str, Path], tmp_path
         *ENTRY, "compare", big["qrels"], big["a"], big["b"], "--resamples", "200000",
         "-f", "json", "-o", out,
     ]  # fmt: skip
-    for delay in (0.1, 0.5, 1.0):
-        code, err = _interrupt(command, delay, signal.SIGTERM)
+    for _ in range(2):
+        process = _started(command[len(ENTRY) :], preexec_fn=_as_at_a_terminal)
+        try:
+            _wait_until_working(process)  # the work has begun: not a guess at how long that takes
+            process.send_signal(signal.SIGTERM)
+            _, raw = process.communicate(timeout=60)
+        finally:
+            process.kill()
+        code, err = process.returncode, raw.decode()
         assert "Traceback" not in err, err
-        assert (code, err) in {(-signal.SIGTERM, ""), (143, "rankmeter: terminated\n")}, delay
-        assert list(tmp_path.iterdir()) == [], delay
+        assert (code, err) in {(-signal.SIGTERM, ""), (143, "rankmeter: terminated\n")}
+        assert list(tmp_path.iterdir()) == []
 
 
 # A signal that arrives while the output file is being written: the command unwinds, the

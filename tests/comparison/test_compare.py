@@ -65,13 +65,13 @@ def test_baseline_choice(data: tuple[dict, dict]) -> None:
         ({"level": 95}, "level=95 must be a number strictly between 0 and 1 (e.g. 0.95 for 95%)"),
         (
             {"resamples": 0},
-            "resamples=0 must be an integer >= 20 (randomizations and bootstrap resamples; fewer "
-            "cannot give a p-value below 0.05)",
+            "resamples=0 must be an integer from 20 to 10,000,000 (randomizations and bootstrap "
+            "resamples; fewer cannot give a p-value below 0.05)",
         ),
         (
             {"resamples": True},
-            "resamples=True must be an integer >= 20 (randomizations and bootstrap resamples; "
-            "fewer cannot give a p-value below 0.05)",
+            "resamples=True must be an integer from 20 to 10,000,000 (randomizations and "
+            "bootstrap resamples; fewer cannot give a p-value below 0.05)",
         ),
         (
             {"seed": -1},

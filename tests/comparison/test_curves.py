@@ -43,12 +43,36 @@ def test_every_point_is_bit_for_bit_the_mean_evaluate_reports(
             assert result.curves[family][system].tolist() == expected
 
 
+def gain(grades: np.ndarray, kind: str) -> np.ndarray:
+    """Linear gain as trec_eval defines it: the grade, and nothing for a grade <= 0."""
+    assert kind == "linear"
+    return np.where(grades > 0.0, grades, 0.0)
+
+
+def discount(positions: np.ndarray) -> np.ndarray:
+    """trec_eval's discount of the 0-based position p (rank p + 1): 1 / log2(p + 2)."""
+    return 1.0 / np.log2(positions + 2.0)
+
+
+def ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
+    """numerator / denominator, and 0 where the denominator is 0 (trec_eval's rule)."""
+    out = np.zeros(np.shape(numerator))
+    np.divide(numerator, denominator, out=out, where=denominator != 0)
+    return out
+
+
+def test_the_reference_gain_discount_and_ratio() -> None:
+    """The reference's own pieces, on values worked by hand (rank 1 counts fully, rank 3 by
+    1/log2(4) = 1/2), so the curves are checked against arithmetic, not against themselves."""
+    np.testing.assert_array_equal(gain(np.array([-1.0, 0.0, 1.5, 3.0]), "linear"), [0, 0, 1.5, 3])
+    np.testing.assert_array_equal(discount(np.array([0.0, 2.0, 6.0])), [1.0, 0.5, 1 / 3])
+    np.testing.assert_array_equal(ratio(np.array([1.0, 2.0]), np.array([0.0, 4.0])), [0.0, 0.5])
+
+
 def _reference_curves(ranked: Ranked, rel: float) -> dict[str, np.ndarray]:
     """The curves as rankmeter computed them before they went through the metrics' kernels
-    (comparison._curves at 50a94f5, unchanged): a second implementation of nDCG, P and R."""
-    from rankmeter.metrics._spec import ratio
-    from rankmeter.metrics.ndcg import discount, gain
-
+    (comparison._curves at 50a94f5): a second implementation of nDCG, P and R, with its own
+    gain, discount and ratio (not the kernels', which are what it checks)."""
     n, depth = ranked.n_queries, CURVE_DEPTH
     if n == 0:
         return {family: np.zeros(depth) for family in CURVE_FAMILIES}

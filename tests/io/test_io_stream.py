@@ -235,11 +235,18 @@ def test_a_run_is_read_as_soon_as_its_chunks_are_asked_for(
         return original(source)  # type: ignore[arg-type]
 
     monkeypatch.setattr(stream, "_parse_pieces", parse)
-    before = threading.active_count()
+    before = set(threading.enumerate())
     chunks = stream.iter_run_chunks(run)
     assert started.wait(5), "the run was not read before its first chunk was asked for"
+    # The reader's own threads (by object: another test's, or pytest's, are not counted).
+    ours = [
+        t
+        for t in threading.enumerate()
+        if t not in before and t.name in ("rankmeter-chunks", "rankmeter-parse")
+    ]
+    assert sorted(t.name for t in ours) == ["rankmeter-chunks", "rankmeter-parse"]
     chunks.close()  # type: ignore[attr-defined]
-    assert threading.active_count() == before
+    assert [t.name for t in ours if t.is_alive()] == []
     assert sum(len(c) for c in stream.iter_run_chunks(run)) == len(run.read_text().splitlines())
 
 

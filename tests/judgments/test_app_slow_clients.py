@@ -116,6 +116,17 @@ def test_a_half_request_pipelined_behind_a_whole_one_is_closed(server: Server, h
     assert spent is not None, f"still open after {WAIT} s"
 
 
+def answered(connection: socket.socket) -> bool:
+    """Whether a whole HTTP answer's head arrives on ``connection`` (within its timeout)."""
+    received = b""
+    while b"\r\n\r\n" not in received:
+        chunk = connection.recv(65536)
+        if not chunk:
+            return False
+        received += chunk
+    return received.startswith(b"HTTP/1.1 ")
+
+
 @pytest.mark.parametrize("signal_name", ["SIGTERM", "SIGINT"])
 def test_a_stop_is_prompt_and_quiet_with_half_requests_open(
     tmp_path: Path, signal_name: str
@@ -140,8 +151,12 @@ def test_a_stop_is_prompt_and_quiet_with_half_requests_open(
             socket.create_connection(address(running), timeout=5) as two,
         ):
             one.sendall(pipelined(running))
-            two.sendall(half_body)
-            time.sleep(0.5)  # the server has read both
+            # Each connection's half request rides behind a whole GET in the same write: the
+            # answer to the GET is the sign that the server has read the write, the half
+            # request included (no guess at how long that takes on a loaded machine).
+            two.sendall(pipelined(running).split(b"POST")[0] + half_body)
+            for connection in (one, two):
+                assert answered(connection), "the server did not answer the whole GET"
             running.process.send_signal(getattr(signal, signal_name))
             start = time.monotonic()
             try:

@@ -4,6 +4,7 @@ split of items between raters, and files that are not a judgments database refus
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
 from contextlib import closing
 from pathlib import Path
@@ -304,7 +305,10 @@ def test_a_scale_of_negative_grades_reads_back(tmp_path: Path) -> None:
     [
         ({"scale": (0, 3_000_000)}, r"a grade must lie between"),
         ({"scale": (0, 101)}, r"has 102 grades: at most 101"),
-        ({"seed": -1}, r"seed=-1 must be a whole number from 0"),
+        (
+            {"seed": -1},
+            r"seed=-1 must be an integer >= 0 \(the seed of the random number generator\)",
+        ),
         ({"raters": ("a b",)}, r"rater name 'a b' holds whitespace"),
     ],
 )
@@ -341,3 +345,22 @@ def test_parse_scale_reads_what_the_store_writes(text: str) -> None:
 def test_parse_scale_refuses(text: str) -> None:
     with pytest.raises(PolicyError, match=r"must be LOW-HIGH"):
         parse_scale(text)
+
+
+@pytest.mark.parametrize(
+    ("query", "doc", "what"),
+    [("q1", "d\t1", "holds whitespace"), ("q1", "d\u20031", "holds whitespace"),
+     ("", "d1", "has an empty id"), ("q1", "", "has an empty id")],
+)  # fmt: skip
+def test_qrels_ids_follow_the_one_trec_id_rule(query: str, doc: str, what: str) -> None:
+    """The export's check is io.trec_id_writable's rule (the one every TREC writer keeps): an
+    empty id is refused too, and any whitespace Python knows, not only a space."""
+    from rankmeter.io import trec_id_writable
+    from rankmeter.judgments.app.export import check_trec_ids
+
+    assert not (trec_id_writable(query) and trec_id_writable(doc))
+    grades = resolve([Label(query, doc, "ann", 2, 0.0, 1.0)])
+    expected = f"j.sqlite: query {query!r}, doc {doc!r} {what}, which TREC qrels cannot hold: do"
+    with pytest.raises(FormatError, match="^" + re.escape(expected) + "$"):
+        check_trec_ids(grades, "j.sqlite", advice="do")
+    check_trec_ids(resolve([Label("q1", "d1", "ann", 2, 0.0, 1.0)]), "j.sqlite", advice="do")

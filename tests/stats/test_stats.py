@@ -93,10 +93,13 @@ def test_lists_are_accepted_and_inputs_are_not_written() -> None:
             r"test='ttest' must be one of 'randomization', 't', 'bootstrap', 'wilcoxon', 'sign'",
         ),
         (lambda: paired_pvalues([0.1, 0.2], None), r"test=None must be one of 'randomization'"),
-        (lambda: paired_pvalues([0.1, 0.2], resamples=0), r"resamples=0 must be an integer >= 1"),
+        (
+            lambda: paired_pvalues([0.1, 0.2], resamples=0),
+            r"resamples=0 must be an integer from 1 to 10,000,000",
+        ),
         (
             lambda: paired_pvalues([0.1, 0.2], resamples=10.5),
-            r"resamples=10.5 must be an integer >= 1",
+            r"resamples=10.5 must be an integer from 1 to 10,000,000",
         ),
         (lambda: paired_pvalues([0.1, 0.2], resamples=True), r"resamples=True must be an integer"),
         (lambda: paired_pvalues([0.1, 0.2], seed=-1), r"seed=-1 must be an integer >= 0"),
@@ -134,7 +137,7 @@ def test_lists_are_accepted_and_inputs_are_not_written() -> None:
         ),
         (
             lambda: bootstrap_intervals([0.1, 0.2], resamples=-5),
-            r"resamples=-5 must be an integer >= 1",
+            r"resamples=-5 must be an integer from 1 to 10,000,000",
         ),
         (lambda: bootstrap_intervals([0.1, 0.2], seed=-3), r"seed=-3 must be an integer >= 0"),
         (lambda: bootstrap_intervals([0.1, np.nan]), r"values contains nan at row 1, column 0"),

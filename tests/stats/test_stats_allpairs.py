@@ -292,7 +292,7 @@ def test_a_pair_reads_in_either_order() -> None:
         ({"method": "anova"}, r"method='anova' must be one of 'tukey', 'randomised-tukey'"),
         (
             {"method": "randomised-tukey", "resamples": 19},
-            r"resamples=19 must be an integer >= 20 \(random permutations; fewer cannot",
+            r"resamples=19 must be an integer from 20 to 10,000,000 \(random permutations; fewer cannot",
         ),
         ({"alpha": 1.5}, r"alpha=1.5 must be"),
         ({"scores": [[0.1, float("nan")], [0.2, 0.3]]}, r"scores contains nan at row 0"),

@@ -71,7 +71,7 @@ def test_compare_refuses_fewer_than_the_minimum_resamples(resamples: int) -> Non
     runs = {"x": {"q1": {"a": 1.0}}, "y": {"q2": {"a": 1.0}}}
     with pytest.raises(
         PolicyError,
-        match=rf"^resamples={resamples} must be an integer >= 20 \(randomizations and "
+        match=rf"^resamples={resamples} must be an integer from 20 to 10,000,000 \(randomizations and "
         r"bootstrap resamples; fewer cannot give a p-value below 0\.05\)$",
     ):
         compare(qrels, runs, ["P@1"], resamples=resamples)

@@ -129,8 +129,6 @@ def serve(
     grades = parse_scale(scale)
     if not 0 <= port <= 65535:
         raise PolicyError(f"--port {port} must be a port number from 0 to 65535 (0: any free port)")
-    if not 0 <= seed < 2**63:
-        raise PolicyError(f"--seed {seed} must be a whole number from 0 to 2**63 - 1")
     text = _guidelines(guidelines) if guidelines is not None else None
     items = _items(pool, queries, corpus)
     # Listening comes before the database too: a port in use (or an address that is not this

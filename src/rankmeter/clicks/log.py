@@ -17,7 +17,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from rankmeter._validate import integer, real
+from rankmeter import _validate
+from rankmeter._validate import real
 from rankmeter.data.arrays import IntArray
 from rankmeter.errors import FormatError
 
@@ -300,7 +301,7 @@ def split_log(log: Any, held_out: float = 0.2, *, seed: int = 0) -> tuple[ClickL
     (8, 2)
     """
     held_out = real("held_out", held_out, low=0, high=1, open_low=True, open_high=True)
-    seed = integer("seed", seed, low=0)
+    seed = _validate.seed(seed)
     whole = click_log(log)
     n_test = round(whole.n_sessions * held_out)
     if n_test == 0 or n_test == whole.n_sessions:

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from rankmeter import _validate
 from rankmeter._validate import choice, integer, real
 from rankmeter.clicks.counts import ClickCounts, _previous_click, click_counts
 from rankmeter.clicks.log import ClickLog, click_log, readonly
@@ -526,7 +527,7 @@ def fit(
     model = choice("model", model, MODELS, what="the click model")
     max_iter = integer("max_iter", max_iter, low=1, what="EM iterations at most")
     tol = real("tol", tol, low=0, open_low=True, what="the change of log-likelihood that stops EM")
-    seed = integer("seed", seed, low=0)
+    seed = _validate.seed(seed)
     if gamma is not None:
         if model != "dbn":
             raise PolicyError(f"gamma={gamma!r} is a parameter of the DBN model, not of {model}")

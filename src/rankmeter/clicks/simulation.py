@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from rankmeter import _validate
 from rankmeter._validate import choice, integer, real
 from rankmeter.clicks.models import MODELS
 from rankmeter.data.arrays import FloatArray
@@ -131,7 +132,7 @@ def simulate(
     depth = integer("depth", depth, low=1, high=1000, what="results shown per request")
     shuffle = real("shuffle", shuffle, low=0, high=1, what="share of requests shuffled")
     gamma = real("gamma", gamma, low=0, high=1, what="DBN's go-on probability")
-    seed = integer("seed", seed, low=0)
+    seed = _validate.seed(seed)
     n_users = max(sessions // 5, 1) if users is None else integer("users", users, low=1)
     if propensities is None:
         theta = default_propensities(depth)

@@ -173,17 +173,13 @@ def compare_all(
     method = _validate.choice(
         "method", method, stats.ALL_PAIRS_METHODS, what="the all-pairs method"
     )
-    alpha = _validate.real(
-        "alpha", alpha, low=0, high=1, open_low=True, open_high=True, what="the significance level"
-    )
-    resamples = _validate.integer(
-        "resamples",
+    alpha = _validate.alpha(alpha)
+    resamples = _validate.resamples(
         resamples,
         low=stats.MIN_RESAMPLES,
         what="random permutations; fewer cannot give a p-value below 0.05",
     )
-    resamples = stats.check_resamples(resamples, what="random permutations")
-    seed = _validate.integer("seed", seed, low=0, what="the seed of the random number generator")
+    seed = _validate.seed(seed)
     measures = resolve_metrics(metrics)
     loaded_qrels = as_qrels(qrels)
     loaded = load_runs(runs, ties=policies.ties)

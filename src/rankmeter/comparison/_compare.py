@@ -303,28 +303,14 @@ class Options:
         interval = _validate.choice(
             "interval", interval, stats.INTERVALS, what="the bootstrap interval method"
         )
-        alpha = _validate.real(
-            "alpha",
-            alpha,
-            low=0,
-            high=1,
-            open_low=True,
-            open_high=True,
-            what="the significance level",
-        )
-        level = _validate.real(
-            "level", level, low=0, high=1, open_low=True, open_high=True, what="e.g. 0.95 for 95%"
-        )
-        resamples = _validate.integer(
-            "resamples",
+        alpha = _validate.alpha(alpha)
+        level = _validate.level(level)
+        resamples = _validate.resamples(
             resamples,
             low=stats.MIN_RESAMPLES,
             what="randomizations and bootstrap resamples; fewer cannot give a p-value below 0.05",
         )
-        resamples = stats.check_resamples(resamples, what="randomizations and bootstrap resamples")
-        seed = _validate.integer(
-            "seed", seed, low=0, what="the seed of the random number generator"
-        )
+        seed = _validate.seed(seed)
         simultaneous = _validate.boolean("simultaneous", simultaneous)
         min_segment = _validate.integer(
             "min_segment", min_segment, low=1, what="smaller segments are shown, never flagged"

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from rankmeter._validate import number_text
 from rankmeter.comparison._queries import ComparedQueries
 from rankmeter.comparison._records import Failures, QueryLoss
 from rankmeter.comparison._summaries import Scores
@@ -72,11 +73,7 @@ def failures_of(
 def success_metric(cutoff: int, rel: float) -> Metric:
     """Success@``cutoff`` at ``rel``: a query it scores 0 has nothing relevant in the top
     ``cutoff`` (a failure)."""
-    return parse_metric(f"Success(rel={_number(rel)})@{cutoff}")
-
-
-def _number(value: float) -> str:
-    return str(int(value)) if float(value).is_integer() else repr(float(value))
+    return parse_metric(f"Success(rel={number_text(rel)})@{cutoff}")
 
 
 def explain_worst(

@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from rankmeter._validate import number_text
 from rankmeter.comparison._curves import CURVE_DEPTH, CURVE_FAMILIES
 from rankmeter.comparison._failures import success_metric
 from rankmeter.errors import PolicyError
@@ -64,7 +65,7 @@ def given_metrics(
     from rankmeter.results import judged_cutoff
 
     measures = resolve_metrics(metrics)
-    number = str(int(rel)) if float(rel).is_integer() else repr(float(rel))
+    number = number_text(rel)
     return [
         f"Judged@{judged_cutoff(measures)}",
         "num_ret",

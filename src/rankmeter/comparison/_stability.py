@@ -117,9 +117,11 @@ def stability(
 
     # Every argument is checked before any file is read.
     policies = check_policies(rel, True, judged_only, check_ties(ties))
-    resamples = _count("resamples", resamples, "bootstrap resamples of the queries")
+    resamples = _validate.resamples(
+        resamples, low=stats.MIN_STABILITY_RESAMPLES, what="bootstrap resamples of the queries"
+    )
     splits = _count("splits", splits, "random splits of the queries into two halves")
-    seed = _validate.integer("seed", seed, low=0, what="the seed of the random number generator")
+    seed = _validate.seed(seed)
     measures = resolve_metrics(metrics)
     loaded_qrels = as_qrels(qrels)
     loaded = load_runs(runs, ties=policies.ties)
@@ -152,7 +154,7 @@ def stability(
 
 
 def _count(name: str, value: Any, what: str) -> int:
-    """A count of resamples or splits, checked as :func:`rankmeter.stats.query_stability`
+    """A count of splits, checked as :func:`rankmeter.stats.query_stability`
     checks it (here before any file is read)."""
     from rankmeter import stats
 

@@ -9,7 +9,7 @@ frames are read by :mod:`rankmeter.io` (``rankmeter.io.as_labels``).
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Literal, overload
 
 import numpy as np
 
@@ -19,44 +19,59 @@ from rankmeter.data.ids import intern
 from rankmeter.data.origin import Origin
 from rankmeter.errors import PolicyError
 
-__all__ = ["Labels", "check_scale", "parse_scale"]
+__all__ = ["MAX_SCALE_DIGITS", "Labels", "check_scale", "parse_scale"]
 
-_SCALE = re.compile(r"^\s*(-?\d+)\s*-\s*(-?\d+)\s*$")
+#: The most digits either end of a scale may have (ASCII digits only): a scale of whole numbers
+#: below 10**18 fits int64, and a longer digit string (thousands of digits make ``int()``
+#: refuse) is refused with the scale's one message, not with Python's.
+MAX_SCALE_DIGITS = 18
+
+_SCALE = re.compile(
+    rf"\s*(-?[0-9]{{1,{MAX_SCALE_DIGITS}}})\s*-\s*(-?[0-9]{{1,{MAX_SCALE_DIGITS}}})\s*", re.ASCII
+)
 
 
-def parse_scale(scale: Any) -> tuple[int, int] | None:
+@overload
+def parse_scale(scale: Any, *, required: Literal[True]) -> tuple[int, int]: ...
+@overload
+def parse_scale(scale: Any, *, required: bool = False) -> tuple[int, int] | None: ...
+def parse_scale(scale: Any, *, required: bool = False) -> tuple[int, int] | None:
     """The grades a rater may give, ``(low, high)``: whole numbers from ``low`` to ``high``.
 
-    ``scale`` is ``None`` (any number), a text ``"LOW-HIGH"`` (``"0-3"``, as ``--scale``
-    takes it) or a pair of integers.
+    ``scale`` is ``None`` (any number), a text ``"LOW-HIGH"`` (``"0-3"``, ``"-5--1"``, as
+    ``--scale`` takes it; ASCII digits, at most :data:`MAX_SCALE_DIGITS` each) or a pair of
+    integers (each below 10**18 in magnitude); ``None`` is refused too where ``required``. The
+    one parser of a scale: the rating app (``rankmeter.judgments.app.store``) adds only its own
+    bounds.
 
     >>> parse_scale("0-3")
     (0, 3)
     >>> parse_scale("3")
     Traceback (most recent call last):
     ...
-    rankmeter.errors.PolicyError: scale='3' must be LOW-HIGH, two whole numbers with LOW < HIGH such as '0-3' (the grades a rater may give)
+    rankmeter.errors.PolicyError: scale='3' must be LOW-HIGH, two whole numbers (ASCII digits) with LOW < HIGH, each of at most 18 digits, such as '0-3' (the grades a rater may give)
     """
-    if scale is None:
+    if scale is None and not required:
         return None
     low: Any = None
     high: Any = None
     if isinstance(scale, str):
-        match = _SCALE.match(scale)
+        match = _SCALE.fullmatch(scale)
         if match:
             low, high = int(match.group(1)), int(match.group(2))
     elif isinstance(scale, (tuple, list)) and len(scale) == 2:
         low, high = scale
+    limit = 10**MAX_SCALE_DIGITS
     if (
         isinstance(low, bool)
         or isinstance(high, bool)
         or not isinstance(low, (int, np.integer))
         or not isinstance(high, (int, np.integer))
-        or low >= high
+        or not -limit < low < high < limit
     ):
         raise PolicyError(
-            f"scale={scale!r} must be LOW-HIGH, two whole numbers with LOW < HIGH such as "
-            "'0-3' (the grades a rater may give)"
+            f"scale={scale!r} must be LOW-HIGH, two whole numbers (ASCII digits) with LOW < HIGH, "
+            f"each of at most {MAX_SCALE_DIGITS} digits, such as '0-3' (the grades a rater may give)"
         )
     return int(low), int(high)
 

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from itertools import islice
 from typing import Any
 
+from rankmeter._validate import number_text
 from rankmeter.data import Qrels, Run
 from rankmeter.data.origin import Origin
 from rankmeter.data.scan import scan_run_piece
@@ -167,7 +168,7 @@ def trec_qrels_lines(qrels: Qrels) -> Iterator[str]:
                 raise PolicyError(
                     f"{name} id {value!r} cannot be written as TREC qrels: {TREC_ID_RULE}"
                 )
-        yield f"{q} 0 {d} {int(g) if float(g).is_integer() else g!r}\n"
+        yield f"{q} 0 {d} {number_text(g)}\n"
 
 
 def run_tag(line: bytes | None) -> str | None:

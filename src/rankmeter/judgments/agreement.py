@@ -267,14 +267,9 @@ def agreement(
     from rankmeter.io import as_labels
 
     top = _validate.integer("top", top, low=0, what="how many disputed items to list")
-    seed = _validate.integer("seed", seed, low=0, what="the seed of the random number generator")
-    resamples = _validate.integer(
-        "resamples", resamples, low=1, high=1_000_000, what="bootstrap resamples of alpha"
-    )
-    confidence = _validate.real(
-        "confidence", confidence, low=0, high=1, open_low=True, open_high=True,
-        what="the coverage of alpha's interval",
-    )  # fmt: skip
+    seed = _validate.seed(seed)
+    resamples = _validate.resamples(resamples, high=1_000_000, what="bootstrap resamples of alpha")
+    confidence = _validate.level(confidence, name="confidence")
     loaded = as_labels(labels, scale=scale)
     raters = tuple(str(r) for r in loaded.raters)
     if len(raters) < 2:

@@ -290,15 +290,13 @@ def audit_labels(
     from rankmeter.judgments.agreement import agreement
 
     rel = _validate.real("rel", rel, what="the minimum grade counted relevant")
-    alpha = _validate.real(
-        "alpha", alpha, low=0, high=1, open_low=True, open_high=True, what="the significance level"
-    )
-    seed = _validate.integer("seed", seed, low=0, what="the seed of the random number generator")
+    alpha = _validate.alpha(alpha)
+    seed = _validate.seed(seed)
     test = _validate.choice("test", test, stats.TESTS, what="the paired test")
     correction = _validate.choice(
         "correction", correction, stats.CORRECTIONS, what="the multiple-comparison correction"
     )
-    resamples = stats.check_resamples(resamples, what="randomizations and bootstrap resamples")
+    resamples = _validate.resamples(resamples, what="randomizations and bootstrap resamples")
     measures = resolve_metrics(metrics)
     human_qrels = as_qrels(human)
     model_qrels = as_qrels(model)

@@ -44,6 +44,7 @@ from typing import Any
 
 import numpy as np
 
+from rankmeter import _validate
 from rankmeter._validate import choice, integer
 from rankmeter.data import Qrels, Run
 from rankmeter.data.ids import natural_key
@@ -244,7 +245,7 @@ def pool(
         max_per_query = integer(
             "max_per_query", max_per_query, low=1, what="items kept per query at most"
         )
-    seed = integer("seed", seed, low=0, what="seeds the sampling")
+    seed = _validate.seed(seed)
     queries = choice("queries", queries, QUERY_SETS, what="which queries are pooled")
     ties = check_ties(ties)
     judgments = None if qrels is None else as_qrels(qrels)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
+from rankmeter._validate import number_text
 from rankmeter.errors import MetricError
 
 if TYPE_CHECKING:
@@ -273,9 +274,7 @@ class Metric:
 
 
 def _fmt(value: Any) -> str:
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value)
+    return number_text(value) if isinstance(value, float) else str(value)
 
 
 #: The relevance level shared by binary metrics; None means "the evaluation's ``rel``".

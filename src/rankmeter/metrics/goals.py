@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, NamedTuple
 
+from rankmeter._validate import number_text
 from rankmeter.errors import MetricError
 
 if TYPE_CHECKING:
@@ -233,12 +234,12 @@ def goal_notes(
         thresholds = dict.fromkeys([counted[1], top])
         example = loose[0]
         choices = ", ".join(
-            f"{_with_rel(example, t)} (grade {_num(t)} {'only' if t == top else 'or more'})"
+            f"{_with_rel(example, t)} (grade {number_text(t)} {'only' if t == top else 'or more'})"
             for t in thresholds
         )
         notes.append(
-            f"the qrels are graded {_num(min(g for g in scale if g >= 0))}-{_num(top)} and "
-            f"{', '.join(m.label for m in loose)} count a grade-{_num(counted[0])} document (a "
+            f"the qrels are graded {number_text(min(g for g in scale if g >= 0))}-{number_text(top)} and "
+            f"{', '.join(m.label for m in loose)} count a grade-{number_text(counted[0])} document (a "
             f"partial match) as relevant; to count only better ones, give rel= from the "
             f"scale: {choices}, or --rel for every metric"
         )
@@ -270,14 +271,10 @@ def _with_rel(metric: Metric, rel: float) -> str:
 
     name = str(metric)
     base, at, cutoff = name.partition("@")
-    params = f"rel={_num(rel)}"
+    params = f"rel={number_text(rel)}"
     # A name with parameters gets one more: nDCG(gain=exp)@10 -> nDCG(gain=exp,rel=2)@10.
     base = f"{base[:-1]},{params})" if base.endswith(")") else f"{base}({params})"
     return str(parse_metric(f"{base}{at}{cutoff}"))
-
-
-def _num(value: float) -> str:
-    return str(int(value)) if float(value).is_integer() else repr(float(value))
 
 
 def _normalize(name: str) -> str:

@@ -607,9 +607,9 @@ def ab(
     (0.333, 0.667)
     """
     names = _metric_names(metrics)
-    alpha = _validate.real("alpha", alpha, low=0, high=1, open_low=True, open_high=True)
+    alpha = _validate.alpha(alpha)
     power = _validate.real("power", power, low=0, high=1, open_low=True, open_high=True)
-    srm_alpha = _validate.real("srm_alpha", srm_alpha, low=0, high=1, open_low=True, open_high=True)
+    srm_alpha = _validate.alpha(srm_alpha, name="srm_alpha")
     expected_ratio = _validate.real("expected_ratio", expected_ratio, low=0, open_low=True)
     success_dwell = _validate.real("success_dwell", success_dwell, low=0, what="seconds")
     reformulation_window = _validate.real(

@@ -43,7 +43,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from rankmeter._validate import choice, integer, real
+from rankmeter import _validate
+from rankmeter._validate import choice, integer
 from rankmeter.errors import FormatError, PolicyError
 
 __all__ = [
@@ -131,7 +132,7 @@ class Interleaving:
 def _rng(seed: Any) -> np.random.Generator:
     if seed is None or isinstance(seed, np.random.Generator):
         return np.random.default_rng(seed)
-    return np.random.default_rng(integer("seed", seed, low=0))
+    return np.random.default_rng(_validate.seed(seed))
 
 
 def _ranking(name: str, ranking: Any) -> tuple[str, ...]:
@@ -841,9 +842,7 @@ def interleaving_test(
     """
     unit = choice("unit", unit, UNITS)
     interval = choice("interval", interval, INTERVALS)
-    alpha = real(
-        "alpha", alpha, low=0, high=1, open_low=True, open_high=True, what="the significance level"
-    )
+    alpha = _validate.alpha(alpha)
     method = choice("method", method, METHODS)
     runs = _runs(method, run_a, run_b)
     credit = _credit(log, unit, method, runs, engine)

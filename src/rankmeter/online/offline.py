@@ -239,7 +239,7 @@ def online_vs_offline(
     names = [online_metrics] if isinstance(online_metrics, str) else list(online_metrics)
     if not names:
         raise PolicyError("online_metrics=() names no online metric: give at least one (ctr)")
-    alpha = _validate.real("alpha", alpha, low=0, high=1, open_low=True, open_high=True)
+    alpha = _validate.alpha(alpha)
 
     # Read once: the overlap of queries and compare use the same objects.
     qrels = as_qrels(qrels)

@@ -508,7 +508,7 @@ def sample_queries(
             open_high=True,
             what="the fraction of the drawn queries kept for test",
         )
-    seed = _validate.integer("seed", seed, low=0, what="the seed of the random number generator")
+    seed = _validate.seed(seed)
     if not isinstance(traffic, QueryTraffic):
         traffic = read_traffic(traffic)
     population = len(traffic.query_ids)
@@ -765,9 +765,7 @@ def query_mix(
         WEIGHTINGS,
         what="what the evaluation set's shares are compared with",
     )
-    alpha = _validate.real(
-        "alpha", alpha, low=0, high=1, open_low=True, open_high=True, what="the significance level"
-    )
+    alpha = _validate.alpha(alpha)
     power = _validate.real(
         "power", power, low=0, high=1, open_low=True, open_high=True, what="the target power"
     )

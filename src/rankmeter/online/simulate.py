@@ -150,12 +150,13 @@ def simulate_log(
     >>> read_log(log).count().execute() == log.num_rows
     True
     """
+    from rankmeter import _validate
     from rankmeter._validate import boolean, choice, integer, real
     from rankmeter.io import as_qrels, as_run
 
     users = integer("users", users, low=1, high=100_000_000, what="users to simulate")
     sessions_per_user = real("sessions_per_user", sessions_per_user, low=1.0, high=1000.0)
-    seed = integer("seed", seed, low=0)
+    seed = _validate.seed(seed)
     choice("click_model", click_model, CLICK_MODELS)
     eta = real("eta", eta, low=0.0, high=10.0, what="position bias")
     cutoff = integer("cutoff", cutoff, low=1, high=1000, what="results shown per request")

@@ -57,6 +57,7 @@ Bad arguments raise :class:`rankmeter.errors.PolicyError` naming the value and t
 
 from __future__ import annotations
 
+from rankmeter._validate import resamples as check_resamples
 from rankmeter.stats._adequacy import (
     BOOTSTRAP_TEST_MIN_QUERIES,
     MIN_RESAMPLES,
@@ -76,7 +77,6 @@ from rankmeter.stats._allpairs import (
     two_way_anova,
 )
 from rankmeter.stats._checks import MAX_RESAMPLES, FloatArray, IntArray, means
-from rankmeter.stats._checks import resamples as check_resamples
 from rankmeter.stats._corrections import adjust, correct
 from rankmeter.stats._intervals import bootstrap_intervals
 from rankmeter.stats._names import (

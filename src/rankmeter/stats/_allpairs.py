@@ -364,20 +364,18 @@ def all_pairs(
     k = values.shape[1]
     names = _names(systems, k)
     method = _validate.choice("method", method, ALL_PAIRS_METHODS, what="the all-pairs method")
-    alpha = _checks.alpha(alpha)
+    alpha = _validate.alpha(alpha)
     drawn: int | None = None
     used_seed: int | None = None
     if method == "randomised-tukey":
         from rankmeter.stats._adequacy import MIN_RESAMPLES
 
-        drawn = _validate.integer(
-            "resamples",
+        drawn = _validate.resamples(
             resamples,
             low=MIN_RESAMPLES,
             what="random permutations; fewer cannot give a p-value below 0.05",
         )
-        drawn = _checks.resamples(drawn, what="random permutations")
-        used_seed = _checks.seed(seed)
+        used_seed = _validate.seed(seed)
     anova = _anova(values)
     column_means = values.mean(axis=0)
     pairs_at = list(itertools.combinations(range(k), 2))

@@ -17,59 +17,9 @@ from rankmeter.errors import PolicyError
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 
-#: The most random sign patterns or bootstrap resamples a statistic draws. The intervals keep
-#: every bootstrap mean (8 bytes per resample and column), and the work grows with resamples
-#: times queries, so a mistyped count would otherwise end in an exhausted memory, hours later.
-MAX_RESAMPLES = 10_000_000
-
-
-def resamples(value: Any, *, what: str) -> int:
-    """A number of resamples: an integer from 1 to :data:`MAX_RESAMPLES`, or a PolicyError
-    (a count above the maximum is told what it would cost).
-
-    >>> resamples(1_000, what="bootstrap resamples")
-    1000
-    >>> resamples(0, what="bootstrap resamples")
-    Traceback (most recent call last):
-    ...
-    rankmeter.errors.PolicyError: resamples=0 must be an integer >= 1 (bootstrap resamples)
-    """
-    number = _validate.integer("resamples", value, low=1, what=what)
-    check_resample_limit(number)
-    return number
-
-
-def check_resample_limit(value: int) -> None:
-    """Refuse more than :data:`MAX_RESAMPLES` resamples, saying what they would cost."""
-    if value <= MAX_RESAMPLES:
-        return
-    per_column = value * 8 / 2**30
-    size = f"{per_column:.1f} GiB" if per_column >= 1 else f"{value * 8 / 2**20:.0f} MiB"
-    raise PolicyError(
-        f"resamples={value} is more than {MAX_RESAMPLES:,}, the most rankmeter draws: bootstrap "
-        f"intervals keep every resample ({size} per system and metric at this count), and the "
-        "time grows with resamples times queries (about 1 s per million resamples and 100 "
-        "queries); 10,000 (the default) already resolves p-values to 0.0001"
-    )
-
-
-def seed(value: Any) -> int:
-    """A seed for numpy's PCG64: a non-negative integer."""
-    return _validate.integer("seed", value, low=0, what="the seed of the random number generator")
-
-
-def level(value: Any) -> float:
-    """A confidence level strictly between 0 and 1."""
-    return _validate.real(
-        "level", value, low=0, high=1, open_low=True, open_high=True, what="e.g. 0.95 for 95%"
-    )
-
-
-def alpha(value: Any) -> float:
-    """A significance level strictly between 0 and 1."""
-    return _validate.real(
-        "alpha", value, low=0, high=1, open_low=True, open_high=True, what="the significance level"
-    )
+#: The most resamples a statistic draws (:data:`rankmeter._validate.MAX_RESAMPLES`, where the
+#: count is checked with alpha, level and seed).
+MAX_RESAMPLES = _validate.MAX_RESAMPLES
 
 
 def tolerance(value: Any) -> float:

@@ -85,7 +85,7 @@ def correct(pvalues: Any, method: str = "holm", *, alpha: float = 0.05) -> Corre
     """
     values = _checks.pvalue_vector(pvalues)
     method = _validate.choice("method", method, CORRECTIONS)
-    alpha = _checks.alpha(alpha)
+    alpha = _validate.alpha(alpha)
     adjusted = adjusted_of(values, method)
     with np.errstate(invalid="ignore"):
         significant = adjusted < alpha

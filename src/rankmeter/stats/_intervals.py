@@ -89,10 +89,10 @@ def bootstrap_intervals(
     (0.5, 0.5)
     """
     data = _checks.matrix("values", values)
-    level = _checks.level(level)
+    level = _validate.level(level)
     method = _validate.choice("method", method, INTERVALS)
-    resamples = _checks.resamples(resamples, what="bootstrap resamples")
-    seed = _checks.seed(seed)
+    resamples = _validate.resamples(resamples, what="bootstrap resamples")
+    seed = _validate.seed(seed)
     low, high = intervals_of(data, level, method, resamples, seed)
     return ConfidenceInterval(low, high, level=level, method=method, resamples=resamples, seed=seed)
 

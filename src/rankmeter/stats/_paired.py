@@ -117,8 +117,8 @@ def paired_pvalues(
     """
     values = _checks.matrix("diffs", diffs)
     test = _validate.choice("test", test, TESTS)
-    resamples = _checks.resamples(resamples, what="random sign patterns or bootstrap resamples")
-    seed = _checks.seed(seed)
+    resamples = _validate.resamples(resamples, what="random sign patterns or bootstrap resamples")
+    seed = _validate.seed(seed)
     return pvalues_of(values, test, resamples, seed)
 
 
@@ -281,9 +281,9 @@ def paired_test(
     values = _checks.matrix("diffs", diffs)
     test = _validate.choice("test", test, TESTS)
     interval = _validate.choice("interval", interval, INTERVALS)
-    level = _checks.level(level)
-    resamples = _checks.resamples(resamples, what="random sign patterns or bootstrap resamples")
-    seed = _checks.seed(seed)
+    level = _validate.level(level)
+    resamples = _validate.resamples(resamples, what="random sign patterns or bootstrap resamples")
+    seed = _validate.seed(seed)
     n, m = values.shape
     counts = counts_of(values)
     mean = np.full(m, np.nan) if n == 0 else column_sums(values) / n

@@ -195,7 +195,7 @@ def power(
     191
     """
     test = _validate.choice("test", test, POWER_TESTS)
-    alpha = _checks.alpha(alpha)
+    alpha = _validate.alpha(alpha)
     target = _validate.real(
         "power", power, low=0, high=1, open_low=True, open_high=True, what="the target power"
     )
@@ -203,7 +203,7 @@ def power(
     comparisons = _validate.integer(
         "comparisons", comparisons, low=1, what="tests the correction covers"
     )
-    seed = _checks.seed(seed)
+    seed = _validate.seed(seed)
     per_test = alpha if correction == "none" else alpha / comparisons
     if target <= per_test:
         raise PolicyError(
@@ -240,7 +240,7 @@ def power(
         high=MAX_SIMULATIONS,
         what="simulated query sets",
     )
-    resamples = _checks.resamples(resamples, what="sign flips per simulated test")
+    resamples = _validate.resamples(resamples, what="sign flips per simulated test")
     _check_flips_reach(resamples, per_test, alpha, comparisons)
     max_queries = _validate.integer(
         "max_queries", max_queries, low=2, what="how far to search for the queries needed"

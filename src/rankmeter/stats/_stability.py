@@ -208,9 +208,11 @@ def query_stability(
         raise PolicyError(
             f"scores has {n} {noun}; stability needs at least 2 (one for each half of a split)"
         )
-    resamples = _count("resamples", resamples, "bootstrap resamples of the queries")
+    resamples = _validate.resamples(
+        resamples, low=MIN_STABILITY_RESAMPLES, what="bootstrap resamples of the queries"
+    )
     splits = _count("splits", splits, "random splits of the queries into two halves")
-    seed = _checks.seed(seed)
+    seed = _validate.seed(seed)
     boot_seed, split_seed = (
         int(s) % 2**63
         for s in np.random.SeedSequence(seed).generate_state(2, dtype=np.uint64).tolist()
@@ -315,7 +317,7 @@ def _names(systems: Sequence[str] | None, m: int) -> list[str]:
 
 
 def _count(name: str, value: Any, what: str) -> int:
-    """A count of resamples or splits: from 100 to :data:`MAX_RESAMPLES`."""
+    """A count of splits: from 100 to :data:`MAX_RESAMPLES`, as resamples are."""
     return _validate.integer(
         name, value, low=MIN_STABILITY_RESAMPLES, high=_checks.MAX_RESAMPLES, what=what
     )

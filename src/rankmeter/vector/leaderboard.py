@@ -514,11 +514,11 @@ def leaderboard_of(
     import numpy as np
     from scipy.stats import rankdata
 
-    from rankmeter._validate import real
+    from rankmeter import _validate
     from rankmeter.metrics import parse_metric
     from rankmeter.stats import correct, paired_pvalues
 
-    level = real("alpha", alpha, low=0.0, high=1.0, open_low=True, open_high=True)
+    level = _validate.alpha(alpha)
     label = str(parse_metric(metric))
     given = list(entries)
     if not given:

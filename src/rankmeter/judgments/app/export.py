@@ -128,12 +128,17 @@ def _grades(
 
 def check_trec_ids(resolved: Iterable[Resolved], source: str, *, advice: str) -> None:
     """Raise :class:`FormatError` naming ``source`` (the database) and the first item whose
-    query or document id holds whitespace, which TREC qrels (fields split on whitespace) cannot
-    hold; ``advice`` ends the message (what to do instead)."""
+    query or document id a TREC line cannot hold (:func:`rankmeter.io.trec_id_writable`: an
+    empty id, or one with whitespace, on which TREC splits fields); ``advice`` ends the message
+    (what to do instead)."""
+    from rankmeter.io import trec_id_writable  # the readers and writers: loaded when exporting
+
     for r in resolved:
-        if any(c.isspace() for c in r.query_id + r.doc_id):
-            raise FormatError(
-                source,
-                f"query {r.query_id!r}, doc {r.doc_id!r} holds whitespace, which TREC qrels "
-                f"cannot hold: {advice}",
-            )
+        if trec_id_writable(r.query_id) and trec_id_writable(r.doc_id):
+            continue
+        what = "has an empty id" if not (r.query_id and r.doc_id) else "holds whitespace"
+        raise FormatError(
+            source,
+            f"query {r.query_id!r}, doc {r.doc_id!r} {what}, which TREC qrels cannot hold: "
+            f"{advice}",
+        )

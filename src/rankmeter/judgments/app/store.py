@@ -26,7 +26,6 @@ the label changed and is refused with :class:`StaleLabel`, so it never grades an
 from __future__ import annotations
 
 import os
-import re
 import secrets
 import sqlite3
 import stat
@@ -37,9 +36,12 @@ from collections.abc import Iterator, Sequence
 from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
+from rankmeter import _validate
+from rankmeter.data.labels import parse_scale as read_scale
 from rankmeter.errors import FormatError, PolicyError
 
 __all__ = [
@@ -68,8 +70,6 @@ MAX_POSITION = 2**63 - 1
 MAX_GRADES = 101
 #: The largest grade, either side of 0, a scale may have.
 MAX_GRADE = 10**6
-#: A scale as ``--scale`` takes it and the database stores it: ``LOW-HIGH``, ASCII digits.
-_SCALE = re.compile(r"(-?[0-9]+)-(-?[0-9]+)", re.ASCII)
 #: The first bytes of every SQLite database file, and where its header keeps the application id.
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 _APPLICATION_ID_AT = 68
@@ -188,16 +188,12 @@ def assign(
     return pairs
 
 
-def check_scale(scale: tuple[int, int]) -> tuple[int, int]:
-    """``scale`` if it is a scale the app can offer: whole numbers ``low < high``, each within
-    :data:`MAX_GRADE` of 0, and at most :data:`MAX_GRADES` grades; else :class:`PolicyError`."""
-    low, high = scale
-    whole = all(isinstance(x, int | np.integer) and not isinstance(x, bool) for x in scale)
-    if not (whole and low < high):
-        raise PolicyError(
-            f"scale={scale!r} must be LOW-HIGH, two whole numbers with LOW < HIGH such as '0-3' "
-            "(the grades a rater may give)"
-        )
+def check_scale(scale: Any) -> tuple[int, int]:
+    """``scale`` if it is a scale the app can offer: a scale
+    (:func:`rankmeter.data.labels.parse_scale`: whole numbers ``low < high``) with each grade
+    within :data:`MAX_GRADE` of 0, and at most :data:`MAX_GRADES` grades; else
+    :class:`PolicyError`."""
+    low, high = read_scale(scale, required=True)
     if not -MAX_GRADE <= low < high <= MAX_GRADE:
         raise PolicyError(
             f"scale {low}-{high}: a grade must lie between {-MAX_GRADE} and {MAX_GRADE}"
@@ -207,24 +203,19 @@ def check_scale(scale: tuple[int, int]) -> tuple[int, int]:
             f"scale {low}-{high} has {high - low + 1} grades: at most {MAX_GRADES} (such as "
             "0-100), one button each"
         )
-    return int(low), int(high)
+    return low, high
 
 
 def parse_scale(text: str) -> tuple[int, int]:
     """The scale written ``LOW-HIGH`` (``"0-3"``, ``"-2-2"``, ``"-5--1"``; ASCII digits), as
-    ``--scale`` takes it and the database stores it (the writer writes ``f"{low}-{high}"``),
-    checked by :func:`check_scale`; else :class:`PolicyError`.
+    ``--scale`` takes it and the database stores it (the writer writes ``f"{low}-{high}"``):
+    read by :func:`rankmeter.data.labels.parse_scale`, then held to the app's bounds by
+    :func:`check_scale`; else :class:`PolicyError`.
 
     >>> parse_scale("-5--1")
     (-5, -1)
     """
-    match = _SCALE.fullmatch(text.strip())
-    if match is None or max(len(match.group(1)), len(match.group(2))) > 8:
-        raise PolicyError(
-            f"scale={text!r} must be LOW-HIGH, two whole numbers (ASCII digits) with LOW < HIGH "
-            "such as '0-3' (the grades a rater may give)"
-        )
-    return check_scale((int(match.group(1)), int(match.group(2))))
+    return check_scale(text)
 
 
 def check_rater(name: str) -> str:
@@ -341,8 +332,7 @@ class Store:
         if overlap > 0 and len(raters) < 2:
             raise PolicyError("overlap needs two raters or more: give --raters a,b or --overlap 0")
         scale = check_scale(scale)
-        if isinstance(seed, bool) or not (isinstance(seed, int) and 0 <= seed < 2**63):
-            raise PolicyError(f"seed={seed!r} must be a whole number from 0 to 2**63 - 1")
+        seed = _validate.seed(seed)
         if os.path.lexists(target):  # an empty file too: it is not a database we made
             store = cls(target)
             store.quick_check()

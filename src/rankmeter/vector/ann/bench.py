@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from rankmeter._validate import integer
+from rankmeter import _validate
 from rankmeter.errors import FormatError, RankmeterError
 from rankmeter.vector._vectors import load_vectors, same_dimension
 from rankmeter.vector.ann.backends import Index, make_index, memory_method
@@ -429,7 +429,7 @@ def ann_benchmark(
     check_metric(metric)
     plans = benchmark_settings(indexes, sweep, backend)
     ks = _ks(k)
-    resamples = integer("resamples", resamples, low=1, what="sign flips of the paired test")
+    resamples = _validate.resamples(resamples, what="sign flips of the paired test")
     base = load_vectors(corpus, "corpus")
     ask = load_vectors(queries, "queries")
     names = (_label(corpus, "corpus"), _label(queries, "queries"))
