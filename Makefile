@@ -11,18 +11,20 @@ $(BIN)/python:
 
 # The editable install compiles the optional C extension in place (setup.py): a change to its
 # source reinstalls, so the tests never run an old build.
-INSTALLED_FROM := pyproject.toml setup.py src/rankmeter/data/_native.c
+# The dev and bench installs take the exact versions CI pins (ci-constraints.txt).
+CONSTRAINTS := ci-constraints.txt
+INSTALLED_FROM := pyproject.toml setup.py src/rankmeter/data/_native.c $(CONSTRAINTS)
 
 $(VENV)/.base: $(BIN)/python $(INSTALLED_FROM)
 	$(BIN)/python -m pip install -q -e .
 	touch $@
 
 $(VENV)/.dev: $(BIN)/python $(INSTALLED_FROM)
-	$(BIN)/python -m pip install -q -e '.[dev]'
+	$(BIN)/python -m pip install -q -c $(CONSTRAINTS) -e '.[dev]'
 	touch $@ $(VENV)/.base
 
 $(VENV)/.bench: $(BIN)/python $(INSTALLED_FROM)
-	$(BIN)/python -m pip install -q -e '.[bench]'
+	$(BIN)/python -m pip install -q -c $(CONSTRAINTS) -e '.[bench]'
 	touch $@ $(VENV)/.base
 
 demo: $(VENV)/.base

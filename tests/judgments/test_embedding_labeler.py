@@ -294,7 +294,7 @@ def test_a_corpus_embedded_by_embed_eval_is_read_not_embedded_again(
     cache (the list embed-eval embedded) instead of embedding that third anew."""
     import json
 
-    import rankmeter.vector.embed as embed
+    import rankmeter.vector._encoding as embed
     from rankmeter.vector import evaluate_model
 
     missing = [m for m in EMBED_EXTRA if importlib.util.find_spec(m) is None]

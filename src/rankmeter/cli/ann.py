@@ -30,37 +30,13 @@ class Backend(str, Enum):
     hnswlib = "hnswlib"
 
 
-# ASCII digits: str.isdigit() also takes "²", which int() refuses.
-_WHOLE = re.compile(r"[0-9]+")
-
-
 def _parse_sweep(texts: list[str]) -> dict[str, list[int]]:
-    """``efSearch=16,32,64`` (repeatable) as ``{"efSearch": [16, 32, 64]}``: an empty or
-    malformed value is an error naming its position, never dropped."""
-    hint = "expected NAME=V1,V2,..., e.g. efSearch=16,32,64"
-    sweep: dict[str, list[int]] = {}
-    for text in texts:
-        name, equals, values = text.partition("=")
-        if not equals or not name.strip():
-            raise typer.BadParameter(f"{text!r}: {hint}", param_hint="'--sweep'")
-        if not values.strip():
-            raise typer.BadParameter(f"{text!r}: no values; {hint}", param_hint="'--sweep'")
-        tokens = [t.strip() for t in values.split(",")]
-        for position, token in enumerate(tokens, start=1):
-            if not token:
-                message = f"{text!r}: item {position} is empty; {hint}"
-                raise typer.BadParameter(message, param_hint="'--sweep'")
-            if not _WHOLE.fullmatch(token):
-                message = f"{text!r}: item {position}, {token!r}, is not a whole number; {hint}"
-                raise typer.BadParameter(message, param_hint="'--sweep'")
-        if name.strip() in sweep:  # a dict would keep only the last values, silently
-            raise typer.BadParameter(
-                f"{name.strip()} is swept twice; give all its values in one --sweep "
-                f"{name.strip()}=V1,V2,...",
-                param_hint="'--sweep'",
-            )
-        sweep[name.strip()] = [int(t) for t in tokens]
-    return sweep
+    from rankmeter.vector.ann import IndexSpecError, parse_sweep
+
+    try:
+        return parse_sweep(texts)
+    except IndexSpecError as exc:
+        raise typer.BadParameter(str(exc), param_hint="'--sweep'") from None
 
 
 def ann_recall(
@@ -241,13 +217,7 @@ def _benchmark(
     corpus_vectors, query_vectors, collection, loaded = _vectors(
         corpus, queries, model, settings, ks
     )
-    judged: dict[str, Any] = {}
-    if loaded is not None:
-        judged = {
-            "qrels": loaded.qrels,
-            "query_ids": list(loaded.queries),
-            "doc_ids": list(loaded.corpus),
-        }
+    judged: dict[str, Any] = {} if loaded is None else loaded.judged()
     try:
         bench = ann_benchmark(
             corpus_vectors,
@@ -319,11 +289,9 @@ def ann_results(
 def _vectors(
     corpus: str, queries: str | None, model: str | None, settings: list[Any], ks: tuple[int, ...]
 ) -> tuple[Any, Any, tuple[str, str] | None, Any]:
-    """Vector files as given, or a BEIR collection folder embedded by the model (cached), and
-    then how the collection's vectors are named (its documents and queries, and the model),
-    and the collection itself (None for vector files).
-    Every index setting is checked against the model's dimension and the corpus size first:
-    a mistake fails before the embedding, not after it."""
+    """Vector files as given, or a BEIR collection folder embedded by the model (cached:
+    :func:`rankmeter.vector.ann.collection_vectors`), and then how the collection's vectors
+    are named and the embedded collection (None for vector files)."""
     from pathlib import Path
 
     if not Path(corpus).is_dir():
@@ -343,38 +311,13 @@ def _vectors(
             "a collection folder is embedded whole: give it alone, without QUERIES",
             param_hint="'QUERIES'",
         )
-    from rankmeter.errors import PolicyError
-    from rankmeter.io.beir import load_beir
-    from rankmeter.vector.ann import IndexSpecError, check_index_fits
-    from rankmeter.vector.embed import DEFAULT_MODEL, embed_texts, model_dimension
+    from rankmeter.vector.ann import IndexSpecError, collection_vectors
 
-    collection = load_beir(corpus)
-    docs = [d.content for d in collection.corpus.values()]
-    dim = model_dimension(model)
     try:
-        for setting in settings:
-            check_index_fits(setting, dim=dim, n_vectors=len(docs), what=f"the corpus {corpus}")
+        embedded = collection_vectors(corpus, model, settings=settings, ks=ks)
     except IndexSpecError as exc:
         raise typer.BadParameter(str(exc), param_hint="'--index'") from None
-    if max(ks) > len(docs):
-        raise PolicyError(
-            f"k={max(ks)} is more than the corpus has ({len(docs)} documents in {corpus}); "
-            "give smaller k values"
-        )
-    import os
-
-    # The names are the dataset of a results file: absolute, so that one folder is one
-    # dataset however it was named (relative, absolute, from another directory).
-    name = model if model is not None else DEFAULT_MODEL
-    if Path(name).exists():
-        name = os.path.abspath(name)
-    where = os.path.abspath(corpus)
-    return (
-        embed_texts(model, docs, kind="corpus"),
-        embed_texts(model, list(collection.queries.values()), kind="queries"),
-        (f"{where} (documents, embedded by {name})", f"{where} (queries, embedded by {name})"),
-        collection,
-    )
+    return embedded.corpus, embedded.queries, embedded.names, embedded
 
 
 def register(app: typer.Typer) -> None:

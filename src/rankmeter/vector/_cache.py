@@ -15,11 +15,14 @@ import tempfile
 import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["EmbeddingCache", "default_cache_dir", "texts_key"]
+from rankmeter.errors import PolicyError
+
+__all__ = ["EmbeddingCache", "cache_of", "default_cache_dir", "texts_key"]
 
 # Bumped when the layout or the meaning of a cached file changes.
 FORMAT_VERSION = "2"
@@ -114,3 +117,15 @@ class EmbeddingCache:
             if tmp is not None:
                 with contextlib.suppress(OSError):
                     os.unlink(tmp)
+
+
+def cache_of(cache: Any) -> EmbeddingCache | None:
+    """The cache a ``cache=`` argument names: True the default folder, a folder, or None for
+    False/None (no cache)."""
+    if cache is None or cache is False:
+        return None
+    if cache is True:
+        return EmbeddingCache(default_cache_dir())
+    if isinstance(cache, (str, os.PathLike)):
+        return EmbeddingCache(cache)
+    raise PolicyError(f"cache={cache!r}: give a folder, True (the default folder) or False")

@@ -10,7 +10,8 @@ The pieces, one module each:
 
 - :mod:`~rankmeter.vector.ann.spec`: :func:`parse_index_spec`, a small grammar for indexes,
   e.g. ``hnsw(M=16,efSearch=64)``, ``ivf(nlist=100,nprobe=8)``, ``pq(m=8,nbits=8)``,
-  ``ivfpq(nlist=100,m=8,nprobe=8)``, ``flat``; parameter sweeps; which backend builds what.
+  ``ivfpq(nlist=100,m=8,nprobe=8)``, ``flat``; parameter sweeps (:func:`parse_sweep` reads
+  them as typed); which backend builds what.
 - :mod:`~rankmeter.vector.ann.backends`: :func:`make_index` builds one behind a small
   interface (:class:`Index`: ``add``, ``search``, ``set`` for search-time parameters,
   ``nbytes``) over FAISS or hnswlib.
@@ -21,7 +22,11 @@ The pieces, one module each:
 - :mod:`~rankmeter.vector.ann.bench`: :func:`ann_benchmark`, several indexes and their sweeps
   in one run (recall, batch QPS, single-query latency percentiles, build time and threads,
   memory, and with judgments the quality each setting loses against exact search);
-  :func:`pareto_frontier`; :func:`load_results` reads back the results that accumulate.
+  :func:`pareto_frontier`.
+- :mod:`~rankmeter.vector.ann.collection`: :func:`collection_vectors`, a BEIR collection
+  embedded by a model, the index settings checked against it first.
+- :mod:`~rankmeter.vector.ann.results`: :func:`load_results` reads back the results that
+  accumulate.
 """
 
 from __future__ import annotations
@@ -36,10 +41,10 @@ from rankmeter.vector.ann.bench import (
     ann_benchmark,
     benchmark_settings,
     latency_percentiles,
-    load_results,
     pareto_frontier,
     query_latencies,
 )
+from rankmeter.vector.ann.collection import CollectionVectors, collection_vectors
 from rankmeter.vector.ann.recall import (
     RECALL_RULE,
     SIMD_LANES,
@@ -51,6 +56,7 @@ from rankmeter.vector.ann.recall import (
     ann_recall,
     tie_tolerance,
 )
+from rankmeter.vector.ann.results import load_results
 from rankmeter.vector.ann.spec import (
     BACKENDS,
     IndexSpec,
@@ -58,6 +64,7 @@ from rankmeter.vector.ann.spec import (
     check_backend,
     check_index_fits,
     parse_index_spec,
+    parse_sweep,
     sweep_settings,
 )
 
@@ -74,6 +81,7 @@ __all__ = [
     "AnnPoint",
     "AnnRecall",
     "AnnRow",
+    "CollectionVectors",
     "Index",
     "IndexSpec",
     "IndexSpecError",
@@ -83,11 +91,13 @@ __all__ = [
     "benchmark_settings",
     "check_backend",
     "check_index_fits",
+    "collection_vectors",
     "latency_percentiles",
     "load_results",
     "make_index",
     "pareto_frontier",
     "parse_index_spec",
+    "parse_sweep",
     "query_latencies",
     "sweep_settings",
     "tie_tolerance",

@@ -29,6 +29,7 @@ __all__ = [
     "check_backend",
     "check_index_fits",
     "parse_index_spec",
+    "parse_sweep",
     "sweep_settings",
 ]
 
@@ -307,3 +308,44 @@ def sweep_settings(spec: IndexSpec, sweep: Mapping[str, Sequence[Any]] | None) -
     order = sorted(named, key=lambda n: n in searched)
     combos = itertools.product(*(named[n] for n in order))
     return [spec.replace(**dict(zip(order, combo, strict=True))) for combo in combos]
+
+
+# ASCII digits: str.isdigit() also takes "²", which int() refuses.
+_WHOLE = re.compile(r"[0-9]+")
+
+
+def parse_sweep(texts: Sequence[str]) -> dict[str, list[int]]:
+    """Sweeps as typed (``efSearch=16,32,64``, one text per parameter) as
+    ``{"efSearch": [16, 32, 64]}``: an empty or malformed value is an :class:`IndexSpecError`
+    naming its position, never dropped; a parameter swept twice is one too.
+
+    >>> parse_sweep(["efSearch=16,32", "nprobe=4"])
+    {'efSearch': [16, 32], 'nprobe': [4]}
+    >>> parse_sweep(["efSearch=16,,64"])
+    Traceback (most recent call last):
+    ...
+    rankmeter.vector.ann.IndexSpecError: 'efSearch=16,,64': item 2 is empty; expected NAME=V1,V2,..., e.g. efSearch=16,32,64
+    """
+    hint = "expected NAME=V1,V2,..., e.g. efSearch=16,32,64"
+    sweep: dict[str, list[int]] = {}
+    for text in texts:
+        name, equals, values = text.partition("=")
+        if not equals or not name.strip():
+            raise IndexSpecError(f"{text!r}: {hint}")
+        if not values.strip():
+            raise IndexSpecError(f"{text!r}: no values; {hint}")
+        tokens = [t.strip() for t in values.split(",")]
+        for position, token in enumerate(tokens, start=1):
+            if not token:
+                raise IndexSpecError(f"{text!r}: item {position} is empty; {hint}")
+            if not _WHOLE.fullmatch(token):
+                raise IndexSpecError(
+                    f"{text!r}: item {position}, {token!r}, is not a whole number; {hint}"
+                )
+        if name.strip() in sweep:  # a dict would keep only the last values, silently
+            raise IndexSpecError(
+                f"{name.strip()} is swept twice; give all its values in one --sweep "
+                f"{name.strip()}=V1,V2,..."
+            )
+        sweep[name.strip()] = [int(t) for t in tokens]
+    return sweep
