@@ -1,129 +1,26 @@
 """Run arguments as every command reads them: ``PATH`` or ``NAME=PATH`` (no Typer here: the
-fast start of ``evaluate`` reads its runs with these same functions).
-
-A run is named, in this order, by ``NAME=`` on the command line, by its TREC tag (or a
-run/name column), else by its file name without the extension(s) (``run.trec.gz`` -> ``run``).
-An argument is a plain path when it names a file that exists (a path may contain ``=``), when
-it has no ``=``, or when the text before its first ``=`` contains a path separator.
+fast start of ``evaluate`` reads its runs with these same functions). They live in the
+library, :mod:`rankmeter.io.run_args`, where Python users reach them too.
 """
 
 from __future__ import annotations
 
-import os
-from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from rankmeter.io.run_args import (
+    RunArgument,
+    read_one_run,
+    read_run_list,
+    read_runs,
+    run_argument,
+    run_arguments,
+    run_names,
+)
 
-
-@dataclass(frozen=True)
-class RunArgument:
-    """One run on the command line: the name given with ``NAME=`` (None: none) and the path."""
-
-    name: str | None
-    path: str
-    text: str
-
-
-def run_argument(text: str) -> RunArgument:
-    """``NAME=PATH`` or ``PATH`` read as the module says.
-
-    Examples
-    --------
-    >>> run_argument("tuned=runs/b.trec")
-    RunArgument(name='tuned', path='runs/b.trec', text='tuned=runs/b.trec')
-    >>> run_argument("runs/b.trec").name is None
-    True
-    """
-    from rankmeter.errors import PolicyError
-
-    name, equals, path = text.partition("=")
-    if (
-        not equals
-        or text == "-"
-        or os.sep in name
-        or (os.altsep is not None and os.altsep in name)
-        or os.path.exists(text)
-    ):
-        return RunArgument(None, text, text)
-    if not name.strip():
-        raise PolicyError(f"run {text!r}: the name before '=' is empty (write NAME=PATH)")
-    if not path:
-        raise PolicyError(f"run {text!r}: no file after '=' (write NAME=PATH)")
-    return RunArgument(name, path, text)
-
-
-def run_arguments(texts: Sequence[str]) -> list[RunArgument]:
-    """Every run argument read (:func:`run_argument`); a name given twice is an error."""
-    from rankmeter.errors import PolicyError
-
-    arguments = [run_argument(text) for text in texts]
-    seen: dict[str, RunArgument] = {}
-    for argument in arguments:
-        if argument.name is None:
-            continue
-        if argument.name in seen:
-            raise PolicyError(
-                f"two runs are named {argument.name!r} ({seen[argument.name].text} and "
-                f"{argument.text}): give each run its own name"
-            )
-        seen[argument.name] = argument
-    return arguments
-
-
-def run_names(arguments: Sequence[RunArgument], own: Sequence[str]) -> list[str]:
-    """The runs' names: the one given with ``NAME=``, else the run's own (``own``: its tag or
-    file name; runs that share one are told apart by their file). A given name that another
-    run has as its own is an error: the two could not be told apart."""
-    from rankmeter.errors import PolicyError
-    from rankmeter.results import unique_names
-
-    # Only the runs without NAME= take a default, so only they are told apart by their files.
-    unnamed = [i for i, a in enumerate(arguments) if a.name is None]
-    defaults = iter(unique_names([own[i] for i in unnamed], [arguments[i].path for i in unnamed]))
-    names = [a.name if a.name is not None else next(defaults) for a in arguments]
-    for index, name in enumerate(names):
-        if name in names[:index]:
-            first = arguments[names.index(name)]
-            raise PolicyError(
-                f"two runs are named {name!r} ({first.text} and {arguments[index].text}): "
-                "give each run its own name with NAME=PATH"
-            )
-    return names
-
-
-def read_runs(
-    texts: Sequence[str], *, format: str | None = None, ties: str = "trec_eval"
-) -> dict[str, Any]:
-    """The runs of these arguments, read and keyed by their names (:func:`run_names`), in
-    order; each Run carries its name."""
-    loaded = read_run_list(texts, format=format, ties=ties, distinct=True)
-    return {run.name: run for run in loaded}
-
-
-def read_run_list(
-    texts: Sequence[str],
-    *,
-    format: str | None = None,
-    ties: str = "trec_eval",
-    distinct: bool = True,
-) -> list[Any]:
-    """The runs of these arguments, read in order, each named by its ``NAME=`` else its own
-    name; ``distinct``: runs that share a name are told apart (:func:`run_names`), else a
-    name given twice is the only error (a command that merges runs, as fuse)."""
-    from rankmeter.io import read_run
-
-    arguments = run_arguments(texts)
-    loaded = [read_run(a.path, format=format, ties=ties) for a in arguments]
-    if distinct:
-        names = run_names(arguments, [r.name for r in loaded])
-    else:
-        names = [a.name or r.name for a, r in zip(arguments, loaded, strict=True)]
-    return [
-        run if run.name == name else run.renamed(name)
-        for name, run in zip(names, loaded, strict=True)
-    ]
-
-
-def read_one_run(text: str, *, format: str | None = None, ties: str = "trec_eval") -> Any:
-    """The run of one argument (``PATH`` or ``NAME=PATH``), named as :func:`run_names` says."""
-    return read_run_list([text], format=format, ties=ties)[0]
+__all__ = [
+    "RunArgument",
+    "read_one_run",
+    "read_run_list",
+    "read_runs",
+    "run_argument",
+    "run_arguments",
+    "run_names",
+]

@@ -7,7 +7,6 @@ rater, each rater named after its file (``--raters`` names them otherwise).
 from __future__ import annotations
 
 from enum import Enum
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -19,12 +18,6 @@ class AgreeFormat(str, Enum):
     table = "table"
     json = "json"
     markdown = "markdown"
-
-
-def _rater_name(path: str) -> str:
-    """The file's name without its extensions: ``judged/alice.qrels.gz`` is ``alice``."""
-    name = Path(path).name
-    return name.split(".")[0] or name
 
 
 def agree(
@@ -61,6 +54,7 @@ def agree(
     the most disputed items."""
     from rankmeter.errors import PolicyError
     from rankmeter.judgments import agreement
+    from rankmeter.judgments.agreement import rater_files
     from rankmeter.report import terminal_safe
     from rankmeter.report.agreement import render_json, render_markdown, render_table
 
@@ -75,24 +69,7 @@ def agree(
     else:
         if labels.count("-") > 1:
             raise PolicyError("only one input can be read from stdin ('-')")
-        names = (
-            [_rater_name(p) for p in labels]
-            if raters is None
-            else [n.strip() for n in raters.split(",")]
-        )
-        if len(names) != len(labels):
-            raise PolicyError(
-                f"--raters gives {len(names)} names for {len(labels)} qrels files: give one "
-                "name per file, in order"
-            )
-        if not all(names):
-            raise PolicyError(f"--raters {raters!r} has an empty name")
-        if len(set(names)) != len(names):
-            twice = next(n for n in names if names.count(n) > 1)
-            raise PolicyError(
-                f"two qrels files are rater {twice!r}: name the raters with --raters a,b,..."
-            )
-        given = dict(zip(names, labels, strict=True))
+        given = rater_files(labels, raters)
     result = agreement(given, scale=scale, top=top, seed=seed, resamples=resamples)
     if output_format is AgreeFormat.json:
         emit(terminal_safe(render_json(result), output), output)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 from enum import Enum
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
@@ -26,9 +26,6 @@ clicks_app = typer.Typer(
     help="Click models on a search log: position bias, and clicks into graded qrels.",
     no_args_is_help=True,
 )
-
-#: The log columns the click models read.
-CLICK_COLUMNS = ("request_id", "query_id", "query_text", "doc_id", "position", "clicked")
 
 
 class Model(str, Enum):
@@ -60,29 +57,6 @@ ModelOption = Annotated[
     typer.Option("--model", help="The click model: pbm, cascade, dbn or ubm."),
 ]
 SeedOption = Annotated[int, typer.Option(help="Seeds EM's starting values and the split.")]
-
-
-def read_click_log(
-    path: str,
-    engine: Engine = Engine.duckdb,
-    ts_unit: TsUnit = TsUnit.s,
-    unordered: bool = False,
-    *,
-    counted: bool = False,
-) -> Any:
-    """The log at ``path`` as the click models read it: read and checked by
-    ``rankmeter.online.read_log`` (the log contract; --ts-unit and --unordered are how it
-    reads) in ``engine``; ``counted``: its impressions counted per (pair, rank, previous
-    click, clicked) in the engine (PBM, UBM, cascade and the labels need no more), else the
-    columns the models need pulled out of the engine as Arrow."""
-    from rankmeter.clicks import click_counts, click_log
-    from rankmeter.online import read_log
-
-    log = read_log(path, engine=engine.value, ts_unit=ts_unit.value, ordered=not unordered)
-    columns = [c for c in CLICK_COLUMNS if c in log.columns]
-    if counted:
-        return click_counts(log.select(columns), source=path)
-    return click_log(log.select(columns).to_pyarrow(), source=path)
 
 
 @clicks_app.command("fit", no_args_is_help=True)
@@ -118,21 +92,13 @@ def fit_command(
     Propensities are normalised to rank 1. With --held-out (a seeded split by request), the
     held-out requests' log-likelihood and perplexity per rank measure the fit.
     """
-    from rankmeter.clicks import evaluate_model, fit, split_log
+    from rankmeter.online import fit_click_model
     from rankmeter.report import clicks as report
 
-    # Without a held-out split, the models fitted on counts read only those (DBN and the
-    # held-out measures need each request's clicks in order).
-    counted = held_out == 0 and model is not Model.dbn
-    data = read_click_log(log, engine, ts_unit, unordered, counted=counted)
-    evaluation = None
-    if held_out == 0:
-        train = data
-    else:
-        train, test = split_log(data, held_out, seed=seed)
-    fitted = fit(train, model.value, max_iter=max_iter, tol=tol, seed=seed, gamma=gamma)
-    if held_out != 0:
-        evaluation = evaluate_model(fitted, test)
+    fitted, evaluation = fit_click_model(
+        log, model.value, held_out=held_out, max_iter=max_iter, tol=tol, gamma=gamma,
+        seed=seed, engine=engine.value, ts_unit=ts_unit.value, ordered=not unordered,
+    )  # fmt: skip
     if output_format is FitFormat.json:
         emit(report.render_fit_json(fitted, evaluation), output)
     else:
@@ -185,25 +151,21 @@ def labels_command(
     Clicks reward what was already ranked high: use click labels alongside judged sets, not
     instead of them. The summary goes to stdout (to stderr with -o -).
     """
-    from rankmeter.clicks import fit, labels
     from rankmeter.io import trec_qrels_text
+    from rankmeter.online import click_labels
     from rankmeter.report import clicks as report
     from rankmeter.report import terminal_safe, visible
 
-    data = read_click_log(log, engine, ts_unit, unordered, counted=model is not Model.dbn)
-    fitted = fit(data, model.value, seed=seed)
-    qrels = labels(
-        data,
-        fitted,
-        estimator=estimator.value,
-        clip=clip,
-        min_impressions=min_impressions,
-        grades=grades,
-    )
+    labelled = click_labels(
+        log, model.value, estimator=estimator.value, clip=clip,
+        min_impressions=min_impressions, grades=grades, seed=seed, engine=engine.value,
+        ts_unit=ts_unit.value, ordered=not unordered,
+    )  # fmt: skip
+    qrels = labelled.qrels
     lines = report.labels_lines(
         qrels,
-        pairs=data.n_pairs,
-        sessions=data.n_sessions,
+        pairs=labelled.n_pairs,
+        sessions=labelled.n_sessions,
         model=model.value,
         min_impressions=min_impressions,
     )

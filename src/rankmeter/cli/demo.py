@@ -84,35 +84,18 @@ def demo(
 
 
 def _online(report: str, users: int, seed: int) -> None:
-    from dataclasses import replace
-
-    from rankmeter.datasets import recruiting
-    from rankmeter.online import ab, check_log, online_vs_offline, simulate_log
+    from rankmeter.online import recruiting_experiment
     from rankmeter.report.demo import render_online_demo
 
-    collection = recruiting()
-    qrels = collection.load_qrels()
-    runs = collection.load_runs()  # the first is the control: the older, keyword ranker
-    (control, control_run), (_, treatment_run) = runs.items()
-    effects = {"new": NEW_USERS_FACTOR}
-    log = simulate_log(qrels, runs, users=users, seed=seed, segment_effects=effects)
-    pre = simulate_log(
-        qrels, runs, users=users, seed=seed, segment_effects=effects, pre_period=True
+    run = recruiting_experiment(
+        users=users, seed=seed, new_users_factor=NEW_USERS_FACTOR, metrics=DEMO_ONLINE_METRICS
     )
-    check = replace(check_log(log), source="simulated log")
-    result = ab(
-        log, control=control, metrics=DEMO_ONLINE_METRICS, segments=["is_new_user"], pre=pre
-    )
-    side_by_side = online_vs_offline(
-        qrels, control_run, treatment_run, log, metrics=["nDCG@10", "RR"],
-        online_metrics=DEMO_ONLINE_METRICS, control=control, pre=pre,
-    )  # fmt: skip
     if report:
         from rankmeter.report.ab import render_html
 
-        emit(render_html(result), report)
+        emit(render_html(run.result), report)
     text = render_online_demo(
-        collection, check, result, side_by_side, new_users_factor=NEW_USERS_FACTOR
+        run.collection, run.check, run.result, run.side_by_side, new_users_factor=NEW_USERS_FACTOR
     )
     if report:
         text += f"The A/B analysis as an HTML page: {report}\n"

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import sys
 from enum import Enum
-from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
@@ -31,50 +30,6 @@ class Resolve(str, Enum):
     majority = "majority"
     mean = "mean"
     adjudicated = "adjudicated"
-
-
-def _items(pool: str, queries: str, corpus: str) -> list[Any]:
-    """The pool's items with their texts; a query or document without text is an error."""
-    from rankmeter.errors import FormatError
-    from rankmeter.io import read_corpus, read_pool
-    from rankmeter.io.annotations import read_queries
-    from rankmeter.judgments.app.store import Item
-
-    pooled = read_pool(pool)
-    texts = read_queries(queries)
-    documents = read_corpus(corpus)
-    items = []
-    for entry in pooled:
-        if entry.query_id not in texts:
-            raise FormatError(
-                queries, f"query {entry.query_id!r} of the pool {pool} has no text here"
-            )
-        document = documents.get(entry.doc_id)
-        if document is None:
-            raise FormatError(
-                corpus,
-                f"document {entry.doc_id!r} of the pool {pool} (query {entry.query_id!r}) is "
-                "not in the corpus",
-            )
-        items.append(
-            Item(entry.query_id, entry.doc_id, texts[entry.query_id], document.title, document.text)
-        )
-    return items
-
-
-def _guidelines(path: str) -> str:
-    from rankmeter.errors import FormatError
-
-    try:
-        return Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise FormatError(path, f"cannot read the guidelines: {reason}") from None
-
-
-def _url(host: str, port: int, token: str) -> str:
-    shown = f"[{host}]" if ":" in host else host
-    return f"http://{shown}:{port}/r/{token}"
 
 
 @judge_app.command(no_args_is_help=True)
@@ -106,55 +61,19 @@ def serve(
     One line per rater, NAME URL (the URL holds the rater's secret token); then it serves
     until interrupted. Running it again with the same --db keeps every label and every link.
     """
-    import math
-    import socket
-
-    from rankmeter.errors import PolicyError
-    from rankmeter.judgments.app import create_app
     from rankmeter.judgments.app.server import serve as serve_app
-    from rankmeter.judgments.app.store import Store, check_rater, parse_scale
+    from rankmeter.judgments.app.setup import start_session
     from rankmeter.report import visible
     from rankmeter.report.judging import pages
 
-    # Every option is checked before anything is written: a refused option leaves no database.
-    if not (math.isfinite(request_timeout) and request_timeout > 0):
-        raise PolicyError(
-            f"--request-timeout {request_timeout!r} must be a positive number of seconds"
-        )
-    names = [n.strip() for n in raters.split(",")]
-    if not all(names):
-        raise PolicyError(f"--raters {raters!r} has an empty name")
-    for name in names:
-        check_rater(name)
-    grades = parse_scale(scale)
-    if not 0 <= port <= 65535:
-        raise PolicyError(f"--port {port} must be a port number from 0 to 65535 (0: any free port)")
-    text = _guidelines(guidelines) if guidelines is not None else None
-    items = _items(pool, queries, corpus)
-    # Listening comes before the database too: a port in use (or an address that is not this
-    # machine's) is one line, and no new database is left behind.
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    listener = socket.socket(family, socket.SOCK_STREAM)
-    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        listener.bind((host, port))
-    except (OSError, OverflowError) as exc:
-        listener.close()
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise PolicyError(f"cannot listen on {host}:{port}: {reason}") from None
-    try:
-        store = Store.create(db, items, names, scale=grades, overlap=overlap, seed=seed)
-        if text is not None:
-            store.set_guidelines(text)
-        app = create_app(db, pages=pages())
-    except BaseException:
-        listener.close()
-        raise
-    listener.listen(128)
-    bound = listener.getsockname()[1]
-    for name, token in store.raters().items():
-        print(f"{visible(name)} {_url(host, bound, token)}", flush=True)
-    serve_app(app, listener, request_timeout=request_timeout)
+    session = start_session(
+        pool, queries, corpus, db, raters, pages=pages(), guidelines=guidelines,
+        overlap=overlap, scale=scale, host=host, port=port, seed=seed,
+        request_timeout=request_timeout,
+    )  # fmt: skip
+    for name, link in session.links.items():
+        print(f"{visible(name)} {link}", flush=True)
+    serve_app(session.app, session.listener, request_timeout=request_timeout)
 
 
 @judge_app.command(no_args_is_help=True)
@@ -207,26 +126,14 @@ def export(
     With --resolve adjudicated, a disputed item the adjudicator has not graded is left out of
     the qrels, and one warning line on stderr says how many.
     """
-    from rankmeter.errors import PolicyError
     from rankmeter.io import atomic_write_bytes
-    from rankmeter.judgments.app.export import check_trec_ids, unadjudicated
-    from rankmeter.judgments.app.export import resolve as resolved
-    from rankmeter.judgments.app.store import Store
+    from rankmeter.judgments.app.export import check_trec_ids
+    from rankmeter.judgments.app.setup import export_labels
     from rankmeter.report import terminal_safe, visible
     from rankmeter.report.judging import labels_csv, labels_parquet, qrels_text
 
-    store = Store(db, read_only=True)
-    store.quick_check()
-    if adjudicator is not None and resolve is Resolve.adjudicated:
-        raters = list(store.raters())
-        if adjudicator not in raters:
-            raise PolicyError(
-                f"--adjudicator {adjudicator!r} is not a rater of this database (its raters: "
-                f"{', '.join(raters)})"
-            )
-    given = store.labels()
-    grades = resolved(given, resolve.value, adjudicator=adjudicator)
-    left_out = unadjudicated(given, adjudicator) if adjudicator is not None else []
+    exported = export_labels(db, resolve.value, adjudicator=adjudicator)
+    given, grades, left_out = exported.labels, exported.grades, exported.left_out
     if labels is not None:  # first: the labels table holds any id, the qrels may not
         if labels.lower().endswith((".parquet", ".pq")):
             atomic_write_bytes(labels, labels_parquet(given))

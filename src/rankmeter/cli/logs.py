@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 from enum import Enum
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
@@ -93,32 +93,6 @@ class ClickModel(str, Enum):
     cascade = "cascade"
 
 
-def _factors(text: str, option: str, names: list[str]) -> dict[str, float]:
-    """``--split 70,30`` (one weight per name, in order) or ``--segment-effect new=0.6``."""
-    from rankmeter.errors import PolicyError
-
-    values: dict[str, float] = {}
-    items = [item.strip() for item in text.split(",")]
-    for position, item in enumerate(items):
-        name, _, number = item.rpartition("=") if "=" in item else ("", "", item)
-        if not name:
-            if not names:
-                raise PolicyError(
-                    f"{option} {text!r}: give NAME=FACTOR items, e.g. new=0.6,returning=1.1"
-                )
-            if len(items) != len(names):
-                raise PolicyError(
-                    f"{option} {text!r} gives {len(items)} values for {len(names)}: "
-                    f"give one per {', '.join(names)}, in order"
-                )
-            name = names[position]
-        try:
-            values[name] = float(number)
-        except ValueError:
-            raise PolicyError(f"{option} {text!r}: {number!r} is not a number") from None
-    return values
-
-
 @logs_app.command("simulate", no_args_is_help=True)
 def simulate(
     qrels: Annotated[str, typer.Argument(help="The judgments: their queries are what users ask.")],
@@ -172,9 +146,9 @@ def simulate(
     reformulations, latency, segments (device, is_new_user, query_freq). With --interleave,
     every request interleaves the two runs instead (team-draft or balanced)."""
     from rankmeter.errors import PolicyError
-    from rankmeter.io import read_qrels, read_run
-    from rankmeter.online import log_format, simulate_log, write_log
+    from rankmeter.online import log_counts, log_format, simulate_logs, write_log
     from rankmeter.report import visible
+    from rankmeter.report.logs import written_line
 
     if output is None or output == "-":
         raise PolicyError(
@@ -186,54 +160,19 @@ def simulate(
     log_format(output)
     if pre_period is not None:
         log_format(pre_period)
-    variants = ["control", "treatment"]
-    given_split = None if split is None else _factors(split, "--split", variants)
-    if given_split is not None and interleave is None:
-        empty = [v for v in variants if given_split.get(v, 1.0) == 0]
-        if empty and len(empty) < len(variants):
-            from rankmeter.errors import PolicyError
-
-            raise PolicyError(
-                f"--split {split!r} gives {' and '.join(empty)} no users: an A/B log needs "
-                "users in both variants (rankmeter ab refuses a one-variant log)"
-            )
-    effects = None if segment_effect is None else _factors(segment_effect, "--segment-effect", [])
-    judged = read_qrels(qrels)
-    names = ("A", "B") if interleave is not None else ("control", "treatment")
-    runs = {names[0]: read_run(run_control), names[1]: read_run(run_treatment)}
-    settings = dict(
-        users=users,
-        sessions_per_user=sessions_per_user,
-        seed=seed,
-        click_model=click_model.value,
-        eta=eta,
-        cutoff=cutoff,
-        split=given_split,
-        segment_effects=effects,
-    )
-    if interleave is not None:
-        settings["interleave"] = interleave.value
-    log = simulate_log(judged, runs, **settings)  # type: ignore[arg-type]
-    pre = None if pre_period is None else simulate_log(judged, runs, pre_period=True, **settings)  # type: ignore[arg-type]
-    write_log(log, output)
-    lines = [_summary(output, log)]
-    if pre is not None and pre_period is not None:
-        write_log(pre, pre_period)
-        lines.append(_summary(pre_period, pre))
+    simulated = simulate_logs(
+        qrels, run_control, run_treatment, users=users, sessions_per_user=sessions_per_user,
+        seed=seed, click_model=click_model.value, eta=eta, cutoff=cutoff, split=split,
+        segment_effects=segment_effect, pre_period=pre_period is not None,
+        interleave=None if interleave is None else interleave.value,
+    )  # fmt: skip
+    write_log(simulated.log, output)
+    lines = [written_line(output, log_counts(simulated.log))]
+    if simulated.pre is not None and pre_period is not None:
+        write_log(simulated.pre, pre_period)
+        lines.append(written_line(pre_period, log_counts(simulated.pre)))
     for line in lines:
         print(visible(line))
-
-
-def _summary(path: str, log: Any) -> str:
-    import pyarrow.compute as pc
-
-    users = len(pc.unique(log["user_id"]))
-    requests = len(pc.unique(log["request_id"]))
-    clicks = pc.sum(log["clicked"].cast("int64")).as_py() or 0
-    return (
-        f"{path}: {log.num_rows:,} impressions, {requests:,} requests, {users:,} users, "
-        f"{clicks:,} clicks"
-    )
 
 
 def register(app: typer.Typer) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from enum import Enum
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
@@ -19,9 +19,6 @@ from rankmeter.cli._common import (
     emit,
     render_rich,
 )
-
-if TYPE_CHECKING:
-    from rankmeter.data import Qrels, Run
 
 
 class PowerFormat(str, Enum):
@@ -96,50 +93,23 @@ def power(
     a run without results for one scores 0 on it (trec_eval -c).
     """
     from rankmeter.cli._runs import read_runs
+    from rankmeter.comparison import compare_power
     from rankmeter.errors import PolicyError
-    from rankmeter.evaluation import evaluate
     from rankmeter.io import read_qrels
-    from rankmeter.metrics import DEFAULT_METRICS
     from rankmeter.report import power as report
     from rankmeter.report import terminal_safe
-    from rankmeter.stats import power as analyse
 
     if [qrels, base, new].count("-") > 1:
         raise PolicyError("only one input can be read from stdin ('-')")
-    names = list(dict.fromkeys(metric or [])) or list(DEFAULT_METRICS)
     loaded_qrels = read_qrels(qrels)
     named = read_runs([base, new], format=run_format.value if run_format else None, ties=ties.value)
-    base_name, new_name = named
-    results = evaluate(
-        loaded_qrels,
-        named,
-        names,
-        rel=rel,
-        include_missing=True,
-        judged_only=judged_only,
-        ties=ties.value,
-    )
-    before, after = results[base_name], results[new_name]
-    position = {q: i for i, q in enumerate(before.per_query.query_ids)}
-    order = [position[q] for q in after.per_query.query_ids]
-    analyses = {}
-    for label in after.metrics:
-        diffs = after.per_query[label] - before.per_query[label][order]
-        analyses[label] = analyse(
-            diffs,
-            effect=effect,
-            sd=sd,
-            alpha=alpha,
-            power=target,
-            test=test.value,
-            correction=correction.value,
-            comparisons=len(names),
-            simulations=simulations,
-            resamples=resamples,
-            seed=seed,
-        )
-    notes = [_query_note(loaded_qrels, list(named.values()), [base_name, new_name])]
-    who = {"baseline": base_name, "system": new_name}
+    result = compare_power(
+        loaded_qrels, named, metric, alpha=alpha, power=target, correction=correction.value,
+        test=test.value, effect=effect, sd=sd, simulations=simulations, resamples=resamples,
+        seed=seed, rel=rel, judged_only=judged_only, ties=ties.value,
+    )  # fmt: skip
+    analyses, notes = result.analyses, list(result.notes)
+    who = {"baseline": result.baseline, "system": result.system}
     if output_format is PowerFormat.json:
         text = report.render_json(analyses, **who, notes=notes)
         emit(terminal_safe(text, output), output)
@@ -148,18 +118,6 @@ def power(
         emit(terminal_safe(text, output), output)
     else:
         render_rich(report.render_table(analyses, **who, notes=notes), output)
-
-
-def _query_note(qrels: Qrels, runs: list[Run], names: list[str]) -> str:
-    """Which queries were used, and how many each run had no results for."""
-    judged = set(qrels.query_ids)
-    missing = [
-        f"{name} {len(judged - set(run.query_ids))}" for name, run in zip(names, runs, strict=True)
-    ]
-    return (
-        f"queries: every judged query ({len(judged):,}); a run without results for one scores "
-        f"0 on it (trec_eval -c); without results: {', '.join(missing)}"
-    )
 
 
 def register(app: typer.Typer) -> None:

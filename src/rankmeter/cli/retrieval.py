@@ -80,30 +80,15 @@ def bm25(
     Every judged query counts: one that matches no document (stopwords only) scores 0 and is
     listed. Default metrics: nDCG@10 P@10 R@100 RR AP.
     """
-    from rankmeter.io import write_trec_run
-    from rankmeter.io.beir import load_beir
-    from rankmeter.metrics import DEFAULT_METRICS, parse_metrics
     from rankmeter.report import terminal_safe
     from rankmeter.report.vector import render_json, render_table
-    from rankmeter.vector.bm25 import bm25_run, describe_bm25
-    from rankmeter.vector.retrieval import evaluate_retrieval
+    from rankmeter.vector.bm25 import evaluate_bm25
 
-    measures = parse_metrics(metric or DEFAULT_METRICS)
     with Steps(total=3, enabled=False if quiet else None) as steps:
-        steps.start(f"reading {collection}")
-        loaded = load_beir(collection, split=split)
-        steps.start("retrieving")
-        run = bm25_run(loaded, k=k, k1=k1, b=b, name=name, stemmer=stemmer)
-        if run_out is not None:
-            write_trec_run(run, run_out)
-        steps.start("evaluating")
-        result = evaluate_retrieval(
-            loaded.qrels,
-            run,
-            measures,
-            model=describe_bm25(k1=k1, b=b, stemmer=stemmer),
-            collection=collection,
-        )
+        result = evaluate_bm25(
+            collection, metric, k=k, k1=k1, b=b, stemmer=stemmer, split=split, name=name,
+            run_out=run_out, progress=steps.start,
+        )  # fmt: skip
     # The Judged@k warning is evaluate's and compare's: this report does not give it.
     if output_format is EvalFormat.json:
         emit(terminal_safe(render_json(result, per_query=per_query), output), output)

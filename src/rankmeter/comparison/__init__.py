@@ -21,6 +21,7 @@ One module per concept:
 - ``_allpairs``: :func:`compare_all`, every pair of three or more systems (Tukey's HSD on the
   two-way model or the randomised Tukey HSD) on the same queries as :func:`compare`
 - ``_stability``: :func:`stability`, how often resampled queries keep the systems' order
+- ``_power``: :func:`compare_power`, power and sample size of one system against a baseline
 
 The package is named comparison, not compare, so that importing it never rebinds the package
 attribute ``rankmeter.compare`` (the function) to a module.
@@ -32,6 +33,7 @@ from rankmeter.comparison._allpairs import AllPairsComparison, AllPairsSettings,
 from rankmeter.comparison._compare import compare
 from rankmeter.comparison._curves import CURVE_DEPTH, CURVE_FAMILIES
 from rankmeter.comparison._given import GivenRun, given_metrics
+from rankmeter.comparison._power import RunsPower, compare_power
 from rankmeter.comparison._records import (
     Comparison,
     Difference,
@@ -59,6 +61,7 @@ __all__ = [
     "QueryLoss",
     "QueryStability",
     "Regression",
+    "RunsPower",
     "SegmentMean",
     "SegmentResult",
     "Settings",
@@ -66,6 +69,7 @@ __all__ = [
     "check_min_effect",
     "compare",
     "compare_all",
+    "compare_power",
     "given_metrics",
     "spark_runs",
     "stability",

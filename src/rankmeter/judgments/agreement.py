@@ -14,8 +14,11 @@ estimate only).
 from __future__ import annotations
 
 import itertools
+import os
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -23,9 +26,17 @@ import numpy as np
 from rankmeter import _validate
 from rankmeter.data.arrays import FloatArray, IntArray
 from rankmeter.data.labels import Labels
-from rankmeter.errors import FormatError, RankmeterError
+from rankmeter.errors import FormatError, PolicyError, RankmeterError
 
-__all__ = ["ALPHA_LEVELS", "Agreement", "Alpha", "Disagreement", "Leniency", "PairAgreement"]
+__all__ = [
+    "ALPHA_LEVELS",
+    "Agreement",
+    "Alpha",
+    "Disagreement",
+    "Leniency",
+    "PairAgreement",
+    "rater_files",
+]
 
 #: Krippendorff's alpha is given at these levels of measurement.
 ALPHA_LEVELS = ("nominal", "ordinal", "interval")
@@ -325,6 +336,39 @@ def agreement(
         disagreements=_disagreements(loaded, matrix, raters, top),
         notes=tuple(notes),
     )
+
+
+def rater_files(
+    paths: Sequence[str | os.PathLike[str]], raters: str | Sequence[str] | None = None
+) -> dict[str, str]:
+    """Several qrels files, one per rater, keyed by the raters' names (what :func:`agreement`
+    takes): ``raters`` names them in order (a list, or one comma-separated string), else each
+    is named after its file without its extensions (``judged/alice.qrels.gz``: ``alice``).
+
+    >>> rater_files(["judged/alice.qrels.gz", "bob.txt"])
+    {'alice': 'judged/alice.qrels.gz', 'bob': 'bob.txt'}
+    >>> rater_files(["a.qrels", "b.qrels"], "ann,bo")
+    {'ann': 'a.qrels', 'bo': 'b.qrels'}
+    """
+    files = [os.fspath(p) for p in paths]
+    if raters is None:
+        names = [Path(p).name.split(".")[0] or Path(p).name for p in files]
+    else:
+        given = raters if isinstance(raters, str) else ",".join(raters)
+        names = [n.strip() for n in given.split(",")]
+    if len(names) != len(files):
+        raise PolicyError(
+            f"--raters gives {len(names)} names for {len(files)} qrels files: give one "
+            "name per file, in order"
+        )
+    if not all(names):
+        raise PolicyError(f"--raters {raters!r} has an empty name")
+    if len(set(names)) != len(names):
+        twice = next(n for n in names if names.count(n) > 1)
+        raise PolicyError(
+            f"two qrels files are rater {twice!r}: name the raters with --raters a,b,..."
+        )
+    return dict(zip(names, files, strict=True))
 
 
 def _require(module: str, package: str, purpose: str) -> Any:

@@ -1,7 +1,8 @@
-"""Search logs and online evaluation: the log schema and its checks (:mod:`.logs`), the log
-simulator (:mod:`.simulate`), A/B analysis (:mod:`.abtest`), interleaving
-(:mod:`.interleaving`), offline against online (:mod:`.offline`), evaluation query sets drawn
-from traffic (:mod:`.sampling`).
+"""Search logs and online evaluation: the log schema and its checks (:mod:`.logs`), click
+models over a log file (:mod:`.click_logs`), the log simulator (:mod:`.simulate`; an
+experiment's logs with its settings as typed by hand, :mod:`.simulated`), A/B analysis
+(:mod:`.abtest`), interleaving (:mod:`.interleaving`), offline against online
+(:mod:`.offline`), evaluation query sets drawn from traffic (:mod:`.sampling`).
 
 The module of :func:`interleave` is ``interleaving``, not ``interleave``: importing a submodule
 named ``rankmeter.online.interleave`` would rebind the package attribute, the function, to the
@@ -24,6 +25,13 @@ if TYPE_CHECKING:
         SegmentEffect,
         ab,
         user_metrics,
+    )
+    from rankmeter.online.click_logs import (
+        CLICK_COLUMNS,
+        ClickLabels,
+        click_labels,
+        fit_click_model,
+        read_click_log,
     )
     from rankmeter.online.interleaving import (
         Interleaving,
@@ -67,6 +75,15 @@ if TYPE_CHECKING:
         sample_queries,
     )
     from rankmeter.online.simulate import simulate_log
+    from rankmeter.online.simulated import (
+        LogCounts,
+        RecruitingExperiment,
+        SimulatedLogs,
+        log_counts,
+        read_factors,
+        recruiting_experiment,
+        simulate_logs,
+    )
 
 #: Each module's public names: one entry per module, so that a new module is one new entry.
 _MODULES: dict[str, tuple[str, ...]] = {
@@ -82,6 +99,22 @@ _MODULES: dict[str, tuple[str, ...]] = {
         "write_log",
     ),
     "rankmeter.online.simulate": ("simulate_log",),
+    "rankmeter.online.click_logs": (
+        "CLICK_COLUMNS",
+        "ClickLabels",
+        "click_labels",
+        "fit_click_model",
+        "read_click_log",
+    ),
+    "rankmeter.online.simulated": (
+        "LogCounts",
+        "RecruitingExperiment",
+        "SimulatedLogs",
+        "log_counts",
+        "read_factors",
+        "recruiting_experiment",
+        "simulate_logs",
+    ),
     "rankmeter.online.sampling": (
         "BUCKETS",
         "WEIGHTINGS",
@@ -130,6 +163,7 @@ __all__ = [
     "AB_METRICS",
     "AGREEMENTS",
     "BUCKETS",
+    "CLICK_COLUMNS",
     "DEFAULT_ONLINE_METRICS",
     "LOG_COLUMNS",
     "REQUIRED_COLUMNS",
@@ -137,10 +171,12 @@ __all__ = [
     "ABMetric",
     "ABResult",
     "Agreement",
+    "ClickLabels",
     "Interleaving",
     "InterleavingResult",
     "LatencyQuantiles",
     "LogCheck",
+    "LogCounts",
     "LogProblem",
     "MetricEffect",
     "MixStratum",
@@ -148,26 +184,35 @@ __all__ = [
     "QueryMix",
     "QuerySample",
     "QueryTraffic",
+    "RecruitingExperiment",
     "SampleRatioCheck",
     "SegmentEffect",
     "Side",
+    "SimulatedLogs",
     "Stratum",
     "VariantCounts",
     "ab",
     "bucket_of",
     "check_log",
+    "click_labels",
+    "fit_click_model",
     "interleave",
     "interleave_runs",
     "interleaving_credit",
     "interleaving_test",
+    "log_counts",
     "log_format",
     "online_vs_offline",
     "query_mix",
+    "read_click_log",
+    "read_factors",
     "read_log",
     "read_query_ids",
     "read_traffic",
+    "recruiting_experiment",
     "sample_queries",
     "simulate_log",
+    "simulate_logs",
     "user_metrics",
     "write_log",
 ]

@@ -16,14 +16,23 @@ import io
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from rankmeter._escape import spreadsheet_cell
+from rankmeter._escape import spreadsheet_cell, visible
 from rankmeter.judgments.app import DoneView, ItemView
 from rankmeter.judgments.app.export import Resolved
 from rankmeter.judgments.app.store import Label, Progress
+from rankmeter.judgments.model_labels import ModelLabels
 from rankmeter.report._html import render
 from rankmeter.report._rich import FittedTable, shown
 
-__all__ = ["RaterPages", "labels_csv", "labels_parquet", "pages", "qrels_text", "render_status"]
+__all__ = [
+    "RaterPages",
+    "labels_csv",
+    "labels_parquet",
+    "model_labels_lines",
+    "pages",
+    "qrels_text",
+    "render_status",
+]
 
 
 def _lines(text: str) -> list[str]:
@@ -174,3 +183,28 @@ def labels_parquet(labels: Iterable[Label]) -> bytes:
     out = pa.BufferOutputStream()
     pq.write_table(table, out)
     return bytes(out.getvalue().to_pybytes())
+
+
+def model_labels_lines(labelled: ModelLabels) -> list[str]:
+    """The summary of a pool labelled by a model (``rankmeter label``): MiniLM's fitted
+    thresholds, then how many items of how many queries, labelled by what."""
+    qrels, lines = labelled.qrels, []
+    done = f"{len(qrels)} items of {qrels.n_queries} queries labelled by"
+    if labelled.fitted is not None:
+        fitted = labelled.fitted
+        low = fitted.scale[0]
+        cuts = ", ".join(f"{low + i + 1} from {c:.4f}" for i, c in enumerate(fitted.thresholds))
+        lines.append(
+            f"minilm thresholds fitted on {fitted.n_calibration} human-labelled items of "
+            f"{len(fitted.calibration_queries)} queries (quadratic weighted kappa "
+            f"{fitted.calibration_kappa:.3f}): cosine grade {cuts}"
+        )
+    if labelled.chat is not None:
+        chat = labelled.chat
+        lines.append(
+            f"{done} {visible(labelled.labeler)} at {visible(chat.url)} ({chat.requests} "
+            f"requests, {chat.cached} from the cache)"
+        )
+    else:
+        lines.append(f"{done} {labelled.labeler}")
+    return lines

@@ -12,11 +12,12 @@ from typing import Any
 
 from rankmeter._escape import markdown_text
 from rankmeter.online.logs import LogCheck, LogProblem
+from rankmeter.online.simulated import LogCounts
 from rankmeter.report._json import json_text
 from rankmeter.report._markdown import Align, markdown_table
 from rankmeter.report._rich import FittedTable, shown
 
-__all__ = ["render_json", "render_markdown", "render_table"]
+__all__ = ["render_json", "render_markdown", "render_table", "written_line"]
 
 _COUNTS = ("users", "sessions", "requests", "impressions", "clicks")
 
@@ -93,3 +94,11 @@ def render_markdown(check: LogCheck) -> str:
             [None, None],
         )
     return "\n".join(lines) + "\n"
+
+
+def written_line(path: str, counts: LogCounts) -> str:
+    """One line for a log written to ``path`` (``rankmeter logs simulate``): its counts."""
+    return (
+        f"{path}: {counts.impressions:,} impressions, {counts.requests:,} requests, "
+        f"{counts.users:,} users, {counts.clicks:,} clicks"
+    )

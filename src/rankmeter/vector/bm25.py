@@ -5,8 +5,9 @@ Needs the ``[bm25]`` extra (``pip install 'rankmeter[bm25]'``: bm25s, and PyStem
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+import os
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -15,7 +16,10 @@ from rankmeter.data import Run
 from rankmeter.errors import PolicyError, RankmeterError
 from rankmeter.vector import RUN_DEPTH
 
-__all__ = ["bm25_run", "describe_bm25"]
+if TYPE_CHECKING:
+    from rankmeter.vector.retrieval import RetrievalResult
+
+__all__ = ["bm25_run", "describe_bm25", "evaluate_bm25"]
 
 
 def bm25_run(
@@ -130,6 +134,50 @@ def describe_bm25(
     if stemmer is not None and not isinstance(stemmer, str):
         stemming = "a custom stemmer"
     return f"BM25 (bm25s; k1 {k1:g}, b {b:g}, stopwords {words}, {stemming})"
+
+
+def evaluate_bm25(
+    collection: str | os.PathLike[str],
+    metrics: str | Iterable[Any] | None = None,
+    *,
+    k: int = RUN_DEPTH,
+    k1: float = 1.5,
+    b: float = 0.75,
+    stemmer: Any = None,
+    split: str = "test",
+    name: str = "bm25",
+    run_out: str | os.PathLike[str] | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> RetrievalResult:
+    """Retrieve with BM25 over the BEIR collection at ``collection`` (its ``split`` qrels)
+    and evaluate the run on every judged query
+    (:func:`rankmeter.vector.retrieval.evaluate_retrieval`), as ``rankmeter bm25`` does;
+    ``metrics`` default nDCG@10 P@10 R@100 RR AP.
+
+    ``run_out``: the run is also written there (TREC, atomically) before it is evaluated.
+    ``progress(label)`` is called as each stage begins (reading, retrieving, evaluating).
+    """
+    from rankmeter.io import write_trec_run
+    from rankmeter.io.beir import load_beir
+    from rankmeter.metrics import DEFAULT_METRICS, parse_metrics
+    from rankmeter.vector.retrieval import evaluate_retrieval
+
+    measures = parse_metrics(metrics or DEFAULT_METRICS)
+    step = progress or (lambda label: None)
+    step(f"reading {os.fspath(collection)}")
+    loaded = load_beir(collection, split=split)
+    step("retrieving")
+    run = bm25_run(loaded, k=k, k1=k1, b=b, name=name, stemmer=stemmer)
+    if run_out is not None:
+        write_trec_run(run, run_out)
+    step("evaluating")
+    return evaluate_retrieval(
+        loaded.qrels,
+        run,
+        measures,
+        model=describe_bm25(k1=k1, b=b, stemmer=stemmer),
+        collection=os.fspath(collection),
+    )
 
 
 def _top(scores: Any, tie_rank: Any, k: int) -> Any:
