@@ -14,6 +14,7 @@ from rankmeter._escape import markdown_text
 from rankmeter.online.logs import LogCheck, LogProblem
 from rankmeter.report._json import json_text
 from rankmeter.report._markdown import Align, markdown_table
+from rankmeter.report._registry import renders
 from rankmeter.report._rich import FittedTable, shown
 
 __all__ = ["render_json", "render_markdown", "render_table"]
@@ -21,6 +22,7 @@ __all__ = ["render_json", "render_markdown", "render_table"]
 _COUNTS = ("users", "sessions", "requests", "impressions", "clicks")
 
 
+@renders("rankmeter.online.LogCheck", "json")
 def render_json(check: LogCheck) -> str:
     return json_text(check.to_dict())
 
@@ -50,6 +52,7 @@ def _problem_note() -> str:
     )
 
 
+@renders("rankmeter.online.LogCheck", "table")
 def render_table(check: LogCheck) -> Any:
     """A rich renderable: the headline, the counts per variant and the problems."""
     from rich.console import Group
@@ -76,6 +79,7 @@ def render_table(check: LogCheck) -> Any:
     return Group(*parts)
 
 
+@renders("rankmeter.online.LogCheck", "markdown")
 def render_markdown(check: LogCheck) -> str:
     """The same tables as Markdown (every name from the log escaped)."""
     lines = [f"**{markdown_text(_headline(check))}**", ""]
