@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from rankmeter.cli._common import OutputOption, emit, render_rich
+from rankmeter.cli._common import OutputOption
 
 
 class AgreeFormat(str, Enum):
@@ -61,8 +61,7 @@ def agree(
     the most disputed items."""
     from rankmeter.errors import PolicyError
     from rankmeter.judgments import agreement
-    from rankmeter.report import terminal_safe
-    from rankmeter.report.agreement import render_json, render_markdown, render_table
+    from rankmeter.report import render
 
     given: str | dict[str, str]
     if len(labels) == 1:
@@ -94,12 +93,7 @@ def agree(
             )
         given = dict(zip(names, labels, strict=True))
     result = agreement(given, scale=scale, top=top, seed=seed, resamples=resamples)
-    if output_format is AgreeFormat.json:
-        emit(terminal_safe(render_json(result), output), output)
-    elif output_format is AgreeFormat.markdown:
-        emit(render_markdown(result), output)
-    else:
-        render_rich(render_table(result), output)
+    render(result, output_format.value, output)
 
 
 def register(app: typer.Typer) -> None:

@@ -18,7 +18,6 @@ from rankmeter.cli._common import (
     UnorderedOption,
     check_output,
     emit,
-    render_rich,
 )
 
 clicks_app = typer.Typer(
@@ -119,7 +118,7 @@ def fit_command(
     held-out requests' log-likelihood and perplexity per rank measure the fit.
     """
     from rankmeter.clicks import evaluate_model, fit, split_log
-    from rankmeter.report import clicks as report
+    from rankmeter.report import render
 
     # Without a held-out split, the models fitted on counts read only those (DBN and the
     # held-out measures need each request's clicks in order).
@@ -133,10 +132,7 @@ def fit_command(
     fitted = fit(train, model.value, max_iter=max_iter, tol=tol, seed=seed, gamma=gamma)
     if held_out != 0:
         evaluation = evaluate_model(fitted, test)
-    if output_format is FitFormat.json:
-        emit(report.render_fit_json(fitted, evaluation), output)
-    else:
-        render_rich(report.render_fit_table(fitted, evaluation), output)
+    render(fitted, output_format.value, output, held_out=evaluation)
 
 
 LabelsOutputOption = Annotated[

@@ -13,8 +13,6 @@ from rankmeter.cli._common import (
     PerQueryOption,
     QuietOption,
     check_output,
-    emit,
-    render_rich,
 )
 from rankmeter.cli._progress import Steps
 
@@ -198,8 +196,7 @@ def embed_eval(
     """
     from rankmeter.errors import PolicyError
     from rankmeter.metrics import parse_metrics
-    from rankmeter.report import terminal_safe
-    from rankmeter.report.vector import render_json, render_table
+    from rankmeter.report import render
     from rankmeter.vector import RUN_DEPTH
     from rankmeter.vector.embed import DEFAULT_EMBED_METRICS
     from rankmeter.vector.retrieval import MTEB_METRICS
@@ -281,10 +278,7 @@ def embed_eval(
         if results_dir is not None:
             _store([(result, entry_info)], results_dir, quiet)
         # The Judged@k warning is evaluate's and compare's: this report does not give it.
-        if output_format is EmbedFormat.json:
-            emit(terminal_safe(render_json(result, per_query=per_query), output), output)
-        else:
-            render_rich(render_table(result, per_query=per_query), output)
+        render(result, output_format.value, output, per_query=per_query)
         return
     done = _many_models(
         collection_list or [None],
@@ -306,13 +300,7 @@ def embed_eval(
     board = leaderboard_of(
         [entry_of(r, dataset=info["dataset"], info=info) for r, info in done], metric=main
     )
-    from rankmeter.report.leaderboard import render_json as board_json
-    from rankmeter.report.leaderboard import render_table as board_table
-
-    if output_format is EmbedFormat.json:
-        emit(terminal_safe(board_json(board), output), output)
-    else:
-        render_rich(board_table(board), output)
+    render(board, output_format.value, output)
 
 
 Info = dict[str, Any]

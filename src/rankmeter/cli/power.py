@@ -16,8 +16,6 @@ from rankmeter.cli._common import (
     RunFormatOption,
     Ties,
     TiesOption,
-    emit,
-    render_rich,
 )
 
 if TYPE_CHECKING:
@@ -101,7 +99,7 @@ def power(
     from rankmeter.io import read_qrels
     from rankmeter.metrics import DEFAULT_METRICS
     from rankmeter.report import power as report
-    from rankmeter.report import terminal_safe
+    from rankmeter.report import render
     from rankmeter.stats import power as analyse
 
     if [qrels, base, new].count("-") > 1:
@@ -140,14 +138,7 @@ def power(
         )
     notes = [_query_note(loaded_qrels, list(named.values()), [base_name, new_name])]
     who = {"baseline": base_name, "system": new_name}
-    if output_format is PowerFormat.json:
-        text = report.render_json(analyses, **who, notes=notes)
-        emit(terminal_safe(text, output), output)
-    elif output_format is PowerFormat.markdown:
-        text = report.render_markdown(analyses, **who, notes=notes)
-        emit(terminal_safe(text, output), output)
-    else:
-        render_rich(report.render_table(analyses, **who, notes=notes), output)
+    render(report.PowerReport(analyses, **who, notes=notes), output_format.value, output)
 
 
 def _query_note(qrels: Qrels, runs: list[Run], names: list[str]) -> str:

@@ -16,7 +16,6 @@ from rankmeter.cli._common import (
     RunFormatOption,
     check_output,
     emit,
-    render_rich,
 )
 from rankmeter.cli._progress import Steps
 from rankmeter.vector import RUN_DEPTH
@@ -83,8 +82,7 @@ def bm25(
     from rankmeter.io import write_trec_run
     from rankmeter.io.beir import load_beir
     from rankmeter.metrics import DEFAULT_METRICS, parse_metrics
-    from rankmeter.report import terminal_safe
-    from rankmeter.report.vector import render_json, render_table
+    from rankmeter.report import render
     from rankmeter.vector.bm25 import bm25_run, describe_bm25
     from rankmeter.vector.retrieval import evaluate_retrieval
 
@@ -105,10 +103,7 @@ def bm25(
             collection=collection,
         )
     # The Judged@k warning is evaluate's and compare's: this report does not give it.
-    if output_format is EvalFormat.json:
-        emit(terminal_safe(render_json(result, per_query=per_query), output), output)
-    else:
-        render_rich(render_table(result, per_query=per_query), output)
+    render(result, output_format.value, output, per_query=per_query)
 
 
 def fuse(
@@ -218,7 +213,7 @@ def two_stage(
     from rankmeter.cli._runs import read_run_list
     from rankmeter.errors import PolicyError
     from rankmeter.io import read_qrels
-    from rankmeter.report import pipeline as report
+    from rankmeter.report import render
     from rankmeter.vector.pipeline import two_stage as run_two_stage
 
     if [qrels, retriever_run, reranked_run].count("-") > 1:
@@ -233,10 +228,7 @@ def two_stage(
         pool=pool,
         metrics=metric or ["nDCG@10"],
     )
-    if output_format is EvalFormat.json:
-        emit(report.render_json(result, per_query=per_query), output)
-    else:
-        render_rich(report.render_table(result, per_query=per_query), output)
+    render(result, output_format.value, output, per_query=per_query)
 
 
 def register(app: typer.Typer) -> None:
