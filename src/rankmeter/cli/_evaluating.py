@@ -5,10 +5,8 @@ their parsers read."""
 from __future__ import annotations
 
 import dataclasses
-import sys
 from typing import Any, cast
 
-from rankmeter.cli._output import emit, render_rich
 from rankmeter.cli._progress import Steps
 from rankmeter.cli._runs import run_arguments, run_names
 from rankmeter.cli._warnings import print_data_warnings
@@ -251,48 +249,18 @@ def _write(
 ) -> None:
     """The results in ``output_format``, to ``output`` (stdout when None); ``notes``: the
     goal's notes on the data."""
-    from rankmeter.report import terminal_safe
-    from rankmeter.report.evaluation import (
-        judged_warnings,
-        render_json,
-        render_table,
-        render_trec,
-        render_tsv,
+    from rankmeter.report import render
+
+    # Data formats stay data: the goal's notes and the warnings go to stderr, unless quiet.
+    render(
+        results,
+        output_format,
+        output,
+        quiet=quiet,
+        per_query=per_query,
+        single=len(runs) == 1,
+        goal=chosen,
+        goal_notes=notes,
+        judged_below=judged_below,
+        worst=worst,
     )
-
-    listed = list(results.results)
-    if notes and output_format != "table" and not quiet:
-        # Data formats stay data: the goal's notes go to stderr, as the warnings do.
-        from rankmeter.report import visible
-
-        for note in notes:
-            print(visible(f"note: {note}"), file=sys.stderr)
-    if output_format == "json":
-        json = render_json(
-            listed,
-            per_query=per_query,
-            single=len(runs) == 1,
-            judged_below=judged_below,
-            worst=worst,
-        )
-        emit(terminal_safe(json, output), output)
-    elif output_format in ("tsv", "trec"):
-        render = render_tsv if output_format == "tsv" else render_trec
-        emit(terminal_safe(render(listed, per_query=per_query, worst=worst), output), output)
-        if not quiet:
-            # Data formats stay data: the warnings go to stderr, one line per run.
-            from rankmeter.report import visible
-            from rankmeter.report.judged import warning_lines
-
-            for line in warning_lines(judged_warnings(listed, judged_below)):
-                print(visible(line), file=sys.stderr)
-    else:
-        table = render_table(
-            listed,
-            per_query=per_query,
-            goal=chosen,
-            goal_notes=notes,
-            judged_below=judged_below,
-            worst=worst,
-        )
-        render_rich(table, output)

@@ -1,5 +1,7 @@
-"""Writing a command's output: standard output guarded so that a failed write is one error line,
-files written atomically, Rich consoles. No Typer here: the evaluate command's fast start
+"""Writing a command's output: standard output guarded so that a failed write is one error line.
+Files written atomically and Rich consoles (:func:`emit`, :func:`render_rich`) are
+:mod:`rankmeter.report`'s, which writes every renderer's output
+(:func:`rankmeter.report.render`). No Typer here: the evaluate command's fast start
 (:mod:`rankmeter.cli._fast`) writes through these too."""
 
 from __future__ import annotations
@@ -12,6 +14,18 @@ import sys
 from typing import Any
 
 from rankmeter.errors import RankmeterError
+from rankmeter.report import emit, render_rich
+
+__all__ = [
+    "ClosedOutput",
+    "DiscardedOutput",
+    "GuardedOutput",
+    "OutputError",
+    "emit",
+    "plug_closed_descriptors",
+    "render_rich",
+    "silence_stdout",
+]
 
 
 class OutputError(RankmeterError):
@@ -99,36 +113,3 @@ def silence_stdout() -> None:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         os.close(devnull)
-
-
-def emit(text: str, output: str | None) -> None:
-    """Write text to stdout, or to a file (atomically: see :mod:`rankmeter.io._atomic`)."""
-    if output is None or output == "-":
-        try:
-            sys.stdout.write(text)
-        except UnicodeEncodeError:
-            # A terminal or pipe set to ASCII (PYTHONIOENCODING, LANG=C on old systems) cannot
-            # take non-ASCII ids; data is UTF-8 then, as in every file rankmeter writes.
-            sys.stdout.flush()
-            sys.stdout.buffer.write(text.encode("utf-8"))
-        sys.stdout.flush()
-        return
-    from rankmeter.io import atomic_write
-
-    with atomic_write(output) as handle:
-        handle.write(text)
-
-
-def render_rich(renderable: Any, output: str | None) -> None:
-    """Print a rich renderable to stdout (or to a file, as plain text)."""
-    from rich.console import Console
-
-    if output is None or output == "-":
-        try:
-            Console(soft_wrap=False).print(renderable)
-            return
-        except UnicodeEncodeError:  # stdout cannot take the text: plain UTF-8 text, as emit does
-            output = None
-    console = Console(record=True, width=160, file=io.StringIO())
-    console.print(renderable)
-    emit(console.export_text(), output)

@@ -16,8 +16,6 @@ from rankmeter.cli._common import (
     TsUnit,
     TsUnitOption,
     UnorderedOption,
-    emit,
-    render_rich,
 )
 
 
@@ -100,8 +98,7 @@ def ab(
     relative difference with intervals, the p-value (delta method, tea-tasting), the minimum
     detectable effect; the sample-ratio check first; CUPED with --pre; per-segment effects."""
     from rankmeter.online import ab as analyse
-    from rankmeter.report import terminal_safe
-    from rankmeter.report.ab import render_html, render_json, render_markdown, render_table
+    from rankmeter.report import render
 
     result = analyse(
         log,
@@ -121,14 +118,7 @@ def ab(
         ts_unit=ts_unit.value,
         ordered=not unordered,
     )
-    if output_format is ABFormat.json:
-        emit(terminal_safe(render_json(result), output), output)
-    elif output_format is ABFormat.markdown:
-        emit(render_markdown(result), output)
-    elif output_format is ABFormat.html:
-        emit(terminal_safe(render_html(result), output), output)
-    else:
-        render_rich(render_table(result), output)
+    render(result, output_format.value, output)
 
 
 def register(app: typer.Typer) -> None:

@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from rankmeter.cli._common import OutputOption, emit, render_rich
+from rankmeter.cli._common import OutputOption
 
 
 class AgreeFormat(str, Enum):
@@ -55,8 +55,7 @@ def agree(
     from rankmeter.errors import PolicyError
     from rankmeter.judgments import agreement
     from rankmeter.judgments.agreement import rater_files
-    from rankmeter.report import terminal_safe
-    from rankmeter.report.agreement import render_json, render_markdown, render_table
+    from rankmeter.report import render
 
     given: str | dict[str, str]
     if len(labels) == 1:
@@ -71,12 +70,7 @@ def agree(
             raise PolicyError("only one input can be read from stdin ('-')")
         given = rater_files(labels, raters)
     result = agreement(given, scale=scale, top=top, seed=seed, resamples=resamples)
-    if output_format is AgreeFormat.json:
-        emit(terminal_safe(render_json(result), output), output)
-    elif output_format is AgreeFormat.markdown:
-        emit(render_markdown(result), output)
-    else:
-        render_rich(render_table(result), output)
+    render(result, output_format.value, output)
 
 
 def register(app: typer.Typer) -> None:

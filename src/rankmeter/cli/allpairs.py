@@ -23,8 +23,6 @@ from rankmeter.cli._common import (
     RelOption,
     Ties,
     TiesOption,
-    emit,
-    render_rich,
 )
 from rankmeter.cli._warnings import print_data_warnings
 
@@ -91,8 +89,7 @@ def all_pairs(
     from rankmeter.errors import PolicyError
     from rankmeter.io import read_qrels, read_run
     from rankmeter.metrics import DEFAULT_METRICS
-    from rankmeter.report import allpairs as report
-    from rankmeter.report import terminal_safe
+    from rankmeter.report import render
     from rankmeter.results import unique_names
 
     if [qrels, *runs].count("-") > 1:
@@ -121,17 +118,7 @@ def all_pairs(
     # Runs cut at different depths (all-pairs keeps no run facts): in every document, as
     # compare puts them, and on stderr.
     found = result_warnings(result)
-    if output_format is AllPairsFormat.json:
-        text = report.render_json(result, per_query=per_query, data_warnings=found)
-        emit(terminal_safe(text, output), output)
-    elif output_format is AllPairsFormat.markdown:
-        emit(terminal_safe(report.render_markdown(result, data_warnings=found), output), output)
-    elif output_format is AllPairsFormat.latex:
-        emit(terminal_safe(report.render_latex(result, data_warnings=found), output), output)
-    elif output_format is AllPairsFormat.html:
-        emit(terminal_safe(report.render_html(result, data_warnings=found), output), output)
-    else:
-        render_rich(report.render_table(result), output)
+    render(result, output_format.value, output, per_query=per_query, data_warnings=found)
     print_data_warnings(result, quiet=False)
 
 

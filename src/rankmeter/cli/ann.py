@@ -9,7 +9,7 @@ from typing import Annotated, Any
 
 import typer
 
-from rankmeter.cli._common import OutputOption, emit, render_rich
+from rankmeter.cli._common import OutputOption
 
 
 class AnnFormat(str, Enum):
@@ -120,8 +120,7 @@ def ann_recall(
 
     Is the index what loses results? --sweep efSearch=16,32,64 gives the recall/QPS trade-off.
     """
-    from rankmeter.report import terminal_safe
-    from rankmeter.report.ann import render_html, render_json, render_markdown, render_table
+    from rankmeter.report import render
     from rankmeter.vector.ann import (
         IndexSpecError,
         ann_recall,
@@ -171,14 +170,7 @@ def ann_recall(
         raise usage(exc, "--index") from None
     if collection is not None:
         result = dataclasses.replace(result, corpus=collection[0], queries=collection[1])
-    if output_format is AnnFormat.json:
-        emit(render_json(result), output)
-    elif output_format is AnnFormat.markdown:
-        emit(terminal_safe(render_markdown(result), output), output)
-    elif output_format is AnnFormat.html:
-        emit(terminal_safe(render_html(result), output), output)
-    else:
-        render_rich(render_table(result), output)
+    render(result, output_format.value, output)
 
 
 def _benchmark(
@@ -237,26 +229,9 @@ def _benchmark(
         bench = dataclasses.replace(bench, corpus=collection[0], queries=collection[1])
     if results_dir is not None:
         write_results(bench, results_dir)
-    _show_benchmark(bench, output_format, output)
+    from rankmeter.report import render
 
-
-def _show_benchmark(bench: Any, output_format: AnnFormat, output: str | None) -> None:
-    from rankmeter.report import terminal_safe
-    from rankmeter.report.ann import (
-        render_benchmark_html,
-        render_benchmark_json,
-        render_benchmark_markdown,
-        render_benchmark_table,
-    )
-
-    if output_format is AnnFormat.json:
-        emit(render_benchmark_json(bench), output)
-    elif output_format is AnnFormat.markdown:
-        emit(terminal_safe(render_benchmark_markdown(bench), output), output)
-    elif output_format is AnnFormat.html:
-        emit(terminal_safe(render_benchmark_html(bench), output), output)
-    else:
-        render_rich(render_benchmark_table(bench), output)
+    render(bench, output_format.value, output)
 
 
 def ann_results(
@@ -281,9 +256,10 @@ def ann_results(
     Every run adds its settings to the folder; this renders them together, with the Pareto
     frontier of recall and queries per second.
     """
+    from rankmeter.report import render
     from rankmeter.vector.ann import load_results
 
-    _show_benchmark(load_results(folder, dataset), output_format, output)
+    render(load_results(folder, dataset), output_format.value, output)
 
 
 def _vectors(

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from rankmeter.cli._common import MetricOption, OutputOption, RelOption, emit, render_rich
+from rankmeter.cli._common import MetricOption, OutputOption, RelOption
 
 
 class AuditFormat(str, Enum):
@@ -58,8 +58,7 @@ def audit_labels(
     from rankmeter.cli._runs import read_runs
     from rankmeter.errors import PolicyError
     from rankmeter.judgments import audit_labels as audit
-    from rankmeter.report import terminal_safe
-    from rankmeter.report.audit import render_json, render_markdown, render_table
+    from rankmeter.report import render
 
     if [human, model, *(runs or [])].count("-") > 1:
         raise PolicyError("only one input can be read from stdin ('-')")
@@ -76,12 +75,7 @@ def audit_labels(
         resamples=resamples,
         scale=scale,
     )
-    if output_format is AuditFormat.json:
-        emit(terminal_safe(render_json(result), output), output)
-    elif output_format is AuditFormat.markdown:
-        emit(render_markdown(result), output)
-    else:
-        render_rich(render_table(result), output)
+    render(result, output_format.value, output)
 
 
 def register(app: typer.Typer) -> None:

@@ -22,8 +22,6 @@ from rankmeter.cli._common import (
     QrelsFormatOption,
     RelOption,
     RunFormatOption,
-    emit,
-    render_rich,
 )
 from rankmeter.cli._runs import run_arguments, run_names
 
@@ -56,8 +54,7 @@ def check(
     alone exit 0."""
     from rankmeter.checking import check as check_data
     from rankmeter.errors import PolicyError
-    from rankmeter.report import terminal_safe, visible
-    from rankmeter.report.checking import render_json, render_markdown, render_table
+    from rankmeter.report import render, visible
 
     if [qrels, *runs].count("-") > 1:
         raise PolicyError("only one input can be read from stdin ('-')")
@@ -79,12 +76,7 @@ def check(
             for r, n in zip(result.runs, names, strict=True)
         ),
     )
-    if output_format is CheckFormat.json:
-        emit(terminal_safe(render_json(result), output), output)
-    elif output_format is CheckFormat.markdown:
-        emit(terminal_safe(render_markdown(result), output), output)
-    else:
-        render_rich(render_table(result), output)
+    render(result, output_format.value, output)
     if not result.ok:
         fatal = [w for w in result.warnings if w.fatal]
         runs_hit = sorted({w.run for w in fatal})

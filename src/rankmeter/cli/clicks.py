@@ -18,7 +18,6 @@ from rankmeter.cli._common import (
     UnorderedOption,
     check_output,
     emit,
-    render_rich,
 )
 
 clicks_app = typer.Typer(
@@ -93,16 +92,13 @@ def fit_command(
     held-out requests' log-likelihood and perplexity per rank measure the fit.
     """
     from rankmeter.online import fit_click_model
-    from rankmeter.report import clicks as report
+    from rankmeter.report import render
 
     fitted, evaluation = fit_click_model(
         log, model.value, held_out=held_out, max_iter=max_iter, tol=tol, gamma=gamma,
         seed=seed, engine=engine.value, ts_unit=ts_unit.value, ordered=not unordered,
     )  # fmt: skip
-    if output_format is FitFormat.json:
-        emit(report.render_fit_json(fitted, evaluation), output)
-    else:
-        render_rich(report.render_fit_table(fitted, evaluation), output)
+    render(fitted, output_format.value, output, held_out=evaluation)
 
 
 LabelsOutputOption = Annotated[

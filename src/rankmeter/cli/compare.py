@@ -28,8 +28,6 @@ from rankmeter.cli._common import (
     SparkMasterOption,
     Ties,
     TiesOption,
-    emit,
-    render_rich,
 )
 from rankmeter.cli._evaluating import spark_for
 from rankmeter.cli._progress import Steps
@@ -191,9 +189,7 @@ def compare(
     from rankmeter.io import read_qrels, read_run
     from rankmeter.metrics import DEFAULT_METRICS
     from rankmeter.metrics.goals import get_goal
-    from rankmeter.report import comparison as report
-    from rankmeter.report import terminal_safe
-    from rankmeter.report.checking import warning_lines
+    from rankmeter.report import render
     from rankmeter.results import check_judged_below
 
     if [qrels, *runs].count("-") > 1:
@@ -284,24 +280,14 @@ def compare(
     # The documents say what the CI log says (print_data_warnings below): a partial query
     # overlap, scores rising with the rank, runs cut at different depths.
     found = result_warnings(result)
-    if output_format is CompareFormat.json:
-        text = report.render_json(
-            result, per_query=per_query, judged_below=below, data_warnings=found
-        )
-        emit(terminal_safe(text, output), output)
-    elif output_format is CompareFormat.markdown:
-        lines = tuple(warning_lines(found))
-        text = report.render_markdown(result, judged_below=below, data_warnings=lines)
-        emit(terminal_safe(text, output), output)
-    elif output_format is CompareFormat.latex:
-        emit(terminal_safe(report.render_latex(result, judged_below=below), output), output)
-    elif output_format is CompareFormat.html:
-        from rankmeter.report.html import render_html
-
-        page = render_html(result, judged_below=below, data_warnings=warning_lines(found))
-        emit(terminal_safe(page, output), output)
-    else:
-        render_rich(report.render_table(result, judged_below=below), output)
+    render(
+        result,
+        output_format.value,
+        output,
+        per_query=per_query,
+        judged_below=below,
+        data_warnings=found,
+    )
     print_data_warnings(result, quiet=quiet)
     if fail_on is FailOn.regression:
         depth = next((w.detail for w in found if w.kind == "depth"), None)

@@ -14,8 +14,6 @@ from rankmeter.cli._common import (
     PerQueryOption,
     QuietOption,
     check_output,
-    emit,
-    render_rich,
 )
 from rankmeter.cli._progress import Steps
 
@@ -198,8 +196,7 @@ def embed_eval(
     `rankmeter leaderboard`. --preset mteb gives MTEB's metrics and settings.
     """
     from rankmeter.errors import PolicyError
-    from rankmeter.report import terminal_safe
-    from rankmeter.report.vector import render_json, render_table
+    from rankmeter.report import render
     from rankmeter.vector import RUN_DEPTH
     from rankmeter.vector.benchmark import BenchmarkSettings, embed_benchmark
 
@@ -262,19 +259,9 @@ def embed_eval(
     if bench.single:
         result = bench.results[0]
         # The Judged@k warning is evaluate's and compare's: this report does not give it.
-        if output_format is EmbedFormat.json:
-            emit(terminal_safe(render_json(result, per_query=per_query), output), output)
-        else:
-            render_rich(render_table(result, per_query=per_query), output)
+        render(result, output_format.value, output, per_query=per_query)
         return
-    board = bench.leaderboard()
-    from rankmeter.report.leaderboard import render_json as board_json
-    from rankmeter.report.leaderboard import render_table as board_table
-
-    if output_format is EmbedFormat.json:
-        emit(terminal_safe(board_json(board), output), output)
-    else:
-        render_rich(board_table(board), output)
+    render(bench.leaderboard(), output_format.value, output)
 
 
 def _store(bench: Any, results_dir: str, quiet: bool) -> None:

@@ -21,7 +21,6 @@ from rankmeter.cli._common import (
     RunFormatOption,
     Ties,
     TiesOption,
-    emit,
 )
 
 
@@ -81,13 +80,7 @@ def explain(
     from rankmeter.errors import PolicyError
     from rankmeter.explanation import Explanations
     from rankmeter.metrics import DEFAULT_METRICS, parse_metrics
-    from rankmeter.report import terminal_safe
-    from rankmeter.report.explanation import (
-        render_html,
-        render_json,
-        render_markdown,
-        render_text,
-    )
+    from rankmeter.report import render
 
     measures = parse_metrics(metric or DEFAULT_METRICS)
     if grades is not None:
@@ -135,15 +128,7 @@ def explain(
             ties=ties.value,
             query_text=query_text,
         )
-    if output_format is ExplainFormat.json:
-        text = render_json(explained)
-    elif output_format is ExplainFormat.markdown:
-        text = render_markdown(explained)
-    elif output_format is ExplainFormat.html:
-        text = render_html(explained)
-    else:
-        text = render_text(explained)
-    emit(terminal_safe(text, output), output)
+    render(explained, output_format.value, output)
 
 
 def register(app: typer.Typer) -> None:

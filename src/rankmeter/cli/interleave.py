@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from rankmeter.cli._common import Engine, EngineOption, OutputOption, emit, render_rich
+from rankmeter.cli._common import Engine, EngineOption, OutputOption
 
 
 class InterleaveFormat(str, Enum):
@@ -85,8 +85,7 @@ def interleave(
     interleaving's rule), count the requests (or users) each ranker won, and test the
     preference: exact binomial sign test and an interval of B's share of the wins."""
     from rankmeter.online import interleaving_test
-    from rankmeter.report import terminal_safe
-    from rankmeter.report.interleaving import render_json, render_markdown, render_table
+    from rankmeter.report import render
 
     result = interleaving_test(
         log,
@@ -98,12 +97,7 @@ def interleave(
         run_b=run_b,
         engine=engine.value,
     )
-    if output_format is InterleaveFormat.json:
-        emit(terminal_safe(render_json(result), output), output)
-    elif output_format is InterleaveFormat.markdown:
-        emit(render_markdown(result), output)
-    else:
-        render_rich(render_table(result), output)
+    render(result, output_format.value, output)
 
 
 def register(app: typer.Typer) -> None:

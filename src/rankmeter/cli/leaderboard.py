@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from rankmeter.cli._common import OutputOption, emit, render_rich
+from rankmeter.cli._common import OutputOption
 from rankmeter.report import visible
 
 
@@ -38,25 +38,12 @@ def leaderboard(
     """Rank the models stored in a results folder: models x datasets on the main score
     (nDCG@10), mean rank, and on each dataset which models are significantly worse than its
     best (paired randomization test on the stored per-query values, Holm correction)."""
-    from rankmeter.report import terminal_safe
-    from rankmeter.report.leaderboard import (
-        render_html,
-        render_json,
-        render_markdown,
-        render_table,
-    )
+    from rankmeter.report import render
     from rankmeter.vector.leaderboard import read_leaderboard
 
     _refuse_output_inside(output, results_dir)
     board = read_leaderboard(results_dir, metric=metric, alpha=alpha)
-    if output_format is LeaderboardFormat.json:
-        emit(render_json(board), output)
-    elif output_format is LeaderboardFormat.markdown:
-        emit(terminal_safe(render_markdown(board), output), output)
-    elif output_format is LeaderboardFormat.html:
-        emit(terminal_safe(render_html(board), output), output)
-    else:
-        render_rich(render_table(board), output)
+    render(board, output_format.value, output)
 
 
 def _refuse_output_inside(output: str | None, results_dir: str) -> None:

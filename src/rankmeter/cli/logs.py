@@ -20,8 +20,6 @@ from rankmeter.cli._common import (
     TsUnitOption,
     UnorderedOption,
     check_output,
-    emit,
-    render_rich,
 )
 
 logs_app = typer.Typer(
@@ -66,16 +64,10 @@ def check(
     requests, impressions, clicks) and every problem, at its first offending row. Exit 1
     when a problem was found."""
     from rankmeter.online import check_log
-    from rankmeter.report import terminal_safe, visible
-    from rankmeter.report.logs import render_json, render_markdown, render_table
+    from rankmeter.report import render, visible
 
     result = check_log(log, engine=engine.value, ts_unit=ts_unit.value, ordered=not unordered)
-    if output_format is LogsFormat.json:
-        emit(terminal_safe(render_json(result), output), output)
-    elif output_format is LogsFormat.markdown:
-        emit(render_markdown(result), output)
-    else:
-        render_rich(render_table(result), output)
+    render(result, output_format.value, output)
     if not result.ok:
         count = len(result.problems)
         print(

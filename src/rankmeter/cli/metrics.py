@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from rankmeter.cli._common import GoalCommand, GoalOption, emit, render_rich
+from rankmeter.cli._common import GoalCommand, GoalOption
 
 
 class ListFormat(str, Enum):
@@ -32,29 +32,18 @@ def metrics(
     if goal is not None:
         _goal(goal, output_format)
         return
-    from rankmeter.metrics.docs import metric_rows
-    from rankmeter.report import metrics as report
+    from rankmeter.metrics import metric_catalogue
+    from rankmeter.report import render
 
-    rows = metric_rows()
-    if output_format is ListFormat.json:
-        emit(report.render_json(rows), None)
-    elif output_format is ListFormat.markdown:
-        emit(report.render_markdown(rows), None)
-    else:
-        render_rich(report.render_table(rows), None)
+    render(metric_catalogue(), output_format.value)
 
 
 def _goal(name: str, output_format: ListFormat) -> None:
     from rankmeter.metrics.goals import get_goal
-    from rankmeter.report import metrics as report
+    from rankmeter.report import render
 
     goal = get_goal(name)
-    if output_format is ListFormat.json:
-        emit(report.render_goal_json(goal), None)
-    elif output_format is ListFormat.markdown:
-        emit(report.render_goal_markdown(goal), None)
-    else:
-        render_rich(report.render_goal_table(goal), None)
+    render(goal, output_format.value)
 
 
 def register(app: typer.Typer) -> None:

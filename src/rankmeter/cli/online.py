@@ -17,8 +17,6 @@ from rankmeter.cli._common import (
     TsUnit,
     TsUnitOption,
     UnorderedOption,
-    emit,
-    render_rich,
 )
 
 
@@ -75,8 +73,7 @@ def online_vs_offline(
     metric whether it agrees with the first offline metric (-m; default nDCG@10) in sign and
     significance."""
     from rankmeter.online import online_vs_offline as side_by_side
-    from rankmeter.report import terminal_safe
-    from rankmeter.report.online_offline import render_json, render_markdown, render_table
+    from rankmeter.report import render
 
     result = side_by_side(
         qrels,
@@ -97,12 +94,7 @@ def online_vs_offline(
         ts_unit=ts_unit.value,
         ordered=not unordered,
     )
-    if output_format is OnlineOfflineFormat.json:
-        emit(terminal_safe(render_json(result), output), output)
-    elif output_format is OnlineOfflineFormat.markdown:
-        emit(render_markdown(result), output)
-    else:
-        render_rich(render_table(result), output)
+    render(result, output_format.value, output)
 
 
 def register(app: typer.Typer) -> None:

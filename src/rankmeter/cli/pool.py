@@ -13,7 +13,6 @@ from rankmeter.cli._common import (
     TiesOption,
     check_output,
     emit,
-    render_rich,
 )
 
 # -o as every command declares it (checked before any work by check_output), but required: a
@@ -78,13 +77,12 @@ def pool(
     The summary (per run, Judged@depth now and once the pool is judged) goes to stdout; with
     -o - the pool goes to stdout and the summary to stderr.
     """
-    import sys
 
     from rankmeter.cli._runs import read_runs
     from rankmeter.errors import PolicyError
     from rankmeter.judgments import pool as make_pool
     from rankmeter.report import pool as report
-    from rankmeter.report import terminal_safe
+    from rankmeter.report import render, terminal_safe
 
     if [*runs, qrels].count("-") > 1:
         raise PolicyError("only one input can be read from stdin ('-')")
@@ -99,19 +97,9 @@ def pool(
     )
     if output != "-":
         report.write_pool(result, output)
-        if output_format is PoolFormat.json:
-            emit(report.render_json(result), None)
-        else:
-            render_rich(report.render_table(result), None)
-        return
-    # The pool is the data on stdout; the summary is a diagnostic beside it.
-    emit(terminal_safe(report.pool_text(result), None), None)
-    if output_format is PoolFormat.json:
-        sys.stderr.write(report.render_json(result))
-    else:
-        from rich.console import Console
-
-        Console(stderr=True, soft_wrap=False).print(report.render_table(result))
+    else:  # the pool is the data on stdout; the summary is a diagnostic beside it
+        emit(terminal_safe(report.pool_text(result), None), None)
+    render(result, output_format.value, stderr=output == "-")
 
 
 def register(app: typer.Typer) -> None:

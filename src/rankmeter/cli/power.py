@@ -16,8 +16,6 @@ from rankmeter.cli._common import (
     RunFormatOption,
     Ties,
     TiesOption,
-    emit,
-    render_rich,
 )
 
 
@@ -97,7 +95,7 @@ def power(
     from rankmeter.errors import PolicyError
     from rankmeter.io import read_qrels
     from rankmeter.report import power as report
-    from rankmeter.report import terminal_safe
+    from rankmeter.report import render
 
     if [qrels, base, new].count("-") > 1:
         raise PolicyError("only one input can be read from stdin ('-')")
@@ -108,16 +106,9 @@ def power(
         test=test.value, effect=effect, sd=sd, simulations=simulations, resamples=resamples,
         seed=seed, rel=rel, judged_only=judged_only, ties=ties.value,
     )  # fmt: skip
-    analyses, notes = result.analyses, list(result.notes)
     who = {"baseline": result.baseline, "system": result.system}
-    if output_format is PowerFormat.json:
-        text = report.render_json(analyses, **who, notes=notes)
-        emit(terminal_safe(text, output), output)
-    elif output_format is PowerFormat.markdown:
-        text = report.render_markdown(analyses, **who, notes=notes)
-        emit(terminal_safe(text, output), output)
-    else:
-        render_rich(report.render_table(analyses, **who, notes=notes), output)
+    report_ = report.PowerReport(result.analyses, **who, notes=list(result.notes))
+    render(report_, output_format.value, output)
 
 
 def register(app: typer.Typer) -> None:

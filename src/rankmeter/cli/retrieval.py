@@ -16,7 +16,6 @@ from rankmeter.cli._common import (
     RunFormatOption,
     check_output,
     emit,
-    render_rich,
 )
 from rankmeter.cli._progress import Steps
 from rankmeter.vector import RUN_DEPTH
@@ -80,8 +79,7 @@ def bm25(
     Every judged query counts: one that matches no document (stopwords only) scores 0 and is
     listed. Default metrics: nDCG@10 P@10 R@100 RR AP.
     """
-    from rankmeter.report import terminal_safe
-    from rankmeter.report.vector import render_json, render_table
+    from rankmeter.report import render
     from rankmeter.vector.bm25 import evaluate_bm25
 
     with Steps(total=3, enabled=False if quiet else None) as steps:
@@ -90,10 +88,7 @@ def bm25(
             run_out=run_out, progress=steps.start,
         )  # fmt: skip
     # The Judged@k warning is evaluate's and compare's: this report does not give it.
-    if output_format is EvalFormat.json:
-        emit(terminal_safe(render_json(result, per_query=per_query), output), output)
-    else:
-        render_rich(render_table(result, per_query=per_query), output)
+    render(result, output_format.value, output, per_query=per_query)
 
 
 def fuse(
@@ -203,7 +198,7 @@ def two_stage(
     from rankmeter.cli._runs import read_run_list
     from rankmeter.errors import PolicyError
     from rankmeter.io import read_qrels
-    from rankmeter.report import pipeline as report
+    from rankmeter.report import render
     from rankmeter.vector.pipeline import two_stage as run_two_stage
 
     if [qrels, retriever_run, reranked_run].count("-") > 1:
@@ -218,10 +213,7 @@ def two_stage(
         pool=pool,
         metrics=metric or ["nDCG@10"],
     )
-    if output_format is EvalFormat.json:
-        emit(report.render_json(result, per_query=per_query), output)
-    else:
-        render_rich(report.render_table(result, per_query=per_query), output)
+    render(result, output_format.value, output, per_query=per_query)
 
 
 def register(app: typer.Typer) -> None:

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from rankmeter.cli._common import OutputOption, emit, render_rich
+from rankmeter.cli._common import OutputOption
 
 
 class SampleFormat(str, Enum):
@@ -68,8 +68,8 @@ def sample_queries(
     Prints a one-line summary of the strata on stderr.
     """
     from rankmeter.online import sample_queries as draw
+    from rankmeter.report import render, visible
     from rankmeter.report import sampling as report
-    from rankmeter.report import terminal_safe, visible
 
     sample = draw(
         log,
@@ -79,13 +79,7 @@ def sample_queries(
         holdout=holdout,
         seed=seed,
     )
-    if output_format is SampleFormat.jsonl:
-        text = report.render_jsonl(sample)
-    else:
-        text = report.render_csv(
-            sample, delimiter="\t" if output_format is SampleFormat.tsv else ","
-        )
-    emit(terminal_safe(text, output), output)
+    render(sample, output_format.value, output)
     print(visible(report.summary(sample)), file=sys.stderr)
 
 
@@ -135,8 +129,7 @@ def query_mix(
     difference they can detect.
     """
     from rankmeter.online import query_mix as measure
-    from rankmeter.report import sampling as report
-    from rankmeter.report import terminal_safe
+    from rankmeter.report import render
 
     mix = measure(
         queries,
@@ -147,12 +140,7 @@ def query_mix(
         power=target,
         sd=sd,
     )
-    if output_format is MixFormat.json:
-        emit(terminal_safe(report.render_mix_json(mix), output), output)
-    elif output_format is MixFormat.markdown:
-        emit(terminal_safe(report.render_mix_markdown(mix), output), output)
-    else:
-        render_rich(report.render_mix_table(mix), output)
+    render(mix, output_format.value, output)
 
 
 def register(app: typer.Typer) -> None:

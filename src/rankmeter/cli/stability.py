@@ -15,8 +15,6 @@ from rankmeter.cli._common import (
     RelOption,
     Ties,
     TiesOption,
-    emit,
-    render_rich,
 )
 
 
@@ -57,8 +55,7 @@ def stability(
     from rankmeter.errors import PolicyError
     from rankmeter.io import read_qrels, read_run
     from rankmeter.metrics import DEFAULT_METRICS
-    from rankmeter.report import stability as report
-    from rankmeter.report import terminal_safe
+    from rankmeter.report import render
     from rankmeter.results import unique_names
 
     if [qrels, *runs].count("-") > 1:
@@ -80,14 +77,7 @@ def stability(
         judged_only=judged_only,
         ties=ties.value,
     )
-    if output_format is StabilityFormat.json:
-        emit(terminal_safe(report.render_json(result), output), output)
-    elif output_format is StabilityFormat.markdown:
-        emit(terminal_safe(report.render_markdown(result), output), output)
-    elif output_format is StabilityFormat.html:
-        emit(terminal_safe(report.render_html(result), output), output)
-    else:
-        render_rich(report.render_table(result), output)
+    render(result, output_format.value, output)
 
 
 def register(app: typer.Typer) -> None:

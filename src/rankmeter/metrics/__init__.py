@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Any
 from rankmeter.metrics._parse import metric_names, parse_metric, parse_metrics
 from rankmeter.metrics._registry import DEFAULT_METRICS, SPECS
 from rankmeter.metrics._spec import Breakdown, Metric, MetricSpec, Param, approx, num, ranks
-from rankmeter.metrics.goals import GOALS, GoalMetric, metrics_for_goal
+from rankmeter.metrics.docs import MetricCatalogue, metric_catalogue
+from rankmeter.metrics.goals import GOALS, Goal, GoalMetric, metrics_for_goal
 from rankmeter.metrics.ndcg import GainOverflow
 
 __all__ = [
@@ -20,13 +21,16 @@ __all__ = [
     "SPECS",
     "Breakdown",
     "GainOverflow",
+    "Goal",
     "GoalMetric",
     "Metric",
+    "MetricCatalogue",
     "MetricSpec",
     "Param",
     "Ranked",
     "approx",
     "join",
+    "metric_catalogue",
     "metric_names",
     "metrics_for_goal",
     "num",

@@ -3,9 +3,24 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from rankmeter.metrics._registry import SPECS
+
+
+@dataclasses.dataclass(frozen=True)
+class MetricCatalogue:
+    """Every metric family documented (``rankmeter metrics``): the rows of
+    :func:`metric_rows`, in registry order; :func:`rankmeter.report.render` shows it as
+    ``table``, ``markdown`` (docs/metrics.md) or ``json``."""
+
+    rows: tuple[dict[str, Any], ...]
+
+
+def metric_catalogue() -> MetricCatalogue:
+    """The catalogue of every metric family, from the specs."""
+    return MetricCatalogue(tuple(metric_rows()))
 
 
 def metric_rows() -> list[dict[str, Any]]:

@@ -11,6 +11,11 @@ LaTeX and HTML. Result objects hold data (``to_dict``); this package decides how
   writers), ``_json`` (strict JSON), ``_rich`` (untrusted text in rich tables). Escaping per
   format lives in :mod:`rankmeter._escape`.
 
+One renderer per (result type, format), registered in its module with :func:`renders`;
+:func:`render` renders a result in a format named by the user and writes it (escaped at a
+terminal, byte-exact in files and pipes; files atomically): every command's output goes
+through it. :func:`formats_of` names a result's formats.
+
 Imported by the command line and by users, never by the library below it; heavy imports (rich,
 Jinja2) happen inside the functions.
 
@@ -22,5 +27,24 @@ renderers: :func:`visible` for a line of text (an error message, a progress labe
 from __future__ import annotations
 
 from rankmeter._escape import terminal_safe, visible
+from rankmeter.report._registry import (
+    Rendered,
+    emit,
+    formats_of,
+    render,
+    render_rich,
+    renderer,
+    renders,
+)
 
-__all__ = ["terminal_safe", "visible"]
+__all__ = [
+    "Rendered",
+    "emit",
+    "formats_of",
+    "render",
+    "render_rich",
+    "renderer",
+    "renders",
+    "terminal_safe",
+    "visible",
+]

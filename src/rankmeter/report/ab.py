@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from rankmeter._escape import markdown_text
 from rankmeter.report._json import json_text
 from rankmeter.report._markdown import Align, markdown_table
+from rankmeter.report._registry import renders
 from rankmeter.report._text import num, pvalue, signed
 
 if TYPE_CHECKING:
@@ -29,6 +30,7 @@ __all__ = ["render_html", "render_json", "render_markdown", "render_table"]
 TEMPLATE = "ab.html.j2"
 
 
+@renders("rankmeter.online.ABResult", "json")
 def render_json(result: ABResult) -> str:
     """The analysis as strict JSON (``ABResult.to_dict``; ``warnings`` first)."""
     return json_text(result.to_dict())
@@ -233,6 +235,7 @@ def _align(header: list[str], text: int) -> list[Align]:
     return [None] * text + _RIGHT * (len(header) - text - 1) + [None]
 
 
+@renders("rankmeter.online.ABResult", "markdown")
 def render_markdown(result: ABResult) -> str:
     """Warnings first, then the tables (every variant name and segment value escaped)."""
     lines: list[str] = []
@@ -255,6 +258,7 @@ def render_markdown(result: ABResult) -> str:
     return "\n".join(lines) + "\n"
 
 
+@renders("rankmeter.online.ABResult", "table")
 def render_table(result: ABResult) -> Any:
     """A rich renderable: the warning (if any), the headline, the tables, the notes."""
     from rich.console import Group
@@ -330,6 +334,7 @@ def _html_effect_header(result: ABResult) -> list[dict[str, str]]:
     ]
 
 
+@renders("rankmeter.online.ABResult", "html")
 def render_html(result: ABResult) -> str:
     """One self-contained page: the warning first, the verdicts, the tables, the settings.
 

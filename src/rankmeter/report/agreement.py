@@ -14,12 +14,14 @@ from rankmeter._escape import markdown_text
 from rankmeter.judgments.agreement import Agreement, PairAgreement
 from rankmeter.report._json import json_text
 from rankmeter.report._markdown import Align, markdown_table
+from rankmeter.report._registry import renders
 from rankmeter.report._rich import FittedTable, shown
 from rankmeter.report._text import num, signed, statistic
 
 __all__ = ["render_json", "render_markdown", "render_table"]
 
 
+@renders("rankmeter.judgments.Agreement", "json")
 def render_json(result: Agreement) -> str:
     return json_text(result.to_dict())
 
@@ -80,6 +82,7 @@ def _disputed_labels(labels: tuple[tuple[str, float | int], ...]) -> str:
     return ", ".join(f"{rater}={_label(value)}" for rater, value in labels)
 
 
+@renders("rankmeter.judgments.Agreement", "table")
 def render_table(result: Agreement) -> Any:
     """A rich renderable: the summary, the pairs, leniency, the confusion matrices and the
     most disputed items; the notes on undefined statistics under them."""
@@ -152,6 +155,7 @@ def render_table(result: Agreement) -> Any:
     return Group(*parts)
 
 
+@renders("rankmeter.judgments.Agreement", "markdown")
 def render_markdown(result: Agreement) -> str:
     """The same tables as Markdown (every rater name and id escaped)."""
     lines = [f"**{_headline(result)}**", ""]

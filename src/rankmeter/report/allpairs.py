@@ -20,6 +20,7 @@ from rankmeter.checking import DataWarning
 from rankmeter.comparison import AllPairsComparison
 from rankmeter.report._json import json_text
 from rankmeter.report._markdown import Align, markdown_table
+from rankmeter.report._registry import renders
 from rankmeter.report._rich import FittedTable, shown
 from rankmeter.report._text import num, pvalue, signed
 from rankmeter.report.checking import warning_line
@@ -63,6 +64,7 @@ def payload(
     return data
 
 
+@renders("rankmeter.comparison.AllPairsComparison", "json")
 def render_json(
     result: AllPairsComparison,
     *,
@@ -198,6 +200,7 @@ def _notes(result: AllPairsComparison) -> list[str]:
     ]
 
 
+@renders("rankmeter.comparison.AllPairsComparison", "table")
 def render_table(result: AllPairsComparison) -> Any:
     """A rich renderable: the headline, then per metric the ANOVA, the systems with their
     letters, the pairs, the HSD; the legend and the notes."""
@@ -222,6 +225,7 @@ def render_table(result: AllPairsComparison) -> Any:
     return Group(*parts)
 
 
+@renders("rankmeter.comparison.AllPairsComparison", "markdown")
 def render_markdown(
     result: AllPairsComparison, *, data_warnings: Sequence[DataWarning] = ()
 ) -> str:
@@ -247,6 +251,7 @@ def render_markdown(
     return "\n".join(lines) + "\n"
 
 
+@renders("rankmeter.comparison.AllPairsComparison", "latex")
 def render_latex(result: AllPairsComparison, *, data_warnings: Sequence[DataWarning] = ()) -> str:
     """A booktabs table: rows = systems by the first metric's mean, per metric its mean and
     group letters (superscripts); the caption says what the letters mean and how they were
@@ -339,6 +344,7 @@ def _plain(warning: DataWarning) -> str:
     return warning_line(warning).split(": ", 1)[1].rstrip(".")
 
 
+@renders("rankmeter.comparison.AllPairsComparison", "html")
 def render_html(result: AllPairsComparison, *, data_warnings: Sequence[DataWarning] = ()) -> str:
     """One self-contained page: the settings, then per metric the ANOVA, the systems with
     their letters, the pairs and the matrix plot; the legend and the notes. The

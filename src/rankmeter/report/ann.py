@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from rankmeter.report._registry import renders
 from rankmeter.vector.ann import TIMED_RUNS
 
 if TYPE_CHECKING:
@@ -78,6 +79,7 @@ def describe(result: AnnRecall) -> str:
     )
 
 
+@renders("rankmeter.vector.AnnRecall", "json")
 def render_json(result: AnnRecall) -> str:
     """The measurement as strict JSON (``AnnRecall.to_dict``)."""
     from rankmeter.report._json import json_text
@@ -85,6 +87,7 @@ def render_json(result: AnnRecall) -> str:
     return json_text(result.to_dict())
 
 
+@renders("rankmeter.vector.AnnRecall", "markdown")
 def render_markdown(result: AnnRecall) -> str:
     """A Markdown section: title, what was measured, the trade-off table, the recall rule."""
     from rankmeter.report._markdown import markdown_table
@@ -96,6 +99,7 @@ def render_markdown(result: AnnRecall) -> str:
     return "\n".join(lines)
 
 
+@renders("rankmeter.vector.AnnRecall", "table")
 def render_table(result: AnnRecall) -> Any:
     """The trade-off table for a terminal: a title, the table (fitted to the width: text
     columns folded or rows stacked, numbers whole) and what was measured under it, as lines
@@ -215,6 +219,7 @@ def _settings(result: AnnRecall) -> list[tuple[str, str]]:
     ]
 
 
+@renders("rankmeter.vector.AnnRecall", "html")
 def render_html(result: AnnRecall) -> str:
     """One self-contained page: settings, the trade-off table, the recall-vs-QPS plot.
 
@@ -353,6 +358,7 @@ def describe_benchmark(bench: AnnBenchmark, shown: Callable[[str], str] | None =
     )
 
 
+@renders("rankmeter.vector.AnnBenchmark", "json")
 def render_benchmark_json(bench: AnnBenchmark) -> str:
     """The whole benchmark as strict JSON (``AnnBenchmark.to_dict``)."""
     from rankmeter.report._json import json_text
@@ -360,6 +366,7 @@ def render_benchmark_json(bench: AnnBenchmark) -> str:
     return json_text(bench.to_dict())
 
 
+@renders("rankmeter.vector.AnnBenchmark", "markdown")
 def render_benchmark_markdown(bench: AnnBenchmark) -> str:
     """A Markdown section: the settings table, the frontier, and the quality lost."""
     from rankmeter._escape import markdown_text
@@ -390,6 +397,7 @@ def _fitted(header: list[str], body: list[list[str]]) -> Any:
     return table
 
 
+@renders("rankmeter.vector.AnnBenchmark", "table")
 def render_benchmark_table(bench: AnnBenchmark) -> Any:
     """The settings table (and the quality lost) for a terminal, with the notes under it."""
     from rich.console import Group
@@ -484,6 +492,7 @@ def benchmark_chart(bench: AnnBenchmark, ident: str) -> str:
     )
 
 
+@renders("rankmeter.vector.AnnBenchmark", "html")
 def render_benchmark_html(bench: AnnBenchmark) -> str:
     """One self-contained page: what was measured, the chart with the Pareto frontier, the
     settings table and (with judgments) the quality lost against exact search."""

@@ -14,12 +14,14 @@ from rankmeter._escape import markdown_text
 from rankmeter.judgments.audit import LabelAudit, MetricOrdering, PairSignificance
 from rankmeter.report._json import json_text
 from rankmeter.report._markdown import Align, markdown_table
+from rankmeter.report._registry import renders
 from rankmeter.report._rich import FittedTable, shown
 from rankmeter.report._text import num, signed, statistic
 
 __all__ = ["render_json", "render_markdown", "render_table"]
 
 
+@renders("rankmeter.judgments.LabelAudit", "json")
 def render_json(result: LabelAudit) -> str:
     return json_text(result.to_dict())
 
@@ -78,6 +80,7 @@ def _test_sentence(result: LabelAudit) -> str:
     )
 
 
+@renders("rankmeter.judgments.LabelAudit", "table")
 def render_table(result: LabelAudit) -> Any:
     """A rich renderable: agreement and leniency, the confusion matrix, and with runs the
     orders and the significance changes; the notes under them."""
@@ -120,6 +123,7 @@ def render_table(result: LabelAudit) -> Any:
     return Group(*parts)
 
 
+@renders("rankmeter.judgments.LabelAudit", "markdown")
 def render_markdown(result: LabelAudit) -> str:
     """The same tables as Markdown (every run and metric name escaped)."""
     lines = [f"**{markdown_text(_headline(result))}**", ""]

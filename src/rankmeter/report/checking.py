@@ -24,6 +24,7 @@ from rankmeter.checking import (
 )
 from rankmeter.report._json import json_text
 from rankmeter.report._markdown import Align, markdown_table
+from rankmeter.report._registry import renders
 from rankmeter.report._rich import FittedTable, shown
 
 __all__ = [
@@ -36,6 +37,7 @@ __all__ = [
 ]
 
 
+@renders("rankmeter.checking.DataCheck", "json")
 def render_json(result: DataCheck) -> str:
     """The check as strict JSON (its ``to_dict()``)."""
     return json_text(result.to_dict())
@@ -302,6 +304,7 @@ def _note(result: DataCheck) -> str:
     )
 
 
+@renders("rankmeter.checking.DataCheck", "table")
 def render_table(result: DataCheck) -> Any:
     """A rich renderable: the headline, the runs, each metric across tie orders, the qrels'
     grades and every finding."""
@@ -338,6 +341,7 @@ def render_table(result: DataCheck) -> Any:
     return Group(*parts)
 
 
+@renders("rankmeter.checking.DataCheck", "markdown")
 def render_markdown(result: DataCheck) -> str:
     """The same tables as Markdown (every id, name and path escaped)."""
     lines = [f"**{markdown_text(_headline(result))}**", ""]

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from rankmeter.report._json import json_text
+from rankmeter.report._registry import renders
 from rankmeter.report._rich import FittedTable, shown
 
 if TYPE_CHECKING:
@@ -19,6 +20,11 @@ __all__ = ["fit_dict", "fit_lines", "labels_lines", "render_fit_json", "render_f
 def fit_dict(model: ClickModel, held_out: ModelEvaluation | None) -> dict[str, Any]:
     """The fit's figures (``model.to_dict()``) and the held-out evaluation's (or None)."""
     return {"fit": model.to_dict(), "held_out": None if held_out is None else held_out.to_dict()}
+
+
+@renders("rankmeter.clicks.ClickModel", "json")
+def _fit_json(model: ClickModel, *, held_out: ModelEvaluation | None = None) -> str:
+    return render_fit_json(model, held_out)
 
 
 def render_fit_json(model: ClickModel, held_out: ModelEvaluation | None) -> str:
@@ -68,6 +74,11 @@ def fit_lines(model: ClickModel, held_out: ModelEvaluation | None) -> list[str]:
             f"{held_out.log_likelihood:.4f}, perplexity {held_out.perplexity:.4f}{unseen}"
         )
     return lines
+
+
+@renders("rankmeter.clicks.ClickModel", "table")
+def _fit_table(model: ClickModel, *, held_out: ModelEvaluation | None = None) -> Any:
+    return render_fit_table(model, held_out)
 
 
 def render_fit_table(model: ClickModel, held_out: ModelEvaluation | None) -> Any:

@@ -16,9 +16,11 @@ from rankmeter.checking import DataWarning, DepthGap
 from rankmeter.comparison import Comparison, Difference, Regression
 from rankmeter.report._json import json_text
 from rankmeter.report._markdown import Align, markdown_table
+from rankmeter.report._registry import renders
 from rankmeter.report._rich import FittedTable, shown
 from rankmeter.report._text import num, pvalue, signed
 from rankmeter.report.checking import warning_line as data_warning_line
+from rankmeter.report.checking import warning_lines as data_warning_lines
 from rankmeter.report.judged import warning_lines, warnings_data
 from rankmeter.results import JUDGED_BELOW
 
@@ -33,6 +35,7 @@ __all__ = [
 ]
 
 
+@renders("rankmeter.comparison.Comparison", "json")
 def render_json(
     comparison: Comparison,
     *,
@@ -314,6 +317,7 @@ def difference_header(comparison: Comparison) -> list[str]:
     ]
 
 
+@renders("rankmeter.comparison.Comparison", "table")
 def render_table(comparison: Comparison, *, judged_below: float = JUDGED_BELOW) -> Any:
     """A rich renderable for the terminal: means, differences, failures, segments; a warning
     for each system whose Judged@k is below ``judged_below``. Every name, id and text goes in
@@ -548,6 +552,7 @@ def render_markdown(
     return "\n".join(out)
 
 
+@renders("rankmeter.comparison.Comparison", "latex")
 def render_latex(comparison: Comparison, *, judged_below: float = JUDGED_BELOW) -> str:
     """A booktabs table: rows = systems, columns = metrics; each cell the mean and, for a
     system, its difference from the baseline with the interval; significance marked and
@@ -668,3 +673,16 @@ def _comparisons(k: int) -> str:
 
 def _queries(n: int) -> str:
     return f"{n} query" if n == 1 else f"{n} queries"
+
+
+@renders("rankmeter.comparison.Comparison", "markdown")
+def _markdown(
+    comparison: Comparison,
+    *,
+    judged_below: float = JUDGED_BELOW,
+    data_warnings: Sequence[DataWarning] = (),
+) -> str:
+    """:func:`render_markdown` with the data's warnings as found
+    (:func:`rankmeter.checking.result_warnings`)."""
+    lines = tuple(data_warning_lines(data_warnings))
+    return render_markdown(comparison, judged_below=judged_below, data_warnings=lines)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from rankmeter.metrics import Metric
 from rankmeter.report._json import json_text
+from rankmeter.report._registry import Rendered, renders
 from rankmeter.report._rich import FittedTable, shown
 from rankmeter.report._text import decimal
 from rankmeter.report.judged import warning_lines
@@ -19,6 +20,7 @@ from rankmeter.results import JUDGED_BELOW, EvalResult, JudgedWarning
 
 if TYPE_CHECKING:
     from rankmeter.metrics.goals import Goal
+    from rankmeter.results import EvalResults
 
 __all__ = ["judged_warnings", "render_json", "render_table", "render_trec", "render_tsv"]
 
@@ -237,3 +239,78 @@ def render_table(
         parts.append(goal_reasons(goal, labels))
         parts += [shown(f"note: {note}", style="yellow") for note in goal_notes]
     return Group(*parts)
+
+
+def _notes(goal_notes: Sequence[str]) -> tuple[str, ...]:
+    return tuple(f"note: {note}" for note in goal_notes)
+
+
+@renders("rankmeter.results.EvalResults", "json")
+def _json(
+    results: EvalResults,
+    *,
+    per_query: bool = False,
+    single: bool = False,
+    judged_below: float = JUDGED_BELOW,
+    worst: int | None = None,
+    goal_notes: Sequence[str] = (),
+) -> Rendered:
+    """:func:`render_json`; a goal's notes on the data go to stderr (data stays data)."""
+    listed = list(results.results)
+    text = render_json(
+        listed, per_query=per_query, single=single, judged_below=judged_below, worst=worst
+    )
+    return Rendered(text, before=_notes(goal_notes))
+
+
+@renders("rankmeter.results.EvalResults", "tsv")
+def _tsv(
+    results: EvalResults,
+    *,
+    per_query: bool = False,
+    judged_below: float = JUDGED_BELOW,
+    worst: int | None = None,
+    goal_notes: Sequence[str] = (),
+) -> Rendered:
+    """:func:`render_tsv`; the goal's notes and the Judged@k warnings go to stderr."""
+    listed = list(results.results)
+    text = render_tsv(listed, per_query=per_query, worst=worst)
+    after = tuple(warning_lines(judged_warnings(listed, judged_below)))
+    return Rendered(text, before=_notes(goal_notes), after=after)
+
+
+@renders("rankmeter.results.EvalResults", "trec")
+def _trec(
+    results: EvalResults,
+    *,
+    per_query: bool = False,
+    judged_below: float = JUDGED_BELOW,
+    worst: int | None = None,
+    goal_notes: Sequence[str] = (),
+) -> Rendered:
+    """:func:`render_trec`; the goal's notes and the Judged@k warnings go to stderr."""
+    listed = list(results.results)
+    text = render_trec(listed, per_query=per_query, worst=worst)
+    after = tuple(warning_lines(judged_warnings(listed, judged_below)))
+    return Rendered(text, before=_notes(goal_notes), after=after)
+
+
+@renders("rankmeter.results.EvalResults", "table")
+def _table(
+    results: EvalResults,
+    *,
+    per_query: bool = False,
+    goal: Goal | None = None,
+    judged_below: float = JUDGED_BELOW,
+    worst: int | None = None,
+    goal_notes: Sequence[str] = (),
+) -> Any:
+    """:func:`render_table`: the goal's notes and the warnings are in the table."""
+    return render_table(
+        list(results.results),
+        per_query=per_query,
+        goal=goal,
+        goal_notes=goal_notes,
+        judged_below=judged_below,
+        worst=worst,
+    )

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from rankmeter._escape import markdown_code, markdown_text, visible
 from rankmeter.report._markdown import Align, markdown_table
+from rankmeter.report._registry import renders
 from rankmeter.report._text import text_table
 
 if TYPE_CHECKING:
@@ -69,6 +70,7 @@ NUMERIC = frozenset(
 )
 
 
+@renders("rankmeter.explanation.Explanations", "json")
 def render_json(explanations: Explanations) -> str:
     """The explanations as one JSON document: the query, the run (or the grades given), the
     policies, and each metric's explanation (:meth:`Explanations.to_dict`)."""
@@ -148,6 +150,7 @@ def _one_text(e: Explanation) -> str:
     return "\n".join(lines) + "\n"
 
 
+@renders("rankmeter.explanation.Explanations", "text")
 def render_text(explanations: Explanation | Sequence[Explanation]) -> str:
     """Plain text: the title, the table, notes, the ideal ordering and the steps; several
     explanations separated by a blank line."""
@@ -181,6 +184,7 @@ def _one_markdown(e: Explanation) -> str:
     return "\n".join(lines) + "\n"
 
 
+@renders("rankmeter.explanation.Explanations", "markdown")
 def render_markdown(explanations: Explanation | Sequence[Explanation]) -> str:
     """A Markdown section each (heading, tables, notes, steps); several separated by a blank
     line."""
@@ -224,6 +228,7 @@ def html_view(e: Explanation, ids: PageIds) -> dict[str, Any]:
     }
 
 
+@renders("rankmeter.explanation.Explanations", "html")
 def render_html(
     explanations: Explanation | Sequence[Explanation], *, ids: PageIds | None = None
 ) -> str:

@@ -23,10 +23,13 @@ from typing import Any
 
 import numpy as np
 
+from rankmeter.checking import DataWarning
 from rankmeter.comparison import CURVE_FAMILIES, Comparison, Difference, Failures
 from rankmeter.report import _svg
 from rankmeter.report._html import PageIds, page_head, render, safe, template_ids
+from rankmeter.report._registry import renders
 from rankmeter.report._text import num, pvalue, signed
+from rankmeter.report.checking import warning_lines as data_warning_lines
 from rankmeter.report.comparison import (
     filled_line,
     headline,
@@ -606,3 +609,16 @@ def _failures(
         "systems": systems,
         "linked": bool(anchors),
     }
+
+
+@renders("rankmeter.comparison.Comparison", "html")
+def _page(
+    comparison: Comparison,
+    *,
+    judged_below: float = JUDGED_BELOW,
+    data_warnings: Sequence[DataWarning] = (),
+) -> str:
+    """:func:`render_html` with the data's warnings as found
+    (:func:`rankmeter.checking.result_warnings`)."""
+    lines = data_warning_lines(data_warnings)
+    return render_html(comparison, judged_below=judged_below, data_warnings=lines)

@@ -14,12 +14,14 @@ from rankmeter._escape import markdown_text
 from rankmeter.online.interleaving import InterleavingResult
 from rankmeter.report._json import json_text
 from rankmeter.report._markdown import markdown_table
+from rankmeter.report._registry import renders
 from rankmeter.report._rich import FittedTable, shown
 from rankmeter.report._text import num, pvalue, signed
 
 __all__ = ["render_json", "render_markdown", "render_table"]
 
 
+@renders("rankmeter.online.InterleavingResult", "json")
 def render_json(result: InterleavingResult) -> str:
     return json_text(result.to_dict())
 
@@ -86,6 +88,7 @@ def _method_sentence(result: InterleavingResult) -> str:
     )
 
 
+@renders("rankmeter.online.InterleavingResult", "table")
 def render_table(result: InterleavingResult) -> Any:
     """A rich renderable: the verdict, the counts, the table and how it was computed."""
     from rich.console import Group
@@ -105,6 +108,7 @@ def render_table(result: InterleavingResult) -> Any:
     )
 
 
+@renders("rankmeter.online.InterleavingResult", "markdown")
 def render_markdown(result: InterleavingResult) -> str:
     """The same table as Markdown."""
     lines = [f"**{markdown_text(headline(result))}**", "", markdown_text(_counts(result)), ""]

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from rankmeter.report._registry import renders
+
 if TYPE_CHECKING:
     import os
     from pathlib import Path
@@ -84,6 +86,7 @@ def save_entry(entry: LeaderboardEntry, results_dir: str | os.PathLike[str]) -> 
     return path
 
 
+@renders("rankmeter.vector.Leaderboard", "json")
 def render_json(board: Leaderboard) -> str:
     """The leaderboard as strict JSON (``Leaderboard.to_dict``)."""
     from rankmeter.report._json import json_text
@@ -91,6 +94,7 @@ def render_json(board: Leaderboard) -> str:
     return json_text(board.to_dict())
 
 
+@renders("rankmeter.vector.Leaderboard", "markdown")
 def render_markdown(board: Leaderboard) -> str:
     """A Markdown section: a title, the table, the legend."""
     from rankmeter._escape import markdown_text
@@ -103,6 +107,7 @@ def render_markdown(board: Leaderboard) -> str:
     return "\n".join(lines)
 
 
+@renders("rankmeter.vector.Leaderboard", "table")
 def render_table(board: Leaderboard) -> Any:
     """The table for a terminal (fitted to its width) with the legend under it."""
     from rich.console import Group
@@ -120,6 +125,7 @@ def render_table(board: Leaderboard) -> Any:
     return Group(title, table, Text(legend(board), style="dim"))
 
 
+@renders("rankmeter.vector.Leaderboard", "html")
 def render_html(board: Leaderboard) -> str:
     """One self-contained page: the table and the legend; every value escaped."""
     from rankmeter.report._html import render

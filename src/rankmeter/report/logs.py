@@ -15,6 +15,7 @@ from rankmeter.online.logs import LogCheck, LogProblem
 from rankmeter.online.simulated import LogCounts
 from rankmeter.report._json import json_text
 from rankmeter.report._markdown import Align, markdown_table
+from rankmeter.report._registry import renders
 from rankmeter.report._rich import FittedTable, shown
 
 __all__ = ["render_json", "render_markdown", "render_table", "written_line"]
@@ -22,6 +23,7 @@ __all__ = ["render_json", "render_markdown", "render_table", "written_line"]
 _COUNTS = ("users", "sessions", "requests", "impressions", "clicks")
 
 
+@renders("rankmeter.online.LogCheck", "json")
 def render_json(check: LogCheck) -> str:
     return json_text(check.to_dict())
 
@@ -51,6 +53,7 @@ def _problem_note() -> str:
     )
 
 
+@renders("rankmeter.online.LogCheck", "table")
 def render_table(check: LogCheck) -> Any:
     """A rich renderable: the headline, the counts per variant and the problems."""
     from rich.console import Group
@@ -77,6 +80,7 @@ def render_table(check: LogCheck) -> Any:
     return Group(*parts)
 
 
+@renders("rankmeter.online.LogCheck", "markdown")
 def render_markdown(check: LogCheck) -> str:
     """The same tables as Markdown (every name from the log escaped)."""
     lines = [f"**{markdown_text(_headline(check))}**", ""]

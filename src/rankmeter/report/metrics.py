@@ -12,8 +12,10 @@ from typing import TYPE_CHECKING, Any
 
 from rankmeter.report._json import json_text
 from rankmeter.report._markdown import code, markdown_table
+from rankmeter.report._registry import renders
 
 if TYPE_CHECKING:
+    from rankmeter.metrics.docs import MetricCatalogue
     from rankmeter.metrics.goals import Goal
 
 __all__ = [
@@ -70,6 +72,7 @@ def render_table(rows: list[dict[str, Any]]) -> Any:
     return table
 
 
+@renders("rankmeter.metrics.Goal", "json")
 def render_goal_json(goal: Goal) -> str:
     """``{"goal", "description", "metrics": [{"metric", "why"}, ...]}``."""
     return json_text(
@@ -81,6 +84,7 @@ def render_goal_json(goal: Goal) -> str:
     )
 
 
+@renders("rankmeter.metrics.Goal", "markdown")
 def render_goal_markdown(goal: Goal) -> str:
     """A section: the goal, its description, and a table of its metrics with why each fits."""
     rows = [[code(m.metric), m.why] for m in goal.metrics]
@@ -89,6 +93,7 @@ def render_goal_markdown(goal: Goal) -> str:
     return "\n".join(lines) + "\n"
 
 
+@renders("rankmeter.metrics.Goal", "table")
 def render_goal_table(goal: Goal) -> Any:
     """The goal's description above a rich table of its metrics and why each fits."""
     from rich.console import Group
@@ -101,6 +106,21 @@ def render_goal_table(goal: Goal) -> Any:
     for m in goal.metrics:
         table.add_row(Text(m.metric), Text(m.why))
     return Group(Text(goal.description), table)
+
+
+@renders("rankmeter.metrics.MetricCatalogue", "json")
+def _catalogue_json(catalogue: MetricCatalogue) -> str:
+    return render_json(list(catalogue.rows))
+
+
+@renders("rankmeter.metrics.MetricCatalogue", "markdown")
+def _catalogue_markdown(catalogue: MetricCatalogue) -> str:
+    return render_markdown(list(catalogue.rows))
+
+
+@renders("rankmeter.metrics.MetricCatalogue", "table")
+def _catalogue_table(catalogue: MetricCatalogue) -> Any:
+    return render_table(list(catalogue.rows))
 
 
 def goal_reasons(goal: Goal, labels: Mapping[str, str] | None = None) -> Any:

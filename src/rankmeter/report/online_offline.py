@@ -12,6 +12,7 @@ from rankmeter._escape import markdown_text
 from rankmeter.online.offline import AGREEMENTS, OnlineOffline, Side
 from rankmeter.report._json import json_text
 from rankmeter.report._markdown import Align, markdown_table
+from rankmeter.report._registry import renders
 from rankmeter.report._text import num, signed
 
 __all__ = ["render_json", "render_markdown", "render_table"]
@@ -20,6 +21,7 @@ SIDE_HEADER = ["side", "metric", "n", "control", "treatment", "Δ", "CI", "p (co
 AGREEMENT_HEADER = ["offline metric", "online metric", "offline", "online", "agreement"]
 
 
+@renders("rankmeter.online.OnlineOffline", "json")
 def render_json(result: OnlineOffline) -> str:
     """The comparison as strict JSON (``OnlineOffline.to_dict``; ``warnings`` first)."""
     return json_text(result.to_dict())
@@ -94,6 +96,7 @@ def _legend() -> str:
 _SIDE_ALIGN: list[Align] = [None, None, "right", "right", "right", "right", "right", "right", None]
 
 
+@renders("rankmeter.online.OnlineOffline", "markdown")
 def render_markdown(result: OnlineOffline) -> str:
     """Warnings first, then the two tables (names escaped) and the settings."""
     lines: list[str] = [f"> **Warning:** {markdown_text(w)}" for w in result.warnings]
@@ -107,6 +110,7 @@ def render_markdown(result: OnlineOffline) -> str:
     return "\n".join(lines) + "\n"
 
 
+@renders("rankmeter.online.OnlineOffline", "table")
 def render_table(result: OnlineOffline) -> Any:
     """A rich renderable: the warning (if any), the headline, both tables, the settings."""
     from rich.console import Group

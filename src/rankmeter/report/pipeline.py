@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from rankmeter.report._json import json_text
+from rankmeter.report._registry import renders
 from rankmeter.report._rich import FittedTable, shown
 from rankmeter.report.evaluation import _fmt
 
@@ -15,6 +16,7 @@ if TYPE_CHECKING:
 __all__ = ["render_json", "render_table"]
 
 
+@renders("rankmeter.vector.TwoStage", "json")
 def render_json(result: TwoStage, *, per_query: bool = False) -> str:
     return json_text(result.to_dict(per_query=per_query))
 
@@ -41,6 +43,7 @@ def _per_query_tables(result: TwoStage) -> list[Any]:
     return tables
 
 
+@renders("rankmeter.vector.TwoStage", "table")
 def render_table(result: TwoStage, *, per_query: bool = False) -> Any:
     """One row per stage (retriever, reranked, ceiling), and a line on the pool; with
     ``per_query``, a table per stage with every query's values first."""

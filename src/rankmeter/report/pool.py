@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from rankmeter.report._json import json_line, json_text
+from rankmeter.report._registry import renders
 from rankmeter.report._rich import FittedTable, shown
 from rankmeter.report._text import decimal
 
@@ -42,6 +43,7 @@ def write_pool(items: Iterable[PoolItem], path: str | os.PathLike[str]) -> None:
         handle.write(text)
 
 
+@renders("rankmeter.judgments.Pool", "json")
 def render_json(result: Pool) -> str:
     """The summary as strict JSON: the pool's ``to_dict`` without its items."""
     return json_text(result.to_dict(items=False))
@@ -89,6 +91,7 @@ def summary_lines(result: Pool) -> list[str]:
     return lines
 
 
+@renders("rankmeter.judgments.Pool", "table")
 def render_table(result: Pool) -> Any:
     """One row per run: its queries, Judged@depth now and after judging the pool; the
     summary's lines under it."""

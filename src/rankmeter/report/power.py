@@ -12,6 +12,7 @@ simulated and its Monte-Carlo error. Run names and metric labels are untrusted t
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
@@ -19,11 +20,12 @@ from typing import Any
 from rankmeter._escape import markdown_text
 from rankmeter.report._json import json_text
 from rankmeter.report._markdown import Align, markdown_table
+from rankmeter.report._registry import renders
 from rankmeter.report._rich import FittedTable, shown
 from rankmeter.report._text import num, signed
 from rankmeter.stats import PowerAnalysis, correction_phrase, paired_test_label, power_sentence
 
-__all__ = ["payload", "render_json", "render_markdown", "render_table"]
+__all__ = ["PowerReport", "payload", "render_json", "render_markdown", "render_table"]
 
 HEADER = (
     "metric",
@@ -247,3 +249,36 @@ def render_markdown(
         for line in [*_legend(first), *_method(first), *_unreachable(analyses), *notes]
     ]
     return "\n".join(lines) + "\n"
+
+
+@dataclasses.dataclass(frozen=True)
+class PowerReport:
+    """What the power report shows: one analysis per metric (``analyses``) of ``system``
+    against ``baseline``, and notes on the data; rendered by :func:`rankmeter.report.render`
+    as ``table``, ``json`` or ``markdown``."""
+
+    analyses: Mapping[str, PowerAnalysis]
+    baseline: str
+    system: str
+    notes: Sequence[str] = ()
+
+
+@renders(PowerReport, "json")
+def _json(report: PowerReport) -> str:
+    return render_json(
+        report.analyses, baseline=report.baseline, system=report.system, notes=report.notes
+    )
+
+
+@renders(PowerReport, "markdown")
+def _markdown(report: PowerReport) -> str:
+    return render_markdown(
+        report.analyses, baseline=report.baseline, system=report.system, notes=report.notes
+    )
+
+
+@renders(PowerReport, "table")
+def _table(report: PowerReport) -> Any:
+    return render_table(
+        report.analyses, baseline=report.baseline, system=report.system, notes=report.notes
+    )

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from rankmeter._escape import markdown_text
 from rankmeter.report._json import json_line, json_text
 from rankmeter.report._markdown import Align, markdown_table
+from rankmeter.report._registry import renders
 from rankmeter.report._rich import FittedTable, shown
 from rankmeter.report._text import num, pvalue
 from rankmeter.stats import paired_test_label
@@ -49,6 +50,17 @@ def render_csv(sample: QuerySample, *, delimiter: str = ",") -> str:
     return buffer.getvalue()
 
 
+@renders("rankmeter.online.QuerySample", "csv")
+def _csv(sample: QuerySample) -> str:
+    return render_csv(sample)
+
+
+@renders("rankmeter.online.QuerySample", "tsv")
+def _tsv(sample: QuerySample) -> str:
+    return render_csv(sample, delimiter="\t")
+
+
+@renders("rankmeter.online.QuerySample", "jsonl")
 def render_jsonl(sample: QuerySample) -> str:
     """One JSON object per drawn query."""
     return "".join(json_line(row) for row in sample.rows())
@@ -171,11 +183,13 @@ def mix_payload(mix: QueryMix) -> dict[str, Any]:
     return {**mix.to_dict(), "headline": mix_headline(mix), "legend": mix_legend(mix)}
 
 
+@renders("rankmeter.online.QueryMix", "json")
 def render_mix_json(mix: QueryMix) -> str:
     """:func:`mix_payload` as strict JSON (NaN is null)."""
     return json_text(mix_payload(mix))
 
 
+@renders("rankmeter.online.QueryMix", "table")
 def render_mix_table(mix: QueryMix) -> Any:
     """A rich renderable: the headline, the table, the legend."""
     from rich.console import Group
@@ -193,6 +207,7 @@ def render_mix_table(mix: QueryMix) -> Any:
     return Group(*parts)
 
 
+@renders("rankmeter.online.QueryMix", "markdown")
 def render_mix_markdown(mix: QueryMix) -> str:
     """The same as Markdown, every cell and line escaped."""
     lines = [f"**{markdown_text(mix_headline(mix))}**", ""]

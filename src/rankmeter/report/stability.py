@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from rankmeter._escape import markdown_text
 from rankmeter.report._json import json_text
 from rankmeter.report._markdown import Align, markdown_table
+from rankmeter.report._registry import renders
 from rankmeter.report._rich import FittedTable, shown
 from rankmeter.report._text import num, signed
 
@@ -174,11 +175,13 @@ def payload(result: QueryStability) -> dict[str, Any]:
     return {"title": TITLE, **result.to_dict()}
 
 
+@renders("rankmeter.comparison.QueryStability", "json")
 def render_json(result: QueryStability) -> str:
     """:func:`payload` as strict JSON (NaN is null)."""
     return json_text(payload(result))
 
 
+@renders("rankmeter.comparison.QueryStability", "table")
 def render_table(result: QueryStability) -> Any:
     """A rich renderable: the title, the settings, the two tables, the legend, the notes."""
     from rich.console import Group
@@ -204,6 +207,7 @@ def render_table(result: QueryStability) -> Any:
     return Group(*parts)
 
 
+@renders("rankmeter.comparison.QueryStability", "markdown")
 def render_markdown(result: QueryStability) -> str:
     """The same as Markdown: a section, every cell and line escaped."""
     lines = [f"## {markdown_text(TITLE)}", "", markdown_text(settings_line(result)), ""]
@@ -215,6 +219,7 @@ def render_markdown(result: QueryStability) -> str:
     return "\n".join(lines) + "\n"
 
 
+@renders("rankmeter.comparison.QueryStability", "html")
 def render_html(result: QueryStability) -> str:
     """One self-contained page (``templates/stability.html.j2`` in the shared shell); every
     value goes through the one HTML escaper."""

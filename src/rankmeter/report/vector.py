@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from rankmeter.report._json import json_text
+from rankmeter.report._registry import renders
 from rankmeter.report._rich import shown
 
 if TYPE_CHECKING:
@@ -18,6 +19,7 @@ __all__ = ["fused_line", "query_notes", "render_json", "render_table"]
 LISTED = 10
 
 
+@renders("rankmeter.vector.RetrievalResult", "json")
 def render_json(result: RetrievalResult, *, per_query: bool) -> str:
     """``RetrievalResult.to_dict``: run, model, collection, query count and rule, the
     unanswered queries, the metrics (what ``evaluate --include-missing`` gives)."""
@@ -61,6 +63,7 @@ def query_notes(unanswered: tuple[str, ...], empty: tuple[str, ...], n_queries: 
     return notes
 
 
+@renders("rankmeter.vector.RetrievalResult", "table")
 def render_table(result: RetrievalResult, *, per_query: bool) -> Any:
     """Evaluate's table (``queries`` counts every judged query), a line saying what retrieved
     on which collection and how queries count, and a warning naming the unanswered ones."""
