@@ -19,6 +19,7 @@ from rankmeter.cli._common import (
     emit,
     render_rich,
 )
+from rankmeter.online import AB_METRICS
 
 
 class ABFormat(str, Enum):
@@ -48,8 +49,7 @@ def ab(
         typer.Option(
             "--metric",
             "-m",
-            help="Metric, repeatable: ctr, abandonment, success, reformulation, no_result, "
-            "latency (default: all).",
+            help=f"Metric, repeatable: {', '.join(AB_METRICS)} (default: all).",
         ),
     ] = None,
     segments: Annotated[

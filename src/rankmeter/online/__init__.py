@@ -1,5 +1,7 @@
 """Search logs and online evaluation: the log schema and its checks (:mod:`.logs`), the log
-simulator (:mod:`.simulate`), A/B analysis (:mod:`.abtest`), interleaving
+simulator (:mod:`.simulate`), A/B analysis (:mod:`.abtest`; its metrics declared in
+:mod:`.ab_metrics`, the per-user table in :mod:`.ab_users`, its results in
+:mod:`.ab_results`), interleaving
 (:mod:`.interleaving`), offline against online (:mod:`.offline`), evaluation query sets drawn
 from traffic (:mod:`.sampling`).
 
@@ -14,17 +16,16 @@ from typing import Any
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from rankmeter.online.abtest import (
-        AB_METRICS,
-        ABMetric,
+    from rankmeter.online.ab_metrics import AB_METRICS, ABMetric
+    from rankmeter.online.ab_results import (
         ABResult,
         LatencyQuantiles,
         MetricEffect,
         SampleRatioCheck,
         SegmentEffect,
-        ab,
-        user_metrics,
     )
+    from rankmeter.online.ab_users import user_metrics
+    from rankmeter.online.abtest import ab
     from rankmeter.online.interleaving import (
         Interleaving,
         InterleavingResult,
@@ -96,17 +97,16 @@ _MODULES: dict[str, tuple[str, ...]] = {
         "read_traffic",
         "sample_queries",
     ),
-    "rankmeter.online.abtest": (
-        "AB_METRICS",
-        "ABMetric",
+    "rankmeter.online.ab_metrics": ("AB_METRICS", "ABMetric"),
+    "rankmeter.online.ab_results": (
         "ABResult",
         "LatencyQuantiles",
         "MetricEffect",
         "SampleRatioCheck",
         "SegmentEffect",
-        "ab",
-        "user_metrics",
     ),
+    "rankmeter.online.ab_users": ("user_metrics",),
+    "rankmeter.online.abtest": ("ab",),
     "rankmeter.online.interleaving": (
         "Interleaving",
         "InterleavingResult",
