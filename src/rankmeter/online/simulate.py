@@ -559,7 +559,7 @@ def _requests(
     whether the session goes on (a reformulation is likelier after an abandoned request)."""
     import numpy as np
 
-    from rankmeter.online.interleaving import _interleave_codes
+    from rankmeter.online.interleaved_lists import _interleave_codes
 
     cutoff = len(config.examination)
     ranks = np.arange(cutoff)
@@ -736,7 +736,7 @@ def _teams(requests: dict[str, Any], request: Any, rank: Any, has_doc: Any) -> d
     import numpy as np
     import pyarrow as pa
 
-    from rankmeter.online.interleaving import TEAMS
+    from rankmeter.online.interleaved_lists import TEAMS
 
     team = np.maximum(requests["teams"][request, rank], 0)
     return {"interleave_team": pa.array(np.array(TEAMS)[team], pa.string(), mask=~has_doc)}
