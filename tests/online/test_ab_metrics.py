@@ -77,4 +77,3 @@ def test_only_the_columns_that_read_dwell_depend_on_it() -> None:
             assert before[column.name] != after[column.name], column.name
         else:
             assert before[column.name] == after[column.name], column.name
-
