@@ -141,6 +141,18 @@ def test_unknown_metric_is_a_usage_error(cli: CLI, logs: dict[str, Path]) -> Non
     )
 
 
+def test_the_help_lists_the_declared_metrics(cli: CLI) -> None:
+    """The --metric help is made from rankmeter.online.AB_METRICS, as the check of a name is."""
+    import re
+
+    from rankmeter.online import AB_METRICS
+
+    result = cli("ab", "--help")
+    assert result.code == 0
+    listed = re.sub(r"[\s│]+", " ", result.out)
+    assert f"Metric, repeatable: {', '.join(AB_METRICS)} (default: all)." in listed
+
+
 def test_unknown_segment_column_is_a_usage_error(cli: CLI, logs: dict[str, Path]) -> None:
     message = cli("ab", logs["log"], "--segments", "country").assert_one_error_line(2)
     assert message.startswith(f"segment column 'country' is not in the log {logs['log']}")

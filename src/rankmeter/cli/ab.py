@@ -17,6 +17,7 @@ from rankmeter.cli._common import (
     TsUnitOption,
     UnorderedOption,
 )
+from rankmeter.online import AB_METRICS
 
 
 class ABFormat(str, Enum):
@@ -46,8 +47,7 @@ def ab(
         typer.Option(
             "--metric",
             "-m",
-            help="Metric, repeatable: ctr, abandonment, success, reformulation, no_result, "
-            "latency (default: all).",
+            help=f"Metric, repeatable: {', '.join(AB_METRICS)} (default: all).",
         ),
     ] = None,
     segments: Annotated[

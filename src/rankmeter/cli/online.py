@@ -18,6 +18,7 @@ from rankmeter.cli._common import (
     TsUnitOption,
     UnorderedOption,
 )
+from rankmeter.online import AB_METRICS
 
 
 class OnlineOfflineFormat(str, Enum):
@@ -39,8 +40,7 @@ def online_vs_offline(
         list[str] | None,
         typer.Option(
             "--online-metric",
-            help="Online metric, repeatable: ctr, abandonment, success, reformulation, "
-            "no_result, latency (default: the first four).",
+            help=f"Online metric, repeatable: {', '.join(AB_METRICS)} (default: the first four).",
         ),
     ] = None,
     control: Annotated[
@@ -72,6 +72,7 @@ def online_vs_offline(
     the judged queries beside their online differences in the A/B log, and for each online
     metric whether it agrees with the first offline metric (-m; default nDCG@10) in sign and
     significance."""
+    from rankmeter.online import DEFAULT_ONLINE_METRICS
     from rankmeter.online import online_vs_offline as side_by_side
     from rankmeter.report import render
 
@@ -81,7 +82,7 @@ def online_vs_offline(
         treatment_run,
         log,
         metrics=metric or ("nDCG@10",),
-        online_metrics=online_metric or ("ctr", "abandonment", "success", "reformulation"),
+        online_metrics=online_metric or DEFAULT_ONLINE_METRICS,
         control=control,
         alpha=alpha,
         correction=correction,

@@ -1,5 +1,7 @@
 """A click simulator: known relevance (qrels) and a known click model make a click log, so that
-the click models and the label estimators can be checked against the truth they should recover."""
+the click models and the label estimators can be checked against the truth they should recover.
+The clicks themselves are drawn by :func:`rankmeter.clicks.browsing.draw_clicks`, which the log
+simulator of :mod:`rankmeter.online` uses too."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import numpy as np
 
 from rankmeter import _validate
 from rankmeter._validate import choice, integer, real
+from rankmeter.clicks.browsing import by_grade, draw_clicks
 from rankmeter.clicks.models import MODELS
 from rankmeter.data.arrays import FloatArray
 from rankmeter.errors import PolicyError
@@ -168,9 +171,8 @@ def simulate(
     joined = keyed.join(grades, keys=["query_id", "doc_id"], join_type="inner")
     grade = np.zeros(ranked.num_rows)
     grade[np.asarray(joined.column("row"), dtype=np.int64)] = np.asarray(joined.column("grade"))
-    grade_index = np.clip(np.floor(grade), 0, max_grade).astype(np.int64)
-    row_attract = attract_by_grade[grade_index]
-    row_satisfy = satisfy_by_grade[grade_index]
+    row_attract = by_grade(attract_by_grade, grade)
+    row_satisfy = by_grade(satisfy_by_grade, grade)
 
     # Queries are contiguous in the run's table: a padded (query, rank) -> row matrix.
     query_codes = np.asarray(
@@ -194,27 +196,10 @@ def simulate(
     rows = np.take_along_axis(rows, np.argsort(keys, axis=1, kind="stable"), axis=1)
     shown = rows >= 0
     attract = np.where(shown, row_attract[np.maximum(rows, 0)], 0.0)
-    attracted = rng.random(rows.shape) < attract
-    clicks = np.zeros(rows.shape, dtype=bool)
-    if model == "pbm":
-        clicks = shown & attracted & (rng.random(rows.shape) < theta[None, :width])
-    elif model == "ubm":
-        previous = np.zeros(sessions, dtype=np.int64)
-        for r in range(width):
-            examined = rng.random(sessions) < theta[r - previous]
-            clicks[:, r] = shown[:, r] & attracted[:, r] & examined
-            previous = np.where(clicks[:, r], r + 1, previous)
-    else:
-        satisfy = np.where(shown, row_satisfy[np.maximum(rows, 0)], 0.0)
-        reading = np.ones(sessions, dtype=bool)
-        for r in range(width):
-            clicks[:, r] = reading & shown[:, r] & attracted[:, r]
-            if model == "cascade":
-                reading &= ~clicks[:, r]
-            else:
-                satisfied = clicks[:, r] & (rng.random(sessions) < satisfy[:, r])
-                going_on = (rng.random(sessions) < gamma) | ~shown[:, r]
-                reading &= ~satisfied & going_on
+    satisfy = np.where(shown, row_satisfy[np.maximum(rows, 0)], 0.0)
+    clicks = draw_clicks(
+        model, rng, shown, attract, examination=theta, satisfaction=satisfy, gamma=gamma
+    )
 
     session_of, position = np.nonzero(shown)
     shown_rows = rows[shown]

@@ -1,8 +1,10 @@
 """Search logs and online evaluation: the log schema and its checks (:mod:`.logs`), click
 models over a log file (:mod:`.click_logs`), the log simulator (:mod:`.simulate`; an
 experiment's logs with its settings as typed by hand, :mod:`.simulated`), A/B analysis
-(:mod:`.abtest`), interleaving (:mod:`.interleaving`), offline against online
-(:mod:`.offline`), evaluation query sets drawn from traffic (:mod:`.sampling`).
+(:mod:`.abtest`; its metrics declared in :mod:`.ab_metrics`, the per-user table in
+:mod:`.ab_users`, its results in :mod:`.ab_results`), interleaving (:mod:`.interleaving`),
+offline against online (:mod:`.offline`), evaluation query sets drawn from traffic
+(:mod:`.sampling`).
 
 The module of :func:`interleave` is ``interleaving``, not ``interleave``: importing a submodule
 named ``rankmeter.online.interleave`` would rebind the package attribute, the function, to the
@@ -15,17 +17,16 @@ from typing import Any
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from rankmeter.online.abtest import (
-        AB_METRICS,
-        ABMetric,
+    from rankmeter.online.ab_metrics import AB_METRICS, ABMetric
+    from rankmeter.online.ab_results import (
         ABResult,
         LatencyQuantiles,
         MetricEffect,
         SampleRatioCheck,
         SegmentEffect,
-        ab,
-        user_metrics,
     )
+    from rankmeter.online.ab_users import user_metrics
+    from rankmeter.online.abtest import ab
     from rankmeter.online.click_logs import (
         CLICK_COLUMNS,
         ClickLabels,
@@ -129,17 +130,16 @@ _MODULES: dict[str, tuple[str, ...]] = {
         "read_traffic",
         "sample_queries",
     ),
-    "rankmeter.online.abtest": (
-        "AB_METRICS",
-        "ABMetric",
+    "rankmeter.online.ab_metrics": ("AB_METRICS", "ABMetric"),
+    "rankmeter.online.ab_results": (
         "ABResult",
         "LatencyQuantiles",
         "MetricEffect",
         "SampleRatioCheck",
         "SegmentEffect",
-        "ab",
-        "user_metrics",
     ),
+    "rankmeter.online.ab_users": ("user_metrics",),
+    "rankmeter.online.abtest": ("ab",),
     "rankmeter.online.interleaving": (
         "Interleaving",
         "InterleavingResult",

@@ -2,14 +2,15 @@
 so that the online analyses can be tested against effects planted on purpose.
 
 Users are split at random between the variants (one Run each); each user has sessions, each
-session a chain of requests for queries of the qrels (drawn with a Zipf popularity, so that
-some queries are frequent and most are rare). A request shows the variant's top ``cutoff``
-results for its query; clicks follow a position-based model (examination ``1 / rank ** eta``
-times an attractiveness set by the qrels grade; or a cascade), dwell is longer on relevant
-documents, an abandoned request (no click) is more often followed by a reformulation (another
-query within seconds), latency is lognormal per variant, and the treatment's effect may differ
-by segment (new or returning users, mobile or desktop). The pre-period (for CUPED) is the same
-users, before the experiment, all shown the control's ranking.
+session a chain of requests for queries of the qrels (drawn with a Zipf popularity, so that some
+queries are frequent and most are rare). A request shows the variant's top ``cutoff`` results
+for its query; clicks follow a position-based model (examination ``1 / rank ** eta`` times an
+attractiveness set by the qrels grade; or a cascade: drawn by
+:func:`rankmeter.clicks.browsing.draw_clicks`, as the click simulator's are), dwell is longer on
+relevant documents, an abandoned request (no click) is more often followed by a reformulation
+(another query within seconds), latency is lognormal per variant, and the treatment's effect may
+differ by segment (new or returning users, mobile or desktop). The pre-period (for CUPED) is the
+same users, before the experiment, all shown the control's ranking.
 
 Everything is vectorised NumPy over chunks of users, so that tens of millions of rows are
 generated in seconds and memory stays bounded by a chunk (plus the result). The same seed
@@ -560,7 +561,8 @@ def _requests(
     whether the session goes on (a reformulation is likelier after an abandoned request)."""
     import numpy as np
 
-    from rankmeter.online.interleaving import _interleave_codes
+    from rankmeter.clicks.browsing import by_grade, draw_clicks
+    from rankmeter.online.interleaved_lists import _interleave_codes
 
     cutoff = len(config.examination)
     ranks = np.arange(cutoff)
@@ -588,16 +590,17 @@ def _requests(
             total = np.where(count > 0, shown.totals[:, query].max(axis=0), 0)
             grades = shown.grade_of(query, docs)
         on_page = ranks[None, :] < count[:, None]
-        grade_index = np.clip(np.nan_to_num(grades).astype(np.int64), 0, None)
-        attractive = config.attractiveness[np.minimum(grade_index, len(config.attractiveness) - 1)]
+        attractive = by_grade(config.attractiveness, grades)
         probability = np.minimum(attractive * factor[user][:, None], 1.0)
-        draw = rng.random((n, cutoff))
-        if config.click_model == "pbm":
-            clicked = on_page & (draw < probability * config.examination[None, :])
-        else:  # cascade: the first attractive result is clicked, and the user stops reading
-            candidate = on_page & (draw < probability)
-            first = np.where(candidate.any(axis=1), candidate.argmax(axis=1), cutoff)
-            clicked = ranks[None, :] == first[:, None]
+        # One uniform per shown result (PBM: clicked below attractiveness x examination).
+        clicked = draw_clicks(
+            config.click_model,
+            rng,
+            on_page,
+            probability,
+            examination=config.examination,
+            pbm_draws=1,
+        )
         relevant = grades >= 1
         dwell = np.where(
             relevant,
@@ -737,7 +740,7 @@ def _teams(requests: dict[str, Any], request: Any, rank: Any, has_doc: Any) -> d
     import numpy as np
     import pyarrow as pa
 
-    from rankmeter.online.interleaving import TEAMS
+    from rankmeter.online.interleaved_lists import TEAMS
 
     team = np.maximum(requests["teams"][request, rank], 0)
     return {"interleave_team": pa.array(np.array(TEAMS)[team], pa.string(), mask=~has_doc)}

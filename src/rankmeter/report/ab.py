@@ -37,7 +37,11 @@ def render_json(result: ABResult) -> str:
 
 
 def _digits(metric: str) -> int:
-    return 1 if metric == "latency" else 4
+    """The decimals of the metric's declaration (:data:`rankmeter.online.AB_METRICS`)."""
+    from rankmeter.online import AB_METRICS
+
+    declared = AB_METRICS.get(metric)
+    return 4 if declared is None else declared.digits
 
 
 def _percent(value: float) -> str:

@@ -9,6 +9,7 @@ import math
 from typing import Any
 
 from rankmeter._escape import markdown_text
+from rankmeter.online import AB_METRICS
 from rankmeter.online.offline import AGREEMENTS, OnlineOffline, Side
 from rankmeter.report._json import json_text
 from rankmeter.report._markdown import Align, markdown_table
@@ -28,7 +29,9 @@ def render_json(result: OnlineOffline) -> str:
 
 
 def _digits(side: Side) -> int:
-    return 1 if side.metric == "latency" else 4
+    """The decimals of an online metric's declaration (4 for an offline metric)."""
+    declared = AB_METRICS.get(side.metric)
+    return 4 if declared is None else declared.digits
 
 
 def _p(value: float) -> str:
@@ -84,8 +87,8 @@ def settings_line(result: OnlineOffline) -> str:
         f"{result.queries:,} queries, {result.offline_correction} across the offline metrics; "
         f"online: delta method over {result.users:,} users (tea-tasting{cuped}), "
         f"{result.online_correction} across the online metrics; better/worse in each "
-        "metric's own direction (lower is better for abandonment, reformulation, no_result, "
-        "latency)"
+        "metric's own direction (lower is better for "
+        f"{', '.join(m.name for m in AB_METRICS.values() if not m.higher_is_better)})"
     )
 
 
