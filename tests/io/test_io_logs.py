@@ -99,6 +99,14 @@ def test_jsonl_mixed_types_become_text_at_their_lines(tmp_path: Path) -> None:
         ("jsonl", b'{"a": 1}\n[1, 2]\n', 2, "not a JSON object: each line holds one", "[1, 2]"),
         ("jsonl", b'{"a": "x"}\n{"a": "caf\xe9"}\n', 2, "not UTF-8 text (byte 0xe9)", '{"a": "caf'),
         ("csv", b"a,b\n1,2\n3,caf\xe9\n", 3, "not UTF-8 text (byte 0xe9)", "3,caf"),
+        (
+            "csv",
+            b'a,b\n1,2\n"x\ny",3\n3,4,5\n',
+            5,
+            "expected 2 CSV fields as in the header",
+            "3,4,5",
+        ),
+        ("csv", b"a,b\r\n1\r\n", 2, "expected 2 CSV fields as in the header, found 1", "1"),
     ],
 )
 def test_a_bad_line_is_named_by_path_line_and_text(
@@ -115,11 +123,15 @@ def test_a_bad_line_is_named_by_path_line_and_text(
     assert str(error).startswith(f"{path}:{line}: {reason}")
 
 
-def test_unreadable_files_have_one_wording(tmp_path: Path) -> None:
-    path = tmp_path / "log.csv"
-    path.write_bytes(b"")
-    with pytest.raises(FormatError, match=r"^.*log\.csv: cannot read it as CSV: Empty CSV file$"):
-        read_log_text(path, "csv", [])
+@pytest.mark.parametrize("kind", ["csv", "jsonl"])
+def test_an_empty_file_has_no_columns_in_either_format(kind: str, tmp_path: Path) -> None:
+    path = tmp_path / f"log.{kind}"
+    path.write_bytes(b"\n\n")
+    table, lines = read_log_text(path, kind, ["user_id"])
+    assert (table.num_columns, table.num_rows, lines.tolist()) == (0, 0, [])
+
+
+def test_unreadable_files_have_one_wording() -> None:
     assert str(log_read_error("x.pq", "parquet", OSError("bad\n  magic"))) == (
         "x.pq: cannot read it as Parquet: bad magic"
     )

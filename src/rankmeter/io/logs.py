@@ -144,13 +144,15 @@ def read_log_text(path: str | os.PathLike[str], kind: str, text_columns: Iterabl
     (pyarrow.Table, numpy.ndarray)
         The rows as written (an empty field, ``NULL`` or ``null`` is missing in CSV; ``nan`` is
         a value) and the int64 file line where each row starts (CSV's header is line 1; blank
-        lines and fields over several lines are counted).
+        lines and fields over several lines are counted). An empty file, in either format, is
+        a table without columns.
 
     Raises
     ------
     FormatError
-        Text that is not UTF-8 or a JSONL line that is not a JSON object, naming the line and
-        its text; anything else the reader refuses (``cannot read it as CSV: ...``).
+        Text that is not UTF-8, a JSONL line that is not a JSON object or a CSV record with
+        more or fewer fields than the header, naming the line and its text; anything else the
+        reader refuses (``cannot read it as CSV: ...``).
     """
     import pyarrow as pa
 
@@ -168,8 +170,12 @@ def read_log_text(path: str | os.PathLike[str], kind: str, text_columns: Iterabl
 def _read_csv(path: Path, data: bytes, text_columns: tuple[str, ...], pa: Any) -> Any:
     import io
 
+    import numpy as np
     from pyarrow import csv
 
+    if not data.strip():
+        # No header, no columns: as an empty JSONL file, the log's check names what is missing.
+        return pa.table({}), np.empty(0, np.int64)
     # Empty (or NULL) is missing; "nan" is not: Arrow would read it as missing by default, and
     # a NaN dwell or latency must be reported, not taken for "no value".
     try:
@@ -184,6 +190,7 @@ def _read_csv(path: Path, data: bytes, text_columns: tuple[str, ...], pa: Any) -
         )
     except pa.ArrowInvalid:
         _require_utf8(path, data)
+        _require_fields(path, data)
         raise
     if any(pa.types.is_binary(column.type) for column in table.columns):
         _require_utf8(path, data)  # Arrow reads a column that is not UTF-8 as bytes
@@ -204,6 +211,34 @@ def _require_utf8(path: Path, data: bytes) -> None:
             line=data.count(b"\n", 0, exc.start) + 1,
             text=text.decode("utf-8", errors="replace"),
         ) from None
+
+
+def _require_fields(path: Path, data: bytes) -> None:
+    """A CSV record with more or fewer fields than the header is named with its line and
+    text, as io's CSV reader names it (Arrow's message names neither)."""
+    import csv
+    import io
+
+    text = data.decode("utf-8")
+    lines = io.StringIO(text, newline="").readlines()
+    reader = csv.reader(io.StringIO(text, newline=""))
+    width, read = None, 0
+    try:
+        for record in reader:
+            start, read = read + 1, reader.line_num
+            if not record:
+                continue
+            if width is None:
+                width = len(record)
+            elif len(record) != width:
+                raise FormatError(
+                    str(path),
+                    f"expected {width} CSV fields as in the header, found {len(record)}",
+                    line=start,
+                    text=lines[start - 1].rstrip("\r\n"),
+                )
+    except csv.Error:  # what Python's reader refuses too: Arrow's message stands
+        return
 
 
 def _csv_lines(data: bytes, rows: int) -> Any:

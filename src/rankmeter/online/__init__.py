@@ -1,4 +1,5 @@
-"""Search logs and online evaluation: the log schema and its checks (:mod:`.logs`), the log
+"""Search logs and online evaluation: reading, checking and writing logs (:mod:`.logs`; the
+schema in :mod:`._logschema`, one rule object per check in :mod:`._logchecks`), the log
 simulator (:mod:`.simulate`), A/B analysis (:mod:`.abtest`), interleaving
 (:mod:`.interleaving`), offline against online (:mod:`.offline`), evaluation query sets drawn
 from traffic (:mod:`.sampling`).
