@@ -33,7 +33,7 @@ def strict(text: str) -> Any:
 NOT_OUTPUT = {
     # A JSONL log's value whose JSON type differs from its column's (a number among texts) is
     # spelled back as JSON text, to be named in the error message that reports it.
-    "online/logs.py": "spells an input value back as text",
+    "io/logs.py": "spells an input value back as text",
     # A Spark task hands a reader's error to the driver as one tab-separated string; the text
     # of the bad line travels in it as JSON, to be shown in the driver's error message.
     "engines/spark.py": "passes an error's text from a task to the driver",

@@ -1,10 +1,10 @@
-"""Search logs and online evaluation: the log schema and its checks (:mod:`.logs`), click
-models over a log file (:mod:`.click_logs`), the log simulator (:mod:`.simulate`; an
-experiment's logs with its settings as typed by hand, :mod:`.simulated`), A/B analysis
-(:mod:`.abtest`; its metrics declared in :mod:`.ab_metrics`, the per-user table in
-:mod:`.ab_users`, its results in :mod:`.ab_results`), interleaving (:mod:`.interleaving`),
-offline against online (:mod:`.offline`), evaluation query sets drawn from traffic
-(:mod:`.sampling`).
+"""Search logs and online evaluation: reading, checking and writing logs (:mod:`.logs`; the
+schema in :mod:`._logschema`, one rule object per check in :mod:`._logchecks`), click models
+over a log file (:mod:`.click_logs`), the log simulator (:mod:`.simulate`; an experiment's
+logs with its settings as typed by hand, :mod:`.simulated`), A/B analysis (:mod:`.abtest`;
+its metrics declared in :mod:`.ab_metrics`, the per-user table in :mod:`.ab_users`, its
+results in :mod:`.ab_results`), interleaving (:mod:`.interleaving`), offline against online
+(:mod:`.offline`), evaluation query sets drawn from traffic (:mod:`.sampling`).
 
 The module of :func:`interleave` is ``interleaving``, not ``interleave``: importing a submodule
 named ``rankmeter.online.interleave`` would rebind the package attribute, the function, to the

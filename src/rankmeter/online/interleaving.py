@@ -115,7 +115,8 @@ def _read_columns(
 
     # The log reader's own machinery (same package): the engine, the formats, the rows'
     # numbers and the column types are those of read_log.
-    from rankmeter.online.logs import _FILE, _ROW, LOG_COLUMNS, _read, _type_name, _typed_column
+    from rankmeter.online._logschema import _FILE, _ROW, LOG_COLUMNS, _type_name, _typed_column
+    from rankmeter.online.logs import _read
 
     if not isinstance(log, (str, os.PathLike, pa.Table, pa.RecordBatch)) and not (
         hasattr(log, "to_pyarrow")
