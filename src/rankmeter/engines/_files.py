@@ -242,14 +242,13 @@ def evaluate_files(
     """
     from rankmeter.io.run_args import run_arguments
     from rankmeter.metrics import DEFAULT_METRICS, parse_metrics
-    from rankmeter.metrics.goals import Goal, get_goal, goal_notes
+    from rankmeter.metrics.goals import get_goal, goal_notes
 
     inputs = [qrels, *runs]
     if inputs.count("-") > 1:
         raise PolicyError("only one input can be read from stdin ('-')")
     arguments = run_arguments(runs)
-    chosen = get_goal(goal) if isinstance(goal, str) else goal
-    assert chosen is None or isinstance(chosen, Goal)
+    chosen: Goal | None = get_goal(goal) if isinstance(goal, str) else goal
     asked = [metrics] if isinstance(metrics, str) or hasattr(metrics, "label") else metrics
     goal_metrics = [m.metric for m in chosen.metrics] if chosen else []
     measures = parse_metrics([*(asked or []), *goal_metrics] or DEFAULT_METRICS)
