@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from enum import Enum
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated
 
 import typer
 
@@ -29,13 +29,8 @@ from rankmeter.cli._common import (
     Ties,
     TiesOption,
 )
-from rankmeter.cli._evaluating import spark_for
 from rankmeter.cli._progress import Steps
-from rankmeter.cli._runs import RunArgument, run_arguments, run_names
 from rankmeter.cli._warnings import print_data_warnings
-
-if TYPE_CHECKING:
-    from rankmeter.comparison import Comparison
 
 
 class CompareFormat(str, Enum):
@@ -183,21 +178,12 @@ def compare(
     2 = usage error).
     """
     from rankmeter.checking import result_warnings
-    from rankmeter.comparison import check_min_effect, spark_runs
-    from rankmeter.comparison import compare as run_comparison
+    from rankmeter.comparison import check_min_effect, compare_files
     from rankmeter.errors import PolicyError
-    from rankmeter.io import read_qrels, read_run
-    from rankmeter.metrics import DEFAULT_METRICS
-    from rankmeter.metrics.goals import get_goal
-    from rankmeter.report import render
+    from rankmeter.report import render, visible
+    from rankmeter.report.comparison import gate_lines
     from rankmeter.results import check_judged_below
 
-    if [qrels, *runs].count("-") > 1:
-        raise PolicyError("only one input can be read from stdin ('-')")
-    if len(runs) < 2:
-        raise PolicyError(
-            f"compare needs two runs or more (a baseline and a system); got {len(runs)}"
-        )
     judged_below = check_judged_below(judged_below)
     if min_effect is not None and fail_on is None:
         raise PolicyError(
@@ -205,139 +191,58 @@ def compare(
             "with it"
         )
     threshold = check_min_effect(0.0 if min_effect is None else min_effect)
-    chosen = get_goal(goal) if goal is not None else None
-    goal_metrics = [m.metric for m in chosen.metrics] if chosen else []
-    names = list(dict.fromkeys([*(metric or []), *goal_metrics])) or list(DEFAULT_METRICS)
-    arguments = run_arguments(runs)
-    spark = spark_for(
-        engine.value,
-        spark_master,
-        spark_conf,
-        [qrels, *(a.path for a in arguments)],
-        qrels_format.value if qrels_format else None,
-        run_format.value if run_format else None,
+    done = compare_files(
+        qrels,
+        runs,
+        metric,
+        goal=goal,
+        baseline=baseline,
+        test=test.value,
+        correction=correction.value,
+        alpha=alpha,
+        resamples=resamples,
+        seed=seed,
+        interval=interval.value,
+        level=level,
+        segments=segments,
+        min_segment=min_segment,
+        queries=queries,
+        worst=worst,
+        cutoff=cutoff,
+        rel=rel,
+        judged_only=judged_only,
+        ties=ties.value,
+        include_missing=include_missing,
+        simultaneous=simultaneous,
+        qrels_format=qrels_format.value if qrels_format else None,
+        run_format=run_format.value if run_format else None,
+        engine=engine.value,
+        spark_master=spark_master,
+        spark_conf=spark_conf,
+        stages=lambda total: Steps(total=total, enabled=False if quiet else None),
+        command_line=True,
     )
-    with Steps(total=len(runs) + 2, enabled=False if quiet else None) as steps:
-        steps.start(f"reading {qrels}")
-        loaded_qrels = read_qrels(qrels, format=qrels_format.value if qrels_format else None)
-        if spark is None:
-            loaded = []
-            for argument in arguments:
-                steps.start(f"reading {argument.path}")
-                loaded.append(
-                    read_run(
-                        argument.path,
-                        format=run_format.value if run_format else None,
-                        ties=ties.value,
-                    )
-                )
-            given = run_names(arguments, [r.name for r in loaded])
-            named: dict[str, Any] = {
-                n: r if r.name == n else r.renamed(n) for n, r in zip(given, loaded, strict=True)
-            }
-        else:
-            steps.start(f"evaluating {len(arguments)} run(s) on Spark")
-            named = spark_runs(
-                spark,
-                qrels,
-                [a.path for a in arguments],
-                names,
-                rel=rel,
-                judged_only=judged_only,
-                ties=ties.value,
-                cutoff=cutoff,
-                names=lambda own: run_names(arguments, own),
-            )
-        base = None if baseline is None else _baseline_name(baseline, named, arguments)
-        steps.start("comparing")
-        result = run_comparison(
-            loaded_qrels,
-            named,
-            names,
-            baseline=base,
-            test=test.value,
-            correction=correction.value,
-            alpha=alpha,
-            resamples=resamples,
-            seed=seed,
-            interval=interval.value,
-            level=level,
-            segments=segments,
-            min_segment=min_segment,
-            queries=queries,
-            worst=worst,
-            cutoff=cutoff,
-            rel=rel,
-            judged_only=judged_only,
-            ties=ties.value,
-            include_missing=include_missing,
-            simultaneous=simultaneous,
-        )
-    if chosen is not None and not quiet:
-        depths = {n: result.depths[n] for n in named}
-        _print_goal_notes(chosen, loaded_qrels, depths, rel, names)
-    below = judged_below
+    for note in () if quiet else done.goal_notes:
+        print(visible(f"note: {note}"), file=sys.stderr)
     # The documents say what the CI log says (print_data_warnings below): a partial query
     # overlap, scores rising with the rank, runs cut at different depths.
+    result = done.comparison
     found = result_warnings(result)
     render(
         result,
         output_format.value,
         output,
         per_query=per_query,
-        judged_below=below,
+        judged_below=judged_below,
         data_warnings=found,
     )
     print_data_warnings(result, quiet=quiet)
     if fail_on is FailOn.regression:
-        depth = next((w.detail for w in found if w.kind == "depth"), None)
-        _gate(result, threshold, quiet=quiet, depth=depth)
-
-
-def _gate(result: Comparison, min_effect: float, *, quiet: bool, depth: Any = None) -> None:
-    """The regression gate, after the report is out: one line per reason and exit 3 (a
-    reason on a metric that favours the deeper run, ``depth``, says the runs differ in it)."""
-    import sys
-
-    from rankmeter.report import comparison as report
-    from rankmeter.report import visible
-
-    found = result.regressions(min_effect)
-    for regression in found:
-        line = report.regression_line(regression, depth)
-        print(f"rankmeter: {visible(line)}", file=sys.stderr)
-    if found:
-        raise typer.Exit(REGRESSION_EXIT)
-    if not quiet:
-        print(f"rankmeter: {visible(report.gate_passed_line(result, min_effect))}", file=sys.stderr)
-
-
-def _print_goal_notes(
-    goal: Any, qrels: Any, depths: dict[str, int], rel: float, names: list[str]
-) -> None:
-    """The goal's notes on these qrels and runs (graded labels, cutoffs past a run's
-    ``depths``), on stderr whatever the format, as ``evaluate --goal`` gives them for its data
-    formats."""
-    from rankmeter.metrics import parse_metrics
-    from rankmeter.metrics.goals import goal_notes
-    from rankmeter.report import visible
-
-    measures = parse_metrics(names)
-    for note in goal_notes(goal, grades=qrels.grades, rel=rel, depths=depths, measures=measures):
-        print(visible(f"note: {note}"), file=sys.stderr)
-
-
-def _baseline_name(baseline: str, named: dict[str, Any], arguments: list[RunArgument]) -> str:
-    if baseline in named:
-        return baseline
-    for name, argument in zip(named, arguments, strict=True):
-        if baseline in (argument.path, argument.text):
-            return name
-    from rankmeter.errors import PolicyError
-
-    raise PolicyError(
-        f"--baseline {baseline!r} is neither a run name nor a run file; runs: {', '.join(named)}"
-    )
+        gate = result.gate(threshold)
+        for line in gate_lines(gate) if gate.regressions or not quiet else ():
+            print(f"rankmeter: {visible(line)}", file=sys.stderr)
+        if not gate.passed:
+            raise typer.Exit(REGRESSION_EXIT)
 
 
 def register(app: typer.Typer) -> None:

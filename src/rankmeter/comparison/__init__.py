@@ -8,7 +8,8 @@ relevant near the top, segments of queries that got worse, and metric@k curves.
 
 One module per concept:
 
-- ``_records``: the frozen results (:class:`Comparison` and the records it holds, :class:`Settings`)
+- ``_records``: the frozen results (:class:`Comparison` and the records it holds, :class:`Settings`,
+  the regression gate's :class:`Gate`)
 - ``_compare``: :func:`compare`, the front: checks every argument once, then runs the steps below
 - ``_queries``: which queries are compared, and each run joined with exactly those
 - ``_summaries``: means, differences and their statistics, from :mod:`rankmeter.stats` results
@@ -18,6 +19,8 @@ One module per concept:
 - ``_curves``: metric@k curves, through the metrics' own kernels
 - ``_given``: runs compared by values computed elsewhere (:class:`GivenRun`, on Spark)
 - ``_spark``: ``compare(..., engine="spark")``: the runs evaluated on Spark (:func:`spark_runs`)
+- ``_files``: :func:`compare_files`, run files compared as ``rankmeter compare`` compares them
+  (``NAME=PATH``, progress per run, the baseline by name or file, here or on Spark)
 - ``_allpairs``: :func:`compare_all`, every pair of three or more systems (Tukey's HSD on the
   two-way model or the randomised Tukey HSD) on the same queries as :func:`compare`
 - ``_stability``: :func:`stability`, how often resampled queries keep the systems' order
@@ -32,12 +35,14 @@ from __future__ import annotations
 from rankmeter.comparison._allpairs import AllPairsComparison, AllPairsSettings, compare_all
 from rankmeter.comparison._compare import compare
 from rankmeter.comparison._curves import CURVE_DEPTH, CURVE_FAMILIES
+from rankmeter.comparison._files import ComparedFiles, compare_files
 from rankmeter.comparison._given import GivenRun, given_metrics
 from rankmeter.comparison._power import RunsPower, compare_power
 from rankmeter.comparison._records import (
     Comparison,
     Difference,
     Failures,
+    Gate,
     QueryLoss,
     Regression,
     SegmentMean,
@@ -54,9 +59,11 @@ __all__ = [
     "CURVE_FAMILIES",
     "AllPairsComparison",
     "AllPairsSettings",
+    "ComparedFiles",
     "Comparison",
     "Difference",
     "Failures",
+    "Gate",
     "GivenRun",
     "QueryLoss",
     "QueryStability",
@@ -69,6 +76,7 @@ __all__ = [
     "check_min_effect",
     "compare",
     "compare_all",
+    "compare_files",
     "compare_power",
     "given_metrics",
     "spark_runs",

@@ -7,11 +7,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rankmeter.data import Qrels, Run
 from rankmeter.errors import PolicyError
-from rankmeter.stats import PowerAnalysis
+
+if TYPE_CHECKING:
+    # scipy (through rankmeter.stats) loads when power is computed, not with the records.
+    from rankmeter.stats import PowerAnalysis
 
 __all__ = ["RunsPower", "compare_power"]
 

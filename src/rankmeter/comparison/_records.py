@@ -18,6 +18,7 @@ from rankmeter.results import (
     JUDGED_BELOW,
     JUDGED_DEFAULT_K,
     ByMetric,
+    DepthGap,
     JudgedWarning,
     Policies,
     RunFacts,
@@ -274,6 +275,46 @@ class Regression:
 
 
 @dataclass(frozen=True)
+class Gate:
+    """The regression gate of a comparison (``compare --fail-on regression``): whether it
+    passed and, when not, why (:meth:`Comparison.gate`).
+
+    Attributes
+    ----------
+    baseline : the run the systems were compared with
+    min_effect : the smallest drop of a mean that counts (0: any significant drop)
+    regressions : every reason the gate fails (:meth:`Comparison.regressions`); none: passed
+    segments : whether segments were compared (they can fail the gate too)
+    depth : the runs' depth gap when they were cut at different depths and a metric compared
+        reads past the shallower one (:func:`rankmeter.results.depth_gap`): a regression on
+        such a metric, of the shallower run, may be the cut alone; None otherwise
+    """
+
+    baseline: str
+    min_effect: float
+    regressions: tuple[Regression, ...]
+    segments: bool = False
+    depth: DepthGap | None = None
+
+    @property
+    def passed(self) -> bool:
+        """No system regressed: the gate lets the change through."""
+        return not self.regressions
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "passed": self.passed,
+            "baseline": self.baseline,
+            "min_effect": self.min_effect,
+            "regressions": [r.to_dict() for r in self.regressions],
+            "segments": self.segments,
+            "depth": None
+            if self.depth is None
+            else {"depths": dict(self.depth.depths), "metrics": list(self.depth.metrics)},
+        }
+
+
+@dataclass(frozen=True)
 class Comparison:
     """The comparison of several systems with a baseline on the same queries.
 
@@ -447,6 +488,33 @@ class Comparison:
             if s.flagged and s.difference < -min_effect
         ]
         return tuple(found)
+
+    def gate(self, min_effect: float = 0.0) -> Gate:
+        """The regression gate's decision (``compare --fail-on regression``): the
+        :meth:`regressions` larger than ``min_effect``, and the runs' depth gap that may
+        explain some of them (see :class:`Gate`).
+
+        >>> from rankmeter import compare
+        >>> qrels = {f"q{i}": {"r": 1} for i in range(30)}
+        >>> base = {f"q{i}": {"r": 2.0, "n": 1.0} for i in range(30)}
+        >>> new = {f"q{i}": {"n": 2.0, "r": 1.0} for i in range(30)}
+        >>> gate = compare(qrels, {"base": base, "new": new}, ["RR"], resamples=1000).gate()
+        >>> gate.passed, [(r.system, r.metric) for r in gate.regressions]
+        (False, [('new', 'RR')])
+        """
+        from rankmeter.metrics import parse_metric
+        from rankmeter.results import depth_gap
+
+        found = self.regressions(min_effect)
+        measures = [parse_metric(label).labelled(label) for label in self.metrics]
+        gap = depth_gap(self.depths, measures) if self.depths else None
+        return Gate(
+            baseline=self.baseline,
+            min_effect=check_min_effect(min_effect),
+            regressions=found,
+            segments=bool(self.segments),
+            depth=gap if gap is not None and gap.metrics else None,
+        )
 
     def judged_warnings(self, threshold: float = JUDGED_BELOW) -> tuple[JudgedWarning, ...]:
         """The systems whose Judged@k is below ``threshold`` (0: none), in the systems' order."""

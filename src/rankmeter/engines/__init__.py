@@ -5,6 +5,10 @@ server, it reads Parquet, CSV and JSONL directly. Spark runs through Ibis' PySpa
 session created once per process (``local[2]`` unless a master is given) and reused, since a
 session takes seconds to start. Ibis, DuckDB and PySpark are extras, imported here on first use
 so that ``import rankmeter`` stays fast.
+
+:func:`evaluate_files` evaluates run files here or on Spark, as ``rankmeter evaluate`` does
+(``engine="process"`` or ``"spark"``), and :func:`spark_for` gives the Spark backend such a
+choice asks for, its settings and inputs checked (``_files``).
 """
 
 from __future__ import annotations
@@ -16,9 +20,29 @@ import threading
 from collections.abc import Mapping
 from typing import Any
 
+from rankmeter.engines._files import (
+    EVALUATION_ENGINES,
+    SPARK_FORMATS,
+    EvaluatedFiles,
+    Stages,
+    evaluate_files,
+    no_stages,
+    spark_for,
+)
 from rankmeter.errors import PolicyError
 
-__all__ = ["ENGINES", "connect", "engine_name"]
+__all__ = [
+    "ENGINES",
+    "EVALUATION_ENGINES",
+    "SPARK_FORMATS",
+    "EvaluatedFiles",
+    "Stages",
+    "connect",
+    "engine_name",
+    "evaluate_files",
+    "no_stages",
+    "spark_for",
+]
 
 #: The engines :func:`connect` knows.
 ENGINES = ("duckdb", "spark")

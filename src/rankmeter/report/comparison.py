@@ -13,7 +13,7 @@ from typing import Any
 
 from rankmeter._escape import latex_text, markdown_fence, markdown_text
 from rankmeter.checking import DataWarning, DepthGap
-from rankmeter.comparison import Comparison, Difference, Regression
+from rankmeter.comparison import Comparison, Difference, Gate, Regression
 from rankmeter.report._json import json_text
 from rankmeter.report._markdown import Align, markdown_table
 from rankmeter.report._registry import renders
@@ -25,6 +25,7 @@ from rankmeter.report.judged import warning_lines, warnings_data
 from rankmeter.results import JUDGED_BELOW
 
 __all__ = [
+    "gate_lines",
     "gate_passed_line",
     "regression_line",
     "render_json",
@@ -660,11 +661,19 @@ def regression_line(regression: Regression, depth: DepthGap | None = None) -> st
     )
 
 
-def gate_passed_line(comparison: Comparison, min_effect: float) -> str:
+def gate_passed_line(comparison: Comparison | Gate, min_effect: float) -> str:
     """The line of a regression gate that passed (plain, not escaped)."""
     what = "no metric or segment is" if comparison.segments else "no metric is"
     by = f" by more than {min_effect:g}" if min_effect else ""
     return f"gate passed: {what} significantly worse than {comparison.baseline}{by}"
+
+
+def gate_lines(gate: Gate) -> tuple[str, ...]:
+    """What a regression gate says (plain lines, not escaped): one line per reason it failed
+    (:func:`regression_line`, with the runs' depth gap), else the one line that it passed."""
+    if gate.regressions:
+        return tuple(regression_line(r, gate.depth) for r in gate.regressions)
+    return (gate_passed_line(gate, gate.min_effect),)
 
 
 def _comparisons(k: int) -> str:

@@ -1,0 +1,187 @@
+"""Run files compared with a baseline, as ``rankmeter compare`` compares them:
+:func:`compare_files`.
+
+The runs are named as a command line names them (``PATH`` or ``NAME=PATH``,
+:mod:`rankmeter.io.run_args`), read here with progress per run or evaluated on Spark
+(:func:`rankmeter.engines.spark_for`, :func:`~rankmeter.comparison.spark_runs`), the
+baseline given by name or by file, a goal's metrics compared and its notes given; then
+:func:`~rankmeter.compare`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from rankmeter.comparison._compare import compare
+from rankmeter.comparison._records import Comparison
+from rankmeter.comparison._spark import spark_runs
+from rankmeter.errors import PolicyError
+
+if TYPE_CHECKING:
+    from rankmeter.engines import Stages
+    from rankmeter.io.run_args import RunArgument
+    from rankmeter.metrics import Goal
+
+
+@dataclass(frozen=True)
+class ComparedFiles:
+    """What :func:`compare_files` made: the comparison and the goal's notes on the data.
+
+    Attributes
+    ----------
+    comparison : the :class:`~rankmeter.comparison.Comparison`
+    goal : the goal whose metrics were compared (None: none was given)
+    goal_notes : the goal's notes on these qrels and runs
+        (:func:`rankmeter.metrics.goals.goal_notes`), one line each
+    """
+
+    comparison: Comparison
+    goal: Goal | None = None
+    goal_notes: tuple[str, ...] = ()
+
+
+def compare_files(
+    qrels: str,
+    runs: Sequence[str],
+    metrics: Iterable[str] | None = None,
+    *,
+    goal: str | Goal | None = None,
+    baseline: str | None = None,
+    rel: float = 1,
+    judged_only: bool = False,
+    ties: str = "trec_eval",
+    cutoff: int = 10,
+    qrels_format: str | None = None,
+    run_format: str | None = None,
+    engine: str = "process",
+    spark: Any = None,
+    spark_master: str | None = None,
+    spark_conf: Mapping[str, str] | Iterable[str] | None = None,
+    stages: Stages | None = None,
+    command_line: bool = False,
+    **options: Any,
+) -> ComparedFiles:
+    """Compare run files with a baseline, here or on Spark, as ``rankmeter compare`` does.
+
+    Parameters
+    ----------
+    qrels : path of the qrels (``"-"``: stdin, with ``engine="process"``)
+    runs : two or more runs as a command line names them: ``PATH`` or ``NAME=PATH``
+        (:func:`rankmeter.io.run_arguments`); at most one input (qrels or run) is ``"-"``
+    metrics : metric names (default nDCG@10, P@10, R@100, RR, AP; with ``goal``, its metrics
+        are added)
+    goal : a goal (or its name, :func:`rankmeter.metrics.goals.get_goal`): its metrics are
+        compared, and its notes on these qrels and runs given
+    baseline : the run every other is compared with, by its name or by its file (as given,
+        or its path); default the first
+    rel, judged_only, ties, cutoff : as :func:`~rankmeter.compare` takes them
+    qrels_format, run_format : the files' formats (None: from the names)
+    engine, spark, spark_master, spark_conf : where the per-query values are computed:
+        ``"process"`` (the runs read here) or ``"spark"`` (no run read here), as
+        :func:`rankmeter.engines.spark_for` takes them
+    stages : progress (see :data:`rankmeter.engines.Stages`): a step for the qrels, one per
+        run (one for all on Spark) and one for the comparison; None: none
+    command_line : messages name the command line's options (``--baseline``, ``--engine
+        spark``) instead of the parameters (``baseline=``, ``engine='spark'``)
+    options : every other setting of :func:`~rankmeter.compare` (``test``, ``correction``,
+        ``alpha``, ``resamples``, ``seed``, ``segments``, ``worst``, ...), passed to it
+
+    Returns
+    -------
+    ComparedFiles
+        The comparison, under the names the runs were given, and the goal's notes.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> qrels = os.path.join(folder, "qrels")
+    >>> _ = open(qrels, "w").write("".join(f"q{i} 0 d1 1\\n" for i in range(20)))
+    >>> for name, top in (("a.run", "d2"), ("b.run", "d1")):
+    ...     _ = open(os.path.join(folder, name), "w").write(
+    ...         "".join(f"q{i} Q0 {top} 1 2.0 x\\nq{i} Q0 d9 2 1.0 x\\n" for i in range(20)))
+    >>> runs = [f"old={folder}/a.run", f"new={folder}/b.run"]
+    >>> done = compare_files(qrels, runs, ["P@1"], baseline="new", resamples=1000)
+    >>> done.comparison.systems, done.comparison.difference("old", "P@1").difference
+    (('new', 'old'), -1.0)
+    """
+    from rankmeter.engines import no_stages, spark_for
+    from rankmeter.io import read_qrels, read_run
+    from rankmeter.io.run_args import run_arguments, run_names
+    from rankmeter.metrics import DEFAULT_METRICS, parse_metrics
+    from rankmeter.metrics.goals import get_goal, goal_notes
+
+    if [qrels, *runs].count("-") > 1:
+        raise PolicyError("only one input can be read from stdin ('-')")
+    if len(runs) < 2:
+        raise PolicyError(
+            f"compare needs two runs or more (a baseline and a system); got {len(runs)}"
+        )
+    chosen = get_goal(goal) if isinstance(goal, str) else goal
+    goal_metrics = [m.metric for m in chosen.metrics] if chosen else []
+    asked = [metrics] if isinstance(metrics, str) else list(metrics or [])
+    names = list(dict.fromkeys([*asked, *goal_metrics])) or list(DEFAULT_METRICS)
+    arguments = run_arguments(runs)
+    backend = spark_for(
+        engine,
+        inputs=[qrels, *(a.path for a in arguments)],
+        qrels_format=qrels_format,
+        run_format=run_format,
+        spark=spark,
+        spark_master=spark_master,
+        spark_conf=spark_conf,
+        command_line=command_line,
+    )
+    policies: dict[str, Any] = {"rel": rel, "judged_only": judged_only, "ties": ties}
+    with (stages or no_stages)(len(runs) + 2) as steps:
+        steps.start(f"reading {qrels}")
+        loaded_qrels = read_qrels(qrels, format=qrels_format)
+        named: dict[str, Any]
+        if backend is None:
+            loaded = []
+            for argument in arguments:
+                steps.start(f"reading {argument.path}")
+                loaded.append(read_run(argument.path, format=run_format, ties=ties))
+            given = run_names(arguments, [r.name for r in loaded])
+            named = {
+                n: r if r.name == n else r.renamed(n) for n, r in zip(given, loaded, strict=True)
+            }
+        else:
+            steps.start(f"evaluating {len(arguments)} run(s) on Spark")
+            named = spark_runs(
+                backend,
+                qrels,
+                [a.path for a in arguments],
+                names,
+                cutoff=cutoff,
+                names=lambda own: run_names(arguments, own),
+                **policies,
+            )
+        base = None if baseline is None else _baseline(baseline, named, arguments, command_line)
+        steps.start("comparing")
+        result = compare(
+            loaded_qrels, named, names, baseline=base, cutoff=cutoff, **policies, **options
+        )
+    if chosen is None:
+        return ComparedFiles(result)
+    depths = {n: result.depths[n] for n in named}
+    measures = parse_metrics(names)
+    notes = goal_notes(
+        chosen, grades=loaded_qrels.grades, rel=rel, depths=depths, measures=measures
+    )
+    return ComparedFiles(result, chosen, notes)
+
+
+def _baseline(
+    baseline: str, named: Mapping[str, Any], arguments: list[RunArgument], command_line: bool
+) -> str:
+    """The name of the run ``baseline`` names: a run's name, its argument or its path."""
+    if baseline in named:
+        return baseline
+    for name, argument in zip(named, arguments, strict=True):
+        if baseline in (argument.path, argument.text):
+            return name
+    given = f"--baseline {baseline!r}" if command_line else f"baseline={baseline!r}"
+    raise PolicyError(f"{given} is neither a run name nor a run file; runs: {', '.join(named)}")
