@@ -69,9 +69,9 @@ def test_vector_files_and_folders_are_named_as_the_caller_names_them(tmp_path: P
         measure_indexes(corpus)
     assert caught.value.option == "queries"
     cli = {"queries": "QUERIES", "corpus": "CORPUS", "model": "--model"}
-    with pytest.raises(IndexSpecError, match="^--model embeds a collection folder; CORPUS is"):
+    with pytest.raises(IndexSpecError, match=r"^--model embeds a collection folder; CORPUS is"):
         measure_indexes(corpus, corpus, model="m", names=cli)
-    with pytest.raises(IndexSpecError, match="without QUERIES$") as caught:
+    with pytest.raises(IndexSpecError, match=r"without QUERIES$") as caught:
         measure_indexes(str(tmp_path), corpus, names=cli)
     assert caught.value.option == "QUERIES"
     (tmp_path / "file").write_text("")
