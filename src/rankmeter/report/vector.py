@@ -7,13 +7,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from rankmeter.report._json import json_text
-from rankmeter.report._registry import renders
+from rankmeter.report._registry import Rendered, renders
 from rankmeter.report._rich import shown
 
 if TYPE_CHECKING:
+    from rankmeter.vector.fusion import FusedRun
     from rankmeter.vector.retrieval import RetrievalResult
 
-__all__ = ["fused_line", "query_notes", "render_json", "render_table"]
+__all__ = ["fused_line", "query_notes", "render_fused", "render_json", "render_table"]
 
 #: Query ids listed by name in a note; more are counted.
 LISTED = 10
@@ -39,6 +40,28 @@ def fused_line(name: str, *, method: str, runs: int, queries: int, results: int,
         f"wrote the fused run '{name}' to {path}: {queries:,} {query_noun}, {results:,} "
         f"{result_noun} ({method} of {runs} runs)"
     )
+
+
+@renders("rankmeter.vector.FusedRun", "trec")
+def render_fused(result: FusedRun, *, path: str | None = None) -> Rendered:
+    """The fused run as TREC text (``rankmeter fuse``); on stderr, the warning on runs of
+    different depths before it and, when it goes to the file ``path``, the line saying what
+    was written there after it."""
+    from rankmeter.io import trec_run_text
+    from rankmeter.report.checking import fusion_depth_line
+
+    gap = result.depth_gap
+    before: tuple[str, ...] = () if gap is None else (f"rankmeter: {fusion_depth_line(gap)}",)
+    after: tuple[str, ...] = ()
+    if path is not None and path != "-":
+        run = result.run
+        line = fused_line(
+            result.tag,  # the tag written, not the name given ("a b" -> "a_b")
+            method=result.method, runs=result.runs, queries=run.n_queries, results=len(run),
+            path=path,
+        )  # fmt: skip
+        after = (f"rankmeter: {line}",)
+    return Rendered(trec_run_text(result.run), before, after)
 
 
 def _ids(ids: tuple[str, ...]) -> str:
