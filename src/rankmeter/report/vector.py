@@ -7,14 +7,24 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from rankmeter.report._json import json_text
-from rankmeter.report._registry import Rendered, renders
+from rankmeter.report._registry import Rendered, renderer, renders
 from rankmeter.report._rich import shown
 
 if TYPE_CHECKING:
+    from rankmeter.vector.benchmark import BenchmarkSettings, EmbedBenchmark
     from rankmeter.vector.fusion import FusedRun
     from rankmeter.vector.retrieval import RetrievalResult
 
-__all__ = ["fused_line", "query_notes", "render_fused", "render_json", "render_table"]
+__all__ = [
+    "fused_line",
+    "query_notes",
+    "render_benchmark_json",
+    "render_benchmark_table",
+    "render_fused",
+    "render_json",
+    "render_table",
+    "shallow_line",
+]
 
 #: Query ids listed by name in a note; more are counted.
 LISTED = 10
@@ -62,6 +72,46 @@ def render_fused(result: FusedRun, *, path: str | None = None) -> Rendered:
         )  # fmt: skip
         after = (f"rankmeter: {line}",)
     return Rendered(trec_run_text(result.run), before, after)
+
+
+def _benchmark_output(bench: EmbedBenchmark) -> Any:
+    """What ``rankmeter embed-eval`` shows of a benchmark: one model on one collection, its
+    result; else the leaderboard of every result."""
+    return bench.results[0] if bench.single else bench.leaderboard()
+
+
+@renders("rankmeter.vector.EmbedBenchmark", "table")
+def render_benchmark_table(bench: EmbedBenchmark, *, per_query: bool = False) -> Any:
+    """The one result's table (:func:`render_table`), or the leaderboard's table."""
+    shown = _benchmark_output(bench)
+    options = {"per_query": per_query} if bench.single else {}
+    return renderer(type(shown), "table")(shown, **options)
+
+
+@renders("rankmeter.vector.EmbedBenchmark", "json")
+def render_benchmark_json(bench: EmbedBenchmark, *, per_query: bool = False) -> Any:
+    """The one result's JSON (:func:`render_json`), or the leaderboard's JSON."""
+    shown = _benchmark_output(bench)
+    options = {"per_query": per_query} if bench.single else {}
+    return renderer(type(shown), "json")(shown, **options)
+
+
+def shallow_line(settings: BenchmarkSettings) -> str | None:
+    """The warning of ``rankmeter embed-eval`` on metrics that read deeper than ``-k`` (not
+    escaped; None when none does).
+
+    >>> from rankmeter.vector.benchmark import BenchmarkSettings
+    >>> print(shallow_line(BenchmarkSettings(metrics=("nDCG@10", "R@100"), k=50)))
+    warning: -k 50 retrieves fewer results per query than R@100 read: they measure the top 50 only (give -k 100 to measure them whole)
+    """
+    shallow = settings.shallow()
+    if not shallow:
+        return None
+    return (
+        f"warning: -k {settings.k} retrieves fewer results per query than "
+        f"{', '.join(shallow)} read: they measure the top {settings.k} only (give "
+        f"-k {max(m.cutoff or 0 for m in settings.measures)} to measure them whole)"
+    )
 
 
 def _ids(ids: tuple[str, ...]) -> str:
