@@ -82,6 +82,7 @@ if TYPE_CHECKING:
         log_counts,
         read_factors,
         recruiting_experiment,
+        simulate_log_files,
         simulate_logs,
     )
 
@@ -113,6 +114,7 @@ _MODULES: dict[str, tuple[str, ...]] = {
         "log_counts",
         "read_factors",
         "recruiting_experiment",
+        "simulate_log_files",
         "simulate_logs",
     ),
     "rankmeter.online.sampling": (
@@ -212,6 +214,7 @@ __all__ = [
     "recruiting_experiment",
     "sample_queries",
     "simulate_log",
+    "simulate_log_files",
     "simulate_logs",
     "user_metrics",
     "write_log",
