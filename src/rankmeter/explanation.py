@@ -200,6 +200,25 @@ class Explanations(Sequence[Explanation]):
         return cls._of(case, metrics, grades=None)
 
     @classmethod
+    def for_files(
+        cls, qrels: str, run: str, query: str, metrics: Any = None, *, queries: str | None = None,
+        qrels_format: str | None = None, run_format: str | None = None, **policies: Any,
+    ) -> Explanations:  # fmt: skip
+        """:meth:`for_query` on files read as ``rankmeter explain`` reads them: ``NAME=PATH``
+        names the run, one file may be ``"-"`` (stdin), ``queries`` a file of query texts;
+        ``policies``: ``rel``, ``judged_only``, ``ties``."""
+        from rankmeter.io import read_qrels
+        from rankmeter.io.annotations import read_queries
+        from rankmeter.io.run_args import read_one_run
+
+        if [qrels, run].count("-") > 1:
+            raise PolicyError("only one input can be read from stdin ('-')")
+        loaded_qrels = read_qrels(qrels, format=qrels_format)
+        loaded_run = read_one_run(run, format=run_format, ties=policies.get("ties", "trec_eval"))
+        text = None if queries is None else read_queries(queries).get(query)
+        return cls.for_query(loaded_qrels, loaded_run, query, metrics, query_text=text, **policies)
+
+    @classmethod
     def for_grades(
         cls,
         grades: str | Sequence[float | None],

@@ -31,14 +31,14 @@ evaluate (``rankmeter evaluate``, ``rankmeter compare``), to be printed beside t
 
 Result objects are frozen and know ``to_dict()``; :mod:`rankmeter.report.checking` words them.
 
-The entry points that read the data (:func:`check`, :func:`data_warnings`,
+The entry points that read the data (:func:`check`, :func:`check_files`, :func:`data_warnings`,
 :func:`result_warnings`) live here; the records in ``_records``, :func:`score_order` in
 ``_score_order`` and the parts of a check (duplicates, ties, the qrels' summary) in ``_parts``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -79,6 +79,7 @@ __all__ = [
     "TieRange",
     "Ties",
     "check",
+    "check_files",
     "clearly_rising",
     "data_warnings",
     "depth_warning",
@@ -153,6 +154,46 @@ def check(
     ]
     labels = tuple(m.label for m in measures)
     return DataCheck(summary, tuple(checked), k, labels, asked=metrics is not None)
+
+
+def check_files(
+    qrels: str,
+    runs: Sequence[str],
+    *,
+    k: int = 10,
+    metrics: str | Iterable[str] | None = None,
+    rel: float = 1,
+    qrels_format: str | None = None,
+    run_format: str | None = None,
+) -> DataCheck:
+    """:func:`check` on files named as ``rankmeter check`` names them: each run ``PATH`` or
+    ``NAME=PATH`` (a name given twice is an error), at most one ``"-"`` (stdin); each run's
+    check carries its name (:func:`rankmeter.io.run_args.run_names`: the one given, else its
+    own, runs sharing one told apart by their files).
+
+    >>> check_files("-", ["-"])
+    Traceback (most recent call last):
+    ...
+    rankmeter.errors.PolicyError: only one input can be read from stdin ('-')
+    """
+    from rankmeter.errors import PolicyError
+    from rankmeter.io.run_args import run_arguments, run_names
+
+    if [qrels, *runs].count("-") > 1:
+        raise PolicyError("only one input can be read from stdin ('-')")
+    arguments = run_arguments(runs)
+    result = check(
+        qrels, [a.path for a in arguments], k=k, metrics=metrics, rel=rel,
+        qrels_format=qrels_format, run_format=run_format,
+    )  # fmt: skip
+    names = run_names(arguments, [r.name for r in result.runs])
+    return replace(
+        result,
+        runs=tuple(
+            r if r.name == n else replace(r, name=n)
+            for r, n in zip(result.runs, names, strict=True)
+        ),
+    )
 
 
 def data_warnings(

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import dataclasses
-import re
 from enum import Enum
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
@@ -30,13 +28,11 @@ class Backend(str, Enum):
     hnswlib = "hnswlib"
 
 
-def _parse_sweep(texts: list[str]) -> dict[str, list[int]]:
-    from rankmeter.vector.ann import IndexSpecError, parse_sweep
-
-    try:
-        return parse_sweep(texts)
-    except IndexSpecError as exc:
-        raise typer.BadParameter(str(exc), param_hint="'--sweep'") from None
+#: How ann-recall's messages name the settings of measure_indexes: its options and arguments.
+OPTION_NAMES = {
+    "corpus": "CORPUS", "queries": "QUERIES", "indexes": "--index", "backend": "--backend",
+    "sweep": "--sweep", "model": "--model", "results_dir": "--results-dir",
+}  # fmt: skip
 
 
 def ann_recall(
@@ -121,117 +117,20 @@ def ann_recall(
     Is the index what loses results? --sweep efSearch=16,32,64 gives the recall/QPS trade-off.
     """
     from rankmeter.report import render
-    from rankmeter.vector.ann import (
-        IndexSpecError,
-        ann_recall,
-        check_backend,
-        parse_index_spec,
-        sweep_settings,
-    )
-
-    def usage(exc: Exception, option: str) -> typer.BadParameter:
-        return typer.BadParameter(str(exc), param_hint=f"'{option}'")
-
-    indexes = index or ["hnsw(M=16,efConstruction=200,efSearch=64)"]
-    if len(indexes) > 1 or results_dir is not None:
-        _benchmark(
-            corpus, queries, indexes, k, metric.value, backend.value, sweep, seed, threads,
-            output_format, model, results_dir, output,
-        )  # fmt: skip
-        return
-    try:
-        spec = parse_index_spec(indexes[0])
-    except IndexSpecError as exc:
-        raise usage(exc, "--index") from None
-    try:
-        check_backend(spec, backend.value)
-    except IndexSpecError as exc:
-        raise usage(exc, "--backend") from None
-    swept = _parse_sweep(sweep or [])
-    try:
-        settings = sweep_settings(spec, swept)
-    except IndexSpecError as exc:
-        raise usage(exc, "--sweep") from None
-    ks = tuple(k or (1, 10, 100))
-    corpus_vectors, query_vectors, collection, _ = _vectors(corpus, queries, model, settings, ks)
-    try:
-        result = ann_recall(
-            corpus_vectors,
-            query_vectors,
-            spec,
-            k=ks,
-            metric=metric.value,
-            backend=backend.value,
-            sweep=swept,
-            seed=seed,
-            threads=threads or None,
-        )
-    except IndexSpecError as exc:  # a spec that does not fit the data (pq m and the dimension)
-        raise usage(exc, "--index") from None
-    if collection is not None:
-        result = dataclasses.replace(result, corpus=collection[0], queries=collection[1])
-    render(result, output_format.value, output)
-
-
-def _benchmark(
-    corpus: str,
-    queries: str | None,
-    indexes: list[str],
-    k: list[int] | None,
-    metric: str,
-    backend: str,
-    sweep: list[str] | None,
-    seed: int,
-    threads: int,
-    output_format: AnnFormat,
-    model: str | None,
-    results_dir: str | None,
-    output: str | None,
-) -> None:
-    """Several indexes (or one with --results-dir): every setting checked before any work,
-    the vectors embedded once, each index built once per build-time setting."""
-    from pathlib import Path
-
     from rankmeter.report.ann import write_results
-    from rankmeter.vector.ann import IndexSpecError, ann_benchmark, benchmark_settings
+    from rankmeter.vector.ann import AnnBenchmark, IndexSpecError, measure_indexes
 
-    swept = _parse_sweep(sweep or [])
     try:
-        plans = benchmark_settings(indexes, swept, backend)
+        result = measure_indexes(
+            corpus, queries, index, k=k, metric=metric.value, backend=backend.value,
+            sweep=sweep, seed=seed, threads=threads, model=model, results_dir=results_dir,
+            names=OPTION_NAMES,
+        )  # fmt: skip
     except IndexSpecError as exc:
-        # The spec checker names a swept value as in 'sweep efSearch'.
-        hint = "--sweep" if re.search(r"\bswe(pt|ep)\b", str(exc)) else "--index"
-        raise typer.BadParameter(str(exc), param_hint=f"'{hint}'") from None
-    if results_dir is not None and Path(results_dir).exists() and not Path(results_dir).is_dir():
-        raise typer.BadParameter(f"{results_dir} is not a folder", param_hint="'--results-dir'")
-    ks = tuple(k or (1, 10, 100))
-    settings = [setting for _, plan in plans for setting in plan]
-    corpus_vectors, query_vectors, collection, loaded = _vectors(
-        corpus, queries, model, settings, ks
-    )
-    judged: dict[str, Any] = {} if loaded is None else loaded.judged()
-    try:
-        bench = ann_benchmark(
-            corpus_vectors,
-            query_vectors,
-            indexes,
-            k=ks,
-            metric=metric,
-            backend=backend,
-            sweep=swept,
-            seed=seed,
-            threads=threads or None,
-            **judged,
-        )
-    except IndexSpecError as exc:
-        raise typer.BadParameter(str(exc), param_hint="'--index'") from None
-    if collection is not None:
-        bench = dataclasses.replace(bench, corpus=collection[0], queries=collection[1])
-    if results_dir is not None:
-        write_results(bench, results_dir)
-    from rankmeter.report import render
-
-    render(bench, output_format.value, output)
+        raise typer.BadParameter(str(exc), param_hint=f"'{exc.option}'") from None
+    if results_dir is not None and isinstance(result, AnnBenchmark):
+        write_results(result, results_dir)
+    render(result, output_format.value, output)
 
 
 def ann_results(
@@ -260,40 +159,6 @@ def ann_results(
     from rankmeter.vector.ann import load_results
 
     render(load_results(folder, dataset), output_format.value, output)
-
-
-def _vectors(
-    corpus: str, queries: str | None, model: str | None, settings: list[Any], ks: tuple[int, ...]
-) -> tuple[Any, Any, tuple[str, str] | None, Any]:
-    """Vector files as given, or a BEIR collection folder embedded by the model (cached:
-    :func:`rankmeter.vector.ann.collection_vectors`), and then how the collection's vectors
-    are named and the embedded collection (None for vector files)."""
-    from pathlib import Path
-
-    if not Path(corpus).is_dir():
-        if queries is None:
-            raise typer.BadParameter(
-                "give QUERIES vectors beside the CORPUS vectors (or a collection folder alone)",
-                param_hint="'QUERIES'",
-            )
-        if model is not None:
-            raise typer.BadParameter(
-                "--model embeds a collection folder; CORPUS is a vector file",
-                param_hint="'--model'",
-            )
-        return corpus, queries, None, None
-    if queries is not None:
-        raise typer.BadParameter(
-            "a collection folder is embedded whole: give it alone, without QUERIES",
-            param_hint="'QUERIES'",
-        )
-    from rankmeter.vector.ann import IndexSpecError, collection_vectors
-
-    try:
-        embedded = collection_vectors(corpus, model, settings=settings, ks=ks)
-    except IndexSpecError as exc:
-        raise typer.BadParameter(str(exc), param_hint="'--index'") from None
-    return embedded.corpus, embedded.queries, embedded.names, embedded
 
 
 def register(app: typer.Typer) -> None:

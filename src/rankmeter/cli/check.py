@@ -8,7 +8,6 @@ Warnings alone exit 0. See docs/check.md.
 
 from __future__ import annotations
 
-import dataclasses
 import sys
 from enum import Enum
 from typing import Annotated
@@ -23,7 +22,6 @@ from rankmeter.cli._common import (
     RelOption,
     RunFormatOption,
 )
-from rankmeter.cli._runs import run_arguments, run_names
 
 
 class CheckFormat(str, Enum):
@@ -52,47 +50,18 @@ def check(
     metrics (default nDCG@k), Judged@k, the qrels' grades. Exit 1 when a run's numbers would
     be meaningless (no query in common, scores rising with the rank, duplicates); warnings
     alone exit 0."""
-    from rankmeter.checking import check as check_data
-    from rankmeter.errors import PolicyError
+    from rankmeter.checking import check_files
     from rankmeter.report import render, visible
+    from rankmeter.report.checking import failed_line
 
-    if [qrels, *runs].count("-") > 1:
-        raise PolicyError("only one input can be read from stdin ('-')")
-    arguments = run_arguments(runs)
-    result = check_data(
-        qrels,
-        [a.path for a in arguments],
-        k=k,
-        metrics=metric or None,
-        rel=rel,
+    result = check_files(
+        qrels, runs, k=k, metrics=metric or None, rel=rel,
         qrels_format=qrels_format.value if qrels_format else None,
         run_format=run_format.value if run_format else None,
-    )
-    names = run_names(arguments, [r.name for r in result.runs])
-    result = dataclasses.replace(
-        result,
-        runs=tuple(
-            r if r.name == n else dataclasses.replace(r, name=n)
-            for r, n in zip(result.runs, names, strict=True)
-        ),
-    )
+    )  # fmt: skip
     render(result, output_format.value, output)
     if not result.ok:
-        fatal = [w for w in result.warnings if w.fatal]
-        runs_hit = sorted({w.run for w in fatal})
-        whose = (
-            "every run"  # a finding on the qrels (no relevant judgment)
-            if "" in runs_hit
-            else ", ".join(repr(r) for r in runs_hit)
-        )
-        print(
-            visible(
-                f"rankmeter: check failed: {len(fatal)} "
-                f"{'errors make' if len(fatal) > 1 else 'error makes'} the numbers of {whose} meaningless "
-                f"(the first: {fatal[0].kind.replace('_', ' ')} in {fatal[0].source})"
-            ),
-            file=sys.stderr,
-        )
+        print(visible(failed_line(result)), file=sys.stderr)
         raise typer.Exit(1)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from enum import Enum
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
@@ -195,85 +195,33 @@ def embed_eval(
     one on every collection and print their leaderboard; --results-dir stores each result for
     `rankmeter leaderboard`. --preset mteb gives MTEB's metrics and settings.
     """
-    from rankmeter.errors import PolicyError
     from rankmeter.report import render
-    from rankmeter.vector import RUN_DEPTH
+    from rankmeter.report.leaderboard import store_benchmark
+    from rankmeter.report.vector import shallow_line
     from rankmeter.vector.benchmark import BenchmarkSettings, embed_benchmark
 
     collection_list, model_list = list(collections or []), list(models or [])
-    files = [qrels, queries, corpus]
-    if collection_list and any(f is not None for f in files):
-        raise PolicyError("give a collection folder or --qrels/--queries/--corpus, not both")
-    if not collection_list and not all(f is not None for f in files):
-        if any(f is not None for f in files):
-            raise PolicyError("--qrels, --queries and --corpus go together: give all three")
-        raise PolicyError("give a collection folder (or --qrels, --queries and --corpus)")
-    if preset is Preset.mteb and metric:
-        raise PolicyError("--preset mteb chooses the metrics: give --preset or -m, not both")
-    settings = BenchmarkSettings.of(
-        None if preset is None else preset.value,
-        metrics=metric or None,
-        k=RUN_DEPTH if k is None else k,
-        index=index,
-        batch_size=batch_size,
-        backend=backend,
-        split=split,
-        ignore_identical_ids=identical_ids,
-        query_prefix=query_prefix,
-        passage_prefix=passage_prefix,
-        max_seq_length=max_seq_length,
-        device=device,
-    )
-    if len(collection_list) > 1 or len(model_list) > 1 or retrievers:
-        for given, option in ((name, "--name"), (run_out, "--run-out")):
-            if given is not None:
-                raise PolicyError(
-                    f"{option} names one run: give it with one model on one collection"
-                )
-        if per_query:
-            raise PolicyError(
-                "--per-query shows one run's queries: with several models or collections, "
-                "--results-dir stores every query's values"
-            )
-    if settings.shallow() and not quiet:  # said before the (long) embedding
-        print(
-            f"rankmeter: warning: -k {settings.k} retrieves fewer results per query than "
-            f"{', '.join(settings.shallow())} read: they measure the top {settings.k} only (give "
-            f"-k {max(m.cutoff or 0 for m in settings.measures)} to measure them whole)",
-            file=sys.stderr,
-        )
+    settings = BenchmarkSettings.of_options(
+        None if preset is None else preset.value, metrics=metric, collections=collection_list,
+        files=(qrels, queries, corpus), models=model_list, retrievers=retrievers or [],
+        name=name, run_out=run_out, per_query=per_query, k=k, index=index,
+        batch_size=batch_size, backend=backend, split=split, ignore_identical_ids=identical_ids,
+        query_prefix=query_prefix, passage_prefix=passage_prefix,
+        max_seq_length=max_seq_length, device=device,
+    )  # fmt: skip
+    if (line := shallow_line(settings)) and not quiet:  # said before the (long) embedding
+        print(f"rankmeter: {line}", file=sys.stderr)
     bench = embed_benchmark(
-        collection_list,
-        model_list,
-        settings,
-        retrievers=[r.value for r in retrievers or []],
-        files=None if collection_list else (qrels, queries, corpus),
-        name=name,
-        run_out=run_out,
+        collection_list, model_list, settings, retrievers=[r.value for r in retrievers or []],
+        files=None if collection_list else (qrels, queries, corpus), name=name, run_out=run_out,
         cache=False if no_cache else (cache if cache is not None else True),
         results_dir=results_dir,
         stages=lambda total: Steps(total=total, enabled=False if quiet else None, lines=True),
-    )
+    )  # fmt: skip
     if results_dir is not None:
-        _store(bench, results_dir, quiet)
-    if bench.single:
-        result = bench.results[0]
-        # The Judged@k warning is evaluate's and compare's: this report does not give it.
-        render(result, output_format.value, output, per_query=per_query)
-        return
-    render(bench.leaderboard(), output_format.value, output)
-
-
-def _store(bench: Any, results_dir: str, quiet: bool) -> None:
-    """Each result into the results folder, atomically; a line on stderr says where."""
-    from rankmeter.report.leaderboard import save_entry
-
-    entries = bench.entries()
-    for entry in entries:
-        save_entry(entry, results_dir)
-    if not quiet:
-        noun = "result" if len(entries) == 1 else "results"
-        print(f"stored {len(entries)} {noun} in {results_dir}", file=sys.stderr)
+        store_benchmark(bench, results_dir, quiet=quiet)
+    # The Judged@k warning is evaluate's and compare's: this report does not give it.
+    render(bench, output_format.value, output, per_query=per_query)
 
 
 def register(app: typer.Typer) -> None:

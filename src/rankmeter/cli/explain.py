@@ -77,7 +77,6 @@ def explain(
 
     Default metrics: nDCG@10 P@10 R@100 RR AP.
     """
-    from rankmeter.errors import PolicyError
     from rankmeter.explanation import Explanations
     from rankmeter.metrics import DEFAULT_METRICS, parse_metrics
     from rankmeter.report import render
@@ -104,30 +103,11 @@ def explain(
             ctx.fail("give QRELS and RUN files and --query, or --grades (e.g. --grades 3,0,2)")
         if query is None:
             ctx.fail("give --query: the query to explain (e.g. --query 1)")
-        if [qrels, run].count("-") > 1:
-            raise PolicyError("only one input can be read from stdin ('-')")
-        from rankmeter.cli._runs import read_one_run
-        from rankmeter.io import read_qrels
-
-        loaded_qrels = read_qrels(qrels, format=qrels_format.value if qrels_format else None)
-        loaded_run = read_one_run(
-            run, format=run_format.value if run_format else None, ties=ties.value
-        )
-        query_text = None
-        if queries is not None:
-            from rankmeter.io.annotations import read_queries
-
-            query_text = read_queries(queries).get(query)
-        explained = Explanations.for_query(
-            loaded_qrels,
-            loaded_run,
-            query,
-            measures,
-            rel=rel,
-            judged_only=judged_only,
-            ties=ties.value,
-            query_text=query_text,
-        )
+        explained = Explanations.for_files(
+            qrels, run, query, measures, queries=queries, rel=rel, judged_only=judged_only,
+            ties=ties.value, qrels_format=qrels_format.value if qrels_format else None,
+            run_format=run_format.value if run_format else None,
+        )  # fmt: skip
     render(explained, output_format.value, output)
 
 

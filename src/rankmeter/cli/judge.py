@@ -126,21 +126,16 @@ def export(
     With --resolve adjudicated, a disputed item the adjudicator has not graded is left out of
     the qrels, and one warning line on stderr says how many.
     """
-    from rankmeter.io import atomic_write_bytes
     from rankmeter.judgments.app.export import check_trec_ids
     from rankmeter.judgments.app.setup import export_labels
     from rankmeter.report import terminal_safe, visible
-    from rankmeter.report.judging import labels_csv, labels_parquet, qrels_text
+    from rankmeter.report.judging import left_out_line, qrels_text, write_labels
 
     exported = export_labels(db, resolve.value, adjudicator=adjudicator)
-    given, grades, left_out = exported.labels, exported.grades, exported.left_out
     if labels is not None:  # first: the labels table holds any id, the qrels may not
-        if labels.lower().endswith((".parquet", ".pq")):
-            atomic_write_bytes(labels, labels_parquet(given))
-        else:
-            emit(terminal_safe(labels_csv(given), labels), labels)
+        write_labels(exported.labels, labels)
     check_trec_ids(
-        grades,
+        exported.grades,
         db,
         advice=(
             f"the labels were written to {labels} (--labels), the qrels nowhere"
@@ -148,17 +143,9 @@ def export(
             else "export the labels alone as a table with --labels FILE (CSV or Parquet)"
         ),
     )
-    emit(terminal_safe(qrels_text(grades), output), output)
-    if left_out:
-        items = "item has" if len(left_out) == 1 else "items have"
-        print(
-            visible(
-                f"warning: {len(left_out)} disputed {items} no grade from the adjudicator "
-                f"{adjudicator!r} and {'is' if len(left_out) == 1 else 'are'} left out of the "
-                "qrels; see rankmeter judge status"
-            ),
-            file=sys.stderr,
-        )
+    emit(terminal_safe(qrels_text(exported.grades), output), output)
+    if exported.left_out:
+        print(visible(left_out_line(exported.left_out, adjudicator)), file=sys.stderr)
 
 
 def register(app: typer.Typer) -> None:

@@ -65,18 +65,12 @@ def check(
     when a problem was found."""
     from rankmeter.online import check_log
     from rankmeter.report import render, visible
+    from rankmeter.report.logs import problems_line
 
     result = check_log(log, engine=engine.value, ts_unit=ts_unit.value, ordered=not unordered)
     render(result, output_format.value, output)
     if not result.ok:
-        count = len(result.problems)
-        print(
-            visible(
-                f"rankmeter: {log}: {count} problem{'s' if count > 1 else ''} in the log "
-                f"(the first: {result.problems[0]})"
-            ),
-            file=sys.stderr,
-        )
+        print(visible(problems_line(log, result)), file=sys.stderr)
         raise typer.Exit(1)
 
 
@@ -138,7 +132,7 @@ def simulate(
     reformulations, latency, segments (device, is_new_user, query_freq). With --interleave,
     every request interleaves the two runs instead (team-draft or balanced)."""
     from rankmeter.errors import PolicyError
-    from rankmeter.online import log_counts, log_format, simulate_logs, write_log
+    from rankmeter.online import simulate_log_files
     from rankmeter.report import visible
     from rankmeter.report.logs import written_line
 
@@ -147,24 +141,14 @@ def simulate(
             "-o/--output names the log file to write: its suffix gives the format (.parquet, "
             ".csv or .jsonl)"
         )
-    # Both names are checked before any work: a log written in another format than its name
-    # says would be refused by the next command that reads it.
-    log_format(output)
-    if pre_period is not None:
-        log_format(pre_period)
-    simulated = simulate_logs(
-        qrels, run_control, run_treatment, users=users, sessions_per_user=sessions_per_user,
-        seed=seed, click_model=click_model.value, eta=eta, cutoff=cutoff, split=split,
-        segment_effects=segment_effect, pre_period=pre_period is not None,
+    written = simulate_log_files(
+        qrels, run_control, run_treatment, output, pre_period=pre_period, users=users,
+        sessions_per_user=sessions_per_user, seed=seed, click_model=click_model.value, eta=eta,
+        cutoff=cutoff, split=split, segment_effects=segment_effect,
         interleave=None if interleave is None else interleave.value,
     )  # fmt: skip
-    write_log(simulated.log, output)
-    lines = [written_line(output, log_counts(simulated.log))]
-    if simulated.pre is not None and pre_period is not None:
-        write_log(simulated.pre, pre_period)
-        lines.append(written_line(pre_period, log_counts(simulated.pre)))
-    for line in lines:
-        print(visible(line))
+    for path, counts in written:
+        print(visible(written_line(path, counts)))
 
 
 def register(app: typer.Typer) -> None:

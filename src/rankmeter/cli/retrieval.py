@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from enum import Enum
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
@@ -15,7 +15,6 @@ from rankmeter.cli._common import (
     QuietOption,
     RunFormatOption,
     check_output,
-    emit,
 )
 from rankmeter.cli._progress import Steps
 from rankmeter.vector import RUN_DEPTH
@@ -119,61 +118,15 @@ def fuse(
     output: OutputOption = None,
 ) -> None:
     """Fuse runs into one (a hybrid), written as a TREC run."""
-    from rankmeter.cli._runs import read_run_list
-    from rankmeter.errors import PolicyError
-    from rankmeter.io import trec_run_text, write_trec_run
-    from rankmeter.report import terminal_safe
-    from rankmeter.vector.fusion import fuse as fuse_runs
-    from rankmeter.vector.fusion import parse_weights
+    from rankmeter.report import render
+    from rankmeter.vector.fusion import fuse_runs
 
-    if runs.count("-") > 1:
-        raise PolicyError("only one input can be read from stdin ('-')")
-    if len(runs) < 2:
-        raise PolicyError(f"fuse needs two runs or more; got {len(runs)}")
-    parsed = None if weights is None else parse_weights(weights, what="--weights")
-    loaded = read_run_list(runs, format=run_format.value if run_format else None, distinct=False)
     fused = fuse_runs(
-        loaded,
-        method.value,
-        k=k,
-        weights=parsed,
+        runs, method.value, k=k, weights=weights, depth=depth, name=name,
         normalisation=None if normalisation is None else normalisation.value,
-        depth=depth,
-        name=name,
-    )
-    _warn_depths(loaded, depth)
-    if output is None or output == "-":
-        emit(terminal_safe(trec_run_text(fused), output), None)
-    else:
-        import sys
-
-        from rankmeter.io import trec_run_tag
-        from rankmeter.report import visible
-        from rankmeter.report.vector import fused_line
-
-        write_trec_run(fused, output)
-        line = fused_line(
-            trec_run_tag(fused.name),  # the tag written, not the name given ("a b" -> "a_b")
-            method=method.value,
-            runs=len(loaded),
-            queries=fused.n_queries,
-            results=len(fused),
-            path=output,
-        )
-        print(f"rankmeter: {visible(line)}", file=sys.stderr)
-
-
-def _warn_depths(runs: list[Any], depth: int) -> None:
-    """On stderr: the runs fused are cut at different depths (up to ``depth``)."""
-    import sys
-
-    from rankmeter.report import visible
-    from rankmeter.report.checking import fusion_depth_line
-    from rankmeter.results import depth_gap, depth_of
-
-    gap = depth_gap([(r.name, min(depth_of(r.offsets), depth)) for r in runs])
-    if gap is not None:
-        print(f"rankmeter: {visible(fusion_depth_line(gap))}", file=sys.stderr)
+        format=run_format.value if run_format else None, names={"weights": "--weights"},
+    )  # fmt: skip
+    render(fused, "trec", output, path=output)
 
 
 def two_stage(
@@ -195,24 +148,13 @@ def two_stage(
     Every judged query counts: one the retriever did not answer scores 0 and is listed.
     Default metric: nDCG@10.
     """
-    from rankmeter.cli._runs import read_run_list
-    from rankmeter.errors import PolicyError
-    from rankmeter.io import read_qrels
     from rankmeter.report import render
-    from rankmeter.vector.pipeline import two_stage as run_two_stage
+    from rankmeter.vector.pipeline import two_stage_runs
 
-    if [qrels, retriever_run, reranked_run].count("-") > 1:
-        raise PolicyError("only one input can be read from stdin ('-')")
-    result = run_two_stage(
-        read_qrels(qrels),
-        *read_run_list(
-            [retriever_run, reranked_run],
-            format=run_format.value if run_format else None,
-            distinct=False,
-        ),
-        pool=pool,
-        metrics=metric or ["nDCG@10"],
-    )
+    result = two_stage_runs(
+        qrels, retriever_run, reranked_run, pool=pool, metrics=metric,
+        run_format=run_format.value if run_format else None,
+    )  # fmt: skip
     render(result, output_format.value, output, per_query=per_query)
 
 

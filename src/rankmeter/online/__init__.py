@@ -83,6 +83,7 @@ if TYPE_CHECKING:
         log_counts,
         read_factors,
         recruiting_experiment,
+        simulate_log_files,
         simulate_logs,
     )
 
@@ -114,6 +115,7 @@ _MODULES: dict[str, tuple[str, ...]] = {
         "log_counts",
         "read_factors",
         "recruiting_experiment",
+        "simulate_log_files",
         "simulate_logs",
     ),
     "rankmeter.online.sampling": (
@@ -212,6 +214,7 @@ __all__ = [
     "recruiting_experiment",
     "sample_queries",
     "simulate_log",
+    "simulate_log_files",
     "simulate_logs",
     "user_metrics",
     "write_log",

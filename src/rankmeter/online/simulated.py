@@ -1,10 +1,11 @@
 """An experiment's logs simulated as ``rankmeter logs simulate`` makes them: an A/B log (or an
 interleaving log) of a control and a treatment, and its pre-period, with the split and the
-segment effects given as typed by hand (``50,50``, ``new=0.6,returning=1.1``); and the counts
-a written log is summed up by."""
+segment effects given as typed by hand (``50,50``, ``new=0.6,returning=1.1``), written to
+their files (:func:`simulate_log_files`); and the counts a written log is summed up by."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -18,6 +19,7 @@ __all__ = [
     "log_counts",
     "read_factors",
     "recruiting_experiment",
+    "simulate_log_files",
     "simulate_logs",
 ]
 
@@ -122,6 +124,37 @@ def simulate_logs(
     log = simulate_log(judged, runs, **settings)
     pre = simulate_log(judged, runs, pre_period=True, **settings) if pre_period else None
     return SimulatedLogs(log, pre)
+
+
+def simulate_log_files(
+    qrels: Any,
+    control: Any,
+    treatment: Any,
+    output: str | os.PathLike[str],
+    *,
+    pre_period: str | os.PathLike[str] | None = None,
+    **settings: Any,
+) -> list[tuple[str, LogCounts]]:
+    """:func:`simulate_logs` written as ``rankmeter logs simulate`` writes them: the log to
+    ``output`` and, with ``pre_period``, the pre-period log there, each in the format its name
+    says (:func:`rankmeter.online.write_log`; both names checked before any work, so that no
+    log is written in another format than its name says). ``settings``: those of
+    :func:`simulate_logs`. Returns each path written with its log's counts, in order.
+    """
+    from rankmeter.online.logs import log_format, write_log
+
+    log_format(output)
+    if pre_period is not None:
+        log_format(pre_period)
+    simulated = simulate_logs(
+        qrels, control, treatment, pre_period=pre_period is not None, **settings
+    )
+    write_log(simulated.log, output)
+    written = [(os.fspath(output), log_counts(simulated.log))]
+    if simulated.pre is not None and pre_period is not None:
+        write_log(simulated.pre, pre_period)
+        written.append((os.fspath(pre_period), log_counts(simulated.pre)))
+    return written
 
 
 @dataclass(frozen=True)

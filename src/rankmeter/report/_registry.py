@@ -66,6 +66,8 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "rankmeter.clicks.ClickModel": ("rankmeter.report.clicks",),
     "rankmeter.vector.RetrievalResult": ("rankmeter.report.vector",),
     "rankmeter.vector.TwoStage": ("rankmeter.report.pipeline",),
+    "rankmeter.vector.FusedRun": ("rankmeter.report.vector",),
+    "rankmeter.vector.EmbedBenchmark": ("rankmeter.report.vector",),
     "rankmeter.results.EvalResults": ("rankmeter.report.evaluation",),
 }
 

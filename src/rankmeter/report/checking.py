@@ -28,6 +28,7 @@ from rankmeter.report._registry import renders
 from rankmeter.report._rich import FittedTable, shown
 
 __all__ = [
+    "failed_line",
     "fusion_depth_line",
     "render_json",
     "render_markdown",
@@ -214,6 +215,23 @@ def fusion_depth_line(gap: DepthGap) -> str:
 def warning_lines(warnings: Iterable[DataWarning]) -> list[str]:
     """One plain line per finding (not escaped)."""
     return [warning_line(w) for w in warnings]
+
+
+def failed_line(result: DataCheck) -> str:
+    """The line ``rankmeter check`` ends with when a run's numbers would be meaningless (not
+    escaped): how many fatal findings, whose numbers they ruin, and the first."""
+    fatal = [w for w in result.warnings if w.fatal]
+    runs_hit = sorted({w.run for w in fatal})
+    whose = (
+        "every run"  # a finding on the qrels (no relevant judgment)
+        if "" in runs_hit
+        else ", ".join(repr(r) for r in runs_hit)
+    )
+    return (
+        f"rankmeter: check failed: {len(fatal)} "
+        f"{'errors make' if len(fatal) > 1 else 'error makes'} the numbers of {whose} meaningless "
+        f"(the first: {fatal[0].kind.replace('_', ' ')} in {fatal[0].source})"
+    )
 
 
 def _headline(result: DataCheck) -> str:

@@ -28,10 +28,12 @@ __all__ = [
     "RaterPages",
     "labels_csv",
     "labels_parquet",
+    "left_out_line",
     "model_labels_lines",
     "pages",
     "qrels_text",
     "render_status",
+    "write_labels",
 ]
 
 
@@ -183,6 +185,35 @@ def labels_parquet(labels: Iterable[Label]) -> bytes:
     out = pa.BufferOutputStream()
     pq.write_table(table, out)
     return bytes(out.getvalue().to_pybytes())
+
+
+def write_labels(labels: Iterable[Label], path: str) -> None:
+    """Write the long table of labels to ``path`` (``judge export --labels``): Parquet
+    (:func:`labels_parquet`) when the name ends in ``.parquet`` or ``.pq``, else CSV
+    (:func:`labels_csv`); files atomically, ``"-"`` to stdout (escaped at a terminal)."""
+    from rankmeter._escape import terminal_safe
+    from rankmeter.io import atomic_write_bytes
+    from rankmeter.report._registry import emit
+
+    if path.lower().endswith((".parquet", ".pq")):
+        atomic_write_bytes(path, labels_parquet(labels))
+    else:
+        emit(terminal_safe(labels_csv(labels), path), path)
+
+
+def left_out_line(left_out: Sequence[Any], adjudicator: str | None) -> str:
+    """The warning of ``judge export --resolve adjudicated`` on the disputed items the
+    adjudicator has not graded, left out of the qrels (not escaped).
+
+    >>> left_out_line([("q1", "d1")], "ann")
+    "warning: 1 disputed item has no grade from the adjudicator 'ann' and is left out of the qrels; see rankmeter judge status"
+    """
+    items = "item has" if len(left_out) == 1 else "items have"
+    return (
+        f"warning: {len(left_out)} disputed {items} no grade from the adjudicator "
+        f"{adjudicator!r} and {'is' if len(left_out) == 1 else 'are'} left out of the "
+        "qrels; see rankmeter judge status"
+    )
 
 
 def model_labels_lines(labelled: ModelLabels) -> list[str]:

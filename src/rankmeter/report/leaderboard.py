@@ -6,14 +6,15 @@ mark (``▼``); the best score on each dataset is marked too (``*``)."""
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING, Any
 
 from rankmeter.report._registry import renders
 
 if TYPE_CHECKING:
-    import os
     from pathlib import Path
 
+    from rankmeter.vector.benchmark import EmbedBenchmark
     from rankmeter.vector.leaderboard import Leaderboard, LeaderboardEntry
 
 __all__ = [
@@ -26,6 +27,7 @@ __all__ = [
     "render_markdown",
     "render_table",
     "save_entry",
+    "store_benchmark",
 ]
 
 TEMPLATE = "leaderboard.html.j2"
@@ -84,6 +86,20 @@ def save_entry(entry: LeaderboardEntry, results_dir: str | os.PathLike[str]) -> 
     with atomic_write(path) as handle:
         handle.write(render_entry(entry))
     return path
+
+
+def store_benchmark(
+    bench: EmbedBenchmark, results_dir: str | os.PathLike[str], *, quiet: bool = False
+) -> list[Path]:
+    """Each result of a benchmark into ``results_dir`` (:func:`save_entry`, atomically), and
+    unless ``quiet`` a line on stderr saying how many went where; return the paths."""
+    import sys
+
+    paths = [save_entry(entry, results_dir) for entry in bench.entries()]
+    if not quiet:
+        noun = "result" if len(paths) == 1 else "results"
+        print(f"stored {len(paths)} {noun} in {os.fspath(results_dir)}", file=sys.stderr)
+    return paths
 
 
 @renders("rankmeter.vector.Leaderboard", "json")

@@ -18,7 +18,7 @@ from rankmeter.report._markdown import Align, markdown_table
 from rankmeter.report._registry import renders
 from rankmeter.report._rich import FittedTable, shown
 
-__all__ = ["render_json", "render_markdown", "render_table", "written_line"]
+__all__ = ["problems_line", "render_json", "render_markdown", "render_table", "written_line"]
 
 _COUNTS = ("users", "sessions", "requests", "impressions", "clicks")
 
@@ -98,6 +98,16 @@ def render_markdown(check: LogCheck) -> str:
             [None, None],
         )
     return "\n".join(lines) + "\n"
+
+
+def problems_line(log: str, result: LogCheck) -> str:
+    """The line ``rankmeter logs check`` ends with when the log has problems (not escaped):
+    how many, and the first."""
+    count = len(result.problems)
+    return (
+        f"rankmeter: {log}: {count} problem{'s' if count > 1 else ''} in the log "
+        f"(the first: {result.problems[0]})"
+    )
 
 
 def written_line(path: str, counts: LogCounts) -> str:

@@ -7,13 +7,24 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from rankmeter.report._json import json_text
-from rankmeter.report._registry import renders
+from rankmeter.report._registry import Rendered, renderer, renders
 from rankmeter.report._rich import shown
 
 if TYPE_CHECKING:
+    from rankmeter.vector.benchmark import BenchmarkSettings, EmbedBenchmark
+    from rankmeter.vector.fusion import FusedRun
     from rankmeter.vector.retrieval import RetrievalResult
 
-__all__ = ["fused_line", "query_notes", "render_json", "render_table"]
+__all__ = [
+    "fused_line",
+    "query_notes",
+    "render_benchmark_json",
+    "render_benchmark_table",
+    "render_fused",
+    "render_json",
+    "render_table",
+    "shallow_line",
+]
 
 #: Query ids listed by name in a note; more are counted.
 LISTED = 10
@@ -38,6 +49,68 @@ def fused_line(name: str, *, method: str, runs: int, queries: int, results: int,
     return (
         f"wrote the fused run '{name}' to {path}: {queries:,} {query_noun}, {results:,} "
         f"{result_noun} ({method} of {runs} runs)"
+    )
+
+
+@renders("rankmeter.vector.FusedRun", "trec")
+def render_fused(result: FusedRun, *, path: str | None = None) -> Rendered:
+    """The fused run as TREC text (``rankmeter fuse``); on stderr, the warning on runs of
+    different depths before it and, when it goes to the file ``path``, the line saying what
+    was written there after it."""
+    from rankmeter.io import trec_run_text
+    from rankmeter.report.checking import fusion_depth_line
+
+    gap = result.depth_gap
+    before: tuple[str, ...] = () if gap is None else (f"rankmeter: {fusion_depth_line(gap)}",)
+    after: tuple[str, ...] = ()
+    if path is not None and path != "-":
+        run = result.run
+        line = fused_line(
+            result.tag,  # the tag written, not the name given ("a b" -> "a_b")
+            method=result.method, runs=result.runs, queries=run.n_queries, results=len(run),
+            path=path,
+        )  # fmt: skip
+        after = (f"rankmeter: {line}",)
+    return Rendered(trec_run_text(result.run), before, after)
+
+
+def _benchmark_output(bench: EmbedBenchmark) -> Any:
+    """What ``rankmeter embed-eval`` shows of a benchmark: one model on one collection, its
+    result; else the leaderboard of every result."""
+    return bench.results[0] if bench.single else bench.leaderboard()
+
+
+@renders("rankmeter.vector.EmbedBenchmark", "table")
+def render_benchmark_table(bench: EmbedBenchmark, *, per_query: bool = False) -> Any:
+    """The one result's table (:func:`render_table`), or the leaderboard's table."""
+    shown = _benchmark_output(bench)
+    options = {"per_query": per_query} if bench.single else {}
+    return renderer(type(shown), "table")(shown, **options)
+
+
+@renders("rankmeter.vector.EmbedBenchmark", "json")
+def render_benchmark_json(bench: EmbedBenchmark, *, per_query: bool = False) -> Any:
+    """The one result's JSON (:func:`render_json`), or the leaderboard's JSON."""
+    shown = _benchmark_output(bench)
+    options = {"per_query": per_query} if bench.single else {}
+    return renderer(type(shown), "json")(shown, **options)
+
+
+def shallow_line(settings: BenchmarkSettings) -> str | None:
+    """The warning of ``rankmeter embed-eval`` on metrics that read deeper than ``-k`` (not
+    escaped; None when none does).
+
+    >>> from rankmeter.vector.benchmark import BenchmarkSettings
+    >>> print(shallow_line(BenchmarkSettings(metrics=("nDCG@10", "R@100"), k=50)))
+    warning: -k 50 retrieves fewer results per query than R@100 read: they measure the top 50 only (give -k 100 to measure them whole)
+    """
+    shallow = settings.shallow()
+    if not shallow:
+        return None
+    return (
+        f"warning: -k {settings.k} retrieves fewer results per query than "
+        f"{', '.join(shallow)} read: they measure the top {settings.k} only (give "
+        f"-k {max(m.cutoff or 0 for m in settings.measures)} to measure them whole)"
     )
 
 

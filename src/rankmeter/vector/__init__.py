@@ -24,7 +24,7 @@ __all__ += [*_ANN, "exact_search"]  # ANN recall against exact neighbours
 _LAZY.update(
     {**dict.fromkeys(_ANN, "rankmeter.vector.ann"), "exact_search": "rankmeter.vector.exact"}
 )
-_RETRIEVAL = {"bm25_run": "bm25", "fuse": "fusion", "TwoStage": "pipeline", "two_stage": "pipeline", "cross_encoder": "pipeline"}  # fmt: skip
+_RETRIEVAL = {"bm25_run": "bm25", "fuse": "fusion", "fuse_runs": "fusion", "FusedRun": "fusion", "TwoStage": "pipeline", "two_stage": "pipeline", "two_stage_runs": "pipeline", "cross_encoder": "pipeline"}  # fmt: skip
 __all__ += list(_RETRIEVAL)  # BM25 baseline, fusion, two-stage pipelines
 _LAZY.update({k: f"rankmeter.vector.{v}" for k, v in _RETRIEVAL.items()})
 __all__ += ["evaluate_model"]  # an embedding model evaluated end to end

@@ -144,6 +144,60 @@ class BenchmarkSettings:
             **settings,
         )
 
+    @classmethod
+    def of_options(
+        cls,
+        preset: str | None = None,
+        *,
+        metrics: Sequence[str] | None = None,
+        collections: Sequence[Any] = (),
+        files: Sequence[Any | None] = (None, None, None),
+        models: Sequence[Any] = (),
+        retrievers: Sequence[str] = (),
+        name: str | None = None,
+        run_out: str | os.PathLike[str] | None = None,
+        per_query: bool = False,
+        **settings: Any,
+    ) -> BenchmarkSettings:
+        """The settings of ``rankmeter embed-eval`` (:meth:`of`), after the combinations of
+        its options that do not go together are refused, each worded with the command's option
+        names (``--qrels``, ``--preset``, ``-m``, ``--name``, ...): collection folders or the three ``files``
+        (qrels, queries, corpus) all given; a preset or metrics; ``name``, ``run_out`` and
+        ``per_query`` only with one model on one collection without baselines. ``k`` None:
+        :data:`~rankmeter.vector.RUN_DEPTH`.
+
+        >>> BenchmarkSettings.of_options("mteb", metrics=["AP"], collections=["data/x"])
+        Traceback (most recent call last):
+        ...
+        rankmeter.errors.PolicyError: --preset mteb chooses the metrics: give --preset or -m, not both
+        """
+        from rankmeter.errors import PolicyError
+
+        given = [f for f in files if f is not None]
+        if collections and given:
+            raise PolicyError("give a collection folder or --qrels/--queries/--corpus, not both")
+        if not collections and len(given) < len(files):
+            if given:
+                raise PolicyError("--qrels, --queries and --corpus go together: give all three")
+            raise PolicyError("give a collection folder (or --qrels, --queries and --corpus)")
+        if preset == "mteb" and metrics:
+            raise PolicyError("--preset mteb chooses the metrics: give --preset or -m, not both")
+        if settings.get("k", RUN_DEPTH) is None:
+            settings["k"] = RUN_DEPTH
+        chosen = cls.of(preset, metrics=metrics or None, **settings)
+        if len(collections) > 1 or len(models) > 1 or retrievers:
+            for value, option in ((name, "--name"), (run_out, "--run-out")):
+                if value is not None:
+                    raise PolicyError(
+                        f"{option} names one run: give it with one model on one collection"
+                    )
+            if per_query:
+                raise PolicyError(
+                    "--per-query shows one run's queries: with several models or collections, "
+                    "--results-dir stores every query's values"
+                )
+        return chosen
+
     @property
     def measures(self) -> tuple[Any, ...]:
         """The parsed metrics."""

@@ -1,4 +1,5 @@
-"""Fusion of runs: reciprocal-rank fusion and score-normalised CombSUM.
+"""Fusion of runs: reciprocal-rank fusion and score-normalised CombSUM; :func:`fuse_runs`,
+run files fused as ``rankmeter fuse`` fuses them (:class:`FusedRun`).
 
 A hybrid of a lexical and a dense retriever is one run made from two; ``rankmeter compare``
 then tells whether it beats both. Fusion works on whole columns (NumPy over every result of
@@ -18,8 +19,9 @@ Run('rrf(bm25+dense)', 1 queries, 4 results)
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -31,7 +33,10 @@ from rankmeter.errors import PolicyError, RankmeterError
 from rankmeter.io import as_run
 from rankmeter.vector import RUN_DEPTH
 
-__all__ = ["FUSION_METHODS", "fuse", "parse_weights"]
+if TYPE_CHECKING:
+    from rankmeter.results import DepthGap
+
+__all__ = ["FUSION_METHODS", "FusedRun", "fuse", "fuse_runs", "parse_weights"]
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -258,3 +263,90 @@ def _sum_by_pair(
         name=name,
         origin="<fused run>",
     )
+
+
+@dataclass(frozen=True)
+class FusedRun:
+    """Runs fused into one (:func:`fuse_runs`): the fused run, how it was made, and the depths
+    of the runs fused where they differ (a document past the shallower runs' depth ranks as if
+    they had rejected it).
+
+    Attributes
+    ----------
+    run : the fused :class:`~rankmeter.data.Run`
+    method : the fusion method
+    runs : how many runs were fused
+    depth_gap : the runs' depths (each cut at ``depth``) where they differ, else None
+    """
+
+    run: Run
+    method: str
+    runs: int
+    depth_gap: DepthGap | None = None
+
+    @property
+    def tag(self) -> str:
+        """The tag the run is written under (its name with whitespace as ``_``)."""
+        from rankmeter.io import trec_run_tag
+
+        return trec_run_tag(self.run.name)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.run.name,
+            "tag": self.tag,
+            "method": self.method,
+            "runs": self.runs,
+            "queries": self.run.n_queries,
+            "results": len(self.run),
+            "depth_gap": None if self.depth_gap is None else self.depth_gap.to_dict(),
+        }
+
+
+def fuse_runs(
+    runs: Sequence[str],
+    method: str = "rrf",
+    *,
+    k: float = 60,
+    weights: str | Sequence[float] | None = None,
+    normalisation: str | None = None,
+    depth: int = RUN_DEPTH,
+    name: str | None = None,
+    format: str | None = None,
+    names: Mapping[str, str] | None = None,
+) -> FusedRun:
+    """Fuse run files as ``rankmeter fuse`` does: :func:`fuse` over runs read from paths.
+
+    Parameters
+    ----------
+    runs : two paths or more, each ``PATH`` or ``NAME=PATH`` (:func:`rankmeter.io.read_run_list`;
+        a name given twice is an error); at most one ``"-"`` (stdin)
+    weights : one weight per run, or the weights as typed (``"0.7,0.3"``: :func:`parse_weights`)
+    method, k, normalisation, depth, name : as for :func:`fuse`
+    format : the runs' format (None: found from each file)
+    names : how messages name the parameters: ``{"weights": "--weights"}`` on the command line
+
+    Returns
+    -------
+    FusedRun, with the runs' depths where they differ (each up to ``depth``).
+
+    >>> fuse_runs(["a.run"])
+    Traceback (most recent call last):
+    ...
+    rankmeter.errors.PolicyError: fuse needs two runs or more; got 1
+    """
+    from rankmeter.io.run_args import read_run_list
+    from rankmeter.results import depth_gap, depth_of
+
+    if list(runs).count("-") > 1:
+        raise PolicyError("only one input can be read from stdin ('-')")
+    if len(runs) < 2:
+        raise PolicyError(f"fuse needs two runs or more; got {len(runs)}")
+    if isinstance(weights, str):
+        weights = parse_weights(weights, what=(names or {}).get("weights", "weights"))
+    loaded = read_run_list(runs, format=format, distinct=False)
+    fused = fuse(
+        loaded, method, k=k, weights=weights, normalisation=normalisation, depth=depth, name=name
+    )
+    gap = depth_gap([(r.name, min(depth_of(r.offsets), depth)) for r in loaded])
+    return FusedRun(fused, method, len(loaded), gap)

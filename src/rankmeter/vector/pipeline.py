@@ -1,4 +1,5 @@
-"""Two-stage pipelines: a retriever finds candidates, a reranker reorders them.
+"""Two-stage pipelines: a retriever finds candidates, a reranker reorders them
+(:func:`two_stage`; from files, as ``rankmeter two-stage`` reads them: :func:`two_stage_runs`).
 
 Each stage has its own question. The retriever's: is every relevant document in the pool
 (Recall@pool)? No reranker can bring back what the pool lacks. The reranker's: how well does it
@@ -38,7 +39,7 @@ from rankmeter.errors import PolicyError, RankmeterError
 from rankmeter.io import as_qrels, as_run
 from rankmeter.results import EvalResult
 
-__all__ = ["TwoStage", "cross_encoder", "two_stage"]
+__all__ = ["TwoStage", "cross_encoder", "two_stage", "two_stage_runs"]
 
 #: Scores (query text, document text) pairs, a batch at a time: one float per pair.
 Reranker = Callable[[list[tuple[str, str]]], Sequence[float]]
@@ -194,6 +195,38 @@ def two_stage(
         _deeper_than_pool(measures, int(pool)),
         unanswered,
     )
+
+
+def two_stage_runs(
+    qrels: str,
+    retriever_run: str,
+    reranked_run: str,
+    *,
+    pool: int = 100,
+    metrics: Iterable[str] | None = None,
+    run_format: str | None = None,
+) -> TwoStage:
+    """A two-stage pipeline from files, as ``rankmeter two-stage`` evaluates it: the qrels,
+    the retriever's run and the reranker's run over its top ``pool``, each a path (a run
+    ``NAME=PATH`` names it; at most one ``"-"``, stdin), then :func:`two_stage`.
+
+    ``metrics`` default to nDCG@10; ``run_format`` is the runs' format (None: found from each
+    file).
+
+    >>> two_stage_runs("-", "-", "reranked.run")
+    Traceback (most recent call last):
+    ...
+    rankmeter.errors.PolicyError: only one input can be read from stdin ('-')
+    """
+    from rankmeter.io import read_qrels
+    from rankmeter.io.run_args import read_run_list
+
+    if [qrels, retriever_run, reranked_run].count("-") > 1:
+        raise PolicyError("only one input can be read from stdin ('-')")
+    first, reranked = read_run_list(
+        [retriever_run, reranked_run], format=run_format, distinct=False
+    )
+    return two_stage(read_qrels(qrels), first, reranked, pool=pool, metrics=metrics or ["nDCG@10"])
 
 
 def _deeper_than_pool(measures: Sequence[Any], pool: int) -> tuple[str, ...]:

@@ -27,6 +27,9 @@ The pieces, one module each:
   embedded by a model, the index settings checked against it first.
 - :mod:`~rankmeter.vector.ann.results`: :func:`load_results` reads back the results that
   accumulate.
+- :mod:`~rankmeter.vector.ann.measure`: :func:`measure_indexes`, ``rankmeter ann-recall`` in
+  one call: specs and sweeps as typed, vector files or a collection folder, one index or
+  several; each error names the parameter it is about.
 """
 
 from __future__ import annotations
@@ -45,6 +48,7 @@ from rankmeter.vector.ann.bench import (
     query_latencies,
 )
 from rankmeter.vector.ann.collection import CollectionVectors, collection_vectors
+from rankmeter.vector.ann.measure import DEFAULT_INDEX, measure_indexes
 from rankmeter.vector.ann.recall import (
     RECALL_RULE,
     SIMD_LANES,
@@ -70,6 +74,7 @@ from rankmeter.vector.ann.spec import (
 
 __all__ = [
     "BACKENDS",
+    "DEFAULT_INDEX",
     "QUALITY_METRICS",
     "RECALL_RULE",
     "RESULT_SCHEMA",
@@ -95,6 +100,7 @@ __all__ = [
     "latency_percentiles",
     "load_results",
     "make_index",
+    "measure_indexes",
     "pareto_frontier",
     "parse_index_spec",
     "parse_sweep",

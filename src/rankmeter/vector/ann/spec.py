@@ -40,7 +40,10 @@ class IndexSpecError(PolicyError):
     """An index specification (``hnsw(M=16)``, sweep parameter, backend) is not valid.
 
     A :class:`~rankmeter.errors.PolicyError`: a bad setting, not bad data (the command line
-    exits with 2, as for any usage error)."""
+    exits with 2, as for any usage error). ``option``: the parameter it is about, as the
+    caller named it, where :func:`~rankmeter.vector.ann.measure_indexes` knows it (else None)."""
+
+    option: str | None = None
 
     # Shown in tracebacks under the name users import it by.
     __module__ = "rankmeter.vector.ann"
