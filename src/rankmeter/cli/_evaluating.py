@@ -7,9 +7,9 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, cast
 
-from rankmeter.cli._progress import Steps
 from rankmeter.cli._runs import run_arguments, run_names
 from rankmeter.cli._warnings import print_data_warnings
+from rankmeter.report import Steps
 
 #: The output formats of ``--format``.
 OUTPUT_FORMATS = ("table", "json", "tsv", "trec")

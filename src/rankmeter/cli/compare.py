@@ -30,9 +30,9 @@ from rankmeter.cli._common import (
     TiesOption,
 )
 from rankmeter.cli._evaluating import spark_for
-from rankmeter.cli._progress import Steps
 from rankmeter.cli._runs import RunArgument, run_arguments, run_names
 from rankmeter.cli._warnings import print_data_warnings
+from rankmeter.report import Steps
 
 if TYPE_CHECKING:
     from rankmeter.comparison import Comparison

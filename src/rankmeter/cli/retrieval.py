@@ -17,7 +17,7 @@ from rankmeter.cli._common import (
     check_output,
     emit,
 )
-from rankmeter.cli._progress import Steps
+from rankmeter.report import Steps
 from rankmeter.vector import RUN_DEPTH
 
 
