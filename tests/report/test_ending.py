@@ -28,6 +28,7 @@ from rankmeter.report.streams import (
     ClosedOutput,
     DiscardedOutput,
     GuardedOutput,
+    note,
     standard_streams,
 )
 
@@ -182,3 +183,10 @@ def test_a_guarded_stdout_keeps_a_broken_pipe_and_words_other_failures() -> None
     with pytest.raises(OutputError, match=r"^cannot write to standard output: No space left"):
         full.writelines(["x"])
     assert GuardedOutput(io.StringIO()).getvalue() == ""  # the stream's own attributes
+
+
+def test_a_note_is_one_line_on_stderr_its_controls_visible(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    note("run b\x1b[2J.txt: scores rise with the rank")
+    assert capsys.readouterr() == ("", "rankmeter: run b\\x1b[2J.txt: scores rise with the rank\n")

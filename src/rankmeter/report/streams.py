@@ -1,7 +1,8 @@
 """The standard streams a command writes to: standard output guarded so that a failed write
 is one error line (:class:`GuardedOutput`, raising :class:`rankmeter.errors.OutputError`),
 stand-ins for streams the process was started without, descriptors 0-2 plugged, and
-:func:`standard_streams`, which sets all of that up around a command and restores it after.
+:func:`standard_streams`, which sets all of that up around a command and restores it after;
+:func:`note` writes a line for the person on stderr.
 No Typer here: the evaluate command's fast start writes through these too."""
 
 from __future__ import annotations
@@ -14,12 +15,14 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
+from rankmeter._escape import visible
 from rankmeter.errors import OutputError
 
 __all__ = [
     "ClosedOutput",
     "DiscardedOutput",
     "GuardedOutput",
+    "note",
     "plug_closed_descriptors",
     "silence_stdout",
     "standard_streams",
@@ -126,3 +129,9 @@ def standard_streams() -> Iterator[None]:
         yield
     finally:
         sys.stdout, sys.stderr = stdout, stderr
+
+
+def note(line: str) -> None:
+    """Write ``line`` for the person on stderr, as ``rankmeter: <line>``, its control
+    characters made visible (a run name or a path in it must not drive the terminal)."""
+    print(f"rankmeter: {visible(line)}", file=sys.stderr)
