@@ -7,7 +7,7 @@ path, the line number and the offending text.
 
 from __future__ import annotations
 
-__all__ = ["FormatError", "MetricError", "PolicyError", "RankmeterError"]
+__all__ = ["FormatError", "MetricError", "OutputError", "PolicyError", "RankmeterError"]
 
 _MAX_SHOWN = 80
 
@@ -58,3 +58,8 @@ class MetricError(RankmeterError):
 
 class PolicyError(RankmeterError):
     """An evaluation policy (ties, rel, include_missing, judged_only) is not valid."""
+
+
+class OutputError(RankmeterError):
+    """Standard output cannot take the output: it is closed, the disk is full, an I/O error
+    (raised by :class:`rankmeter.report.streams.GuardedOutput`)."""

@@ -106,7 +106,7 @@ def test_a_line_per_stage_where_stderr_is_not_a_terminal(
 ) -> None:
     """Issue 22, item 21: embed-eval runs for minutes; on a stderr that is not a terminal (a
     log, CI) it writes a plain line per stage once it has run a while (here: at once)."""
-    from rankmeter.cli import _progress
+    from rankmeter.report import progress as _progress
 
     monkeypatch.setattr(_progress, "LINE_DELAY", 0.0)
     args = ["embed-eval", collection, "--model", model, "-f", "json", "--no-cache"]

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from rankmeter.cli._progress import Steps
+from rankmeter.report import Steps
 
 from ._cli_support import CLI
 
@@ -85,7 +85,7 @@ def test_quiet_and_piped_stderr_print_nothing(cli: CLI, files: dict[str, Path]) 
 
 # -- issue 22, item 21: long work says it is alive on a stderr that is not a terminal ----------
 def test_lines_where_stderr_is_not_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
-    from rankmeter.cli import _progress
+    from rankmeter.report import progress as _progress
 
     stderr = io.StringIO()  # not a terminal
     monkeypatch.setattr(sys, "stderr", stderr)
@@ -109,7 +109,7 @@ def test_lines_where_stderr_is_not_a_terminal(monkeypatch: pytest.MonkeyPatch) -
 
 
 def test_no_lines_before_the_delay_nor_without_asking(monkeypatch: pytest.MonkeyPatch) -> None:
-    from rankmeter.cli import _progress
+    from rankmeter.report import progress as _progress
 
     stderr = io.StringIO()
     monkeypatch.setattr(sys, "stderr", stderr)

@@ -13,8 +13,9 @@ import rankmeter.cli
 CLI = Path(rankmeter.cli.__file__).resolve().parent
 
 #: Lines covered by the bodies of the functions in rankmeter/cli/*.py (docstrings excluded,
-#: nested functions counted once). The target is 1,200: lower this as library work leaves cli/.
-BODY_LINES_BUDGET = 2_364
+#: nested functions counted once): at most 1,200 (issue 23; 2,604 before it, 896 after). A
+#: command that needs more is doing library work: move it to the package that owns it.
+BODY_LINES_BUDGET = 1_200
 
 
 def _trees() -> list[tuple[str, ast.Module]]:

@@ -345,7 +345,7 @@ def test_progress_labels_are_escaped() -> None:
 
     from rich.console import Console
 
-    from rankmeter.cli._progress import Steps
+    from rankmeter.report import Steps
 
     buffer = io.StringIO()
     console = Console(file=buffer, force_terminal=True, width=120)

@@ -1,6 +1,6 @@
 """Helpers shared by commands: the options they share (declared once each, so that names,
-short forms and help never drift apart); writing output and consoles are in
-:mod:`rankmeter.cli._output` (no Typer there), re-exported here."""
+short forms and help never drift apart); writing output and consoles are
+:mod:`rankmeter.report`'s (:func:`emit`, :func:`render_rich`), re-exported here."""
 
 from __future__ import annotations
 
@@ -10,29 +10,11 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperCommand
 
-from rankmeter.cli._output import (
-    ClosedOutput,
-    DiscardedOutput,
-    GuardedOutput,
-    OutputError,
-    emit,
-    plug_closed_descriptors,
-    render_rich,
-    silence_stdout,
-)
 from rankmeter.errors import MetricError
 from rankmeter.metrics.goals import GOAL_NAMES
+from rankmeter.report import emit, render_rich
 
-__all__ = [
-    "ClosedOutput",
-    "DiscardedOutput",
-    "GuardedOutput",
-    "OutputError",
-    "emit",
-    "plug_closed_descriptors",
-    "render_rich",
-    "silence_stdout",
-]
+__all__ = ["emit", "render_rich"]
 
 
 class Ties(str, Enum):
@@ -203,25 +185,16 @@ TiesOption = Annotated[
 
 def check_output(ctx: typer.Context, param: typer.CallbackParam, value: str | None) -> str | None:
     """The callback of every option that names a file to write (``-o``, ``--run-out``,
-    ``--report``): the target is checked as the final write will check it
-    (:func:`rankmeter.io._atomic.check_target`), while the options are parsed, so before any
-    input is read; and two outputs of one command must not be one file (the second write would
-    replace the first). ``-`` is standard output."""
+    ``--report``): the command's outputs so far are checked as the final writes will check them
+    (:func:`rankmeter.io.check_outputs`), while the options are parsed, so before any input is
+    read. ``-`` is standard output."""
     if value is None or value == "-":
         return value
-    from rankmeter.errors import PolicyError
-    from rankmeter.io import check_target, same_target
+    from rankmeter.io import check_outputs
 
-    check_target(value)
-    option = max(param.opts, key=len)
-    seen: list[tuple[str, str]] = ctx.meta.setdefault("rankmeter.outputs", [])
-    for earlier_option, earlier in seen:
-        if same_target(earlier, value):
-            raise PolicyError(
-                f"{earlier_option} {earlier} and {option} {value} are the same file: give each "
-                "output its own"
-            )
-    seen.append((option, value))
+    outputs: list[tuple[str, str]] = ctx.meta.setdefault("rankmeter.outputs", [])
+    outputs.append((max(param.opts, key=len), value))
+    check_outputs(outputs)
     return value
 
 

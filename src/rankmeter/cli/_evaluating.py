@@ -5,8 +5,8 @@ report renders."""
 
 from __future__ import annotations
 
-from rankmeter.cli._progress import Steps
 from rankmeter.cli._warnings import print_data_warnings
+from rankmeter.report import Steps
 
 #: The output formats of ``--format``.
 OUTPUT_FORMATS = ("table", "json", "tsv", "trec")

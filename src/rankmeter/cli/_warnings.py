@@ -4,7 +4,6 @@
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 
@@ -13,8 +12,8 @@ def print_data_warnings(result: Any, *, quiet: bool, run_format: str | None = No
     if quiet:
         return
     from rankmeter.checking import result_warnings
-    from rankmeter.report import visible
     from rankmeter.report.checking import warning_lines
+    from rankmeter.report.streams import note
 
     for line in warning_lines(result_warnings(result, run_format=run_format)):
-        print(f"rankmeter: {visible(line)}", file=sys.stderr)
+        note(line)

@@ -29,8 +29,8 @@ from rankmeter.cli._common import (
     Ties,
     TiesOption,
 )
-from rankmeter.cli._progress import Steps
 from rankmeter.cli._warnings import print_data_warnings
+from rankmeter.report import Steps
 
 
 class CompareFormat(str, Enum):

@@ -15,7 +15,7 @@ from rankmeter.cli._common import (
     QuietOption,
     check_output,
 )
-from rankmeter.cli._progress import Steps
+from rankmeter.report import Steps
 
 
 class EmbedFormat(str, Enum):

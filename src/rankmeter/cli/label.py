@@ -119,11 +119,10 @@ def label(
     written as TREC qrels (check them against human labels with rankmeter audit-labels)."""
     import sys
 
-    from rankmeter.cli._progress import Steps
     from rankmeter.errors import PolicyError
     from rankmeter.io import trec_qrels_text
     from rankmeter.judgments.model_labels import label_with_model
-    from rankmeter.report import terminal_safe
+    from rankmeter.report import Steps, terminal_safe
     from rankmeter.report.judging import model_labels_lines
 
     if [pool, queries, corpus].count("-") > 1:

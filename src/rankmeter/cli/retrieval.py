@@ -16,7 +16,7 @@ from rankmeter.cli._common import (
     RunFormatOption,
     check_output,
 )
-from rankmeter.cli._progress import Steps
+from rankmeter.report import Steps
 from rankmeter.vector import RUN_DEPTH
 
 

@@ -21,7 +21,7 @@ Qrels(1 queries, 2 judgments)
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, TextIO
 
@@ -57,6 +57,7 @@ __all__ = [
     "as_run",
     "atomic_write",
     "atomic_write_bytes",
+    "check_outputs",
     "check_target",
     "load_runs",
     "read_corpus",
@@ -249,6 +250,33 @@ def check_target(path: str | os.PathLike[str]) -> None:
     from rankmeter.io._atomic import check_target as check
 
     check(path)
+
+
+def check_outputs(outputs: Sequence[tuple[str, str | os.PathLike[str]]]) -> None:
+    """Check every output of one piece of work before it starts: each target as
+    :func:`check_target` checks it, and no two of them the same file (:func:`same_target`: the
+    second write would replace the first). ``outputs`` are ``(name, path)`` pairs, the name
+    saying in the message which output it is (a command line's option: ``-o``,
+    ``--run-out``).
+
+    >>> check_outputs([("-o", "/nonexistent-dir/out.json")])
+    Traceback (most recent call last):
+    ...
+    rankmeter.errors.FormatError: /nonexistent-dir/out.json: cannot write: No such file or directory
+    >>> check_outputs([("-o", "a.json"), ("--report", "./a.json")])
+    Traceback (most recent call last):
+    ...
+    rankmeter.errors.PolicyError: -o a.json and --report ./a.json are the same file: give each output its own
+    """
+    for _, path in outputs:
+        check_target(path)
+    for at, (name, path) in enumerate(outputs):
+        for earlier_name, earlier in outputs[:at]:
+            if same_target(earlier, path):
+                raise PolicyError(
+                    f"{earlier_name} {os.fspath(earlier)} and {name} {os.fspath(path)} are the "
+                    "same file: give each output its own"
+                )
 
 
 def same_target(first: str | os.PathLike[str], second: str | os.PathLike[str]) -> bool:

@@ -22,6 +22,8 @@ Jinja2) happen inside the functions.
 The package itself names how untrusted text (run names, ids, file names) is shown outside the
 renderers: :func:`visible` for a line of text (an error message, a progress label) and
 :func:`terminal_safe` for a data format written to a terminal (see :mod:`rankmeter._escape`).
+Progress on stderr is :class:`Steps` (``progress``): a bar after a delay on a terminal, plain
+lines in a log where asked.
 """
 
 from __future__ import annotations
@@ -36,9 +38,11 @@ from rankmeter.report._registry import (
     renderer,
     renders,
 )
+from rankmeter.report.progress import Steps
 
 __all__ = [
     "Rendered",
+    "Steps",
     "emit",
     "formats_of",
     "render",

@@ -1,8 +1,9 @@
-"""Writing a command's output: standard output guarded so that a failed write is one error line.
-Files written atomically and Rich consoles (:func:`emit`, :func:`render_rich`) are
-:mod:`rankmeter.report`'s, which writes every renderer's output
-(:func:`rankmeter.report.render`). No Typer here: the evaluate command's fast start
-(:mod:`rankmeter.cli._fast`) writes through these too."""
+"""The standard streams a command writes to: standard output guarded so that a failed write
+is one error line (:class:`GuardedOutput`, raising :class:`rankmeter.errors.OutputError`),
+stand-ins for streams the process was started without, descriptors 0-2 plugged, and
+:func:`standard_streams`, which sets all of that up around a command and restores it after;
+:func:`note` writes a line for the person on stderr.
+No Typer here: the evaluate command's fast start writes through these too."""
 
 from __future__ import annotations
 
@@ -11,25 +12,21 @@ import errno
 import io
 import os
 import sys
+from collections.abc import Iterator
 from typing import Any
 
-from rankmeter.errors import RankmeterError
-from rankmeter.report import emit, render_rich
+from rankmeter._escape import visible
+from rankmeter.errors import OutputError
 
 __all__ = [
     "ClosedOutput",
     "DiscardedOutput",
     "GuardedOutput",
-    "OutputError",
-    "emit",
+    "note",
     "plug_closed_descriptors",
-    "render_rich",
     "silence_stdout",
+    "standard_streams",
 ]
-
-
-class OutputError(RankmeterError):
-    """Standard output cannot take the output: it is closed, the disk is full, an I/O error."""
 
 
 class ClosedOutput(io.TextIOBase):
@@ -113,3 +110,28 @@ def silence_stdout() -> None:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         os.close(devnull)
+
+
+@contextlib.contextmanager
+def standard_streams() -> Iterator[None]:
+    """While a command runs: descriptors 0-2 plugged (:func:`plug_closed_descriptors`),
+    ``sys.stdout`` guarded (:class:`GuardedOutput`; a :class:`ClosedOutput` where the process
+    was started without one, ``>&-``) and ``sys.stderr`` a :class:`DiscardedOutput` where it
+    was started without one (``2>&-``: no diagnostics, no progress bar; the exit status still
+    tells). Both streams are restored after."""
+    stdout, stderr = sys.stdout, sys.stderr
+    plug_closed_descriptors()
+    # Started with standard output closed (`>&-`), Python has None: say so when it is needed.
+    sys.stdout = GuardedOutput(ClosedOutput() if stdout is None else stdout)  # type: ignore[assignment]
+    if stderr is None:
+        sys.stderr = DiscardedOutput()
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stderr = stdout, stderr
+
+
+def note(line: str) -> None:
+    """Write ``line`` for the person on stderr, as ``rankmeter: <line>``, its control
+    characters made visible (a run name or a path in it must not drive the terminal)."""
+    print(f"rankmeter: {visible(line)}", file=sys.stderr)

@@ -1,4 +1,6 @@
-"""Progress on stderr for long work: shown only after a delay, only on a terminal.
+"""Progress on stderr for long work (:class:`Steps`): shown only after a delay, only on a
+terminal. The command line passes a ``Steps`` to the library functions that take progress (a
+``stages`` or ``progress`` callable) or steps through one around its calls.
 
 Short commands print nothing extra, output on stdout is never touched, and `--quiet` or a
 stderr that is not a terminal (a pipe, a file, CI) turns it off entirely, except for work
@@ -16,7 +18,9 @@ import time
 from types import TracebackType
 from typing import Any
 
-from rankmeter.report import visible
+from rankmeter._escape import visible
+
+__all__ = ["LINE_DELAY", "LINE_EVERY", "Steps"]
 
 #: A step label that counts through a stage: "embedding documents 2048/3633".
 _COUNTED = re.compile(r"(?P<stage>.+) (?P<done>[0-9]+)/(?P<total>[0-9]+)")
