@@ -208,6 +208,16 @@ def test_level_and_resamples() -> None:
         "resamples=10000001 must be an integer from 1 to 10,000,000 (draws): bootstrap intervals "
         "keep every resample (76 MiB per system and metric at this count)"
     )
+    with pytest.raises(PolicyError) as caught:  # the caller's default, no p-value, none kept
+        v.resamples(v.MAX_RESAMPLES + 1, what="draws", default=1_000, p_values=False, kept=False)
+    assert str(caught.value) == (
+        "resamples=10000001 must be an integer from 1 to 10,000,000 (draws): the time grows with "
+        "resamples times queries (about 1 s per million resamples and 100 queries); the default "
+        "is 1,000"
+    )
+    with pytest.raises(PolicyError) as caught:  # p-values resolved to the caller's default
+        v.resamples(v.MAX_RESAMPLES + 1, what="draws", default=1_000)
+    assert str(caught.value).endswith("; 1,000 (the default) already resolves p-values to 0.001")
     with pytest.raises(PolicyError, match=r"^resamples=<an integer of about \d+ digits> must be"):
         v.resamples(10**400, what="draws")
     assert stats.check_resamples is v.resamples and stats.MAX_RESAMPLES == v.MAX_RESAMPLES
@@ -225,3 +235,21 @@ def test_number_text_writes_a_number_as_a_person_writes_it() -> None:
         assert v.number_text(value) == text
     lines = list(trec_qrels_lines(Qrels.from_dict({"q": {"a": 2.0, "b": 0.5}})))
     assert lines == ["q 0 a 2\n", "q 0 b 0.5\n"]
+
+
+def test_too_many_resamples_are_told_what_each_caller_does() -> None:
+    # issue 23's trial: the cost sentence told every caller compare's default and p-values
+    from rankmeter import stats
+
+    cost = "the time grows with resamples times queries (about 1 s per million resamples"
+    with pytest.raises(PolicyError) as caught:  # an interval: no p-value
+        stats.bootstrap_intervals([0.1, 0.2], resamples=v.MAX_RESAMPLES + 1)
+    assert str(caught.value).endswith("100 queries); the default is 10,000")
+    assert "bootstrap intervals keep every resample (76 MiB" in str(caught.value)
+    with pytest.raises(PolicyError) as caught:  # compare's tests: its wording as it was
+        stats.paired_pvalues([0.1, 0.2], resamples=v.MAX_RESAMPLES + 1)
+    assert str(caught.value).endswith("; 10,000 (the default) already resolves p-values to 0.0001")
+    with pytest.raises(PolicyError) as caught:  # stability: its default, no p-value, none kept
+        stats.query_stability([[0.1, 0.2], [0.2, 0.1]], resamples=v.MAX_RESAMPLES + 1)
+    assert str(caught.value).endswith(f"{cost} and 100 queries); the default is 1,000")
+    assert "bootstrap intervals" not in str(caught.value)

@@ -289,16 +289,28 @@ def resamples(
     low: int = 1,
     high: int = MAX_RESAMPLES,
     name: str = "resamples",
+    default: int = 10_000,
+    p_values: bool = True,
+    kept: bool = True,
 ) -> int:
     """A count of random draws (sign patterns, permutations, bootstrap resamples): an integer
     from ``low`` (the fewest that can give the answer asked for) to ``high`` (at most
     :data:`MAX_RESAMPLES`). ``what`` says what is drawn; a count above :data:`MAX_RESAMPLES`
-    is also told what it would cost:
+    is also told what it would cost, in words the caller makes true of its work: ``default``
+    is the caller's default count, ``p_values`` whether the draws give p-values (then the
+    default's resolution is told) and ``kept`` whether every resample is kept (bootstrap
+    intervals: then the memory is told):
 
     >>> resamples(10**9, what="bootstrap resamples")
     Traceback (most recent call last):
     ...
     rankmeter.errors.PolicyError: resamples=1000000000 must be an integer from 1 to 10,000,000 (bootstrap resamples): bootstrap intervals keep every resample (7.5 GiB per system and metric at this count), and the time grows with resamples times queries (about 1 s per million resamples and 100 queries); 10,000 (the default) already resolves p-values to 0.0001
+
+    >>> resamples(10**9, what="bootstrap resamples of the queries", default=1_000, p_values=False,
+    ...           kept=False)
+    Traceback (most recent call last):
+    ...
+    rankmeter.errors.PolicyError: resamples=1000000000 must be an integer from 1 to 10,000,000 (bootstrap resamples of the queries): the time grows with resamples times queries (about 1 s per million resamples and 100 queries); the default is 1,000
 
     >>> resamples(1_000, what="bootstrap resamples")
     1000
@@ -319,9 +331,18 @@ def resamples(
         head = _fail(
             name, value, f"an integer from {_int_text(low)} to {_int_text(high)}", what, PolicyError
         )
-        raise PolicyError(
-            f"{head}: bootstrap intervals keep every resample ({size} per system and metric at "
-            "this count), and the time grows with resamples times queries (about 1 s per million "
-            "resamples and 100 queries); 10,000 (the default) already resolves p-values to 0.0001"
+        time = (
+            "the time grows with resamples times queries (about 1 s per million resamples and "
+            "100 queries)"
         )
+        if kept:
+            time = (
+                f"bootstrap intervals keep every resample ({size} per system and metric at this "
+                f"count), and {time}"
+            )
+        if p_values:
+            enough = f"{default:,} (the default) already resolves p-values to {1 / default:g}"
+        else:
+            enough = f"the default is {default:,}"
+        raise PolicyError(f"{head}: {time}; {enough}")
     return integer(name, value, low=low, high=high, what=what)

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from ._cli_support import CLI
+from ._cli_support import CLI, run_process
 
 pytest.importorskip("krippendorff")
 pytest.importorskip("statsmodels")
@@ -137,6 +137,27 @@ def test_data_errors(cli: CLI, tmp_path: Path) -> None:
     assert "a labels table is CSV/TSV with a header" in error
     missing = cli("agree", tmp_path / "nope.csv").assert_one_error_line(1)
     assert "nope.csv: no such file" in missing
+
+
+def test_empty_inputs_are_one_line_naming_them(cli: CLI, tmp_path: Path) -> None:
+    # issue 23's trial: `rankmeter agree empty.qrels` ended in an internal error (exit 70)
+    empty = tmp_path / "empty.qrels"
+    empty.write_bytes(b"")
+    error = cli("agree", empty).assert_one_error_line(1)
+    assert error == f"{empty}: file is empty: no labels in it"
+    blank = tmp_path / "blank.qrels"
+    blank.write_text("\n\n")
+    error = cli("agree", blank).assert_one_error_line(1)
+    assert error == f"{blank}: file is empty: no labels in it"
+    assert "file is empty" in run_process(["agree", "-"]).assert_one_error_line(1)
+    for name, text in (("empty.csv", ""), ("header.csv", "query_id,doc_id,rater,label\n")):
+        path = tmp_path / name
+        path.write_text(text)
+        assert str(path) in cli("agree", path).assert_one_error_line(1)
+    judged = tmp_path / "judged.qrels"
+    judged.write_text("1 0 d1 1\n")
+    error = cli("agree", judged, empty).assert_one_error_line(1)
+    assert error == f"{empty}: file is empty"
 
 
 def test_rater_names_must_match_the_files(cli: CLI, tmp_path: Path) -> None:

@@ -169,3 +169,19 @@ def test_kappa_of_constant_human_grades_is_undefined_in_every_format(
     assert "Cohen's kappa" in table.out and "undefined" in table.out
     markdown = cli("audit-labels", *args, "-f", "markdown")
     assert "| Cohen's kappa | undefined |" in markdown.out
+
+
+@pytest.mark.parametrize("with_runs", [True, False])
+@pytest.mark.parametrize("count", ["1", "19", "99999999999"])
+def test_resamples_have_one_low_whatever_the_count(
+    cli: CLI, paths: dict[str, Path], count: str, with_runs: bool
+) -> None:
+    # issue 23's trial: 1 and 19 were refused "from 20", 99999999999 "from 1" (and without runs
+    # 1 and 19 were taken); now one check, compare's, names the true low
+    runs = [paths["good"], paths["bad"]] if with_runs else []
+    args = ["--human", paths["human"], "--model", paths["model"], *runs, "--resamples", count]
+    message = cli("audit-labels", *args).assert_one_error_line(2)
+    assert message.startswith(
+        f"resamples={count} must be an integer from 20 to 10,000,000 (randomizations and "
+        "bootstrap resamples; fewer cannot give a p-value below 0.05)"
+    )

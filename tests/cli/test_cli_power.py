@@ -210,3 +210,14 @@ def test_cranfield_randomization_by_simulation(
     diffs = _differences(qrels, *cranfield_runs, "P@10")
     again = power(diffs, test="randomization", simulations=200, resamples=400, correction="holm")
     assert simulated["queries_needed"] == again.queries_needed
+
+
+def test_too_many_resamples_are_told_powers_default(cli: CLI, files: dict[str, Path]) -> None:
+    # issue 23's trial: the cost sentence said compare's default (10,000) and its resolution
+    args = ("--test", "randomization", "--resamples", "99999999999")
+    result = cli("power", files["qrels"], files["a"], files["b"], *args)
+    assert result.assert_one_error_line(2) == (
+        "resamples=99999999999 must be an integer from 1 to 10,000,000 (sign flips per simulated "
+        "test): the time grows with resamples times queries (about 1 s per million resamples and "
+        "100 queries); 1,000 (the default) already resolves p-values to 0.001"
+    )

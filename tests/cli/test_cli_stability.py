@@ -145,3 +145,14 @@ def test_the_docs_worked_examples_are_what_the_commands_print(
         result = cli(*args)
         assert result.code == 0, result.err
         assert result.out + result.err == shown, command
+
+
+def test_too_many_resamples_are_told_stabilitys_default(cli: CLI, files: dict[str, Path]) -> None:
+    # issue 23's trial: the cost sentence said compare's default (10,000) and p-values, which
+    # stability neither has nor computes
+    result = cli("stability", files["qrels"], files["a"], files["b"], "--resamples", "99999999999")
+    assert result.assert_one_error_line(2) == (
+        "resamples=99999999999 must be an integer from 100 to 10,000,000 (bootstrap resamples of "
+        "the queries): the time grows with resamples times queries (about 1 s per million "
+        "resamples and 100 queries); the default is 1,000"
+    )

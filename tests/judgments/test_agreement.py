@@ -391,6 +391,18 @@ def test_a_trec_file_is_not_a_labels_table(tmp_path: Path) -> None:
         agreement(path)
 
 
+def test_an_empty_file_is_named_with_no_labels_in_it(tmp_path: Path) -> None:
+    # issue 23's trial: an empty qrels file was an IndexError, not an error naming the file
+    empty = tmp_path / "empty.qrels"
+    empty.write_bytes(b"")
+    with pytest.raises(FormatError, match=r"empty\.qrels: file is empty: no labels in it"):
+        agreement(empty)
+    blank = tmp_path / "blank.qrels"
+    blank.write_text("\n  \n\t\n")
+    with pytest.raises(FormatError, match=r"blank\.qrels: file is empty: no labels in it"):
+        agreement(blank)
+
+
 def test_a_list_of_dicts_with_a_missing_key() -> None:
     long = rows(SAMPLE)
     del long[2]["rater"]

@@ -191,6 +191,29 @@ def test_a_log_counts_distinct_requests_per_query(tmp_path: Path) -> None:
     assert sorted(sample.query_ids) == ["qa", "qb"]
 
 
+def test_a_csv_with_quoted_column_names_is_read(tmp_path: Path) -> None:
+    # issue 23's trial: a log written as CSV by pyarrow (every name quoted) was refused with
+    # 'no query_id or count column (it has "query_id", ...)' while its JSONL twin was read
+    import pyarrow.csv as pv
+
+    rows = [
+        *impressions("u1", "control", "r1", clicks=(True, False), query="qa", device="mobile"),
+        *impressions("u2", "control", "r2", clicks=(False,), query="qa", seconds=5),
+        *impressions("u1", "control", "r4", clicks=(True,), query="qb", seconds=20),
+    ]
+    log = tmp_path / "log.csv"
+    pv.write_csv(pa.Table.from_pylist(rows), log)
+    assert log.read_text().startswith('"')
+    traffic = read_traffic(log)
+    assert traffic.kind == "log"
+    assert dict(zip(traffic.query_ids, traffic.counts.tolist(), strict=True)) == {"qa": 2, "qb": 1}
+    table = tmp_path / "t.csv"
+    table.write_text('"query_id","count"\na,3\nb,1\n')
+    traffic = read_traffic(table)
+    assert traffic.kind == "table"
+    assert traffic.query_ids == ("a", "b") and traffic.counts.tolist() == [3, 1]
+
+
 @pytest.mark.parametrize(
     ("text", "message"),
     [

@@ -406,3 +406,22 @@ def test_one_built_index_is_one_family_across_runs(
     from rankmeter.report.ann import family_label
 
     assert family_label(back, back.indexes[0]) == "hnsw(M=8,efConstruction=200,efSearch=*)"
+
+
+def test_load_results_is_still_importable_from_bench() -> None:
+    # issue 23 moved load_results to vector/ann/results.py (which imports bench); the import
+    # users wrote before it works again, in a fresh interpreter that imports bench first
+    import subprocess
+    import sys
+
+    from rankmeter.vector.ann.results import load_results
+
+    assert bench_module.load_results is load_results
+    code = (
+        "from rankmeter.vector.ann.bench import load_results; "
+        "import rankmeter.vector.ann.results as r; assert load_results is r.load_results"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    with pytest.raises(AttributeError, match="has no attribute 'no_such_name'"):
+        bench_module.no_such_name  # noqa: B018

@@ -118,7 +118,12 @@ def stability(
     # Every argument is checked before any file is read.
     policies = check_policies(rel, True, judged_only, check_ties(ties))
     resamples = _validate.resamples(
-        resamples, low=stats.MIN_STABILITY_RESAMPLES, what="bootstrap resamples of the queries"
+        resamples,
+        low=stats.MIN_STABILITY_RESAMPLES,
+        what="bootstrap resamples of the queries",
+        default=1_000,
+        p_values=False,
+        kept=False,
     )
     splits = _count("splits", splits, "random splits of the queries into two halves")
     seed = _validate.seed(seed)

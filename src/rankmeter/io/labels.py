@@ -94,10 +94,13 @@ def read_labels(
     """Read a long labels table from a CSV/TSV (with a header), JSONL or Parquet file.
 
     ``scale`` (``"0-3"``) refuses a label that is not a whole number on it, naming its line.
+    A file with nothing but blank lines in it is refused as empty, naming the file.
     """
     source = Source(path)
     fmt = source.detect_format(format)
     if fmt == "trec":
+        if source.first_line(lambda line: bool(line.strip())) is None:
+            raise FormatError(source.name, "file is empty: no labels in it")
         raise FormatError(
             source.name,
             "a labels table is CSV/TSV with a header (query_id, doc_id, rater, label), JSONL "

@@ -257,8 +257,9 @@ def audit_labels(
     metrics : metric names; default nDCG@10, P@10, R@100, RR, AP
     rel : minimum grade counted relevant by the metrics
     alpha, test, correction, resamples, seed
-        The paired tests, as for :func:`rankmeter.compare`; the correction runs over every pair
-        of systems and every metric under one label set.
+        The paired tests, as for :func:`rankmeter.compare` (resamples from 20, checked as it
+        checks them, runs given or not); the correction runs over every pair of systems and
+        every metric under one label set.
     scale : str or (int, int), optional
         The grades both sets may use, ``"0-3"`` (a label off it is an error).
 
@@ -296,7 +297,13 @@ def audit_labels(
     correction = _validate.choice(
         "correction", correction, stats.CORRECTIONS, what="the multiple-comparison correction"
     )
-    resamples = _validate.resamples(resamples, what="randomizations and bootstrap resamples")
+    # compare's check (its low, MIN_RESAMPLES, is the fewest that can give a p-value below
+    # 0.05): the one check of resamples, with or without runs, whatever the count given
+    resamples = _validate.resamples(
+        resamples,
+        low=stats.MIN_RESAMPLES,
+        what="randomizations and bootstrap resamples; fewer cannot give a p-value below 0.05",
+    )
     measures = resolve_metrics(metrics)
     human_qrels = as_qrels(human)
     model_qrels = as_qrels(model)

@@ -150,8 +150,13 @@ def _columns(path: Path) -> list[str]:
                 except ValueError:
                     return []  # the table reader names the line
                 return list(record) if isinstance(record, dict) else []
-            delimiter = "\t" if kind == "tsv" else ","
-            return [c.strip() for c in text.rstrip("\r\n").split(delimiter)]
+            import csv
+
+            # the header as a CSV reader reads it: a name may be quoted ("query_id")
+            header = next(
+                csv.reader([text.rstrip("\r\n")], delimiter="\t" if kind == "tsv" else ",")
+            )
+            return [c.strip() for c in header]
     raise FormatError(str(path), "the file is empty: give query_id and count columns, or a log")
 
 

@@ -91,7 +91,7 @@ def bootstrap_intervals(
     data = _checks.matrix("values", values)
     level = _validate.level(level)
     method = _validate.choice("method", method, INTERVALS)
-    resamples = _validate.resamples(resamples, what="bootstrap resamples")
+    resamples = _validate.resamples(resamples, what="bootstrap resamples", p_values=False)
     seed = _validate.seed(seed)
     low, high = intervals_of(data, level, method, resamples, seed)
     return ConfidenceInterval(low, high, level=level, method=method, resamples=resamples, seed=seed)

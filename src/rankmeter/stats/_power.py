@@ -240,7 +240,9 @@ def power(
         high=MAX_SIMULATIONS,
         what="simulated query sets",
     )
-    resamples = _validate.resamples(resamples, what="sign flips per simulated test")
+    resamples = _validate.resamples(
+        resamples, what="sign flips per simulated test", default=1_000, kept=False
+    )
     _check_flips_reach(resamples, per_test, alpha, comparisons)
     max_queries = _validate.integer(
         "max_queries", max_queries, low=2, what="how far to search for the queries needed"

@@ -209,7 +209,12 @@ def query_stability(
             f"scores has {n} {noun}; stability needs at least 2 (one for each half of a split)"
         )
     resamples = _validate.resamples(
-        resamples, low=MIN_STABILITY_RESAMPLES, what="bootstrap resamples of the queries"
+        resamples,
+        low=MIN_STABILITY_RESAMPLES,
+        what="bootstrap resamples of the queries",
+        default=1_000,
+        p_values=False,
+        kept=False,
     )
     splits = _count("splits", splits, "random splits of the queries into two halves")
     seed = _validate.seed(seed)

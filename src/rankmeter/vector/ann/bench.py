@@ -61,6 +61,18 @@ __all__ = [
     "query_latencies",
 ]
 
+
+def __getattr__(name: str) -> Any:
+    """``load_results``, which moved to :mod:`rankmeter.vector.ann.results` (it imports this
+    module, so it is imported here on first use, not at the top): ``from
+    rankmeter.vector.ann.bench import load_results`` works as it did before issue 23."""
+    if name == "load_results":
+        from rankmeter.vector.ann.results import load_results
+
+        return load_results
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 FloatArray = npt.NDArray[np.float64]
 Float32Array = npt.NDArray[np.float32]
 
