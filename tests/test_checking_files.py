@@ -51,3 +51,11 @@ def test_the_failure_line_names_whose_numbers_are_meaningless(tmp_path: Path) ->
     good = _write(tmp_path, "good.run", GOOD)
     nothing = check_files(_write(tmp_path, "none.txt", "q1 0 a 0\n"), [good], k=1)
     assert "the numbers of every run meaningless" in failed_line(nothing)
+
+
+def test_path_objects_and_one_run_given_alone(tmp_path: Path) -> None:
+    qrels = _write(tmp_path, "qrels.txt", QRELS)
+    run = _write(tmp_path, "a.run", GOOD)
+    listed = check_files(qrels, [run], k=1)
+    assert check_files(Path(qrels), [Path(run)], k=1).to_dict() == listed.to_dict()
+    assert check_files(qrels, run, k=1).to_dict() == listed.to_dict()

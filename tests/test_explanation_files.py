@@ -50,3 +50,11 @@ def test_one_file_from_stdin_at_most(files: tuple[str, str]) -> None:
 
 QRELS_DICT = {"q1": {"a": 1, "c": 2}, "q2": {"x": 1}}
 RUN_DICT = {"q1": {"a": 0.9, "b": 0.8, "c": 0.8}, "q2": {"x": 0.5}}
+
+
+def test_path_objects_are_paths(files: tuple[str, str]) -> None:
+    qrels, run = files
+    explained = Explanations.for_files(Path(qrels), Path(run), "q1", ["AP"])
+    same = Explanations.for_files(qrels, run, "q1", ["AP"])
+    assert [e.shown_value for e in explained] == [e.shown_value for e in same]
+    assert explained.run == same.run

@@ -201,7 +201,7 @@ class Explanations(Sequence[Explanation]):
 
     @classmethod
     def for_files(
-        cls, qrels: str, run: str, query: str, metrics: Any = None, *, queries: str | None = None,
+        cls, qrels: Any, run: Any, query: str, metrics: Any = None, *, queries: str | None = None,
         qrels_format: str | None = None, run_format: str | None = None, **policies: Any,
     ) -> Explanations:  # fmt: skip
         """:meth:`for_query` on files read as ``rankmeter explain`` reads them: ``NAME=PATH``
@@ -209,9 +209,9 @@ class Explanations(Sequence[Explanation]):
         ``policies``: ``rel``, ``judged_only``, ``ties``."""
         from rankmeter.io import read_qrels
         from rankmeter.io.annotations import read_queries
-        from rankmeter.io.run_args import read_one_run
+        from rankmeter.io.run_args import input_path, read_one_run
 
-        if [qrels, run].count("-") > 1:
+        if [qrels := input_path(qrels, "qrels"), run].count("-") > 1:
             raise PolicyError("only one input can be read from stdin ('-')")
         loaded_qrels = read_qrels(qrels, format=qrels_format)
         loaded_run = read_one_run(run, format=run_format, ties=policies.get("ties", "trec_eval"))

@@ -127,3 +127,33 @@ def test_the_gate_names_the_depth_gap_behind_a_regression(tmp_path: Path) -> Non
     # Without a metric that reads past the shallower run, no gap is named.
     plain = compare_files(qrels, runs, ["P@1"], resamples=2000).comparison.gate()
     assert plain.depth is None
+
+
+def test_paths_are_runs_and_one_run_alone_is_refused(tmp_path: Path) -> None:
+    qrels, base, new = _files(tmp_path)
+    listed = compare_files(qrels, [base, new], ["RR"], resamples=1000)
+    as_paths = compare_files(Path(qrels), [Path(base), Path(new)], ["RR"], resamples=1000)
+    assert as_paths.comparison.to_dict() == listed.comparison.to_dict()
+    with pytest.raises(PolicyError, match=r"compare needs two runs or more .*; got 1"):
+        compare_files(qrels, base)
+    with pytest.raises(PolicyError, match=r"^qrels= must be a path \(a str or os.PathLike\)"):
+        compare_files(None, [base, new])  # type: ignore[arg-type]
+    with pytest.raises(PolicyError, match=r"^metrics= must be a metric name or a list of them"):
+        compare_files(qrels, [base, new], 5)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("format", ["json", "markdown", "latex", "html", "table"])
+def test_the_files_compared_render_as_their_comparison(
+    tmp_path: Path, format: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from rankmeter.report import render
+
+    qrels, base, new = _files(tmp_path)
+    done = compare_files(qrels, [base, new], goal="coverage", resamples=1000)
+    render(done, format, str(tmp_path / "files.out"))
+    err = capsys.readouterr().err
+    render(done.comparison, format, str(tmp_path / "comparison.out"))
+    assert (tmp_path / "files.out").read_text() == (tmp_path / "comparison.out").read_text()
+    # The goal's notes go to stderr, as `rankmeter compare` writes them.
+    assert err.startswith("".join(f"note: {n}\n" for n in done.goal_notes))
+    assert done.goal_notes

@@ -3,6 +3,8 @@ metric's differences analysed by stats.power, the correction over the metrics as
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -54,3 +56,37 @@ def test_the_default_metrics_are_compares_and_two_runs_are_needed() -> None:
     assert list(compare_power(qrels, runs).analyses) == ["nDCG@10", "P@10", "R@100", "RR", "AP"]
     with pytest.raises(PolicyError, match="power compares two runs"):
         compare_power(qrels, {"base": runs["base"]})
+
+
+def test_one_metric_may_be_a_text_and_runs_paths_or_a_list(tmp_path: Path) -> None:
+    from rankmeter.io import write_trec_qrels, write_trec_run
+
+    qrels, runs = _data()
+    expected = compare_power(qrels, runs, ["AP"])
+    assert list(compare_power(qrels, runs, "AP").analyses) == ["AP"]
+    write_trec_qrels(qrels, tmp_path / "q.trec")
+    for name, run in runs.items():
+        write_trec_run(run.renamed(name), tmp_path / f"{name}.run")
+    paths = [str(tmp_path / "base.run"), tmp_path / "new.run"]
+    from_files = compare_power(str(tmp_path / "q.trec"), paths, "AP")
+    assert (from_files.baseline, from_files.system) == ("base", "new")
+    assert from_files.analyses["AP"].n == expected.analyses["AP"].n
+    listed = compare_power(qrels, [runs["base"].renamed("base"), runs["new"].renamed("new")], "AP")
+    assert listed.analyses == expected.analyses
+    with pytest.raises(PolicyError, match="power compares two runs"):
+        compare_power(qrels, str(tmp_path / "base.run"))
+    with pytest.raises(PolicyError, match="metrics= must be a metric name"):
+        compare_power(qrels, runs, 5)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("format", ["json", "markdown", "table"])
+def test_the_result_renders_as_its_power_report(tmp_path: Path, format: str) -> None:
+    from rankmeter.report import render
+    from rankmeter.report.power import PowerReport
+
+    qrels, runs = _data()
+    result = compare_power(qrels, runs, ["RR", "P@5"])
+    render(result, format, str(tmp_path / "result.out"))
+    report = PowerReport(result.analyses, result.baseline, result.system, list(result.notes))
+    render(report, format, str(tmp_path / "report.out"))
+    assert (tmp_path / "result.out").read_text() == (tmp_path / "report.out").read_text()

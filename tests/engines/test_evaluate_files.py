@@ -121,3 +121,55 @@ def test_spark_conf_takes_key_value_texts_before_spark_starts() -> None:
     assert spark_for("process") is None
     given = object()
     assert spark_for("spark", spark=given) is given
+
+
+def test_paths_and_one_run_given_alone_are_runs(tmp_path: Path) -> None:
+    qrels, good, poor = _files(tmp_path)
+    listed = evaluate_files(qrels, [good, poor], ["P@1"])
+    as_paths = evaluate_files(Path(qrels), [Path(good), Path(poor)], ["P@1"])
+    assert as_paths.results.to_dict() == listed.results.to_dict()
+    alone = evaluate_files(qrels, good, "P@1")
+    assert [r.run for r in alone.results.results] == ["tag"]
+    assert alone.results.results[0]["P@1"] == 1.0
+    assert evaluate_files(qrels, Path(good), "P@1").results.to_dict() == alone.results.to_dict()
+
+
+@pytest.mark.parametrize(
+    ("args", "kwargs", "message"),
+    [
+        ((None,), {}, r"^runs= must be a run \(PATH or NAME=PATH\) or a list of runs, got None"),
+        (([],), {}, r"^evaluate needs one run or more \(runs=\); got none"),
+        (([5],), {}, r"^runs= must be a run .*got an item of type int"),
+        (("RUN", 5), {}, r"^metrics= must be a metric name or a list of them, got int"),
+    ],
+)
+def test_wrong_runs_and_metrics_are_named(
+    tmp_path: Path, args: tuple[Any, ...], kwargs: dict[str, Any], message: str
+) -> None:
+    qrels, good, _ = _files(tmp_path)
+    given = tuple(good if a == "RUN" else a for a in args)
+    with pytest.raises(PolicyError, match=message):
+        evaluate_files(qrels, *given, **kwargs)
+    with pytest.raises(
+        PolicyError, match=r"^qrels= must be a path \(a str or os.PathLike\), got int"
+    ):
+        evaluate_files(123, [good])  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("format", ["json", "tsv", "trec", "table"])
+def test_the_files_evaluated_render_as_evaluate_renders_them(
+    tmp_path: Path, format: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from rankmeter.report import render
+
+    qrels, good, _ = _files(tmp_path)
+    done = evaluate_files(qrels, [good], goal="coverage")
+    render(done, format, str(tmp_path / "files.out"), per_query=True)
+    files_err = capsys.readouterr().err
+    render(
+        done.results, format, str(tmp_path / "results.out"), per_query=True, single=True,
+        goal=done.goal, goal_notes=done.goal_notes,
+    )  # fmt: skip
+    assert capsys.readouterr().err == files_err
+    assert (tmp_path / "files.out").read_text() == (tmp_path / "results.out").read_text()
+    assert "R@100 reads" in files_err + (tmp_path / "files.out").read_text()

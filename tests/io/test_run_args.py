@@ -41,3 +41,20 @@ def test_runs_sharing_a_tag_are_told_apart_unless_merged(tmp_path: Path) -> None
 def test_a_name_given_twice_is_an_error(tmp_path: Path) -> None:
     with pytest.raises(PolicyError, match="two runs are named 'x'"):
         run_arguments(["x=a.run", "x=b.run"])
+
+
+def test_a_path_object_is_a_path_and_one_text_is_one_run(tmp_path: Path) -> None:
+    odd = tmp_path / "x=a.run"  # a Path is never NAME=PATH, even with an '=' in its name
+    _write(odd, "bm25")
+    assert [a.name for a in run_arguments([odd])] == [None]
+    assert read_one_run(odd).name == "bm25"
+    second = _write(tmp_path / "b.run", "dense")
+    assert list(read_runs([odd, f"tuned={second}"])) == ["bm25", "tuned"]
+    assert [a.path for a in run_arguments(str(second))] == [str(second)]
+    assert [a.path for a in run_arguments(second)] == [str(second)]
+
+
+@pytest.mark.parametrize("runs", [None, 5, [5], {"a": "a.run"}, b"a.run"])
+def test_runs_of_another_kind_are_refused_naming_the_parameter(runs: object) -> None:
+    with pytest.raises(PolicyError, match=r"runs= must be a run \(PATH or NAME=PATH\)"):
+        run_arguments(runs)  # type: ignore[arg-type]

@@ -91,3 +91,27 @@ def test_the_default_prompt_fills_in_its_scale_only() -> None:
     assert check_default_scale("0-3") == (0, 3)
     with pytest.raises(PolicyError, match=r"--scale 0-4: .* \(give --scale 0-3;"):
         default_prompt("0-4")
+
+
+def test_a_callable_labeler_labels_as_its_module_function_does(pool_file: Path) -> None:
+    def overlap(query: str, doc: str) -> int:
+        return min(3, len(set(query.split()) & set(doc.split())))
+
+    labelled = label_with_model(pool_file, QUERIES, CORPUS, labeler=overlap)
+    assert labelled.qrels.to_dict() == {"q1": {"d1": 2, "d2": 0}, "q2": {"d2": 2}}
+    assert labelled.labeler.endswith(
+        ":test_a_callable_labeler_labels_as_its_module_function_does.<locals>.overlap"
+    )
+    with pytest.raises(PolicyError, match="labeler= must be a callable"):
+        label_with_model(pool_file, QUERIES, CORPUS, labeler=5)  # type: ignore[arg-type]
+
+
+def test_model_labels_render_as_the_trec_qrels_label_writes(
+    pool_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from rankmeter.io import trec_qrels_text
+    from rankmeter.report import render
+
+    labelled = label_with_model(pool_file, QUERIES, CORPUS, labeler="overlap_mod:grade")
+    render(labelled, "trec", str(pool_file.parent / "labels.qrels"))
+    assert (pool_file.parent / "labels.qrels").read_text() == trec_qrels_text(labelled.qrels)

@@ -60,3 +60,10 @@ def test_the_line_a_failed_check_ends_with(tmp_path: Path) -> None:
         f"rankmeter: {log}: {count} problem{'s' if count > 1 else ''} in the log "
         f"(the first: {result.problems[0]})"
     )
+
+
+def test_one_file_for_both_logs_is_refused_before_any_work(tmp_path: Path) -> None:
+    out = tmp_path / "s.csv"
+    with pytest.raises(PolicyError, match="are the same file"):
+        simulate_log_files(QRELS, BAD_RUN, GOOD_RUN, out, pre_period=str(out), users=20)
+    assert list(tmp_path.iterdir()) == []

@@ -253,3 +253,36 @@ def test_a_power_report_renders_as_its_analyses_did(capsys: pytest.CaptureFixtur
     who = {"baseline": "bm25", "system": "dense"}
     render(PowerReport(analyses, **who, notes=("n",)), "json")
     assert capsys.readouterr().out == report.render_json(analyses, **who, notes=("n",))
+
+
+def test_an_unknown_option_is_a_usage_error_naming_the_options_taken(toy: type[Toy]) -> None:
+    with pytest.raises(
+        PolicyError, match=r"no renderer of Toy takes lowd; its options: loud, note"
+    ):
+        render(toy("x"), "text", lowd=True)
+
+
+@pytest.mark.parametrize("format", ["json", "tsv", "trec", "table"])
+def test_a_renderers_options_have_defaults(format: str, tmp_path: Path) -> None:
+    import rankmeter
+
+    run = {"q1": {"d1": 2.0, "d2": 1.0}}
+    results = rankmeter.evaluate({"q1": {"d1": 1}}, {"a": run, "b": run}, ["P@1"])
+    render(results, format, str(tmp_path / "default.out"))
+    render(results, format, str(tmp_path / "summary.out"), per_query=False)
+    assert (tmp_path / "default.out").read_text() == (tmp_path / "summary.out").read_text()
+
+
+def test_every_registered_renderer_has_a_default_for_each_option() -> None:
+    import inspect
+
+    for module in {m for homes in registry._HOMES.values() for m in homes}:
+        importlib.import_module(module)
+    required = [
+        (key, name, p.name)
+        for (key, name), function in registry._RENDERERS.items()
+        for p in list(inspect.signature(function).parameters.values())[1:]
+        if p.default is inspect.Parameter.empty
+        and p.kind not in (inspect.Parameter.VAR_KEYWORD, inspect.Parameter.VAR_POSITIONAL)
+    ]
+    assert required == []

@@ -81,3 +81,10 @@ def test_two_stage_from_files(files: tuple[str, str], tmp_path: Path) -> None:
     assert list(result.stages["reranked"].metrics) == ["R@2", "nDCG@10"]
     with pytest.raises(PolicyError, match="only one input can be read from stdin"):
         two_stage_runs("-", "-", files[1])
+
+
+def test_path_objects_are_runs_and_one_run_alone_is_refused(files: tuple[str, str]) -> None:
+    as_paths = fuse_runs([Path(p) for p in files], "minmax")
+    assert as_paths.run.to_dict() == fuse_runs(list(files), "minmax").run.to_dict()
+    with pytest.raises(PolicyError, match="fuse needs two runs or more; got 1"):
+        fuse_runs(files[0])

@@ -38,6 +38,7 @@ The entry points that read the data (:func:`check`, :func:`check_files`, :func:`
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any
@@ -157,8 +158,8 @@ def check(
 
 
 def check_files(
-    qrels: str,
-    runs: Sequence[str],
+    qrels: str | os.PathLike[str],
+    runs: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
     *,
     k: int = 10,
     metrics: str | Iterable[str] | None = None,
@@ -177,8 +178,10 @@ def check_files(
     rankmeter.errors.PolicyError: only one input can be read from stdin ('-')
     """
     from rankmeter.errors import PolicyError
-    from rankmeter.io.run_args import run_arguments, run_names
+    from rankmeter.io.run_args import input_path, run_arguments, run_list, run_names
 
+    qrels = input_path(qrels, "qrels")
+    runs = run_list(runs)
     if [qrels, *runs].count("-") > 1:
         raise PolicyError("only one input can be read from stdin ('-')")
     arguments = run_arguments(runs)

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from rankmeter.cli._common import QuietOption, check_output, emit
+from rankmeter.cli._common import QuietOption, check_output
 
 # -o as every command declares it (checked before any work), but required: the qrels are the
 # command's product.
@@ -120,9 +120,8 @@ def label(
     import sys
 
     from rankmeter.errors import PolicyError
-    from rankmeter.io import trec_qrels_text
     from rankmeter.judgments.model_labels import label_with_model
-    from rankmeter.report import Steps, terminal_safe
+    from rankmeter.report import Steps, render
     from rankmeter.report.judging import model_labels_lines
 
     if [pool, queries, corpus].count("-") > 1:
@@ -133,7 +132,7 @@ def label(
         calibrate=calibrate, calibrate_queries=calibrate_queries, min_kappa=min_kappa,
         progress=lambda total: Steps(total=total, enabled=False if quiet else None),
     )  # fmt: skip
-    emit(terminal_safe(trec_qrels_text(labelled.qrels), output), output)
+    render(labelled, "trec", output)
     for line in model_labels_lines(labelled):
         print(line, file=sys.stderr if output == "-" else sys.stdout)
 

@@ -10,6 +10,7 @@ baseline given by name or by file, a goal's metrics compared and its notes given
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -43,8 +44,8 @@ class ComparedFiles:
 
 
 def compare_files(
-    qrels: str,
-    runs: Sequence[str],
+    qrels: str | os.PathLike[str],
+    runs: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
     metrics: Iterable[str] | None = None,
     *,
     goal: str | Goal | None = None,
@@ -109,10 +110,12 @@ def compare_files(
     """
     from rankmeter.engines import no_stages, spark_for
     from rankmeter.io import read_qrels, read_run
-    from rankmeter.io.run_args import run_arguments, run_names
+    from rankmeter.io.run_args import input_path, run_arguments, run_list, run_names
     from rankmeter.metrics import DEFAULT_METRICS, parse_metrics
     from rankmeter.metrics.goals import get_goal, goal_notes
 
+    qrels = input_path(qrels, "qrels")
+    runs = run_list(runs)
     if [qrels, *runs].count("-") > 1:
         raise PolicyError("only one input can be read from stdin ('-')")
     if len(runs) < 2:
@@ -121,6 +124,10 @@ def compare_files(
         )
     chosen = get_goal(goal) if isinstance(goal, str) else goal
     goal_metrics = [m.metric for m in chosen.metrics] if chosen else []
+    if metrics is not None and not isinstance(metrics, (str, Iterable)):
+        raise PolicyError(
+            f"metrics= must be a metric name or a list of them, got {type(metrics).__name__}"
+        )
     asked = [metrics] if isinstance(metrics, str) else list(metrics or [])
     names = list(dict.fromkeys([*asked, *goal_metrics])) or list(DEFAULT_METRICS)
     arguments = run_arguments(runs)

@@ -5,7 +5,8 @@ metric's per-query differences analysed by :func:`rankmeter.stats.power`."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import os
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -39,9 +40,9 @@ class RunsPower:
 
 
 def compare_power(
-    qrels: Qrels,
-    runs: Mapping[str, Run],
-    metrics: Sequence[str] | None = None,
+    qrels: Any,
+    runs: Mapping[str, Any] | Sequence[Any],
+    metrics: str | Sequence[str] | None = None,
     *,
     alpha: float = 0.05,
     power: float = 0.8,
@@ -60,7 +61,10 @@ def compare_power(
     current number of queries, the queries needed for ``power`` and the smallest difference
     detectable now (see :func:`rankmeter.stats.power` for ``alpha`` … ``seed``).
 
-    ``runs``: two runs by name, the baseline first. ``metrics``: default nDCG@10 P@10 R@100
+    ``qrels``: a Qrels or anything :func:`rankmeter.io.as_qrels` reads (a path, a dict, a
+    frame). ``runs``: two runs, the baseline first: ``{name: run}`` or a list, each anything
+    :func:`rankmeter.io.as_run` reads (:func:`rankmeter.io.load_runs`). ``metrics``: a metric
+    name or several; default nDCG@10 P@10 R@100
     RR AP (compare's); the correction runs over them. The queries are every judged query.
 
     >>> from rankmeter.data import Qrels, Run
@@ -72,16 +76,27 @@ def compare_power(
     ('new', ['RR'], 8)
     """
     from rankmeter.evaluation import evaluate
+    from rankmeter.io import as_qrels, load_runs
     from rankmeter.metrics import DEFAULT_METRICS
     from rankmeter.stats import power as analyse
 
+    if isinstance(runs, (str, os.PathLike, Run)) or not isinstance(runs, Iterable):
+        runs = [runs]
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    elif metrics is not None and not isinstance(metrics, Iterable):
+        raise PolicyError(
+            f"metrics= must be a metric name or a list of them, got {type(metrics).__name__}"
+        )
     if len(runs) != 2:
         raise PolicyError(f"power compares two runs (a baseline, then a system); got {len(runs)}")
+    qrels = as_qrels(qrels)
+    loaded = {run.name: run for run in load_runs(runs, ties=ties)}
     names = list(dict.fromkeys(metrics or [])) or list(DEFAULT_METRICS)
-    base_name, new_name = runs
+    base_name, new_name = loaded
     results = evaluate(
         qrels,
-        dict(runs),
+        loaded,
         names,
         rel=rel,
         include_missing=True,
@@ -107,7 +122,7 @@ def compare_power(
             resamples=resamples,
             seed=seed,
         )
-    notes = (_query_note(qrels, list(runs.values()), [base_name, new_name]),)
+    notes = (_query_note(qrels, list(loaded.values()), [base_name, new_name]),)
     return RunsPower(base_name, new_name, analyses, notes)
 
 

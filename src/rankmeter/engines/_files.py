@@ -14,6 +14,7 @@ imports ``evaluation`` (never the other way).
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
@@ -180,8 +181,8 @@ def _spark_settings(
 
 
 def evaluate_files(
-    qrels: str,
-    runs: Sequence[str],
+    qrels: str | os.PathLike[str],
+    runs: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
     metrics: str | Metric | Iterable[str | Metric] | None = None,
     *,
     goal: str | Goal | None = None,
@@ -240,16 +241,24 @@ def evaluate_files(
     >>> [(r.run, r["P@1"]) for r in done.results.results]
     [('mine', 1.0)]
     """
-    from rankmeter.io.run_args import run_arguments
+    from rankmeter.io.run_args import input_path, run_arguments, run_list
     from rankmeter.metrics import DEFAULT_METRICS, parse_metrics
     from rankmeter.metrics.goals import get_goal, goal_notes
 
+    qrels = input_path(qrels, "qrels")
+    runs = run_list(runs)
+    if not runs:
+        raise PolicyError("evaluate needs one run or more (runs=); got none")
     inputs = [qrels, *runs]
     if inputs.count("-") > 1:
         raise PolicyError("only one input can be read from stdin ('-')")
     arguments = run_arguments(runs)
     chosen: Goal | None = get_goal(goal) if isinstance(goal, str) else goal
     asked = [metrics] if isinstance(metrics, str) or hasattr(metrics, "label") else metrics
+    if asked is not None and not isinstance(asked, Iterable):
+        raise PolicyError(
+            f"metrics= must be a metric name or a list of them, got {type(metrics).__name__}"
+        )
     goal_metrics = [m.metric for m in chosen.metrics] if chosen else []
     measures = parse_metrics([*(asked or []), *goal_metrics] or DEFAULT_METRICS)
     if engine == "spark" and stream is not None:

@@ -10,17 +10,19 @@ it has no ``=``, or when the text before its first ``=`` contains a path separat
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 __all__ = [
     "RunArgument",
+    "input_path",
     "read_one_run",
     "read_run_list",
     "read_runs",
     "run_argument",
     "run_arguments",
+    "run_list",
     "run_names",
 ]
 
@@ -34,7 +36,43 @@ class RunArgument:
     text: str
 
 
-def run_argument(text: str) -> RunArgument:
+def input_path(value: Any, parameter: str) -> str:
+    """``value`` as a path text: a ``str`` as given, an :class:`os.PathLike` (a
+    :class:`pathlib.Path`) as its path; anything else a :class:`~rankmeter.errors.PolicyError`
+    naming ``parameter``."""
+    from rankmeter.errors import PolicyError
+
+    if isinstance(value, str):
+        return value
+    if isinstance(value, os.PathLike):
+        path = os.fspath(value)
+        if isinstance(path, str):
+            return path
+    raise PolicyError(
+        f"{parameter}= must be a path (a str or os.PathLike), got {type(value).__name__}"
+    )
+
+
+def run_list(runs: Any, *, parameter: str = "runs") -> list[str | os.PathLike[str]]:
+    """``runs`` as a list of run arguments: one ``str`` or :class:`os.PathLike` is one run, else
+    each item of ``runs`` is one (a ``str``, ``PATH`` or ``NAME=PATH``, or a path object, never
+    ``NAME=PATH``); anything else a :class:`~rankmeter.errors.PolicyError` naming
+    ``parameter``."""
+    from rankmeter.errors import PolicyError
+
+    expected = f"{parameter}= must be a run (PATH or NAME=PATH) or a list of runs"
+    if isinstance(runs, (str, os.PathLike)):
+        return [runs]
+    if runs is None or isinstance(runs, (bytes, Mapping)) or not isinstance(runs, Iterable):
+        raise PolicyError(f"{expected}, got {type(runs).__name__}")
+    items = list(runs)
+    for item in items:
+        if not isinstance(item, (str, os.PathLike)):
+            raise PolicyError(f"{expected}, got an item of type {type(item).__name__}: {item!r}")
+    return items
+
+
+def run_argument(text: str | os.PathLike[str]) -> RunArgument:
     """``NAME=PATH`` or ``PATH`` read as the module says.
 
     Examples
@@ -46,6 +84,9 @@ def run_argument(text: str) -> RunArgument:
     """
     from rankmeter.errors import PolicyError
 
+    if not isinstance(text, str):  # a path object is a path, never NAME=PATH
+        path_text = input_path(text, "runs")
+        return RunArgument(None, path_text, path_text)
     name, equals, path = text.partition("=")
     if (
         not equals
@@ -62,11 +103,11 @@ def run_argument(text: str) -> RunArgument:
     return RunArgument(name, path, text)
 
 
-def run_arguments(texts: Sequence[str]) -> list[RunArgument]:
+def run_arguments(texts: Sequence[str | os.PathLike[str]]) -> list[RunArgument]:
     """Every run argument read (:func:`run_argument`); a name given twice is an error."""
     from rankmeter.errors import PolicyError
 
-    arguments = [run_argument(text) for text in texts]
+    arguments = [run_argument(text) for text in run_list(texts)]
     seen: dict[str, RunArgument] = {}
     for argument in arguments:
         if argument.name is None:
@@ -102,7 +143,7 @@ def run_names(arguments: Sequence[RunArgument], own: Sequence[str]) -> list[str]
 
 
 def read_runs(
-    texts: Sequence[str], *, format: str | None = None, ties: str = "trec_eval"
+    texts: Sequence[str | os.PathLike[str]], *, format: str | None = None, ties: str = "trec_eval"
 ) -> dict[str, Any]:
     """The runs of these arguments, read and keyed by their names (:func:`run_names`), in
     order; each Run carries its name."""
@@ -111,7 +152,7 @@ def read_runs(
 
 
 def read_run_list(
-    texts: Sequence[str],
+    texts: Sequence[str | os.PathLike[str]],
     *,
     format: str | None = None,
     ties: str = "trec_eval",
@@ -134,6 +175,8 @@ def read_run_list(
     ]
 
 
-def read_one_run(text: str, *, format: str | None = None, ties: str = "trec_eval") -> Any:
+def read_one_run(
+    text: str | os.PathLike[str], *, format: str | None = None, ties: str = "trec_eval"
+) -> Any:
     """The run of one argument (``PATH`` or ``NAME=PATH``), named as :func:`run_names` says."""
     return read_run_list([text], format=format, ties=ties)[0]

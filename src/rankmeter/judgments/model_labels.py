@@ -78,7 +78,7 @@ def label_with_model(
     queries: Any,
     corpus: Any,
     *,
-    labeler: str | None = None,
+    labeler: str | Callable[[str, str], Any] | None = None,
     endpoint: str | None = None,
     scale: str = "0-3",
     model: str | None = None,
@@ -93,8 +93,8 @@ def label_with_model(
 ) -> ModelLabels:
     """Label every item of ``pool`` (a pool file, ``-`` for stdin) with one model.
 
-    Exactly one of ``labeler`` (``module:function``, a callable ``(query_text, doc_text) ->
-    grade``; or ``"minilm"``, the packaged embedding model with thresholds fitted on the human
+    Exactly one of ``labeler`` (a callable ``(query_text, doc_text) -> grade``, or
+    ``"module:function"`` naming one; or ``"minilm"``, the packaged embedding model with thresholds fitted on the human
     qrels ``calibrate``, on ``calibrate_queries`` only if given, refusing below ``min_kappa``,
     default 0.4) and ``endpoint`` (an OpenAI-compatible server's URL serving ``model``, asked
     with the default prompt, ``workers`` requests at a time, each within ``timeout`` seconds,
@@ -128,7 +128,15 @@ def label_with_model(
     from rankmeter.judgments.labelers import label_pool, load_labeler
 
     assert labeler is not None
-    function = load_labeler(labeler)
+    if isinstance(labeler, str):
+        function, name = load_labeler(labeler), labeler
+    elif callable(labeler):
+        function, name = labeler, _callable_name(labeler)
+    else:
+        raise PolicyError(
+            "labeler= must be a callable (query_text, doc_text) -> grade, 'module:function' or "
+            f"'minilm', got {type(labeler).__name__}"
+        )
     items = read_pool(pool)
     # One step per item: a model may take seconds each, and the bar says how far it is.
     with steps(len(items)) as bar:
@@ -141,7 +149,14 @@ def label_with_model(
             progress=None if bar is None else bar.start,
             source=source,
         )
-    return ModelLabels(qrels, labeler)
+    return ModelLabels(qrels, name)
+
+
+def _callable_name(function: Callable[..., Any]) -> str:
+    """A labeler passed as a callable, named as ``module:function`` names one."""
+    module = getattr(function, "__module__", None)
+    qualified = getattr(function, "__qualname__", None) or type(function).__qualname__
+    return f"{module}:{qualified}" if module else qualified
 
 
 def _endpoint(

@@ -138,14 +138,19 @@ def simulate_log_files(
     """:func:`simulate_logs` written as ``rankmeter logs simulate`` writes them: the log to
     ``output`` and, with ``pre_period``, the pre-period log there, each in the format its name
     says (:func:`rankmeter.online.write_log`; both names checked before any work, so that no
-    log is written in another format than its name says). ``settings``: those of
+    log is written in another format than its name says, and the two never one file).
+    ``settings``: those of
     :func:`simulate_logs`. Returns each path written with its log's counts, in order.
     """
+    from rankmeter.io import check_outputs
     from rankmeter.online.logs import log_format, write_log
 
     log_format(output)
+    outputs: list[tuple[str, str | os.PathLike[str]]] = [("output", output)]
     if pre_period is not None:
         log_format(pre_period)
+        outputs.append(("pre_period", pre_period))
+    check_outputs(outputs)
     simulated = simulate_logs(
         qrels, control, treatment, pre_period=pre_period is not None, **settings
     )

@@ -27,14 +27,23 @@ import importlib
 import inspect
 import io
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from enum import Enum
 from typing import Any, TypeVar
 
 from rankmeter._escape import terminal_safe, visible
 from rankmeter.errors import PolicyError
 
-__all__ = ["Rendered", "emit", "formats_of", "render", "render_rich", "renderer", "renders"]
+__all__ = [
+    "Rendered",
+    "emit",
+    "formats_of",
+    "render",
+    "render_rich",
+    "renderer",
+    "renders",
+    "with_notes",
+]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -69,6 +78,13 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "rankmeter.vector.FusedRun": ("rankmeter.report.vector",),
     "rankmeter.vector.EmbedBenchmark": ("rankmeter.report.vector",),
     "rankmeter.results.EvalResults": ("rankmeter.report.evaluation",),
+    "rankmeter.engines.EvaluatedFiles": ("rankmeter.report.evaluation",),
+    "rankmeter.comparison.ComparedFiles": (
+        "rankmeter.report.comparison",
+        "rankmeter.report.html",
+    ),
+    "rankmeter.comparison.RunsPower": ("rankmeter.report.power",),
+    "rankmeter.judgments.ModelLabels": ("rankmeter.report.judging",),
 }
 
 
@@ -86,6 +102,15 @@ class Rendered:
     body: Any
     before: tuple[str, ...] = ()
     after: tuple[str, ...] = ()
+
+
+def with_notes(made: Any, notes: Sequence[str]) -> Rendered:
+    """What a renderer made, with a goal's ``notes`` (``note: …``) on standard error before it
+    (as the commands write them: data stays data)."""
+    before = tuple(f"note: {note}" for note in notes)
+    if isinstance(made, Rendered):
+        return Rendered(made.body, (*before, *made.before), made.after)
+    return Rendered(made, before)
 
 
 def renders(result_type: type | str, *formats: str) -> Callable[[F], F]:
@@ -144,6 +169,12 @@ def _accepted(function: Callable[..., Any]) -> tuple[set[str], bool]:
     return names, any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters)
 
 
+class _UnknownOption(PolicyError, TypeError):
+    """An option no renderer of a result type takes: a usage error (a
+    :class:`~rankmeter.errors.PolicyError`), and a :class:`TypeError` as Python's own for an
+    unexpected keyword, so that code catching either catches it."""
+
+
 def render(
     result: Any,
     format: str | Enum,
@@ -171,7 +202,10 @@ def render(
         )
         unknown = sorted(set(options) - every)
         if unknown:
-            raise TypeError(f"no renderer of {type(result).__name__} takes {', '.join(unknown)}")
+            raise _UnknownOption(
+                f"no renderer of {type(result).__name__} takes {', '.join(unknown)}; "
+                f"its options: {', '.join(sorted(every)) if every else 'none'}"
+            )
         options = {k: v for k, v in options.items() if k in takes}
     made = function(result, **options)
     before: tuple[str, ...] = ()

@@ -13,10 +13,10 @@ from typing import Any
 
 from rankmeter._escape import latex_text, markdown_fence, markdown_text
 from rankmeter.checking import DataWarning, DepthGap
-from rankmeter.comparison import Comparison, Difference, Gate, Regression
+from rankmeter.comparison import ComparedFiles, Comparison, Difference, Gate, Regression
 from rankmeter.report._json import json_text
 from rankmeter.report._markdown import Align, markdown_table
-from rankmeter.report._registry import renders
+from rankmeter.report._registry import Rendered, renders, with_notes
 from rankmeter.report._rich import FittedTable, shown
 from rankmeter.report._text import num, pvalue, signed
 from rankmeter.report.checking import warning_line as data_warning_line
@@ -695,3 +695,47 @@ def _markdown(
     (:func:`rankmeter.checking.result_warnings`)."""
     lines = tuple(data_warning_lines(data_warnings))
     return render_markdown(comparison, judged_below=judged_below, data_warnings=lines)
+
+
+# Run files compared (rankmeter.comparison.compare_files), rendered as `rankmeter compare`
+# renders them: the comparison, the goal's notes before it on standard error.
+
+
+@renders(ComparedFiles, "json")
+def _files_json(
+    done: ComparedFiles,
+    *,
+    per_query: bool = False,
+    judged_below: float = JUDGED_BELOW,
+    data_warnings: Sequence[DataWarning] = (),
+) -> Rendered:
+    """The comparison as :func:`render_json` renders it."""
+    made = render_json(
+        done.comparison, per_query=per_query, judged_below=judged_below,
+        data_warnings=data_warnings,
+    )  # fmt: skip
+    return with_notes(made, done.goal_notes)
+
+
+@renders(ComparedFiles, "table")
+def _files_table(done: ComparedFiles, *, judged_below: float = JUDGED_BELOW) -> Rendered:
+    """The comparison as :func:`render_table` renders it."""
+    return with_notes(render_table(done.comparison, judged_below=judged_below), done.goal_notes)
+
+
+@renders(ComparedFiles, "latex")
+def _files_latex(done: ComparedFiles, *, judged_below: float = JUDGED_BELOW) -> Rendered:
+    """The comparison as :func:`render_latex` renders it."""
+    return with_notes(render_latex(done.comparison, judged_below=judged_below), done.goal_notes)
+
+
+@renders(ComparedFiles, "markdown")
+def _files_markdown(
+    done: ComparedFiles,
+    *,
+    judged_below: float = JUDGED_BELOW,
+    data_warnings: Sequence[DataWarning] = (),
+) -> Rendered:
+    """The comparison as its Markdown renderer renders it."""
+    made = _markdown(done.comparison, judged_below=judged_below, data_warnings=data_warnings)
+    return with_notes(made, done.goal_notes)

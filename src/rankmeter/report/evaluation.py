@@ -19,6 +19,7 @@ from rankmeter.report.judged import warning_lines
 from rankmeter.results import JUDGED_BELOW, EvalResult, JudgedWarning
 
 if TYPE_CHECKING:
+    from rankmeter.engines import EvaluatedFiles
     from rankmeter.metrics.goals import Goal
     from rankmeter.results import EvalResults
 
@@ -43,7 +44,7 @@ def judged_warnings(
 def render_json(
     results: list[EvalResult],
     *,
-    per_query: bool,
+    per_query: bool = False,
     single: bool,
     judged_below: float = JUDGED_BELOW,
     worst: int | None = None,
@@ -98,7 +99,9 @@ def queries_phrase(include_missing: bool) -> str:
     )
 
 
-def render_tsv(results: list[EvalResult], *, per_query: bool, worst: int | None = None) -> str:
+def render_tsv(
+    results: list[EvalResult], *, per_query: bool = False, worst: int | None = None
+) -> str:
     """One row per run (per query and run, then the run's ``all`` row, with per_query). With
     ``worst`` (and not per_query), the rows of the queries among any metric's ``worst`` worst
     come before each ``all`` row, first metric's worst first."""
@@ -123,7 +126,9 @@ def _cell(metric: Metric, value: float) -> str:
     return str(_value(metric, float(value)))
 
 
-def render_trec(results: list[EvalResult], *, per_query: bool, worst: int | None = None) -> str:
+def render_trec(
+    results: list[EvalResult], *, per_query: bool = False, worst: int | None = None
+) -> str:
     """trec_eval's ``-q`` layout: ``measure<TAB>query<TAB>value``, the ``all`` lines last. With
     ``worst`` (and not per_query), each metric's lines for its ``worst`` worst queries, lowest
     first, before the ``all`` lines."""
@@ -175,7 +180,7 @@ def _fmt(metric: Metric, value: float) -> str:
 def render_table(
     results: list[EvalResult],
     *,
-    per_query: bool,
+    per_query: bool = False,
     goal: Goal | None = None,
     judged_below: float = JUDGED_BELOW,
     worst: int | None = None,
@@ -314,3 +319,72 @@ def _table(
         judged_below=judged_below,
         worst=worst,
     )
+
+
+# The runs a file evaluation read (rankmeter.engines.evaluate_files), rendered as `rankmeter
+# evaluate` renders them: their results with the goal and its notes.
+
+
+def _files_options(done: EvaluatedFiles) -> dict[str, Any]:
+    return {"goal_notes": done.goal_notes}
+
+
+@renders("rankmeter.engines.EvaluatedFiles", "json")
+def _files_json(
+    done: EvaluatedFiles,
+    *,
+    per_query: bool = False,
+    judged_below: float = JUDGED_BELOW,
+    worst: int | None = None,
+) -> Rendered:
+    """The results as :func:`_json` renders them (one run: its object alone)."""
+    single = len(done.results.results) == 1
+    return _json(
+        done.results, per_query=per_query, single=single, judged_below=judged_below,
+        worst=worst, **_files_options(done),
+    )  # fmt: skip
+
+
+@renders("rankmeter.engines.EvaluatedFiles", "tsv")
+def _files_tsv(
+    done: EvaluatedFiles,
+    *,
+    per_query: bool = False,
+    judged_below: float = JUDGED_BELOW,
+    worst: int | None = None,
+) -> Rendered:
+    """The results as :func:`_tsv` renders them."""
+    return _tsv(
+        done.results, per_query=per_query, judged_below=judged_below, worst=worst,
+        **_files_options(done),
+    )  # fmt: skip
+
+
+@renders("rankmeter.engines.EvaluatedFiles", "trec")
+def _files_trec(
+    done: EvaluatedFiles,
+    *,
+    per_query: bool = False,
+    judged_below: float = JUDGED_BELOW,
+    worst: int | None = None,
+) -> Rendered:
+    """The results as :func:`_trec` renders them."""
+    return _trec(
+        done.results, per_query=per_query, judged_below=judged_below, worst=worst,
+        **_files_options(done),
+    )  # fmt: skip
+
+
+@renders("rankmeter.engines.EvaluatedFiles", "table")
+def _files_table(
+    done: EvaluatedFiles,
+    *,
+    per_query: bool = False,
+    judged_below: float = JUDGED_BELOW,
+    worst: int | None = None,
+) -> Any:
+    """The results as :func:`_table` renders them, the goal and its notes in the table."""
+    return _table(
+        done.results, per_query=per_query, goal=done.goal, judged_below=judged_below,
+        worst=worst, **_files_options(done),
+    )  # fmt: skip

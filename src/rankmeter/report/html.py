@@ -24,10 +24,16 @@ from typing import Any
 import numpy as np
 
 from rankmeter.checking import DataWarning
-from rankmeter.comparison import CURVE_FAMILIES, Comparison, Difference, Failures
+from rankmeter.comparison import (
+    CURVE_FAMILIES,
+    ComparedFiles,
+    Comparison,
+    Difference,
+    Failures,
+)
 from rankmeter.report import _svg
 from rankmeter.report._html import PageIds, page_head, render, safe, template_ids
-from rankmeter.report._registry import renders
+from rankmeter.report._registry import Rendered, renders, with_notes
 from rankmeter.report._text import num, pvalue, signed
 from rankmeter.report.checking import warning_lines as data_warning_lines
 from rankmeter.report.comparison import (
@@ -622,3 +628,16 @@ def _page(
     (:func:`rankmeter.checking.result_warnings`)."""
     lines = data_warning_lines(data_warnings)
     return render_html(comparison, judged_below=judged_below, data_warnings=lines)
+
+
+@renders(ComparedFiles, "html")
+def _files_page(
+    done: ComparedFiles,
+    *,
+    judged_below: float = JUDGED_BELOW,
+    data_warnings: Sequence[DataWarning] = (),
+) -> Rendered:
+    """Run files compared (:func:`rankmeter.comparison.compare_files`) as the page of their
+    comparison; the goal's notes on standard error, as ``rankmeter compare`` writes them."""
+    made = _page(done.comparison, judged_below=judged_below, data_warnings=data_warnings)
+    return with_notes(made, done.goal_notes)

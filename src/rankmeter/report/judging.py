@@ -22,6 +22,7 @@ from rankmeter.judgments.app.export import Resolved
 from rankmeter.judgments.app.store import Label, Progress
 from rankmeter.judgments.model_labels import ModelLabels
 from rankmeter.report._html import render
+from rankmeter.report._registry import renders
 from rankmeter.report._rich import FittedTable, shown
 
 __all__ = [
@@ -30,6 +31,7 @@ __all__ = [
     "labels_parquet",
     "left_out_line",
     "model_labels_lines",
+    "model_labels_trec",
     "pages",
     "qrels_text",
     "render_status",
@@ -239,3 +241,11 @@ def model_labels_lines(labelled: ModelLabels) -> list[str]:
     else:
         lines.append(f"{done} {labelled.labeler}")
     return lines
+
+
+@renders("rankmeter.judgments.ModelLabels", "trec")
+def model_labels_trec(labelled: ModelLabels) -> str:
+    """The qrels a model gave, as TREC qrels text: what ``rankmeter label`` writes."""
+    from rankmeter.io import trec_qrels_text
+
+    return trec_qrels_text(labelled.qrels)

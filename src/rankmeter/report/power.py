@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rankmeter._escape import markdown_text
 from rankmeter.report._json import json_text
@@ -24,6 +24,9 @@ from rankmeter.report._registry import renders
 from rankmeter.report._rich import FittedTable, shown
 from rankmeter.report._text import num, signed
 from rankmeter.stats import PowerAnalysis, correction_phrase, paired_test_label, power_sentence
+
+if TYPE_CHECKING:
+    from rankmeter.comparison import RunsPower
 
 __all__ = ["PowerReport", "payload", "render_json", "render_markdown", "render_table"]
 
@@ -282,3 +285,27 @@ def _table(report: PowerReport) -> Any:
     return render_table(
         report.analyses, baseline=report.baseline, system=report.system, notes=report.notes
     )
+
+
+# compare_power's result (rankmeter.comparison.RunsPower), rendered as its PowerReport is.
+
+
+def _of_runs(result: RunsPower) -> PowerReport:
+    return PowerReport(
+        result.analyses, baseline=result.baseline, system=result.system, notes=result.notes
+    )
+
+
+@renders("rankmeter.comparison.RunsPower", "json")
+def _runs_json(result: RunsPower) -> str:
+    return _json(_of_runs(result))
+
+
+@renders("rankmeter.comparison.RunsPower", "markdown")
+def _runs_markdown(result: RunsPower) -> str:
+    return _markdown(_of_runs(result))
+
+
+@renders("rankmeter.comparison.RunsPower", "table")
+def _runs_table(result: RunsPower) -> Any:
+    return _table(_of_runs(result))

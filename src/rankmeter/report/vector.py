@@ -31,7 +31,7 @@ LISTED = 10
 
 
 @renders("rankmeter.vector.RetrievalResult", "json")
-def render_json(result: RetrievalResult, *, per_query: bool) -> str:
+def render_json(result: RetrievalResult, *, per_query: bool = False) -> str:
     """``RetrievalResult.to_dict``: run, model, collection, query count and rule, the
     unanswered queries, the metrics (what ``evaluate --include-missing`` gives)."""
     return json_text(result.to_dict(per_query=per_query))
@@ -137,7 +137,7 @@ def query_notes(unanswered: tuple[str, ...], empty: tuple[str, ...], n_queries: 
 
 
 @renders("rankmeter.vector.RetrievalResult", "table")
-def render_table(result: RetrievalResult, *, per_query: bool) -> Any:
+def render_table(result: RetrievalResult, *, per_query: bool = False) -> Any:
     """Evaluate's table (``queries`` counts every judged query), a line saying what retrieved
     on which collection and how queries count, and a warning naming the unanswered ones."""
     from rich.console import Group

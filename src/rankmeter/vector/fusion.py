@@ -19,6 +19,7 @@ Run('rrf(bm25+dense)', 1 queries, 4 results)
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -304,7 +305,7 @@ class FusedRun:
 
 
 def fuse_runs(
-    runs: Sequence[str],
+    runs: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
     method: str = "rrf",
     *,
     k: float = 60,
@@ -335,10 +336,11 @@ def fuse_runs(
     ...
     rankmeter.errors.PolicyError: fuse needs two runs or more; got 1
     """
-    from rankmeter.io.run_args import read_run_list
+    from rankmeter.io.run_args import read_run_list, run_list
     from rankmeter.results import depth_gap, depth_of
 
-    if list(runs).count("-") > 1:
+    runs = run_list(runs)
+    if runs.count("-") > 1:
         raise PolicyError("only one input can be read from stdin ('-')")
     if len(runs) < 2:
         raise PolicyError(f"fuse needs two runs or more; got {len(runs)}")
