@@ -82,6 +82,25 @@ def _letters(text: str, alphabet: str) -> str:
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(drawn=tables(), width=st.sampled_from([40, 60, 80, 120]))
 def test_every_name_number_and_header_is_shown_whole(drawn: Any, width: int) -> None:
+    _check_shown_whole(drawn, width)
+
+
+def test_a_pair_wider_than_the_line_keeps_its_number_whole() -> None:
+    # Found by the property above: stacked at 40 columns, an 18-character header and a
+    # 19-character interval made a 39-character pair, folded inside the interval.
+    headers = ["=", "=", "=", "=", "=", "=" * 18]
+    numbers = [["+0.0000"] * 6, ["+0.0000"] * 5 + ["[+0.0000, +10.0000]"]]
+    table = FittedTable()
+    table.add_column("A", text=True)
+    table.add_column("N", text=True)
+    for header in headers:
+        table.add_column(header, justify="right", no_wrap=True)
+    for row in numbers:
+        table.add_row("A", "N", *row)
+    _check_shown_whole((table, [["A", "A"], ["N", "N"]], numbers, headers), 40)
+
+
+def _check_shown_whole(drawn: Any, width: int) -> None:
     table, names, numbers, number_headers = drawn
     text = _render(table, width)
     assert "…" not in text, text

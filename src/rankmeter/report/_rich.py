@@ -99,7 +99,8 @@ class FittedTable:
 
     def _stacked(self, width: int) -> Any:
         """One block per row: its names on a line, then ``header: value`` pairs, as many to a
-        line as fit (a pair wider than the line is folded); a blank line between sections."""
+        line as fit (a pair wider than the line is split after its header, a value wider than
+        the line folded); a blank line between sections."""
         from rich.text import Text
 
         title = self.options.get("title")
@@ -119,6 +120,14 @@ class FittedTable:
                 if is_name or not (header or value.plain):
                     continue
                 pair = Text(f"{header}: ") + value if header else value
+                if header and 2 + pair.cell_len > width and 2 + value.cell_len <= width:
+                    # The pair is wider than the line but its value is not: the header on a
+                    # line of its own, the value whole on the next (a number is never folded).
+                    if line.plain.strip():
+                        yield _folded(line)
+                    yield _folded(Text(f"  {header}:", style=style or ""))
+                    line = Text("  ", style=style or "") + value
+                    continue
                 if line.plain.strip() and line.cell_len + 2 + pair.cell_len > width:
                     yield _folded(line)
                     line = Text("  ", style=style or "")
