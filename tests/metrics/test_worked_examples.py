@@ -7,6 +7,7 @@ from math import log2
 import pytest
 
 import rankmeter
+import rankmeter.metrics
 
 from ._helpers import per_query, ranking
 
@@ -90,3 +91,34 @@ def test_mrr_rank_1_twice_and_rank_20_four_times_is_below_always_rank_2() -> Non
     assert steady == pytest.approx(0.5, abs=1e-12)
     assert round(steady, 2) == 0.50
     assert mixed < steady
+
+
+# -- the specs' own worked examples (docs/metrics.md) ---------------------------------------------
+
+
+def _decimals(text: str) -> int:
+    return len(text.partition(".")[2])
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [spec for spec in rankmeter.metrics.SPECS if spec.example is not None],
+    ids=lambda spec: spec.name,
+)
+def test_every_spec_example_is_what_evaluate_computes(spec: rankmeter.metrics.MetricSpec) -> None:
+    example = spec.example
+    assert example is not None
+    assert rankmeter.metrics.parse_metric(example.metric).spec is spec
+    qrels = {"q": dict(example.judgments)}
+    n = len(example.ranking)
+    run = {"q": {doc: float(n - i) for i, doc in enumerate(example.ranking)}}
+    value = rankmeter.evaluate(qrels, run, example.metric).per_query.to_dict()["q"][example.metric]
+    assert round(value, _decimals(example.value)) == float(example.value)
+
+
+def test_the_example_check_is_not_blind() -> None:
+    from rankmeter.metrics._spec import WorkedExample
+
+    wrong = WorkedExample({"a": 1}, ("b", "a"), "RR", "0.25", "first relevant at rank 2")
+    value = rankmeter.evaluate({"q": dict(wrong.judgments)}, {"q": {"b": 2.0, "a": 1.0}}, "RR")
+    assert round(value.per_query.to_dict()["q"]["RR"], _decimals(wrong.value)) != float(wrong.value)

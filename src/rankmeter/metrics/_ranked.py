@@ -48,6 +48,17 @@ class Ranked:
         The evaluation's relevance level (metrics may override it).
     compact : bool
         Whether the entries are the judged documents only.
+    entry_rows : int array
+        The qrels row (judgment) of every entry, -1 for an unjudged one: what a metric reads
+        from a judgment's other columns (a sample's inclusion probability, a subtopic).
+    judgment_rows : int array
+        The qrels row of every judgment in ``judgment_grades`` (the ideal ordering's order).
+    pooled_groups, pooled_positions : int arrays
+        Query index and 0-based rank of the retrieved documents whose judgment has a negative
+        grade (pooled but not judged, as trec_eval reads -1; infAP reads them), in query and
+        rank order; empty under ``judged_only`` (those documents are removed there).
+    qrels : Qrels or None
+        The judgments joined (None for a ranking given by hand).
     """
 
     def __init__(
@@ -62,10 +73,16 @@ class Ranked:
         *,
         positions: IntArray | None = None,
         num_ret: IntArray | None = None,
+        entry_rows: IntArray | None = None,
+        judgment_rows: IntArray | None = None,
+        pooled: tuple[IntArray, IntArray] | None = None,
+        qrels: Qrels | None = None,
     ) -> None:
         """``positions`` and ``num_ret`` are given for a compact join (the ranks of its
         entries, and each query's number of results); without them the entries are every
-        result of each query, ranked in their order."""
+        result of each query, ranked in their order. ``entry_rows``, ``judgment_rows``,
+        ``pooled`` (groups, positions) and ``qrels`` tie the entries to the judgments joined;
+        without them (a ranking given by hand) no entry has a row and nothing is pooled."""
         # (an Arrow string array, as a join gives, is made Python strings only when read)
         self._query_ids = readonly(query_ids) if isinstance(query_ids, np.ndarray) else query_ids
         self.offsets = readonly(offsets)
@@ -81,6 +98,16 @@ class Ranked:
         self.judgment_grades = readonly(judgment_grades)
         self.judgment_groups = readonly(row_groups(judgment_offsets))
         self.rel = rel
+        none = np.zeros(0, dtype=np.int64)
+        if entry_rows is None:
+            entry_rows = np.full(len(self.grades), -1, dtype=np.int64)
+        self.entry_rows = readonly(entry_rows)
+        if judgment_rows is None:
+            judgment_rows = np.full(len(self.judgment_grades), -1, dtype=np.int64)
+        self.judgment_rows = readonly(judgment_rows)
+        self.pooled_groups = readonly(none if pooled is None else pooled[0])
+        self.pooled_positions = readonly(none if pooled is None else pooled[1])
+        self.qrels = qrels
         #: the qrels row of each evaluated query (set by join)
         self.qrels_rows: IntArray = np.zeros(0, dtype=np.int64)
         self._cache: dict[Any, Any] = {}
@@ -273,22 +300,37 @@ def join(
         doc_code = all_codes[candidates]
         at = qrels.judgment_rows(selected[group], doc_code)
     found_here = at >= 0
-    grade = qrels.grades[at[found_here]]
+    row = at[found_here]
+    grade = qrels.grades[row]
     judged_here = grade >= 0  # a negative grade: pooled, not judged (trec_eval)
-    group = group[found_here][judged_here]
-    rank = rank[found_here][judged_here]
+    group, rank = group[found_here], rank[found_here]
+    pooled: tuple[IntArray, IntArray] | None = None
+    if not judged_only and not judged_here.all():
+        unjudged = ~judged_here
+        pooled_order = np.lexsort((rank[unjudged], group[unjudged]))
+        pooled = (group[unjudged][pooled_order], rank[unjudged][pooled_order])
+    group, rank, row = group[judged_here], rank[judged_here], row[judged_here]
     grade = grade[judged_here]
 
     if compact:
         order = np.lexsort((rank, group))
-        group, rank, grade = group[order], rank[order], grade[order]
+        group, rank, grade, row = group[order], rank[order], grade[order], row[order]
         offsets = offsets_from_sorted(group, len(selected))
         judged = np.ones(len(grade), dtype=bool)
         if judged_only:
             # trec_eval -J: the unjudged documents are gone, so ranks count the judged only.
-            return _ranked(qrels, selected, grade, judged, offsets, rel)
+            return _ranked(qrels, selected, grade, judged, offsets, rel, entry_rows=row)
         return _ranked(
-            qrels, selected, grade, judged, offsets, rel, positions=rank, num_ret=lengths
+            qrels,
+            selected,
+            grade,
+            judged,
+            offsets,
+            rel,
+            positions=rank,
+            num_ret=lengths,
+            entry_rows=row,
+            pooled=pooled,
         )
     offsets = np.zeros(len(selected) + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
@@ -298,14 +340,19 @@ def join(
     grades[hit] = grade
     judged = np.zeros(n_entries, dtype=bool)
     judged[hit] = True
+    entry_rows = np.full(n_entries, -1, dtype=np.int64)
+    entry_rows[hit] = row
     if judged_only:
         # trec_eval -J: unjudged documents are removed before anything is computed.
         groups = row_groups(offsets)[judged]
         offsets = offsets_from_sorted(groups, len(selected))
         grades = grades[judged]
+        entry_rows = entry_rows[judged]
         judged = judged[judged]
 
-    return _ranked(qrels, selected, grades, judged, offsets, rel)
+    return _ranked(
+        qrels, selected, grades, judged, offsets, rel, entry_rows=entry_rows, pooled=pooled
+    )
 
 
 def _ranked(
@@ -318,6 +365,8 @@ def _ranked(
     *,
     positions: IntArray | None = None,
     num_ret: IntArray | None = None,
+    entry_rows: IntArray | None = None,
+    pooled: tuple[IntArray, IntArray] | None = None,
 ) -> Ranked:
     # Judgments of the selected queries, grades descending (the ideal ordering).
     j_offsets_all = qrels.offsets
@@ -327,7 +376,7 @@ def _ranked(
     j_groups = np.repeat(np.arange(len(selected), dtype=np.int64), j_lengths)
     j_grades = qrels.grades[j_rows]
     keep = j_grades >= 0
-    j_groups, j_grades = j_groups[keep], j_grades[keep]
+    j_groups, j_grades, j_rows = j_groups[keep], j_grades[keep], j_rows[keep]
     order = np.lexsort((-j_grades, j_groups))
     j_offsets = offsets_from_sorted(j_groups, len(selected))
     ranked = Ranked(
@@ -340,6 +389,10 @@ def _ranked(
         float(rel),
         positions=positions,
         num_ret=num_ret,
+        entry_rows=np.zeros(0, dtype=np.int64) if entry_rows is None else entry_rows,
+        judgment_rows=j_rows[order],
+        pooled=pooled,
+        qrels=qrels,
     )
     ranked.qrels_rows = readonly(np.asarray(selected, dtype=np.int64))
     return ranked

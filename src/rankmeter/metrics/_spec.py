@@ -114,6 +114,24 @@ class Param:
 
 
 @dataclass(frozen=True)
+class WorkedExample:
+    """One query worked through by hand, for docs/metrics.md: its judgments, a ranking, the
+    metric and its value, with the arithmetic in ``working``. A test evaluates every example
+    through :func:`rankmeter.evaluate` and checks ``value`` (written to as many decimals as
+    shown), so the docs cannot drift from the kernel.
+
+    ``judgments`` maps doc id -> grade (a negative grade: pooled, not judged); ``ranking`` is
+    the doc ids top first (ids without a judgment are unjudged).
+    """
+
+    judgments: Mapping[str, float]
+    ranking: tuple[str, ...]
+    metric: str
+    value: str
+    working: str
+
+
+@dataclass(frozen=True)
 class MetricSpec:
     """Everything there is to know about one metric family.
 
@@ -145,6 +163,11 @@ class MetricSpec:
     #: the metric at many cutoffs at once (see :meth:`Metric.compute_at`); a family that has
     #: one computes its single cutoff through it too, so both are one definition
     at_cutoffs: CutoffKernel | None = field(default=None, repr=False)
+    #: what the metric does at its edges (no relevant document, an empty ranking, ties,
+    #: unjudged or negative grades, ...), one sentence each, for docs/metrics.md
+    edge_cases: tuple[str, ...] = ()
+    #: one query worked through by hand (docs/metrics.md; tested)
+    example: WorkedExample | None = field(default=None, repr=False)
 
     def param(self, name: str) -> Param | None:
         for p in self.params:

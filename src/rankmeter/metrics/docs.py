@@ -7,6 +7,7 @@ import dataclasses
 from typing import Any
 
 from rankmeter.metrics._registry import SPECS
+from rankmeter.metrics._spec import WorkedExample
 
 
 @dataclasses.dataclass(frozen=True)
@@ -52,6 +53,18 @@ def metric_rows() -> list[dict[str, Any]]:
                 "description": spec.description,
                 "formula": spec.formula,
                 "reference": spec.reference,
+                "edge_cases": list(spec.edge_cases),
+                "example": None if spec.example is None else _example(spec.example),
             }
         )
     return rows
+
+
+def _example(example: WorkedExample) -> dict[str, Any]:
+    return {
+        "judgments": dict(example.judgments),
+        "ranking": list(example.ranking),
+        "metric": example.metric,
+        "value": example.value,
+        "working": example.working,
+    }

@@ -6,7 +6,16 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from rankmeter.metrics._spec import REL, Breakdown, Metric, MetricSpec, approx, plural, zeros
+from rankmeter.metrics._spec import (
+    REL,
+    Breakdown,
+    Metric,
+    MetricSpec,
+    WorkedExample,
+    approx,
+    plural,
+    zeros,
+)
 
 if TYPE_CHECKING:
     from rankmeter.data.arrays import FloatArray
@@ -55,4 +64,18 @@ SPEC = MetricSpec(
     trec_names=(("recip_rank", False),),
     reference="Voorhees 1999 (TREC-8 QA); trec_eval recip_rank",
     explain=explain,
+    edge_cases=(
+        "No relevant result (within the top k): 0.",
+        "A query without results but with relevant judgments counts 0 only with "
+        "--include-missing (trec_eval -c); otherwise it is left out of the mean.",
+        "Only the first relevant result counts: relevant results below it change nothing.",
+    ),
+    example=WorkedExample(
+        judgments={"d1": 0, "d2": 2, "d3": 1},
+        ranking=("d1", "d9", "d2", "d3"),
+        metric="RR",
+        value="0.3333",
+        working="d1 is judged non-relevant and d9 unjudged; the first relevant result, d2, "
+        "is at rank 3, so RR = 1/3.",
+    ),
 )

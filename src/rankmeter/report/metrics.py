@@ -51,6 +51,17 @@ def render_markdown(rows: list[dict[str, Any]]) -> str:
         lines.append(f"- Aggregated over queries as: {row['aggregate']}")
         if row["reference"]:
             lines.append(f"- Reference: {row['reference']}")
+        if row["edge_cases"]:
+            lines.append("- Edge cases:")
+            lines.extend(f"  - {case}" for case in row["edge_cases"])
+        example = row["example"]
+        if example is not None:
+            judged = ", ".join(f"{d}: {_grade(g)}" for d, g in example["judgments"].items())
+            lines.append(
+                f"- Worked example: judgments {{{judged or 'none'}}}, ranking "
+                f"{', '.join(example['ranking']) or '(empty)'}: `{example['metric']} = "
+                f"{example['value']}`. {example['working']}"
+            )
         lines.append("")
     return "\n".join(lines)
 
@@ -139,3 +150,8 @@ def goal_reasons(goal: Goal, labels: Mapping[str, str] | None = None) -> Any:
     for m in goal.metrics:
         why.add_row(Text(names.get(m.metric, m.metric)), Text(m.why))
     return Group(Text(f"Goal {goal.name}: {goal.description}"), why)
+
+
+def _grade(value: Any) -> str:
+    number = float(value)
+    return str(int(number)) if number.is_integer() else str(number)
