@@ -149,7 +149,8 @@ def explain_files(
     qrels, run : paths (``NAME=PATH`` names the run; one of them may be ``"-"``, stdin)
     query : the query id
     metrics : metric names (default: nDCG@10, P@10, R@100, RR, AP)
-    corpus : the corpus file; None: no texts
+    corpus : the corpus file (or a BEIR collection's folder, holding ``corpus.jsonl``); None:
+        no texts
     queries : query texts (TSV ``qid<TAB>text`` or BEIR ``queries.jsonl``)
     qrels_format, run_format : the files' formats when their names do not say
     policies : ``rel``, ``judged_only``, ``ties``, as in :func:`rankmeter.evaluate`
@@ -168,6 +169,8 @@ def explain_files(
     from rankmeter.io.run_args import read_one_run
 
     corpus_path = input_path(corpus, "corpus")
+    if os.path.isdir(corpus_path) and os.path.isfile(os.path.join(corpus_path, "corpus.jsonl")):
+        corpus_path = os.path.join(corpus_path, "corpus.jsonl")  # a BEIR collection's folder
     paths = [input_path(qrels, "qrels"), run, corpus_path, queries]
     if paths.count("-") > 1:
         raise PolicyError("only one input can be read from stdin ('-')")

@@ -1,4 +1,7 @@
-"""`rankmeter explain QRELS RUN --query Q -m nDCG@10 [--corpus C]` and `rankmeter explain --grades 3,0,2`.
+"""`rankmeter explain QRELS RUN --query Q -m nDCG@10` and `rankmeter explain --grades 3,0,2`.
+
+With ``--corpus``, the documents' titles and texts beside their ranks, and the relevant
+documents the run missed (:func:`rankmeter.explanation_text.explain_files`).
 
 The query is named by ``--query`` alone: ``-q`` is ``--per-query`` in every command that has it
 (as trec_eval's ``-q``), so it is not given a second meaning here.
@@ -75,9 +78,10 @@ def explain(
         str | None,
         typer.Option(
             "--corpus",
-            help='Documents (BEIR corpus.jsonl, {"_id", "title", "text"} a line): each '
-            "ranked document's title and the start of its text, and below the table the "
-            "relevant documents the run missed (read in one pass keeping only the query's).",
+            help='Documents: BEIR corpus.jsonl ({"_id", "title", "text"} a line) or a BEIR '
+            "folder holding it. Shows each ranked document's title and the start of its "
+            "text, and below the table the relevant documents the run missed (the corpus "
+            "is read in one pass that keeps only the query's documents).",
         ),
     ] = None,
     output: OutputOption = None,

@@ -250,6 +250,7 @@ def _rich_texts(explanations: list[Explanation], texts: _Texts) -> Any:
         parts.append(shown(e.title, "bold"))
         if e.query_text is not None:
             parts.append(Text("query text: ") + shown(e.query_text))
+        parts.append(Text(""))
         if e.rows:
             table = FittedTable()
             for c in e.columns:
