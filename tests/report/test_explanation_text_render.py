@@ -155,3 +155,19 @@ def test_nothing_missed_is_said(tmp_path: Path) -> None:
     assert "<h4>relevant documents the run missed (RR reads every rank): none</h4>" in render_html(
         explained
     )
+
+
+def test_a_text_that_repeats_its_title_shows_the_rest(tmp_path: Path) -> None:
+    docs: dict[str, dict[str, object]] = {
+        "h": {"title": "Heated  wings .", "text": "heated wings . Heated wings . flutter"},
+        "l": {"title": "Wings", "text": "Wingspan of birds"},
+        "e": {"title": "Same", "text": "Same"},
+        "m": {"title": "Cones", "text": "Cones \n in flow"},
+    }
+    md = render_markdown(_explained(tmp_path, docs))
+    assert "| **Heated wings .** heated wings . Heated wings . flutter |" in md  # case differs
+    assert "| **Wings** Wingspan of birds |" in md  # not a word boundary: kept
+    assert "| **Same** |" in md
+    assert "| **Cones** in flow |" in md
+    page = render_html(_explained(tmp_path, docs))
+    assert "<strong>Same</strong></td>" in page

@@ -122,6 +122,19 @@ def snippet(text: str, limit: int = SNIPPET) -> str:
     return (cut[:space] if space > 0 else cut).rstrip() + "…"
 
 
+def _body(document: Document) -> str:
+    """A document's text with its whitespace collapsed, less the title where the text starts
+    with it (as in Cranfield, whose abstracts repeat their titles): the title is shown
+    beside it already."""
+    text = " ".join(document.text.split())
+    title = " ".join(document.title.split())
+    if title and text == title:
+        return ""
+    if title and text.startswith(title + " "):
+        return text[len(title) + 1 :]
+    return text
+
+
 class _Texts:
     """The documents' texts of explanations with a corpus, by explanation: how a renderer
     finds a ranked document's title and text and the relevant documents a metric missed."""
@@ -300,7 +313,7 @@ def _rich_document(document: Document | None) -> Any:
     if document is None:
         return Text(NOT_IN_CORPUS, style="italic")
     title = snippet(document.title, TITLE)
-    text = snippet(document.text)
+    text = snippet(_body(document))
     if not (title or text):
         return Text("(empty)", style="italic")
     cell = shown(title, "bold") if title else Text("")
@@ -322,7 +335,7 @@ def _markdown_document(document: Document | None) -> Verbatim:
     if document is None:
         return Verbatim(f"*{markdown_text(NOT_IN_CORPUS)}*")
     title = markdown_text(snippet(document.title, TITLE))
-    text = markdown_text(snippet(document.text))
+    text = markdown_text(snippet(_body(document)))
     parts = [f"**{title}**" if title else "", text]
     return Verbatim(" ".join(p for p in parts if p) or f"*{markdown_text('(empty)')}*")
 
@@ -412,8 +425,9 @@ def _html_document(document: Document | None) -> dict[str, Any]:
     the whole text, the whole text (its lines) behind a ``<details>``."""
     if document is None:
         return {"missing": True}
-    short = snippet(document.text)
-    whole = short == " ".join(document.text.split())
+    body = _body(document)
+    short = snippet(body)
+    whole = short == body
     return {
         "missing": False,
         "title": snippet(document.title, TITLE),
