@@ -203,3 +203,13 @@ def test_one_input_from_stdin_at_most(files: dict[str, Path]) -> None:
         explain_files(files["qrels"], "-", "q1", "P@3", corpus="-")
     with pytest.raises(PolicyError, match=r"corpus"):
         explain_files(files["qrels"], files["run"], "q1", "P@3", corpus=3)  # type: ignore[arg-type]
+
+
+def test_made_without_a_corpus_it_has_no_texts_and_misses_nothing() -> None:
+    qrels = {"q1": {"a": 1, "c": 1}}
+    run = {"q1": {"a": 0.9, "b": 0.8}}
+    made = ExplanationsWithText.for_query(qrels, run, "q1", ["AP", "P@2"])
+    assert made.missed == ((), ()) and made.document("a") is None
+    assert [m["missed"] for m in made.to_dict()["metrics"].values()] == [[], []]
+    with pytest.raises(PolicyError, match=r"missed= needs one tuple per explanation: 2, not 1"):
+        ExplanationsWithText(made.explanations, missed=((),))

@@ -104,6 +104,18 @@ class ExplanationsWithText(Explanations):
     missed: tuple[tuple[MissedDocument, ...], ...] = ()
     corpus: str | None = None
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "documents", dict(self.documents))
+        missed = tuple(tuple(m) for m in self.missed)
+        if not missed:  # made by a constructor that reads no corpus: nothing known missed
+            missed = tuple(() for _ in self.explanations)
+        if len(missed) != len(self.explanations):
+            raise PolicyError(
+                f"missed= needs one tuple per explanation: {len(self.explanations)}, "
+                f"not {len(missed)}"
+            )
+        object.__setattr__(self, "missed", missed)
+
     def document(self, doc: str | None) -> Document | None:
         """The title and text of ``doc``; None when the corpus lacks it."""
         return None if doc is None else self.documents.get(doc)
