@@ -171,3 +171,21 @@ def test_a_text_that_repeats_its_title_shows_the_rest(tmp_path: Path) -> None:
     assert "| **Cones** in flow |" in md
     page = render_html(_explained(tmp_path, docs))
     assert "<strong>Same</strong></td>" in page
+
+
+def test_an_empty_title_shows_the_text_alone(tmp_path: Path) -> None:
+    docs: dict[str, dict[str, object]] = {
+        "h": {"title": "", "text": "untitled text"},
+        "l": {"text": "no title field"},
+        "e": {"title": None, "text": None},
+        "m": {"title": "Only a title"},
+    }
+    explained = _explained(tmp_path, docs)
+    md = render_markdown(explained)
+    assert "| 1 | h | 3 | 2 | yes | untitled text |" in md
+    assert "| 2 | l | 2 | 1 | yes | no title field |" in md
+    assert "| 3 | e | 1 | unjudged | no | *(empty)* |" in md
+    assert "| 1 | m | ranked 4, below the cutoff of 3 | **Only a title** |" in md
+    page = render_html(explained)
+    assert '<td class="explain-doc"> <span class="snippet">untitled text</span>' in page
+    assert "<strong></strong>" not in page
