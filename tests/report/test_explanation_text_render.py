@@ -187,5 +187,5 @@ def test_an_empty_title_shows_the_text_alone(tmp_path: Path) -> None:
     assert "| 3 | e | 1 | unjudged | no | *(empty)* |" in md
     assert "| 1 | m | ranked 4, below the cutoff of 3 | **Only a title** |" in md
     page = render_html(explained)
-    assert '<td class="explain-doc"> <span class="snippet">untitled text</span>' in page
+    assert '<td class="explain-doc"><span class="snippet">untitled text</span>' in page
     assert "<strong></strong>" not in page
