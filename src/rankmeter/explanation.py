@@ -78,6 +78,8 @@ class Explanation:
         ``rel``, and for files ``judged_only`` and ``ties``.
     query_text : str or None
         The query's text, when it was given (``explain --queries``).
+    cutoff : int or None
+        The ranks the metric reads: the top ``cutoff`` (R for R-Prec); None for every rank.
     """
 
     metric: str
@@ -94,6 +96,7 @@ class Explanation:
     policies: Mapping[str, Any] = field(default_factory=dict)
     integer: bool = False  # a count (NumRet, ...): shown without decimals
     query_text: str | None = None
+    cutoff: int | None = None
 
     @property
     def anchor(self) -> str:
@@ -172,17 +175,10 @@ class Explanations(Sequence[Explanation]):
 
     @classmethod
     def for_query(
-        cls,
-        qrels: Any,
-        run: Any,
-        query: str,
-        metrics: str | Metric | Iterable[str | Metric] | None = None,
-        *,
-        rel: float = 1,
-        judged_only: bool = False,
-        ties: str = "trec_eval",
+        cls, qrels: Any, run: Any, query: str, metrics: str | Metric | Iterable[str | Metric] |
+        None = None, *, rel: float = 1, judged_only: bool = False, ties: str = "trec_eval",
         query_text: str | None = None,
-    ) -> Explanations:
+    ) -> Explanations:  # fmt: skip
         """Explain each metric for one query of a run, as :func:`explain` explains one.
 
         ``metrics`` defaults to nDCG@10, P@10, R@100, RR and AP (as :func:`rankmeter.evaluate`);
@@ -700,6 +696,7 @@ def _build(case: _Case, metric: Metric) -> Explanation:
         policies=dict(case.policies),
         integer=spec.integer,
         query_text=case.query_text,
+        cutoff=breakdown.limit,
     )
 
 

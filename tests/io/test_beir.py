@@ -187,3 +187,97 @@ def test_read_corpus_names_a_missing_file(tmp_path: Path) -> None:
         read_corpus(tmp_path / "nothere.jsonl")
     with pytest.raises(FormatError, match=r": is a directory, expected a file$"):
         read_corpus(tmp_path)
+
+
+# -- read_documents: only the documents asked for, in one streaming pass -----------------------
+
+
+def test_read_documents_keeps_only_the_ids_asked_for(tmp_path: Path) -> None:
+    from rankmeter.io.beir import read_documents
+
+    path = _write(tmp_path / "c") / "corpus.jsonl"
+    found = read_documents(path, ["4", "d1", "nowhere"])
+    assert found == {
+        "d1": Document("Wings", "flutter of wings"),
+        "4": Document("", "numeric id, no title"),
+    }
+    assert list(found) == ["d1", "4"]  # file order; an id not in the corpus is left out
+    assert read_documents(path, []) == {}
+    assert read_documents(path, "d3") == {"d3": Document("Shells", "")}  # one id as a str
+    assert read_documents(path, iter(["0012"])) == {"0012": Document("", "heat conduction")}
+
+
+def test_read_documents_reads_gzip_and_stdin(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import gzip
+    import io
+    import sys
+
+    from rankmeter.io.beir import read_documents
+
+    data = (_write(tmp_path / "c") / "corpus.jsonl").read_bytes()
+    packed = tmp_path / "corpus.jsonl.gz"
+    packed.write_bytes(gzip.compress(data))
+    assert read_documents(packed, ["d3"]) == {"d3": Document("Shells", "")}
+    stdin = io.TextIOWrapper(io.BytesIO(data))
+    monkeypatch.setattr(sys, "stdin", stdin)
+    assert read_documents("-", ["0012"]) == {"0012": Document("", "heat conduction")}
+
+
+@pytest.mark.parametrize(("content", "match"), CORPUS_ERRORS)
+def test_read_documents_words_errors_as_read_corpus(
+    tmp_path: Path, content: bytes, match: str
+) -> None:
+    from rankmeter.io import read_corpus
+    from rankmeter.io.beir import read_documents
+
+    path = _write(tmp_path / "c", corpus=content) / "corpus.jsonl"
+    with pytest.raises(FormatError, match=match) as read:
+        read_documents(path, ["d1", "d2"])
+    with pytest.raises(FormatError) as whole:
+        read_corpus(path)
+    assert str(read.value) == str(whole.value)
+
+
+def test_read_documents_checks_lines_it_does_not_keep(tmp_path: Path) -> None:
+    from rankmeter.io.beir import read_documents
+
+    corpus = b'{"_id": "d1", "text": "a"}\n{"_id": "d2", "text": "\xff"}\n'
+    path = _write(tmp_path / "c", corpus=corpus) / "corpus.jsonl"
+    with pytest.raises(FormatError, match=r"corpus.jsonl:2: not valid JSON \(not UTF-8\)"):
+        read_documents(path, ["d1"])
+    # A repeated id not asked for is not kept, so it is not compared; one asked for is an error.
+    path.write_bytes(b'{"_id": "d1"}\n{"_id": "d2"}\n{"_id": "d2"}\n{"_id": "d1"}\n')
+    assert read_documents(path, ["d3"]) == {}
+    with pytest.raises(FormatError, match=r"corpus.jsonl:4: _id 'd1' appears twice"):
+        read_documents(path, ["d1"])
+
+
+def test_read_documents_holds_the_documents_asked_for_not_the_corpus(tmp_path: Path) -> None:
+    import tracemalloc
+
+    from rankmeter.io.beir import read_documents
+
+    path = tmp_path / "big.jsonl"
+    text = "lorem ipsum dolor sit amet " * 40  # about 1 kB a document
+    with path.open("w", encoding="utf-8") as out:
+        for i in range(20_000):  # about 21 MB
+            out.write(json.dumps({"_id": f"d{i}", "title": f"T{i}", "text": text}) + "\n")
+    tracemalloc.start()
+    try:
+        found = read_documents(path, ["d5", "d19999"])
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert sorted(found) == ["d19999", "d5"]
+    assert peak < 8_000_000, peak  # blocks of 1 MiB and two documents, not 21 MB of corpus
+
+
+def test_read_documents_cranfield(cranfield: Path) -> None:
+    from rankmeter.io.beir import read_documents
+
+    found = read_documents(cranfield / "corpus.jsonl", ["184", "471", "99999"])
+    assert sorted(found) == ["184", "471"]
+    assert found["471"] == Document("", "")
+    assert found["184"] == load_beir(cranfield).corpus["184"]

@@ -1,5 +1,8 @@
 """`rankmeter explain QRELS RUN --query Q -m nDCG@10` and `rankmeter explain --grades 3,0,2`.
 
+With ``--corpus``, the documents' titles and texts beside their ranks, and the relevant
+documents the run missed (:func:`rankmeter.explanation_text.explain_files`).
+
 The query is named by ``--query`` alone: ``-q`` is ``--per-query`` in every command that has it
 (as trec_eval's ``-q``), so it is not given a second meaning here.
 """
@@ -71,6 +74,16 @@ def explain(
             "shown under the title (and as query_text in the JSON).",
         ),
     ] = None,
+    corpus: Annotated[
+        str | None,
+        typer.Option(
+            "--corpus",
+            help='Documents: BEIR corpus.jsonl ({"_id", "title", "text"} a line) or a BEIR '
+            "folder holding it. Shows each ranked document's title and the start of its "
+            "text, and below the table the relevant documents the run missed (the corpus "
+            "is read in one pass that keeps only the query's documents).",
+        ),
+    ] = None,
     output: OutputOption = None,
 ) -> None:
     """Explain a number: the per-rank table and the steps from it to one query's value.
@@ -78,6 +91,7 @@ def explain(
     Default metrics: nDCG@10 P@10 R@100 RR AP.
     """
     from rankmeter.explanation import Explanations
+    from rankmeter.explanation_text import explain_files
     from rankmeter.metrics import DEFAULT_METRICS, parse_metrics
     from rankmeter.report import render
 
@@ -92,6 +106,7 @@ def explain(
             (query, "--query"),
             (judged_only or None, "--judged-only"),
             (queries, "--queries"),
+            (corpus, "--corpus"),
         ):
             if given is not None:
                 ctx.fail(f"{name} needs QRELS and RUN files; it does not go with --grades")
@@ -103,8 +118,9 @@ def explain(
             ctx.fail("give QRELS and RUN files and --query, or --grades (e.g. --grades 3,0,2)")
         if query is None:
             ctx.fail("give --query: the query to explain (e.g. --query 1)")
-        explained = Explanations.for_files(
-            qrels, run, query, measures, queries=queries, rel=rel, judged_only=judged_only,
+        explained = explain_files(
+            qrels, run, query, measures, corpus=corpus, queries=queries, rel=rel,
+            judged_only=judged_only,
             ties=ties.value, qrels_format=qrels_format.value if qrels_format else None,
             run_format=run_format.value if run_format else None,
         )  # fmt: skip

@@ -29,7 +29,7 @@ from rankmeter.data import Qrels, Run
 from rankmeter.data.run import check_ties, unique_names
 from rankmeter.errors import FormatError, PolicyError
 from rankmeter.io._source import FORMATS, Source
-from rankmeter.io.beir import read_corpus
+from rankmeter.io.beir import read_corpus, read_documents
 from rankmeter.io.labels import as_labels, read_labels
 from rankmeter.io.pool import read_pool
 from rankmeter.io.tables import (
@@ -61,6 +61,7 @@ __all__ = [
     "check_target",
     "load_runs",
     "read_corpus",
+    "read_documents",
     "read_labels",
     "read_pool",
     "read_qrels",

@@ -14,15 +14,18 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rankmeter.errors import FormatError
 
-__all__ = ["BeirCollection", "Document", "load_beir", "read_corpus"]
+if TYPE_CHECKING:
+    from rankmeter.io._source import Source
+
+__all__ = ["BeirCollection", "Document", "load_beir", "read_corpus", "read_documents"]
 
 
 @dataclass(frozen=True)
@@ -126,41 +129,93 @@ def read_corpus(path: str | os.PathLike[str]) -> dict[str, Document]:
     }
 
 
+def read_documents(path: str | os.PathLike[str], ids: Iterable[str]) -> dict[str, Document]:
+    """The documents ``ids`` of a corpus in BEIR JSON lines, read in one streaming pass that
+    keeps only those: ``{doc_id: Document}`` in file order, an id not in the corpus left out.
+
+    Memory holds the documents asked for, not the corpus: one query's ranked and judged
+    documents can be looked up in a corpus of millions. Every line is checked as
+    :func:`read_corpus` checks it (errors name the file, the line and what is wrong); an
+    ``_id`` given twice is an error where it is one of ``ids`` (the others are not kept, so
+    they are not compared).
+
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "corpus.jsonl"
+    >>> _ = path.write_text('{"_id": "d1", "title": "Wings", "text": "flutter"}\\n'
+    ...                     '{"_id": "d2", "text": "heat"}\\n')
+    >>> read_documents(path, ["d2", "nowhere"])
+    {'d2': Document(title='', text='heat')}
+    """
+    from rankmeter.io._source import Source
+
+    source = Source(path)
+    wanted = {str(i) for i in ([ids] if isinstance(ids, str) else ids)}
+    out: dict[str, Document] = {}
+    for number, raw, key, record in _checked_records(source):
+        if key not in wanted:
+            continue
+        if key in out:
+            raise FormatError(
+                source.name, f"_id {key!r} appears twice", line=number, text=_line_text(raw)
+            )
+        out[key] = Document(_text(record, "title"), _text(record, "text"))
+    return out
+
+
 def _records(path: str | os.PathLike[str]) -> list[tuple[str, dict[str, Any]]]:
     """The JSON-lines records of ``path``, read once as a stream: a file, a FIFO, ``/dev/fd/N``
     (a process substitution), ``-``, any of them gzip-compressed."""
-    from rankmeter.io._source import Source, split_lines
+    from rankmeter.io._source import Source
 
     source = Source(path)
-    name = source.name
     out: list[tuple[str, dict[str, Any]]] = []
     seen: set[str] = set()
+    for number, raw, key, record in _checked_records(source):
+        if key in seen:
+            raise FormatError(
+                source.name, f"_id {key!r} appears twice", line=number, text=_line_text(raw)
+            )
+        seen.add(key)
+        out.append((key, record))
+    return out
+
+
+def _checked_records(source: Source) -> Iterator[tuple[int, bytes, str, dict[str, Any]]]:
+    """Each record of ``source`` as ``(line number, line, _id, record)``, checked (JSON, an
+    object with a good ``_id``, string title and text), one at a time; no records at all is an
+    error."""
+    from rankmeter.io._source import split_lines
+
+    name = source.name
+    empty = True
     for number, raw in enumerate(split_lines(source.blocks()), start=1):
         if not raw.strip():
             continue
-        text = raw.decode("utf-8", errors="replace").rstrip("\r\n")
         try:
             record = json.loads(raw)
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             reason = exc.msg if isinstance(exc, json.JSONDecodeError) else "not UTF-8"
-            raise FormatError(name, f"not valid JSON ({reason})", line=number, text=text) from None
+            raise FormatError(
+                name, f"not valid JSON ({reason})", line=number, text=_line_text(raw)
+            ) from None
         if not isinstance(record, dict) or "_id" not in record:
             raise FormatError(
-                name, 'each line must be an object with an "_id"', line=number, text=text
+                name, 'each line must be an object with an "_id"', line=number, text=_line_text(raw)
             )
         problem = _record_problem(record)
         if problem is not None:
-            raise FormatError(name, problem, line=number, text=text)
+            raise FormatError(name, problem, line=number, text=_line_text(raw))
         key = str(record["_id"])
         if not key:
-            raise FormatError(name, "empty _id", line=number, text=text)
-        if key in seen:
-            raise FormatError(name, f"_id {key!r} appears twice", line=number, text=text)
-        seen.add(key)
-        out.append((key, record))
-    if not out:
+            raise FormatError(name, "empty _id", line=number, text=_line_text(raw))
+        empty = False
+        yield number, raw, key, record
+    if empty:
         raise FormatError(name, "empty: no records")
-    return out
+
+
+def _line_text(raw: bytes) -> str:
+    return raw.decode("utf-8", errors="replace").rstrip("\r\n")
 
 
 def _record_problem(record: Mapping[str, Any]) -> str | None:
