@@ -185,9 +185,7 @@ def rank_intervals(
             for x in resampled:
                 missing.setdefault(x, []).append(dataset)
             resampled, columns = [], np.zeros((0, 0))
-        distinct, inverse = np.zeros((0, 0)), np.zeros(0, dtype=np.int64)
-        if resampled:
-            distinct, inverse = np.unique(columns, axis=0, return_inverse=True)
+        distinct, inverse = _distinct_rows(columns)
         fixed = np.array([scores[x, dataset] for x in here], dtype=np.float64)
         moving = np.array([here.index(x) for x in resampled], dtype=np.int64)
         plans.append(
@@ -246,6 +244,23 @@ def rank_intervals(
         missing={x: tuple(d) for x, d in missing.items()},
         metric=metric,
     )
+
+
+def _distinct_rows(rows: Any) -> tuple[Any, Any]:
+    """The distinct rows (bit for bit, first seen first) and each row's index among them."""
+    import numpy as np
+
+    seen: dict[bytes, int] = {}
+    firsts: list[int] = []
+    inverse = []
+    for i, row in enumerate(rows):
+        key = row.tobytes()
+        if key not in seen:
+            seen[key] = len(firsts)
+            firsts.append(i)
+        inverse.append(seen[key])
+    distinct = rows[firsts].reshape(len(firsts), rows.shape[1])
+    return distinct, np.array(inverse, dtype=np.int64)
 
 
 def _largest(plans: list[Any]) -> int:
