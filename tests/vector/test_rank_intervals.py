@@ -243,9 +243,9 @@ def test_a_model_with_only_a_mean_gets_no_interval_and_one_line_saying_so() -> N
     assert "published" not in ranks.interval and "published" not in ranks.group
     assert ranks.rank["published"] >= 1 and set(ranks.interval) == {"a", "b"}
     assert ranks.notes() == (
-        "No rank interval for 'published': its result on 'd1' holds no per-query nDCG@10 "
-        "values, only the mean (the other models are ranked against that mean in every "
-        "resample).",
+        "No rank interval for 'published': its result on 'd1' lacks per-query nDCG@10 "
+        "values, so only its mean is ranked (the other models are ranked against that mean in "
+        "every resample).",
     )
     assert ("published", "d1") not in board.significance  # nothing to pair
     payload = json.loads(render_json(board))
@@ -298,3 +298,28 @@ def test_settings_are_checked_with_the_library_s_wording(
     with pytest.raises(PolicyError) as caught:  # before the folder is read (it is absent)
         read_leaderboard(tmp_path / "absent", **options)  # type: ignore[arg-type]
     assert str(caught.value) == message
+
+
+def test_a_model_lacking_some_query_s_value_gets_no_interval() -> None:
+    full = [_entry("a", "d", [0.5, 0.7, 0.9]), _entry("c", "d", [0.1, 0.2, 0.3])]
+    partial = LeaderboardEntry(
+        "b", "d", {"nDCG@10": 0.4}, {"q0": {"nDCG@10": 0.4}, "q1": {}, "q2": {"nDCG@10": 0.4}}
+    )
+    board = leaderboard_of([*full, partial], resamples=100)
+    assert board.ranks is not None
+    assert set(board.ranks.interval) == {"a", "c"}
+    assert board.ranks.notes()[0].startswith("No rank interval for 'b': its result on 'd' lacks")
+
+
+def test_a_stored_file_without_per_query_values_is_still_refused(tmp_path: Path) -> None:
+    """Only an entry made in Python may hold means alone: a stored file always holds its
+    queries' values, so one without them beside others is refused, naming it, as before."""
+    from rankmeter.errors import FormatError
+    from rankmeter.report.leaderboard import save_entry
+    from rankmeter.vector.leaderboard import read_leaderboard
+
+    save_entry(_entry("a", "d", [0.5, 0.7]), tmp_path)
+    empty = save_entry(LeaderboardEntry("z", "d", {"nDCG@10": 0.0}, {}), tmp_path)
+    with pytest.raises(FormatError, match=r"'z' on 'd' has 0 judged queries") as caught:
+        read_leaderboard(tmp_path)
+    assert str(empty) in str(caught.value)

@@ -116,11 +116,11 @@ class RankIntervals:
         for model, datasets in self.missing.items():
             where = ", ".join(repr(d) for d in datasets)
             noun = "result" if len(datasets) == 1 else "results"
-            verb = "holds" if len(datasets) == 1 else "hold"
+            verb = "lacks" if len(datasets) == 1 else "lack"
             lines.append(
-                f"No rank interval for {model!r}: its {noun} on {where} {verb} no per-query "
-                f"{self.metric} values, only the mean (the other models are ranked against "
-                "that mean in every resample)."
+                f"No rank interval for {model!r}: its {noun} on {where} {verb} per-query "
+                f"{self.metric} values, so only its mean is ranked (the other models are ranked "
+                "against that mean in every resample)."
             )
         return tuple(lines)
 

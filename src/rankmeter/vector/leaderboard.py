@@ -681,10 +681,11 @@ def _check_same_queries(entries: list[LeaderboardEntry]) -> None:
     """Every result on one dataset holds every judged query, so results on other query ids
     were made on other judgments (two collections with one folder name, a changed qrels
     file): ranking them together, or pairing their queries, would compare different data. An
-    entry without per-query values (only means) is not checked: it is never paired."""
+    entry made in Python without per-query values (only means) is not checked: it is never
+    paired. A stored file always holds its queries' values, and is checked."""
     first: dict[str, LeaderboardEntry] = {}
     for entry in entries:
-        if not entry.per_query:  # only means (an entry made in Python): nothing to pair
+        if not entry.per_query and entry.path is None:  # only means, made in Python
             continue
         reference = first.setdefault(entry.dataset, entry)
         if set(entry.per_query) == set(reference.per_query):
