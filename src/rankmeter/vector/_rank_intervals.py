@@ -27,6 +27,13 @@ chaining the whole table into one group (the rule ComparIA's leaderboard uses fo
 on score intervals, here on rank intervals). Models tied on the table share an interval's
 observed rank, so they always share a group. Groups are contiguous in the table's order.
 
+Why these and not others: Chatbot Arena ranks a model 1 + the models whose score interval lies
+wholly above its own, which needs one score per model; this leaderboard orders models by a
+mean of per-dataset ranks, so the bootstrap is taken of the rank itself (as the rank-stability
+proposal for MTEB's leaderboard, mteb pull request 5117, does over tasks; here over each
+dataset's queries, which the stored results hold). Chaining every overlap instead of anchoring
+on the leader would put a table of small steps into one group however far its ends are apart.
+
 **Models without per-query values.** A stored result always holds every query's value; an
 entry made in Python may hold only its mean (a model from a published table). Such a model's
 score on that dataset is held at its mean in every resample, so the others are ranked against
