@@ -313,3 +313,62 @@ def test_output_inside_the_results_folder_is_refused(
     elsewhere = cli("leaderboard", results, "-f", "json", "-o", tmp_path / "board.json")
     assert elsewhere.code == 0, elsewhere.err
     assert json.loads((tmp_path / "board.json").read_text())["metric"] == "nDCG@10"
+
+
+# -- issue 24: rank intervals and groups ---------------------------------------------------------
+def _stored_board(folder: Path) -> Path:
+    """Four models on two datasets, stored as embed-eval stores them: one far ahead, three
+    close together."""
+    import numpy as np
+
+    from rankmeter.report.leaderboard import save_entry
+    from rankmeter.vector.leaderboard import LeaderboardEntry
+
+    rng = np.random.default_rng(24)
+    for dataset in ("aero", "heat"):
+        hardness = rng.uniform(0.2, 0.5, 40)
+        for model, shift in (("far", 0.45), ("x", 0.02), ("y", 0.01), ("z", 0.0)):
+            values = np.clip(hardness + shift + rng.normal(0, 0.1, 40), 0, 1)
+            per_query = {f"q{i}": {"nDCG@10": float(v)} for i, v in enumerate(values)}
+            mean = {"nDCG@10": float(np.mean(values))}
+            save_entry(LeaderboardEntry(model, dataset, mean, per_query), folder)
+    return folder
+
+
+def test_rank_intervals_and_groups_in_every_format(cli: CLI, tmp_path: Path) -> None:
+    results = _stored_board(tmp_path / "results")
+    first = cli("leaderboard", results, "-f", "json", "--seed", "3", "--resamples", "300")
+    assert first.code == 0, first.err
+    again = cli("leaderboard", results, "-f", "json", "--seed", "3", "--resamples", "300")
+    assert again.out == first.out  # the same seed, the same intervals
+    payload = json.loads(first.out)
+    assert payload["rank_intervals"]["seed"] == 3
+    assert payload["rank_intervals"]["resamples"] == 300
+    rows = {row["model"]: row for row in payload["models"]}
+    assert rows["far"]["rank_interval"] == [1, 1] and rows["far"]["group"] == 1
+    assert {rows[m]["group"] for m in "xyz"} == {2}  # three close models: one group
+    for fmt, needles in (
+        ("table", ["rank 95% CI", "group", "1-1"]),
+        ("markdown", ["| model | mean rank | rank 95% CI | group | aero | heat |", "| 1-1 | 1 |"]),
+        ("html", [">rank 95% CI</th>", ">group</th>", ">1-1</td>"]),
+    ):
+        shown = cli("leaderboard", results, "-f", fmt, "--level", "0.95")
+        assert shown.code == 0, shown.err
+        assert all(needle in shown.out for needle in needles), (fmt, shown.out)
+    ninety = cli("leaderboard", results, "-f", "markdown", "--level", "0.9")
+    assert "rank 90% CI" in ninety.out and "5% to 95% percentiles" in ninety.out
+
+
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        (["--resamples", "5"], "resamples=5 must be an integer from 100 to 10,000,000"),
+        (["--seed", "-1"], "seed=-1 must be an integer >= 0"),
+        (["--level", "95"], "level=95.0 must be a number strictly between 0 and 1"),
+    ],
+)
+def test_rank_interval_settings_are_one_error_line(
+    cli: CLI, tmp_path: Path, option: list[str], message: str
+) -> None:
+    results = _stored_board(tmp_path / "results")
+    assert message in cli("leaderboard", results, *option).assert_one_error_line(2)

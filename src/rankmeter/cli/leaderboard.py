@@ -30,6 +30,19 @@ def leaderboard(
         str, typer.Option("--main-score", help="The metric the models are ranked on.")
     ] = "nDCG@10",
     alpha: Annotated[float, typer.Option("--alpha", help="Significance level.")] = 0.05,
+    resamples: Annotated[
+        int,
+        typer.Option(
+            help="Bootstrap resamples of each dataset's queries for the rank intervals (100 "
+            "or more)."
+        ),
+    ] = 1_000,
+    seed: Annotated[
+        int, typer.Option(help="Seed of the bootstrap: the same seed gives the same intervals.")
+    ] = 0,
+    level: Annotated[
+        float, typer.Option(help="Confidence level of the rank intervals (0.95: 2.5-97.5%).")
+    ] = 0.95,
     output_format: Annotated[
         LeaderboardFormat, typer.Option("--format", "-f", help="Output format.")
     ] = LeaderboardFormat.table,
@@ -37,12 +50,18 @@ def leaderboard(
 ) -> None:
     """Rank the models stored in a results folder: models x datasets on the main score
     (nDCG@10), mean rank, and on each dataset which models are significantly worse than its
-    best (paired randomization test on the stored per-query values, Holm correction)."""
+    best (paired randomization test on the stored per-query values, Holm correction).
+
+    Each model's rank gets a 95% interval (rank 95% CI, e.g. 1-3) from a paired bootstrap of
+    each dataset's queries, and models whose intervals overlap that of their group's first
+    model share its group: ranks in one group cannot be told apart."""
     from rankmeter.report import render
     from rankmeter.vector.leaderboard import read_leaderboard
 
     _refuse_output_inside(output, results_dir)
-    board = read_leaderboard(results_dir, metric=metric, alpha=alpha)
+    board = read_leaderboard(
+        results_dir, metric=metric, alpha=alpha, resamples=resamples, seed=seed, level=level
+    )
     render(board, output_format.value, output)
 
 

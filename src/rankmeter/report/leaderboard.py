@@ -2,7 +2,9 @@
 datasets on the main score with each model's mean rank, as a terminal table, Markdown (through
 the one table writer), strict JSON and a self-contained HTML page (``leaderboard.html.j2`` in
 the shell every page shares). A score significantly worse than its dataset's best carries a
-mark (``▼``); the best score on each dataset is marked too (``*``)."""
+mark (``▼``); the best score on each dataset is marked too (``*``). Each model's rank interval
+(``rank 95% CI``, e.g. ``1-3``) and group follow its mean rank; a model without one shows
+``-`` and a line under the table says why."""
 
 from __future__ import annotations
 
@@ -39,11 +41,19 @@ WORSE_MARK = "▼"
 
 def leaderboard_table(board: Leaderboard) -> tuple[list[str], list[list[str]]]:
     """The table as text: one row per model (best mean rank first): the model, its mean rank,
-    its score on each dataset (``-``: not run there) with the marks."""
-    header = ["model", "mean rank", *board.datasets]
+    its rank interval and group (``-``: none), its score on each dataset (``-``: not run
+    there) with the marks."""
+    ranks = board.ranks
+    header = ["model", "mean rank"]
+    if ranks is not None:
+        header += [ranks.header, "group"]
+    header += board.datasets
     body = []
     for model in board.models:
         row = [model, f"{board.mean_rank[model]:.2f}"]
+        if ranks is not None:
+            group = ranks.group.get(model)
+            row += [ranks.shown(model), "-" if group is None else str(group)]
         for dataset in board.datasets:
             score = board.scores.get((model, dataset))
             if score is None:
@@ -62,11 +72,19 @@ def leaderboard_table(board: Leaderboard) -> tuple[list[str], list[list[str]]]:
 
 
 def legend(board: Leaderboard) -> str:
-    """What the marks mean and how the table was made."""
-    return (
+    """What the marks mean and how the table was made (the rank intervals' rule included)."""
+    text = (
         f"Marks: {BEST_MARK} best on the dataset (ties: each); {WORSE_MARK} significantly worse than the "
         f"dataset's best. {board.rule()}"
     )
+    if board.ranks is not None:
+        text += f" {board.ranks.rule()}"
+    return text
+
+
+def notes(board: Leaderboard) -> tuple[str, ...]:
+    """One line per model shown without a rank interval, saying why."""
+    return () if board.ranks is None else board.ranks.notes()
 
 
 def render_entry(entry: LeaderboardEntry) -> str:
@@ -120,6 +138,8 @@ def render_markdown(board: Leaderboard) -> str:
     lines = [f"## Leaderboard: {board.metric}", ""]
     lines += markdown_table(header, body, [None] + ["right"] * (len(header) - 1))
     lines += ["", markdown_text(legend(board)), ""]
+    for line in notes(board):
+        lines += [markdown_text(line), ""]
     return "\n".join(lines)
 
 
@@ -138,7 +158,8 @@ def render_table(board: Leaderboard) -> Any:
     for cells in body:
         table.add_row(shown(cells[0]), *cells[1:])
     title = shown(f"Leaderboard: {board.metric}", style="table.title")
-    return Group(title, table, Text(legend(board), style="dim"))
+    below = [shown(line) for line in notes(board)]
+    return Group(title, table, Text(legend(board), style="dim"), *below)
 
 
 @renders("rankmeter.vector.Leaderboard", "html")
@@ -154,4 +175,5 @@ def render_html(board: Leaderboard) -> str:
         header=header,
         rows=body,
         legend=legend(board),
+        notes=notes(board),
     )

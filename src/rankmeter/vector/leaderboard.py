@@ -17,7 +17,9 @@ datasets on a main score (nDCG@10, as MTEB's retrieval tasks), each model's mean
 the datasets, and on each dataset whether each model is significantly worse than that
 dataset's best model: a paired randomization test on the stored per-query values of the
 queries both answered, Holm-corrected over the models of the dataset (the statistics of
-:func:`rankmeter.compare`, from :mod:`rankmeter.stats`).
+:func:`rankmeter.compare`, from :mod:`rankmeter.stats`); and each model's rank with its 95%
+interval from a paired bootstrap over each dataset's queries, and the groups of models that
+cannot be told apart (:mod:`rankmeter.vector._rank_intervals` says how both are made).
 """
 
 from __future__ import annotations
@@ -32,9 +34,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rankmeter.errors import FormatError, PolicyError
+
+if TYPE_CHECKING:
+    from rankmeter.vector._rank_intervals import RankIntervals
 
 __all__ = [
     "ENTRY_FORMAT",
@@ -434,6 +439,8 @@ class Leaderboard:
     significance : ``{(model, dataset): Significance}`` for every model but the best
     test, correction, alpha, resamples, seed : how significance was decided
     entries : the stored results read
+    ranks : each model's rank on the table, its interval over bootstrap resamples of the
+        queries and its group (``RankIntervals``; None on a board made without them)
     """
 
     metric: str
@@ -449,6 +456,7 @@ class Leaderboard:
     alpha: float = 0.05
     resamples: int = 10_000
     seed: int = 0
+    ranks: RankIntervals | None = None
 
     def rule(self) -> str:
         """The sentence that says how the table was made."""
@@ -464,7 +472,11 @@ class Leaderboard:
 
     def to_dict(self) -> dict[str, Any]:
         """``{"metric", "rule", "datasets", "models": [{"model", "mean_rank", "scores":
-        {dataset: {"score", "best", "significantly_worse", ...}}}]}``."""
+        {dataset: {"score", "best", "significantly_worse", ...}}}]}``; with rank intervals
+        (:attr:`ranks`) also ``"rank_intervals": {"level", "resamples", "seed", "rule",
+        "notes"}`` and in each model's row ``"rank"`` (1 + the models with a better mean
+        rank), ``"rank_interval"`` (``[low, high]``, or null without per-query values) and
+        ``"group"`` (an integer, 1 = the top group, or null)."""
         rows = []
         for model in self.models:
             cells: dict[str, Any] = {}
@@ -479,31 +491,86 @@ class Leaderboard:
                 if tested is not None:
                     cell.update(tested.to_dict())
                 cells[dataset] = cell
-            rows.append({"model": model, "mean_rank": self.mean_rank[model], "scores": cells})
-        return {
+            row: dict[str, Any] = {
+                "model": model,
+                "mean_rank": self.mean_rank[model],
+                "scores": cells,
+            }
+            if self.ranks is not None:
+                bounds = self.ranks.interval.get(model)
+                row["rank"] = self.ranks.rank[model]
+                row["rank_interval"] = None if bounds is None else list(bounds)
+                row["group"] = self.ranks.group.get(model)
+            rows.append(row)
+        payload: dict[str, Any] = {
             "metric": self.metric,
             "rule": self.rule(),
             "datasets": list(self.datasets),
             "models": rows,
         }
+        if self.ranks is not None:
+            payload["rank_intervals"] = self.ranks.to_dict()
+        return payload
 
 
 def read_leaderboard(
-    results_dir: str | os.PathLike[str], *, metric: str = MAIN_METRIC, alpha: float = 0.05
+    results_dir: str | os.PathLike[str],
+    *,
+    metric: str = MAIN_METRIC,
+    alpha: float = 0.05,
+    resamples: int = 1_000,
+    seed: int = 0,
+    level: float = 0.95,
 ) -> Leaderboard:
     """Read a results folder (written by ``rankmeter embed-eval --results-dir``) into a
     :class:`Leaderboard`.
 
     A file that is not a stored result, or a result without ``metric``, is an error naming
-    the file.
+    the file. ``resamples``, ``seed`` and ``level``: the rank intervals' bootstrap (see
+    :func:`leaderboard_of`), checked before any file is read.
     """
-    return leaderboard_of(read_entries(results_dir), metric=metric, alpha=alpha)
+    from rankmeter import _validate
+
+    _validate.alpha(alpha)
+    checked = _interval_settings(resamples, seed, level)
+    return leaderboard_of(read_entries(results_dir), metric=metric, alpha=alpha, **checked)
+
+
+def _interval_settings(resamples: Any, seed: Any, level: Any) -> dict[str, Any]:
+    """The rank intervals' settings, checked with the library's one wording for each."""
+    from rankmeter import _validate
+    from rankmeter.vector._rank_intervals import DEFAULT_RESAMPLES, MIN_RESAMPLES
+
+    return {
+        "resamples": _validate.resamples(
+            resamples,
+            low=MIN_RESAMPLES,
+            what="bootstrap resamples of the queries",
+            default=DEFAULT_RESAMPLES,
+            p_values=False,
+            kept=False,
+        ),
+        "seed": _validate.seed(seed),
+        "level": _validate.level(level),
+    }
 
 
 def leaderboard_of(
-    entries: Iterable[LeaderboardEntry], *, metric: str = MAIN_METRIC, alpha: float = 0.05
+    entries: Iterable[LeaderboardEntry],
+    *,
+    metric: str = MAIN_METRIC,
+    alpha: float = 0.05,
+    resamples: int = 1_000,
+    seed: int = 0,
+    level: float = 0.95,
 ) -> Leaderboard:
     """The :class:`Leaderboard` of these results (see :func:`read_leaderboard`).
+
+    Each model's rank gets its ``level`` interval from ``resamples`` paired bootstrap resamples
+    of each dataset's queries (seeded by ``seed``: the same seed gives the same intervals), and
+    the models are grouped where their intervals cannot be told apart
+    (:mod:`rankmeter.vector._rank_intervals`). An entry may hold only means (no per-query
+    values, e.g. from a published table): it is ranked, but not tested and given no interval.
 
     >>> a = LeaderboardEntry("a", "d", {"P@1": 1.0}, {"1": {"P@1": 1.0}, "2": {"P@1": 1.0}})
     >>> b = LeaderboardEntry("b", "d", {"P@1": 0.5}, {"1": {"P@1": 1.0}, "2": {"P@1": 0.0}})
@@ -516,8 +583,9 @@ def leaderboard_of(
 
     from rankmeter import _validate
     from rankmeter.metrics import parse_metric
-    from rankmeter.stats import correct, paired_pvalues
+    from rankmeter.stats import correct
 
+    checked = _interval_settings(resamples, seed, level)
     level = _validate.alpha(alpha)
     label = str(parse_metric(metric))
     given = list(entries)
@@ -543,6 +611,7 @@ def leaderboard_of(
         assert value is not None  # checked above
         scores[key] = value
     _check_same_queries(given)
+    per_query = _per_query_values(by_key, label)
     ranks: dict[str, list[float]] = {}
     best: dict[str, str] = {}
     significance: dict[tuple[str, str], Significance] = {}
@@ -553,16 +622,13 @@ def leaderboard_of(
             ranks.setdefault(model, []).append(float(rank))
         top = here[int(np.argmax(values))]
         best[dataset] = top
-        others = [m for m in here if m != top]
-        if not others:
+        # A model with only a mean here cannot be paired: it is not tested, and nothing is
+        # tested against a best that has only a mean.
+        others = [m for m in here if m != top and by_key[m, dataset].per_query]
+        if not by_key[top, dataset].per_query or not others:
             continue
         tested = [_paired(by_key[top, dataset], by_key[m, dataset], label) for m in others]
-        pvalues = []
-        for diffs in tested:
-            if len(diffs) == 0:
-                pvalues.append(math.nan)
-            else:
-                pvalues.append(float(paired_pvalues(diffs, "randomization", seed=0)[0]))
+        pvalues = _pvalues(tested)
         corrected = correct(np.array(pvalues), "holm", alpha=level)
         for i, (model, diffs) in enumerate(zip(others, tested, strict=True)):
             mean = float(diffs.mean()) if len(diffs) else math.nan
@@ -575,6 +641,9 @@ def leaderboard_of(
             )
     mean_rank = {m: sum(r) / len(r) for m, r in ranks.items()}
     models = tuple(sorted(mean_rank, key=lambda m: (mean_rank[m], m)))
+    from rankmeter.vector._rank_intervals import rank_intervals
+
+    intervals = rank_intervals(per_query, scores, models, mean_rank, metric=label, **checked)
     return Leaderboard(
         metric=label,
         models=models,
@@ -585,15 +654,39 @@ def leaderboard_of(
         significance=MappingProxyType(significance),
         entries=tuple(given),
         alpha=level,
+        ranks=intervals,
     )
+
+
+def _per_query_values(
+    by_key: Mapping[tuple[str, str], LeaderboardEntry], label: str
+) -> dict[tuple[str, str], list[float] | None]:
+    """Each result's per-query values of ``label``, each dataset's queries in one order (its
+    results hold the same queries); None where a result has no per-query values of it (only
+    means), or lacks it for some query."""
+    orders: dict[str, list[str]] = {}
+    for (_, dataset), entry in by_key.items():
+        if dataset not in orders and entry.per_query:
+            orders[dataset] = sorted(entry.per_query)
+    values: dict[tuple[str, str], list[float] | None] = {}
+    for (model, dataset), entry in by_key.items():
+        found = [_value(entry.per_query.get(q, {}), label) for q in orders.get(dataset, [])]
+        kept = [v for v in found if v is not None]
+        complete = bool(entry.per_query) and len(kept) == len(found)
+        values[model, dataset] = kept if complete else None
+    return values
 
 
 def _check_same_queries(entries: list[LeaderboardEntry]) -> None:
     """Every result on one dataset holds every judged query, so results on other query ids
     were made on other judgments (two collections with one folder name, a changed qrels
-    file): ranking them together, or pairing their queries, would compare different data."""
+    file): ranking them together, or pairing their queries, would compare different data. An
+    entry made in Python without per-query values (only means) is not checked: it is never
+    paired. A stored file always holds its queries' values, and is checked."""
     first: dict[str, LeaderboardEntry] = {}
     for entry in entries:
+        if not entry.per_query and entry.path is None:  # only means, made in Python
+            continue
         reference = first.setdefault(entry.dataset, entry)
         if set(entry.per_query) == set(reference.per_query):
             continue
@@ -610,13 +703,36 @@ def _check_same_queries(entries: list[LeaderboardEntry]) -> None:
         raise PolicyError(reason)
 
 
+def _pvalues(tested: list[Any]) -> list[float]:
+    """The randomization test's p-value of each column of differences (NaN for an empty one),
+    columns of one length tested together: the test draws the same sign flips for every column
+    (common random numbers), so a column's p-value does not depend on the columns beside it,
+    and one matrix is many times faster than a call per column."""
+    import numpy as np
+
+    from rankmeter.stats import paired_pvalues
+
+    pvalues = [math.nan] * len(tested)
+    by_length: dict[int, list[int]] = {}
+    for i, diffs in enumerate(tested):
+        if len(diffs):
+            by_length.setdefault(len(diffs), []).append(i)
+    for members in by_length.values():
+        found = paired_pvalues(
+            np.column_stack([tested[i] for i in members]), "randomization", seed=0
+        )
+        for i, pvalue in zip(members, found, strict=True):
+            pvalues[i] = float(pvalue)
+    return pvalues
+
+
 def _value(values: Mapping[str, Any], label: str) -> float | None:
     """``values[label]``, also where it was stored under another spelling (NDCG@10)."""
+    if label in values:
+        return float(values[label])
     from rankmeter.errors import MetricError
     from rankmeter.metrics import parse_metric
 
-    if label in values:
-        return float(values[label])
     for name, value in values.items():
         try:
             if str(parse_metric(name)) == label:
