@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -22,7 +22,7 @@ from typing import Any
 
 from rankmeter.errors import FormatError
 
-__all__ = ["BeirCollection", "Document", "load_beir", "read_corpus"]
+__all__ = ["BeirCollection", "Document", "load_beir", "read_corpus", "read_documents"]
 
 
 @dataclass(frozen=True)
@@ -124,6 +124,57 @@ def read_corpus(path: str | os.PathLike[str]) -> dict[str, Document]:
         doc_id: Document(_text(record, "title"), _text(record, "text"))
         for doc_id, record in _records(path)
     }
+
+
+def read_documents(path: str | os.PathLike[str], ids: Iterable[str]) -> dict[str, Document]:
+    """Documents with these ids from a BEIR corpus.jsonl, read in one streaming pass.
+
+    ``{doc_id: Document}`` in file order, an id not in the corpus left out; memory holds the
+    documents asked for, not the corpus. Every line is checked as :func:`read_corpus` checks
+    it (errors name the file, the line and what is wrong); an id asked for that appears twice
+    is an error.
+
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "corpus.jsonl"
+    >>> _ = path.write_text('{"_id": "d1", "title": "Wings", "text": "flutter"}\\n'
+    ...                     '{"_id": "d2", "text": "heat"}\\n')
+    >>> read_documents(path, ["d2", "nowhere"])
+    {'d2': Document(title='', text='heat')}
+    """
+    from rankmeter.io._source import Source, split_lines
+
+    wanted = {str(i) for i in ([ids] if isinstance(ids, str) else ids)}
+    source = Source(path)
+    out: dict[str, Document] = {}
+    for number, raw in enumerate(split_lines(source.blocks()), start=1):
+        if not raw.strip():
+            continue
+        record = _record(source.name, number, raw)
+        key = str(record["_id"])
+        if key in wanted:
+            if key in out:
+                text = raw.decode("utf-8", errors="replace").rstrip("\r\n")
+                raise FormatError(source.name, f"_id {key!r} appears twice", line=number, text=text)
+            out[key] = Document(_text(record, "title"), _text(record, "text"))
+    return out
+
+
+def _record(name: str, number: int, raw: bytes) -> dict[str, Any]:
+    """One checked line of a corpus: an object with an ``_id``, string title and text."""
+    text = raw.decode("utf-8", errors="replace").rstrip("\r\n")
+    try:
+        record = json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        reason = exc.msg if isinstance(exc, json.JSONDecodeError) else "not UTF-8"
+        raise FormatError(name, f"not valid JSON ({reason})", line=number, text=text) from None
+    if not isinstance(record, dict) or "_id" not in record:
+        raise FormatError(name, 'each line must be an object with an "_id"', line=number, text=text)
+    problem = _record_problem(record)
+    if problem is None and not str(record["_id"]):
+        problem = "empty _id"
+    if problem is not None:
+        raise FormatError(name, problem, line=number, text=text)
+    return record
 
 
 def _records(path: str | os.PathLike[str]) -> list[tuple[str, dict[str, Any]]]:
