@@ -27,7 +27,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from rankmeter._escape import markdown_code, markdown_text
+from rankmeter._escape import markdown_code, markdown_text, visible
 from rankmeter.comparison import DiffRow, QueryDiff, RunDiff
 from rankmeter.report._html import render as render_template
 from rankmeter.report._html import safe
@@ -119,7 +119,7 @@ def _document(diff: RunDiff, doc: str) -> dict[str, str] | None:
     if len(text) > TEXT_CHARS:
         text = f"{text[:TEXT_CHARS]}… ({len(found.text) - TEXT_CHARS:,} more characters)"
     start = found.text[:HOVER_CHARS] + ("…" if len(found.text) > HOVER_CHARS else "")
-    hover = f"{found.title}\n{start}" if found.title else start
+    hover = f"{found.title} — {start}" if found.title else start
     return {
         "doc": doc,
         "anchor": "d-" + _encoded(doc),
@@ -284,7 +284,7 @@ def render_text(diff: RunDiff) -> str:
     ]
     for q in diff.queries:
         title = f"{q.query}: A {num(q.value_a)}, B {num(q.value_b)}, Δ {signed(q.delta)}"
-        lines += ["", title + (f"  {q.text}" if q.text else "")]
+        lines += ["", title + (f"  {_short(q.text, QUERY_CHARS)}" if q.text else "")]
         rows = [[str(i + 1), *_row_cells(a), *_row_cells(b)] for i, (a, b) in enumerate(_pairs(q))]
         lines += (
             [
@@ -298,7 +298,7 @@ def render_text(diff: RunDiff) -> str:
             if rows
             else ["  no results in either run"]
         )
-    return "\n".join(lines) + "\n"
+    return "\n".join(visible(line) for line in lines) + "\n"
 
 
 @renders(RunDiff, "markdown")
@@ -333,7 +333,8 @@ def render_markdown(diff: RunDiff) -> str:
     for q in diff.queries:
         out += [
             "",
-            f"## {markdown_code(q.query)}" + (f" {markdown_text(q.text)}" if q.text else ""),
+            f"## {markdown_code(q.query)}"
+            + (f" {markdown_text(_short(q.text, QUERY_CHARS))}" if q.text else ""),
             "",
             f"A {num(q.value_a)}, B {num(q.value_b)}, Δ {signed(q.delta)}",
             "",
