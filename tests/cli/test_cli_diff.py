@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -84,3 +85,72 @@ def test_help_names_the_formats(cli: CLI) -> None:
     assert done.code == 0
     for name in ("text", "markdown", "json", "html", "--corpus", "--depth"):
         assert name in done.out
+
+
+def test_compare_with_a_corpus_writes_the_diff_page_beside_the_report(
+    cli: CLI, files: dict[str, Path], corpus: Path, tmp_path: Path
+) -> None:
+    from rankmeter.report.diff import query_anchor
+
+    report = tmp_path / "report.html"
+    done = cli(
+        "compare",
+        files["qrels"],
+        files["a"],
+        files["b"],
+        "--corpus",
+        corpus,
+        "--resamples",
+        "200",
+        "-f",
+        "html",
+        "-o",
+        report,
+        "--quiet",
+    )
+    assert done.code == 0, done.err
+    beside = tmp_path / "report.diff.html"
+    assert sorted(p.name for p in tmp_path.glob("report*")) == ["report.diff.html", "report.html"]
+    page = report.read_text(encoding="utf-8")
+    diff_page = beside.read_text(encoding="utf-8")
+    links = re.findall(r'<a class="diff" href="([^"]+)">', page)
+    assert links, "the worst queries link to the diff page"
+    for link in links:
+        name, anchor = link.split("#")
+        assert name == "report.diff.html" and f'id="{anchor}"' in diff_page
+    assert {link.split("#")[1] for link in links} <= {query_anchor(q) for q in ("1", "2", "007")}
+    assert "Beta &lt;b&gt;" in diff_page
+
+
+def test_compare_with_a_corpus_to_stdout_says_where_the_pages_go(
+    cli: CLI, files: dict[str, Path], corpus: Path, tmp_path: Path
+) -> None:
+    done = cli(
+        "compare",
+        files["qrels"],
+        files["a"],
+        files["b"],
+        "--corpus",
+        corpus,
+        "--resamples",
+        "200",
+        "-f",
+        "html",
+    )
+    assert done.code == 0
+    assert "written beside a report file: give -o REPORT.html" in done.err
+    assert "diff-hint" in done.out and 'class="diff"' not in done.out
+    table = cli(
+        "compare",
+        files["qrels"],
+        files["a"],
+        files["b"],
+        "--corpus",
+        corpus,
+        "--resamples",
+        "200",
+        "-o",
+        tmp_path / "table.txt",
+    )
+    assert table.code == 0, table.err
+    assert sorted(p.name for p in tmp_path.glob("*.html")) == []

@@ -255,3 +255,28 @@ def test_cranfield() -> None:
     assert all(d in diff.documents for q in diff.queries for d in (r.doc for r in q.a))
     assert all(q.text == queries[q.query] for q in diff.queries)
     assert not any(math.isnan(q.delta) for q in diff.queries)
+
+
+def test_compare_files_with_a_corpus_diffs_each_system_against_the_baseline(
+    tmp_path: Path,
+) -> None:
+    from rankmeter.comparison import compare_files
+
+    qrels = tmp_path / "qrels"
+    qrels.write_text("".join(f"q{i} 0 d{i} 1\n" for i in range(6)))
+    for name, shift in (("a", 0), ("b", 1), ("c", 2)):
+        (tmp_path / f"{name}.run").write_text(
+            "".join(
+                f"q{i} Q0 d{(i + shift) % 6} 1 2.0 {name}\nq{i} Q0 x{i} 2 1.0 {name}\n"
+                for i in range(6)
+            )
+        )
+    corpus = {f"d{i}": f"text {i}" for i in range(6)}
+    runs = [f"{n}={tmp_path / n}.run" for n in "abc"]
+    done = compare_files(qrels, runs, ["P@1"], corpus=corpus, resamples=100, baseline="b")
+    assert [(d.run_a, d.run_b) for d in done.diffs] == [("b", "a"), ("b", "c")]
+    assert all(d.metric == "P@1" for d in done.diffs)
+    assert done.diffs[0].query("q0").delta == 1.0  # a has d0 first for q0, b has d1
+    assert [(r.doc, r.move) for r in done.diffs[0].query("q0").b] == [("d0", "new"), ("x0", "same")]
+    assert all(set(d.documents) <= set(corpus) and d.documents for d in done.diffs)
+    assert compare_files(qrels, runs, ["P@1"], resamples=100).diffs == ()

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from rankmeter.data import Run
     from rankmeter.io.beir import Document
 
-__all__ = ["DIFF_SHAPE", "DiffRow", "QueryDiff", "RunDiff", "diff_runs"]
+__all__ = ["DIFF_SHAPE", "DiffRow", "QueryDiff", "RunDiff", "diff_runs", "diffs_against"]
 
 #: The name and version of :meth:`RunDiff.to_dict`'s shape, written in it as ``"shape"``.
 DIFF_SHAPE = "rankmeter.diff/1"
@@ -293,6 +293,58 @@ def diff_runs(
         documents=documents,
         notes=tuple(notes),
     )
+
+
+def diffs_against(
+    qrels: Any,
+    runs: Mapping[str, Any],
+    baseline: str,
+    systems: Sequence[str],
+    *,
+    metric: str,
+    corpus: Any,
+    queries: Any = None,
+    depth: int = 10,
+    rel: float = 1,
+    ties: str = "trec_eval",
+) -> tuple[RunDiff, ...]:
+    """Each system diffed against the baseline (the baseline as A), the corpus read once for
+    all of them: what ``rankmeter compare --corpus`` links its worst queries to."""
+    import dataclasses
+
+    from rankmeter.comparison._annotations import load_texts
+    from rankmeter.io import as_run
+
+    texts = load_texts(queries)
+    made = [
+        diff_runs(
+            qrels,
+            as_run(runs[baseline], name=baseline, ties=ties),
+            as_run(runs[s], name=s, ties=ties),
+            metric=metric,
+            queries=texts,
+            depth=depth,
+            rel=rel,
+            ties=ties,
+        )
+        for s in systems
+    ]
+    documents, _ = _documents(corpus, [q for d in made for q in d.queries])
+    out = []
+    for d in made:
+        shown = {row.doc for q in d.queries for row in (*q.a, *q.b)}
+        missing = len(shown - set(documents))
+        notes = d.notes + (
+            (
+                f"{missing} shown document{'s are' if missing != 1 else ' is'} not in the corpus "
+                "(shown without a text)",
+            )
+            if missing
+            else ()
+        )
+        kept = {k: v for k, v in documents.items() if k in shown}
+        out.append(dataclasses.replace(d, documents=kept, notes=notes))
+    return tuple(out)
 
 
 def _two_runs(run_a: Any, run_b: Any, ties: str) -> tuple[Run, Run]:
