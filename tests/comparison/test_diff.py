@@ -165,8 +165,14 @@ def test_corpus_gives_only_the_shown_documents(tmp_path: Path) -> None:
     assert diff.documents["a"] == Document("T a", "text of a")
     from_file = hand_made(corpus=folder / "corpus.jsonl")
     assert dict(from_file.documents) == dict(diff.documents)
-    partial = hand_made(corpus={"a": "only a", "b": Document("B", "bee")})
-    assert dict(partial.documents) == {"a": Document("", "only a"), "b": Document("B", "bee")}
+    partial = hand_made(
+        corpus={"a": "only a", "b": Document("B", "bee"), "c": {"title": "C", "text": None}}
+    )
+    assert dict(partial.documents) == {
+        "a": Document("", "only a"),
+        "b": Document("B", "bee"),
+        "c": Document("C", ""),
+    }
     assert any(
         f"{len(shown) - 2} shown documents are not in the corpus" in n for n in partial.notes
     )

@@ -222,7 +222,8 @@ def diff_runs(
         ``NAME=PATH`` to name the run. B is compared with A: a positive delta is B's gain
     metric : one metric name (``"nDCG@10"``, ``"AP"``, ``"P@5"``)
     corpus : a BEIR ``corpus.jsonl`` (or the folder holding one) from which only the shown
-        documents are read, or a dict ``{doc_id: Document or text}``; None: no texts
+        documents are read, or a dict ``{doc_id: text}`` (values may also be ``Document``
+        objects or ``{"title": ..., "text": ...}`` dicts); None: no texts
     queries : query texts: a path (TSV ``qid<TAB>text`` or BEIR ``queries.jsonl``) or a dict
     depth : how many results of each run to show per query (at least 1)
     rel, ties : as :func:`rankmeter.evaluate` takes them
@@ -435,17 +436,13 @@ def _rows(
 
 def _documents(corpus: Any, diffs: Sequence[QueryDiff]) -> tuple[dict[str, Document], int]:
     """The shown documents' titles and texts, and how many shown ids the corpus lacks."""
-    from rankmeter.io.beir import Document, read_documents
+    from rankmeter.io.beir import read_documents
 
     if corpus is None:
         return {}, 0
     wanted = {row.doc for q in diffs for row in (*q.a, *q.b)}
     if isinstance(corpus, Mapping):
-        found = {
-            d: v if isinstance(v, Document) else Document("", str(v))
-            for d, v in corpus.items()
-            if str(d) in wanted
-        }
+        found = {str(d): _as_document(v) for d, v in corpus.items() if str(d) in wanted}
     elif isinstance(corpus, (str, os.PathLike)):
         path = os.fspath(corpus)
         if os.path.isdir(path):
@@ -457,3 +454,15 @@ def _documents(corpus: Any, diffs: Sequence[QueryDiff]) -> tuple[dict[str, Docum
             f"{{doc_id: text}}, not {type(corpus).__name__}"
         )
     return found, len(wanted - set(found))
+
+
+def _as_document(value: Any) -> Document:
+    """A corpus dict's value: a Document, a ``{"title", "text"}`` dict or a text."""
+    from rankmeter.io.beir import Document
+
+    if isinstance(value, Document):
+        return value
+    if isinstance(value, Mapping):
+        title, text = value.get("title"), value.get("text")
+        return Document("" if title is None else str(title), "" if text is None else str(text))
+    return Document("", str(value))
