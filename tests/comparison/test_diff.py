@@ -174,7 +174,7 @@ def test_corpus_gives_only_the_shown_documents(tmp_path: Path) -> None:
         "c": Document("C", ""),
     }
     assert any(
-        f"{len(shown) - 2} shown documents are not in the corpus" in n for n in partial.notes
+        f"{len(shown) - 3} shown documents are not in the corpus" in n for n in partial.notes
     )
 
 

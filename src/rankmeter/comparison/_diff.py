@@ -380,15 +380,15 @@ def _coverage_notes(
     if unjudged:
         notes.append(
             f"{unjudged} quer{'ies' if unjudged != 1 else 'y'} answered by a run but not judged "
-            "in the qrels are left out"
+            f"in the qrels {'are' if unjudged != 1 else 'is'} left out"
         )
     for run, other in ((first, second), (second, first)):
         only = len((set(other.query_ids) - set(run.query_ids)) & judged_set)
         if only:
             notes.append(
                 f"{run.name} has no results for {only} judged quer"
-                f"{'ies' if only != 1 else 'y'} that {other.name} answered: they score as an "
-                "empty ranking"
+                f"{'ies' if only != 1 else 'y'} that {other.name} answered: "
+                f"{'they score' if only != 1 else 'it scores'} as an empty ranking"
             )
     return notes
 
