@@ -228,11 +228,14 @@ def test_to_dict_is_the_documented_shape() -> None:
         ({"corpus": 3}, "corpus must be a path"),
         ({"queries": 3}, "queries must be a path"),
         ({"ties": "random"}, "ties"),
+        ({"run_a": "-", "run_b": "-"}, r"only one input can be read from stdin"),
     ],
 )
 def test_bad_settings_are_one_clear_error(options: dict, message: str) -> None:
+    runs = {"run_a": RUN_A, "run_b": RUN_B}
+    runs.update({k: options.pop(k) for k in ("run_a", "run_b") if k in options})
     with pytest.raises(rankmeter.RankmeterError, match=message):
-        diff_runs(QRELS, RUN_A, RUN_B, **options)  # type: ignore[arg-type]
+        diff_runs(QRELS, runs["run_a"], runs["run_b"], **options)  # type: ignore[arg-type]
 
 
 def test_a_bad_corpus_line_is_named(tmp_path: Path) -> None:

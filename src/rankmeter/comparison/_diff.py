@@ -256,6 +256,8 @@ def diff_runs(
     ties = check_ties(ties)
     if not isinstance(metric, str) or len(parse_metrics([metric])) != 1:
         raise PolicyError(f"metric= must be one metric name, not {metric!r}")
+    if [x for x in (qrels, run_a, run_b) if isinstance(x, str) and x == "-"][1:]:
+        raise PolicyError("only one input can be read from stdin ('-')")
     loaded_qrels = as_qrels(qrels)
     first, second = _two_runs(run_a, run_b, ties)
     texts = load_texts(queries)
