@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from _browser import NEEDS_CHROMIUM
-from _diff_cases import hand_made, hostile
+from _diff_cases import CORPUS, hand_made, hostile
 
 from rankmeter.comparison import RunDiff
 from rankmeter.report.diff import query_anchor, render_diff_html
@@ -144,14 +144,25 @@ def test_moved_markers_of_a_hand_made_pair(open_diff: Any) -> None:
     assert b[0][4] == "up 3 ranks from A to B (rank 4 in run (A))"
 
 
-def test_a_document_link_opens_its_text(open_diff: Any) -> None:
+def test_a_document_id_shows_its_text_in_its_row(open_diff: Any) -> None:
+    page = open_diff(hand_made()).page
+    row = f"#{query_anchor('q1')} li[data-doc='e']"
+    title = page.get_attribute(f"{row} a", "title")
+    assert title is not None and title.startswith("Title e — The text of e.")
+    page.click(f"{row} a")
+    assert page.text_content(f"{row} .inline-text") == CORPUS["e"].text
+    assert page.get_attribute(f"{row} a", "aria-expanded") == "true"
+    assert page.evaluate("location.hash") == ""  # shown in place, the page did not move away
+    page.click(f"{row} a")
+    assert page.locator(f"{row} .inline-text").count() == 0
+
+
+def test_a_link_to_a_document_opens_it(open_diff: Any) -> None:
     page = open_diff(hand_made()).page
     assert not page.evaluate("document.getElementById('d-e').open")
-    page.click(f"#{query_anchor('q1')} li[data-doc='e'] a")
-    assert page.evaluate("document.getElementById('d-e').open")
+    page.evaluate("location.hash = '#d-e'")
+    page.wait_for_function("document.getElementById('d-e').open")
     assert page.is_visible("#d-e .doc-text")
-    title = page.get_attribute(f"#{query_anchor('q1')} li[data-doc='e'] a", "title")
-    assert title is not None and title.startswith("Title e — The text of e.")
 
 
 def test_reads_without_javascript(open_diff: Any) -> None:
@@ -175,5 +186,7 @@ def test_hostile_text_runs_nothing(open_diff: Any) -> None:
     assert opened.dialogs == [] and page.evaluate(FLAGS) == [None, None]
     assert sum(s["visible"] for s in _sections(page)) == 1
     page.click("section.query:not([hidden]) li a")
+    assert page.locator(".inline-text").count() == 1  # the text shown in its row, as text
     assert opened.dialogs == [] and page.evaluate(FLAGS) == [None, None]
+    assert page.evaluate("document.querySelectorAll('img, svg, iframe, object').length") == 0
     assert opened.errors == []

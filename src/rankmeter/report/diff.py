@@ -4,8 +4,8 @@
   ``templates/diff.css``, the filter script ``templates/diff.js``): per query both rankings
   side by side, each result's grade as a number on a colour (a legend says which), how it
   moved from A to B, the document's title and the start of its text on hover; the whole
-  text once per document, in a ``<details>`` of the list at the end that its id links to; the
-  queries ordered by the change, the largest loss first, with a box that filters them by id
+  text once per document, in a ``<details>`` of the list at the end that its id links to (the
+  script shows it in the row instead, as text); the queries ordered by the change, the largest loss first, with a box that filters them by id
   or text and shows only losses or gains. The page loads nothing: a Content-Security-Policy
   allows the one inline script by its hash, and without scripts the page reads whole (the
   filter box then stays hidden). Every id, name and text goes through the one HTML escaper.
@@ -222,7 +222,7 @@ def render_diff_html(diff: RunDiff) -> str:
         order_text=(
             f"Queries are ordered by Δ = {diff.run_b} − {diff.run_a} on {diff.metric}, the "
             "largest loss first. Each grade is printed on its colour; hover over a document id "
-            "for its title and the start of its text, follow it for the whole text."
+            "for its title and the start of its text, click it for the whole text."
         ),
         overview_caption=(
             f"{len(queries)} queries, the largest loss first; moved: how many of "

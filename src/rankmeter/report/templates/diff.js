@@ -7,6 +7,29 @@
   }
   window.addEventListener("hashchange", openTarget);
   openTarget();
+  // A document id in a ranking shows the document's text in its row (a copy of the text in
+  // the list at the end, as text); without this script the link goes to the list.
+  document.addEventListener("click", function (event) {
+    var link = event.target.closest ? event.target.closest("ol.ranking a.doc-link") : null;
+    if (!link || event.button !== 0 || event.ctrlKey || event.metaKey || event.shiftKey) {
+      return;
+    }
+    var item = link.closest("li");
+    var source = document.getElementById(link.getAttribute("href").slice(1));
+    if (!item || !source) { return; }
+    event.preventDefault();
+    var shown = item.querySelector(".inline-text");
+    if (shown) {
+      item.removeChild(shown);
+      link.setAttribute("aria-expanded", "false");
+      return;
+    }
+    var copy = document.createElement("div");
+    copy.className = "inline-text doc-text";
+    copy.textContent = source.querySelector(".doc-text").textContent;
+    item.appendChild(copy);
+    link.setAttribute("aria-expanded", "true");
+  });
   var form = document.getElementById("filters");
   if (!form) { return; }
   var box = document.getElementById("filter-text");
