@@ -348,45 +348,86 @@ def test_failure_lists(kit: SimpleNamespace, synthetic_comparison: Comparison) -
     assert "<b>bold</b> & co" in other.find("details", cls="no-results").text
 
 
-# -- explanations --------------------------------------------------------------------------------
+# -- the worst queries and the diff pages (issue 24) ----------------------------------------------
 
 
-def test_no_explanations_no_links(kit: SimpleNamespace, synthetic_comparison: Comparison) -> None:
-    page = kit.parse(render_html(synthetic_comparison))
-    assert not page.find_all("a", cls="explain")
+def _diffs(kit: SimpleNamespace, comparison: Comparison) -> tuple[Any, ...]:
+    from rankmeter.comparison._diff import diffs_against
+
+    data = kit.collection()
+    return diffs_against(
+        data["qrels"],
+        data["runs"],
+        comparison.baseline,
+        [s for s in comparison.systems if s != comparison.baseline],
+        metric=comparison.metrics[0],
+        corpus={d: f"text of {d}" for q in data["qrels"].values() for d in q},
+        queries=data["queries"],
+    )
+
+
+def test_without_diff_pages_a_compact_table_and_the_command(
+    kit: SimpleNamespace, real_comparison: Comparison
+) -> None:
+    """The explanations compare attaches are no longer stacked on the page (it was 30,519 px
+    tall for three runs on Cranfield); the worst queries stay a table, and a line names the
+    command that shows their rankings side by side."""
+    assert getattr(real_comparison, "explanations", None)
+    page = kit.parse(render_html(real_comparison))
     assert not page.find_all("section", id="explanations")
+    assert not page.find_all("section", cls="rankmeter-explain")
+    assert not page.find_all("a", cls="diff")
+    assert not page.find("nav").find_all("a", href="#explanations")
+    hints = page.find_all("p", cls="diff-hint")
+    assert len(hints) == sum(1 for f in real_comparison.failures if f.worst)
+    assert all(
+        "rankmeter diff QRELS BASELINE.run SYSTEM.run --corpus CORPUS" in h.text for h in hints
+    )
 
 
-@pytest.mark.parametrize("shared", [False, True])
-def test_worst_queries_link_to_their_explanations(kit: SimpleNamespace, shared: bool) -> None:
-    comparison = kit.synthetic()
-    explanations = kit.fake_explanations(comparison, shared=shared)
-    page = kit.parse(render_html(kit.with_explanations(comparison, explanations)))
+def test_worst_queries_link_to_their_diff_pages(
+    kit: SimpleNamespace, real_comparison: Comparison
+) -> None:
+    from rankmeter.report.diff import query_anchor
+
+    others = [s for s in real_comparison.systems if s != real_comparison.baseline]
+    pages = {s: f"report.diff-{i}.html" for i, s in enumerate(others, start=1)}
+    page = kit.parse(render_html(real_comparison, diff_pages=pages))
     ids = [n.attrs["id"] for n in page.iter() if "id" in n.attrs]
     assert len(ids) == len(set(ids)), "every id on the page is unique"
-    links = page.find_all("a", cls="explain")
-    assert len(links) == sum(len(f.worst) for f in comparison.failures)
-    targets = {}
     for section in page.find_all("section", cls="failure"):
-        for link in section.find_all("a", cls="explain"):
-            targets[(section.attrs["data-system"], link.text)] = link.attrs["href"][1:]
-    assert len(set(targets.values())) == len(targets), "each system's row has its own target"
-    for (system, query), target in targets.items():
-        (node,) = [n for n in page.iter() if n.attrs.get("id") == target]
-        step = node.find("ol", cls="explain-steps").find("li").text
-        assert step == f"{comparison.failures[0].metric} for {query} in {system}"
-    assert page.find("nav").find("a", href="#explanations")
+        f = next(f for f in real_comparison.failures if f.system == section.attrs["data-system"])
+        if f.system == real_comparison.baseline or not f.worst:
+            continue
+        links = [a.attrs["href"] for a in section.find_all("a", cls="diff")]
+        assert links == [f"{pages[f.system]}#{query_anchor(w.query)}" for w in f.worst]
+        assert section.find("a", cls="diff-page").attrs["href"] == pages[f.system]
 
 
-def test_real_explanations_are_embedded(kit: SimpleNamespace, real_comparison: Comparison) -> None:
-    explanations = real_comparison.explanations  # type: ignore[attr-defined]
-    page = kit.parse(render_html(real_comparison))
-    section = page.find("section", id="explanations")
-    embedded = section.find_all("section", cls="rankmeter-explain")
-    assert len(embedded) == sum(len(v) for v in explanations.values())
-    ids = {n.attrs["id"] for n in page.iter() if "id" in n.attrs}
-    for link in page.find_all("a", cls="explain"):
-        assert link.attrs["href"][1:] in ids
+def test_the_comparison_renderer_writes_the_diff_pages_beside_the_report(
+    kit: SimpleNamespace, real_comparison: Comparison, tmp_path: Path
+) -> None:
+    from rankmeter.report import render
+    from rankmeter.report.diff import query_anchor
+
+    diffs = _diffs(kit, real_comparison)
+    report = tmp_path / "report.html"
+    render(real_comparison, "html", str(report), diffs=diffs, written_to=str(report))
+    written = sorted(p.name for p in tmp_path.iterdir())
+    assert written == ["report.diff-1.html", "report.diff-2.html", "report.html"]
+    page = kit.parse(report.read_text(encoding="utf-8"))
+    for diff, name in zip(diffs, written[:2], strict=True):
+        target = kit.parse((tmp_path / name).read_text(encoding="utf-8"))
+        ids = {n.attrs["id"] for n in target.iter() if "id" in n.attrs}
+        section = next(
+            s
+            for s in page.find_all("section", cls="failure")
+            if s.attrs["data-system"] == diff.run_b
+        )
+        links = [a.attrs["href"] for a in section.find_all("a", cls="diff")]
+        assert links and all(link.split("#")[0] == name for link in links)
+        assert all(link.split("#")[1] in ids for link in links)
+        assert query_anchor(diff.queries[0].query) in ids
 
 
 # -- the command line and the import ------------------------------------------------------------

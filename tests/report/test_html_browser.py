@@ -176,31 +176,51 @@ def test_user_strings_render_as_text(
     assert shown == list(real_comparison.systems) * len(real_comparison.metrics)
 
 
-def test_explanation_links_land_on_their_sections(
-    open_report: Any, real_comparison: Comparison
+def test_worst_queries_link_into_the_diff_pages(
+    browser: Any, kit: SimpleNamespace, real_comparison: Comparison, tmp_path: Path
 ) -> None:
-    loaded = open_report(real_comparison)
-    page = loaded.page
-    links = page.locator("a.explain")
-    expected = sum(len(f.worst) for f in real_comparison.failures)
-    assert expected > 0 and links.count() == expected
-    targets = page.evaluate(
-        """() => Array.from(document.querySelectorAll('a.explain')).map(a => {
-            const id = decodeURIComponent(a.getAttribute('href').slice(1));
-            const target = document.getElementById(id);
-            return {id, found: target !== null,
-                    explains: target !== null && target.matches('.rankmeter-explain, .explanation'),
-                    count: document.querySelectorAll('[id="' + CSS.escape(id) + '"]').length};
-        })"""
+    """Issue 24: the worst queries link to their section of the diff page written beside the
+    report (the explanations are no longer stacked on it); following one lands on it."""
+    from rankmeter.comparison._diff import diffs_against
+    from rankmeter.report import render
+
+    data = kit.collection()
+    diffs = diffs_against(
+        data["qrels"],
+        data["runs"],
+        real_comparison.baseline,
+        [s for s in real_comparison.systems if s != real_comparison.baseline],
+        metric=real_comparison.metrics[0],
+        corpus={d: f"text of {d}" for q in data["qrels"].values() for d in q},
     )
-    assert all(t["found"] and t["explains"] and t["count"] == 1 for t in targets), targets
-    last = links.nth(expected - 1)
-    target = last.get_attribute("href")
-    last.click()
-    page.wait_for_function("h => location.hash === h", arg=target)
-    top = page.evaluate("id => document.getElementById(id).getBoundingClientRect().top", target[1:])
-    assert 0 <= top < 900, "the section is scrolled into view"
-    assert loaded.errors == [] and loaded.blocked == []
+    report = tmp_path / "report.html"
+    render(real_comparison, "html", str(report), diffs=diffs, written_to=str(report))
+    context = browser.new_context(viewport={"width": WIDTH, "height": 900})
+    try:
+        page = context.new_page()
+        leaving: list[str] = []
+        page.on("request", lambda r: None if r.url.startswith("file:") else leaving.append(r.url))
+        page.goto(report.as_uri(), wait_until="load")
+        links = page.locator("a.diff")
+        expected = sum(len(f.worst) for f in real_comparison.failures)
+        assert expected > 0 and links.count() == expected
+        assert page.locator(".rankmeter-explain").count() == 0
+        last = links.nth(expected - 1)
+        target = last.get_attribute("href")
+        assert target is not None
+        last.click()
+        page.wait_for_load_state("load")
+        assert page.url.endswith(target)
+        anchor = target.split("#")[1]
+        found = page.evaluate(
+            "id => { const s = document.getElementById(id); return s && s.matches('section.query')"
+            " ? s.getBoundingClientRect().top : null; }",
+            anchor,
+        )
+        assert found is not None and 0 <= found < 900, "the query's section is in view"
+        assert leaving == []
+    finally:
+        context.close()
 
 
 def test_demo_screenshot(browser: Any, tmp_path: Path) -> None:

@@ -150,7 +150,7 @@ def test_homes_name_every_registration_and_its_module() -> None:
 def _produced() -> dict[tuple[str, ...], tuple[type, ...]]:
     from rankmeter.checking import DataCheck
     from rankmeter.clicks import ClickModel
-    from rankmeter.comparison import AllPairsComparison, Comparison, QueryStability
+    from rankmeter.comparison import AllPairsComparison, Comparison, QueryStability, RunDiff
     from rankmeter.explanation import Explanations
     from rankmeter.judgments import LabelAudit
     from rankmeter.judgments.agreement import Agreement
@@ -176,6 +176,7 @@ def _produced() -> dict[tuple[str, ...], tuple[type, ...]]:
         ("check",): (DataCheck,),
         ("explain",): (Explanations,),
         ("compare",): (Comparison,),
+        ("diff",): (RunDiff,),
         ("all-pairs",): (AllPairsComparison,),
         ("power",): (PowerReport,),
         ("stability",): (QueryStability,),

@@ -25,6 +25,7 @@ COMMANDS = (
     "check",
     "explain",
     "compare",
+    "diff",
     "allpairs",
     "power",
     "stability",

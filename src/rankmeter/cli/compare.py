@@ -117,6 +117,14 @@ def compare(
         str | None,
         typer.Option(help="Query texts (TSV qid<TAB>text, or BEIR queries.jsonl) for the lists."),
     ] = None,
+    corpus: Annotated[
+        str | None,
+        typer.Option(
+            help="BEIR corpus.jsonl (or its folder): with -f html -o REPORT.html, each system's "
+            "diff against the baseline (rankmeter diff) is written beside the report "
+            "(REPORT.diff.html) and its worst queries link to their rankings there."
+        ),
+    ] = None,
     worst: Annotated[
         int, typer.Option(help="How many of the most-losing queries to list per system.")
     ] = 10,
@@ -207,6 +215,7 @@ def compare(
         segments=segments,
         min_segment=min_segment,
         queries=queries,
+        corpus=corpus,
         worst=worst,
         cutoff=cutoff,
         rel=rel,
@@ -235,6 +244,8 @@ def compare(
         per_query=per_query,
         judged_below=judged_below,
         data_warnings=found,
+        diffs=done.diffs,
+        written_to=output,
     )
     print_data_warnings(result, quiet=quiet)
     if fail_on is FailOn.regression:

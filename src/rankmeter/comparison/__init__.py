@@ -25,6 +25,8 @@ One module per concept:
   two-way model or the randomised Tukey HSD) on the same queries as :func:`compare`
 - ``_stability``: :func:`stability`, how often resampled queries keep the systems' order
 - ``_power``: :func:`compare_power`, power and sample size of one system against a baseline
+- ``_diff``: :func:`diff_runs`, two runs side by side query by query (:class:`RunDiff`: both
+  rankings, their grades, the documents that moved, the queries by the change)
 
 The package is named comparison, not compare, so that importing it never rebinds the package
 attribute ``rankmeter.compare`` (the function) to a module.
@@ -35,6 +37,7 @@ from __future__ import annotations
 from rankmeter.comparison._allpairs import AllPairsComparison, AllPairsSettings, compare_all
 from rankmeter.comparison._compare import compare
 from rankmeter.comparison._curves import CURVE_DEPTH, CURVE_FAMILIES
+from rankmeter.comparison._diff import DIFF_SHAPE, DiffRow, QueryDiff, RunDiff, diff_runs
 from rankmeter.comparison._files import ComparedFiles, compare_files
 from rankmeter.comparison._given import GivenRun, given_metrics
 from rankmeter.comparison._power import RunsPower, compare_power
@@ -57,17 +60,21 @@ from rankmeter.comparison._stability import QueryStability, stability
 __all__ = [
     "CURVE_DEPTH",
     "CURVE_FAMILIES",
+    "DIFF_SHAPE",
     "AllPairsComparison",
     "AllPairsSettings",
     "ComparedFiles",
     "Comparison",
+    "DiffRow",
     "Difference",
     "Failures",
     "Gate",
     "GivenRun",
+    "QueryDiff",
     "QueryLoss",
     "QueryStability",
     "Regression",
+    "RunDiff",
     "RunsPower",
     "SegmentMean",
     "SegmentResult",
@@ -78,6 +85,7 @@ __all__ = [
     "compare_all",
     "compare_files",
     "compare_power",
+    "diff_runs",
     "given_metrics",
     "spark_runs",
     "stability",

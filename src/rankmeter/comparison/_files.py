@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from rankmeter.comparison._compare import compare
+from rankmeter.comparison._diff import RunDiff, diffs_against
 from rankmeter.comparison._records import Comparison
 from rankmeter.comparison._spark import spark_runs
 from rankmeter.errors import PolicyError
@@ -36,11 +37,16 @@ class ComparedFiles:
     goal : the goal whose metrics were compared (None: none was given)
     goal_notes : the goal's notes on these qrels and runs
         (:func:`rankmeter.metrics.goals.goal_notes`), one line each
+    diffs : with a corpus, each system beside the baseline
+        (:class:`~rankmeter.comparison.RunDiff`, the baseline as A) on the first metric, in
+        the order of the comparison's systems; the HTML report writes them beside itself and
+        links its worst queries to them
     """
 
     comparison: Comparison
     goal: Goal | None = None
     goal_notes: tuple[str, ...] = ()
+    diffs: tuple[RunDiff, ...] = ()
 
 
 def compare_files(
@@ -62,6 +68,7 @@ def compare_files(
     spark_conf: Mapping[str, str] | Iterable[str] | None = None,
     stages: Stages | None = None,
     command_line: bool = False,
+    corpus: str | os.PathLike[str] | Mapping[str, Any] | None = None,
     **options: Any,
 ) -> ComparedFiles:
     """Compare run files with a baseline, here or on Spark, as ``rankmeter compare`` does.
@@ -86,6 +93,9 @@ def compare_files(
         run (one for all on Spark) and one for the comparison; None: none
     command_line : messages name the command line's options (``--baseline``, ``--engine
         spark``) instead of the parameters (``baseline=``, ``engine='spark'``)
+    corpus : a BEIR corpus (``corpus.jsonl`` or its folder, or ``{doc_id: text}``): each
+        system is also diffed against the baseline (:func:`~rankmeter.comparison.diff_runs`,
+        ``diffs``), the shown documents read once for all; needs ``engine="process"``
     options : every other setting of :func:`~rankmeter.compare` (``test``, ``correction``,
         ``alpha``, ``resamples``, ``seed``, ``segments``, ``worst``, ...), passed to it
 
@@ -141,8 +151,15 @@ def compare_files(
         spark_conf=spark_conf,
         command_line=command_line,
     )
+    if corpus is not None and backend is not None:
+        needs = (
+            "--corpus needs --engine process" if command_line else "corpus= needs engine='process'"
+        )
+        raise PolicyError(
+            f"{needs}: the diff pages show the runs' rankings, which are not read here on Spark"
+        )
     policies: dict[str, Any] = {"rel": rel, "judged_only": judged_only, "ties": ties}
-    with (stages or no_stages)(len(runs) + 2) as steps:
+    with (stages or no_stages)(len(runs) + 2 + (corpus is not None)) as steps:
         steps.start(f"reading {qrels}")
         loaded_qrels = read_qrels(qrels, format=qrels_format)
         named: dict[str, Any]
@@ -171,14 +188,28 @@ def compare_files(
         result = compare(
             loaded_qrels, named, names, baseline=base, cutoff=cutoff, **policies, **options
         )
+        diffs: tuple[RunDiff, ...] = ()
+        if corpus is not None:
+            steps.start("diffing the runs")
+            diffs = diffs_against(
+                loaded_qrels,
+                named,
+                result.baseline,
+                [s for s in result.systems if s != result.baseline],
+                metric=result.metrics[0],
+                corpus=corpus,
+                queries=options.get("queries"),
+                rel=rel,
+                ties=ties,
+            )
     if chosen is None:
-        return ComparedFiles(result)
+        return ComparedFiles(result, diffs=diffs)
     depths = {n: result.depths[n] for n in named}
     measures = parse_metrics(names)
     notes = goal_notes(
         chosen, grades=loaded_qrels.grades, rel=rel, depths=depths, measures=measures
     )
-    return ComparedFiles(result, chosen, notes)
+    return ComparedFiles(result, chosen, notes, diffs)
 
 
 def _baseline(

@@ -68,6 +68,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "rankmeter.judgments.LabelAudit": ("rankmeter.report.audit",),
     "rankmeter.report.PowerReport": ("rankmeter.report.power",),
     "rankmeter.comparison.AllPairsComparison": ("rankmeter.report.allpairs",),
+    "rankmeter.comparison.RunDiff": ("rankmeter.report.diff",),
     "rankmeter.comparison.Comparison": ("rankmeter.report.comparison", "rankmeter.report.html"),
     "rankmeter.explanation.Explanations": ("rankmeter.report.explanation",),
     "rankmeter.vector.AnnRecall": ("rankmeter.report.ann",),

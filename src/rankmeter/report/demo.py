@@ -166,7 +166,7 @@ def _print_comparison(console: Any, comparison: Comparison, report: str) -> None
     else:
         _say(console, "No difference is significant after the correction: it could be chance.")
     if report:
-        _say(console, f"HTML report with plots and explanations: {report}")
+        _say(console, f"HTML report with plots and the worst queries: {report}")
 
 
 def _print_next(console: Any, collection: Collection) -> None:

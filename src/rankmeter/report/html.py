@@ -12,12 +12,18 @@ Contents: the headline and settings; the summary table (mean [CI] and n per syst
 the difference from the baseline with its interval, relative change, d_z, p, corrected p,
 wins/ties/losses) with its legend; notes; plots of the means with their intervals, of the
 sorted per-query differences and of metric@k curves; the segment table; the failure lists
-(worst queries linked to their explanations, empty answers, misses, the spread of the
-differences); and the explanations themselves when the comparison carries them.
+(the worst queries as a compact table, empty answers, misses, the spread of the differences).
+Where the comparison was made with a corpus (``rankmeter compare --corpus``), each system's
+diff against the baseline (:mod:`rankmeter.report.diff`) is written beside the report and its
+worst queries link to their rankings side by side there; without one, a line says which
+``rankmeter diff`` command shows them. (The explanations of the worst queries were stacked
+here before issue 24: a report of three runs on Cranfield was 30,519 px tall.)
 """
 
 from __future__ import annotations
 
+import os
+import urllib.parse
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -30,10 +36,11 @@ from rankmeter.comparison import (
     Comparison,
     Difference,
     Failures,
+    RunDiff,
 )
 from rankmeter.report import _svg
 from rankmeter.report._html import PageIds, page_head, render, safe, template_ids
-from rankmeter.report._registry import Rendered, renders, with_notes
+from rankmeter.report._registry import Rendered, emit, renders, with_notes
 from rankmeter.report._text import num, pvalue, signed
 from rankmeter.report.checking import warning_lines as data_warning_lines
 from rankmeter.report.comparison import (
@@ -47,7 +54,7 @@ from rankmeter.report.comparison import (
 )
 from rankmeter.results import JUDGED_BELOW, Policies
 
-__all__ = ["DASHES", "MAX_POINTS", "PALETTE", "page_head", "render_html"]
+__all__ = ["DASHES", "MAX_POINTS", "PALETTE", "diff_page_paths", "page_head", "render_html"]
 
 #: Okabe-Ito colours (safe for the common colour-vision deficiencies), the baseline in dark grey.
 BASELINE_COLOR = "#4d4d4d"
@@ -65,18 +72,22 @@ def render_html(
     *,
     judged_below: float = JUDGED_BELOW,
     data_warnings: Sequence[str] = (),
+    diff_pages: Mapping[str, str] | None = None,
 ) -> str:
     """The comparison as one self-contained HTML page (UTF-8 text, no external resources).
 
     Parameters
     ----------
-    comparison : the result of :func:`rankmeter.compare`; when it carries ``explanations``
-        (``{system: {query: Explanation}}``) they are embedded and the worst queries link to them
+    comparison : the result of :func:`rankmeter.compare`
     judged_below : a system whose Judged@k is below it gets a warning among the notes (0:
         never)
     data_warnings : lines of :func:`rankmeter.report.checking.warning_lines` (a partial query
         overlap, scores rising with the rank, runs cut at different depths), first among the
         notes, as the Markdown report and the terminal give them
+    diff_pages : ``{system: href}``: the page of each system's diff against the baseline
+        (:func:`rankmeter.report.diff.render_diff_html`, relative to this page); its worst
+        queries link to their sections there. Without one, a line names the command that
+        makes it.
 
     Returns
     -------
@@ -95,15 +106,8 @@ def render_html(
     >>> page.startswith("<!DOCTYPE html>"), page.count("<svg "), "new &lt;v2&gt;" in page
     (True, 6, True)
     """
-    # The template's own ids first, then the explanations' (the failure lists link to them),
-    # then the plots' and the failure sections'.
+    # The template's own ids first, then the plots' and the failure sections'.
     ids = PageIds(reserved=template_ids(TEMPLATE))
-    explanations = _explanations(comparison, ids)
-    anchors = {
-        (group["system"], query): view["id"]
-        for group in explanations
-        for query, view in zip(group["queries"], group["explanations"], strict=True)
-    }
     styles = _Styles(comparison.systems, comparison.baseline)
     others = [s for s in comparison.systems if s != comparison.baseline]
     return render(
@@ -111,14 +115,13 @@ def render_html(
         title=f"rankmeter: {', '.join(others)} vs {comparison.baseline}",
         baseline=comparison.baseline,
         headline=headline(comparison),
-        nav=_nav(bool(explanations)),
+        nav=_nav(),
         settings=_settings(comparison),
         summary=_summary(comparison),
         notes=[*data_warnings, *warning_texts(comparison, judged_below), *comparison.notes],
         plots=_plots(comparison, styles, ids),
         segments=_segments(comparison),
-        failures=_failures(comparison, anchors, ids),
-        explanations=explanations,
+        failures=_failures(comparison, diff_pages or {}, ids),
     )
 
 
@@ -136,51 +139,14 @@ class _Styles:
             self.dash[system] = DASHES[(i + 1) % len(DASHES)]
 
 
-def _explanations_of(comparison: Comparison) -> dict[str, dict[str, Any]]:
-    """``{system: {query: Explanation}}`` in a fixed order: the comparison's systems first,
-    each system's worst queries first, then the rest by query id."""
-    found = getattr(comparison, "explanations", None) or {}
-    worst = {f.system: [w.query for w in f.worst] for f in comparison.failures}
-    systems = [s for s in comparison.systems if s in found]
-    systems += sorted(str(s) for s in found if s not in comparison.systems)
-    out: dict[str, dict[str, Any]] = {}
-    for system in systems:
-        by_query = found[system]
-        if not by_query:
-            continue
-        listed = [q for q in worst.get(system, []) if q in by_query]
-        listed += sorted(str(q) for q in by_query if q not in listed)
-        out[system] = {q: by_query[q] for q in listed}
-    return out
-
-
-def _explanations(comparison: Comparison, ids: PageIds) -> list[dict[str, Any]]:
-    """Per system, its explanations as the template shows them. Each gets its anchor as id,
-    or ``<anchor>-2``, ... when another system's explanation of the same query has it already
-    (their runs share a name): each system's row links to its own explanation."""
-    from rankmeter.report.explanation import html_view
-
+def _nav() -> list[tuple[str, str]]:
     return [
-        {
-            "system": system,
-            "queries": list(by_query),
-            "explanations": [html_view(e, ids) for e in by_query.values()],
-        }
-        for system, by_query in _explanations_of(comparison).items()
-    ]
-
-
-def _nav(explained: bool) -> list[tuple[str, str]]:
-    links = [
         ("settings", "Settings"),
         ("summary", "Summary"),
         ("plots", "Plots"),
         ("segments", "Segments"),
         ("failures", "Failures"),
     ]
-    if explained:
-        links.append(("explanations", "Explanations"))
-    return links
 
 
 def _policy_text(policies: Policies) -> str:
@@ -571,13 +537,13 @@ def _spread(comparison: Comparison, failures: Sequence[Failures]) -> dict[str, A
     }
 
 
-def _worst(
-    comparison: Comparison, f: Failures, anchors: Mapping[tuple[str, str], str]
-) -> list[dict[str, Any]]:
+def _worst(comparison: Comparison, f: Failures, page: str | None) -> list[dict[str, Any]]:
+    from rankmeter.report.diff import query_anchor
+
     return [
         {
             "query": w.query,
-            "anchor": anchors.get((f.system, w.query)),
+            "link": None if page is None else f"{page}#{query_anchor(w.query)}",
             "text": w.text if w.text is not None else comparison.queries.get(w.query, ""),
             "baseline": num(w.baseline),
             "system": num(w.system),
@@ -588,7 +554,7 @@ def _worst(
 
 
 def _failures(
-    comparison: Comparison, anchors: Mapping[tuple[str, str], str], ids: PageIds
+    comparison: Comparison, diff_pages: Mapping[str, str], ids: PageIds
 ) -> dict[str, Any]:
     k = comparison.settings.cutoff
     texts = comparison.queries
@@ -600,7 +566,8 @@ def _failures(
                 "system": f.system,
                 "metric": f.metric,
                 "baseline": f.system == comparison.baseline,
-                "worst": _worst(comparison, f, anchors),
+                "worst": _worst(comparison, f, diff_pages.get(f.system)),
+                "diff_page": diff_pages.get(f.system),
                 "no_results": _query_list(f.no_results, texts, "Returned nothing", "no-results"),
                 "nothing_relevant": _query_list(
                     f.nothing_relevant,
@@ -613,7 +580,7 @@ def _failures(
     return {
         "spread": _spread(comparison, comparison.failures),
         "systems": systems,
-        "linked": bool(anchors),
+        "command": "rankmeter diff QRELS BASELINE.run SYSTEM.run --corpus CORPUS -f html",
     }
 
 
@@ -623,11 +590,33 @@ def _page(
     *,
     judged_below: float = JUDGED_BELOW,
     data_warnings: Sequence[DataWarning] = (),
-) -> str:
+    diffs: Sequence[RunDiff] = (),
+    written_to: str | None = None,
+) -> str | Rendered:
     """:func:`render_html` with the data's warnings as found
-    (:func:`rankmeter.checking.result_warnings`)."""
+    (:func:`rankmeter.checking.result_warnings`).
+
+    With ``diffs`` (each system against the baseline: ``compare_files(..., corpus=...)``) and
+    ``written_to``, the report's path, each diff page is written beside it first
+    (:func:`diff_page_paths`, atomically) and the worst queries link to their rankings there;
+    without a path, a note on standard error says why there are none."""
     lines = data_warning_lines(data_warnings)
-    return render_html(comparison, judged_below=judged_below, data_warnings=lines)
+    if not diffs:
+        return render_html(comparison, judged_below=judged_below, data_warnings=lines)
+    if written_to is None or written_to == "-":
+        page = render_html(comparison, judged_below=judged_below, data_warnings=lines)
+        note = "the diff pages of --corpus are written beside a report file: give -o REPORT.html"
+        return Rendered(page, after=(f"note: {note}",))
+    from rankmeter.report.diff import render_diff_html
+
+    systems = [d.run_b for d in diffs]
+    paths = diff_page_paths(written_to, len(systems))
+    for diff, path in zip(diffs, paths, strict=True):
+        emit(render_diff_html(diff), path)
+    hrefs = {
+        s: urllib.parse.quote(os.path.basename(p)) for s, p in zip(systems, paths, strict=True)
+    }
+    return render_html(comparison, judged_below=judged_below, data_warnings=lines, diff_pages=hrefs)
 
 
 @renders(ComparedFiles, "html")
@@ -636,8 +625,33 @@ def _files_page(
     *,
     judged_below: float = JUDGED_BELOW,
     data_warnings: Sequence[DataWarning] = (),
+    written_to: str | None = None,
 ) -> Rendered:
     """Run files compared (:func:`rankmeter.comparison.compare_files`) as the page of their
-    comparison; the goal's notes on standard error, as ``rankmeter compare`` writes them."""
-    made = _page(done.comparison, judged_below=judged_below, data_warnings=data_warnings)
+    comparison, linked to its diff pages where it has them (see :func:`_page`); the goal's
+    notes on standard error, as ``rankmeter compare`` writes them."""
+    made = _page(
+        done.comparison,
+        judged_below=judged_below,
+        data_warnings=data_warnings,
+        diffs=done.diffs,
+        written_to=written_to,
+    )
     return with_notes(made, done.goal_notes)
+
+
+def diff_page_paths(report: str, count: int) -> list[str]:
+    """Where the diff pages of a report go: beside it, ``REPORT.diff.html`` for one system,
+    ``REPORT.diff-1.html``, ``REPORT.diff-2.html``, ... (in the systems' order) for more.
+
+    >>> diff_page_paths("out/report.html", 1), diff_page_paths("r", 2)
+    (['out/report.diff.html'], ['r.diff-1.html', 'r.diff-2.html'])
+    """
+    stem = report
+    for suffix in (".html", ".htm"):
+        if stem.lower().endswith(suffix):
+            stem = stem[: -len(suffix)]
+            break
+    if count == 1:
+        return [f"{stem}.diff.html"]
+    return [f"{stem}.diff-{i}.html" for i in range(1, count + 1)]

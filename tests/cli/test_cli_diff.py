@@ -1,0 +1,156 @@
+"""`rankmeter diff QRELS A B`: options in, one library call, one renderer per format."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from rankmeter.comparison import diff_runs
+
+from ._cli_support import CLI
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    path = tmp_path / "corpus.jsonl"
+    docs = {"a": "Alpha", "b": "Beta <b>", "e": "Echo", "x": "X-ray", "y": "Yankee", "z": "Z"}
+    path.write_text(
+        "".join(
+            json.dumps({"_id": d, "title": t, "text": f"text {d}"}) + "\n" for d, t in docs.items()
+        )
+    )
+    return path
+
+
+def test_json_is_what_the_library_gives(cli: CLI, files: dict[str, Path]) -> None:
+    done = cli("diff", files["qrels"], files["a"], files["b"], "-f", "json", "-m", "P@1")
+    assert done.code == 0, done.err
+    payload = json.loads(done.out)
+    expected = diff_runs(files["qrels"], files["a"], files["b"], metric="P@1").to_dict()
+    assert payload == json.loads(json.dumps(expected))
+    deltas = [q["delta"] for q in payload["queries"]]
+    assert deltas == sorted(deltas)
+
+
+def test_text_and_markdown_show_moves_without_texts(
+    cli: CLI, files: dict[str, Path], corpus: Path
+) -> None:
+    text = cli("diff", files["qrels"], files["a"], files["b"], "--corpus", corpus, "--depth", "2")
+    assert text.code == 0, text.err
+    assert "rankmeter diff: dense (B) against bm25 (A) on nDCG@10" in text.out
+    assert "new" in text.out and "▼" in text.out
+    assert "text a" not in text.out
+    markdown = cli("diff", files["qrels"], files["a"], files["b"], "-f", "markdown")
+    assert markdown.code == 0, markdown.err
+    assert markdown.out.startswith("# dense against bm25 on nDCG@10")
+    assert "| `007` |" in markdown.out
+
+
+def test_html_to_a_file(cli: CLI, files: dict[str, Path], corpus: Path, tmp_path: Path) -> None:
+    out = tmp_path / "diff.html"
+    done = cli(
+        "diff", files["qrels"], files["a"], files["b"], "--corpus", corpus, "-f", "html", "-o", out
+    )
+    assert done.code == 0, done.err
+    assert done.out == ""
+    page = out.read_text(encoding="utf-8")
+    assert page.startswith("<!DOCTYPE html>")
+    assert "Beta &lt;b&gt;" in page and "Beta <b>" not in page
+    assert 'id="q-007"' in page
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--depth", "0"], "depth=0 must be an integer >= 1"),
+        (["-m", "nope"], "unknown metric 'nope'"),
+        (["--corpus", "missing.jsonl"], "missing.jsonl"),
+        (["--queries", "missing.tsv"], "missing.tsv"),
+    ],
+)
+def test_bad_input_is_one_line(
+    cli: CLI, files: dict[str, Path], extra: list[str], message: str
+) -> None:
+    done = cli("diff", files["qrels"], files["a"], files["b"], *extra)
+    assert done.code in (1, 2)
+    assert message in done.err
+    assert done.err.count("\n") == 1 and "Traceback" not in done.err
+
+
+def test_help_names_the_formats(cli: CLI) -> None:
+    done = cli("diff", "--help")
+    assert done.code == 0
+    for name in ("text", "markdown", "json", "html", "--corpus", "--depth"):
+        assert name in done.out
+
+
+def test_compare_with_a_corpus_writes_the_diff_page_beside_the_report(
+    cli: CLI, files: dict[str, Path], corpus: Path, tmp_path: Path
+) -> None:
+    from rankmeter.report.diff import query_anchor
+
+    report = tmp_path / "report.html"
+    done = cli(
+        "compare",
+        files["qrels"],
+        files["a"],
+        files["b"],
+        "--corpus",
+        corpus,
+        "--resamples",
+        "200",
+        "-f",
+        "html",
+        "-o",
+        report,
+        "--quiet",
+    )
+    assert done.code == 0, done.err
+    beside = tmp_path / "report.diff.html"
+    assert sorted(p.name for p in tmp_path.glob("report*")) == ["report.diff.html", "report.html"]
+    page = report.read_text(encoding="utf-8")
+    diff_page = beside.read_text(encoding="utf-8")
+    links = re.findall(r'<a class="diff" href="([^"]+)">', page)
+    assert links, "the worst queries link to the diff page"
+    for link in links:
+        name, anchor = link.split("#")
+        assert name == "report.diff.html" and f'id="{anchor}"' in diff_page
+    assert {link.split("#")[1] for link in links} <= {query_anchor(q) for q in ("1", "2", "007")}
+    assert "Beta &lt;b&gt;" in diff_page
+
+
+def test_compare_with_a_corpus_to_stdout_says_where_the_pages_go(
+    cli: CLI, files: dict[str, Path], corpus: Path, tmp_path: Path
+) -> None:
+    done = cli(
+        "compare",
+        files["qrels"],
+        files["a"],
+        files["b"],
+        "--corpus",
+        corpus,
+        "--resamples",
+        "200",
+        "-f",
+        "html",
+    )
+    assert done.code == 0
+    assert "written beside a report file: give -o REPORT.html" in done.err
+    assert "diff-hint" in done.out and 'class="diff"' not in done.out
+    table = cli(
+        "compare",
+        files["qrels"],
+        files["a"],
+        files["b"],
+        "--corpus",
+        corpus,
+        "--resamples",
+        "200",
+        "-o",
+        tmp_path / "table.txt",
+    )
+    assert table.code == 0, table.err
+    assert sorted(p.name for p in tmp_path.glob("*.html")) == []
