@@ -77,11 +77,15 @@ def _check_scale(ranked: Ranked, metric: Metric) -> float:
     if len(above):
         at = int(above[0])
         query = str(ranked.query_ids[int(ranked.judgment_groups[at])])
+        where = "in the grades given" if ranked.qrels is None else f"of query {query!r}"
         grade = float(ranked.judgment_grades[at])
+        fix = f"{metric.spec.name}(max_grade={num(np.ceil(grade))})"
+        if metric.cutoff is not None:
+            fix += f"@{metric.cutoff}"
         raise MetricError(
-            f"{metric.label}: query {query!r} has a judgment of grade {num(grade)}, above "
+            f"{metric.label}: a judgment of grade {num(grade)} ({where}) is above "
             f"max_grade={num(top)} (ERR's scale; gdeval's is 0-4): give the top grade of your "
-            f"scale, e.g. {metric.spec.name}(max_grade={num(np.ceil(grade))})"
+            f"scale, e.g. {fix}"
         )
     return top
 

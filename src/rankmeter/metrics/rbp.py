@@ -79,6 +79,7 @@ def explain(ranked: Ranked, metric: Metric, value: float) -> Breakdown:
     rbp = float(rbp_values(ranked, rbp_metric)[0])
     residual = float(residual_values(ranked, metric)[0])
     beyond = p**depth
+    lacking = int(unjudged.sum())
     hits = np.flatnonzero(relevant)
     terms = " + ".join(num(x) for x in w[hits][:12].tolist()) or "0"
     if len(hits) > 12:
@@ -88,7 +89,7 @@ def explain(ranked: Ranked, metric: Metric, value: float) -> Breakdown:
         f"the user reads on from each rank with probability p = {num(p)}: rank i weighs "
         f"(1 - p) p^(i-1) = {num(1 - p)} * {num(p)}^(i-1), and all ranks together weigh 1",
         f"{name} adds the weights of the relevant ranks: {terms} = {approx(rbp)}",
-        f"residual: {plural(int(unjudged.sum()), 'unjudged rank')} weigh "
+        f"residual: {plural(lacking, 'unjudged rank')} weigh{'s' if lacking == 1 else ''} "
         f"{approx(max(residual - beyond, 0.0))}, and the ranks below {depth} (past the "
         f"{'cutoff' if metric.cutoff is not None and n >= metric.cutoff else 'list'}) weigh "
         f"p^{depth} = {approx(beyond)}: residual = {approx(residual)}",
