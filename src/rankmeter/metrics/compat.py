@@ -52,14 +52,17 @@ def ideal_positions(ranked: Ranked, entries: IntArray) -> IntArray:
     groups = ranked.groups[entries]
     j_grades = ranked.judgment_grades
     # Grades as integer codes, so that (query, grade descending) is one sortable integer key:
-    # the judgments are sorted by it already.
-    _, codes = np.unique(np.concatenate([j_grades, grades]), return_inverse=True)
-    top = int(codes.max()) + 1 if len(codes) else 1
-    j_key = ranked.judgment_groups * top + (top - 1 - codes[: len(j_grades)])
-    e_key = groups * top + (top - 1 - codes[len(j_grades) :])
+    # the judgments are sorted by it already. (Every entry's grade is one of its query's
+    # judgments'; a sort and a search, as np.unique's inverse is many times slower.)
+    values = np.sort(j_grades)
+    distinct = values[np.flatnonzero(np.diff(values, prepend=-np.inf))]
+    top = max(len(distinct), 1)
+    j_key = ranked.judgment_groups * top + (top - 1 - np.searchsorted(distinct, j_grades))
+    e_key = groups * top + (top - 1 - np.searchsorted(distinct, grades))
     above = np.searchsorted(j_key, e_key, side="left") - ranked.judgment_offsets[groups]
     # Among the retrieved documents of one grade, the ones ranked higher come first.
-    order = np.lexsort((ranked.positions[entries], e_key))
+    # (entries are in query and rank order: a stable sort by the key keeps the ranks' order)
+    order = np.argsort(e_key, kind="stable")
     key_sorted = e_key[order]
     starts = np.ones(len(order), dtype=bool)
     starts[1:] = key_sorted[1:] != key_sorted[:-1]
