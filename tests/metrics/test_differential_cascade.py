@@ -371,3 +371,42 @@ def test_compat_orders_equal_grades_as_the_run_does() -> None:
     (value,) = rankmeter.evaluate(qrels, run, ["Compat"]).per_query["Compat"]
     found = list(ir_measures.compat.iter_calc([ir_measures.parse_measure("Compat")], qrels, run))
     assert value < 1 and value == pytest.approx(found[0].value, abs=1e-12)
+
+
+# -- a real collection: Cranfield (grades 0-4) and two word-overlap runs full of ties ------------
+
+
+def test_on_cranfield_every_measure_matches_its_reference(
+    cranfield: Path, tmp_path: Path, exact_gdeval: tuple[Path, Path]
+) -> None:
+    ir_measures = pytest.importorskip("ir_measures", reason="the reference for Compat")
+    from rankmeter.io import read_qrels, read_run
+    from tests.cli.test_cli_pool import cranfield_runs
+
+    script, tmp = exact_gdeval
+    qrels = read_qrels(cranfield / "qrels.trec").to_dict()
+    for path in cranfield_runs(cranfield, tmp_path):
+        run = read_run(path).to_dict()
+        names = ["ERR@20", "ERR", "nERR@20", "RBP(p=0.8,rel=2)", "RBP_resid(p=0.8)", "Compat"]
+        per_query, _ = evaluate(qrels, run, names)
+        column = {name: {q: row[name] for q, row in per_query.items()} for name in names}
+        assert len(column["ERR"]) == 225
+        ideal = {
+            q: {d: float(len(docs) - i) for i, d in enumerate(sorted(docs, key=lambda d: -docs[d]))}
+            for q, docs in qrels.items()
+        }
+        err20, best20 = gdeval(script, tmp, qrels, run, 20), gdeval(script, tmp, qrels, ideal, 20)
+        assert_close(column["ERR@20"], _expected_err(err20, qrels, list(column["ERR@20"])))
+        whole = gdeval(script, tmp, qrels, run, 100_000)
+        assert_close(column["ERR"], _expected_err(whole, qrels, list(column["ERR"])))
+        nerr = {q: err20.get(q, 0.0) / best20[q] if best20.get(q) else 0.0 for q in column["ERR"]}
+        assert_close(column["nERR@20"], nerr)
+        found = cwl_rbp(qrels, run, 0.8, 2, None)
+        assert_close(column["RBP(p=0.8,rel=2)"], {q: v for q, (v, _) in found.items()})
+        assert_close(column["RBP_resid(p=0.8)"], {q: r for q, (_, r) in found.items()})
+        measure = ir_measures.parse_measure("Compat")
+        compat = {
+            m.query_id: m.value
+            for m in ir_measures.compat.iter_calc([measure], qrels, strictly(run))
+        }
+        assert_close(column["Compat"], compat)
