@@ -117,8 +117,9 @@ def explain(ranked: Ranked, metric: Metric, value: float) -> Breakdown:
 _EDGES = (
     "No relevant result (within the top k): 0.",
     "Binary: a rank counts when its grade is at least rel (the evaluation's --rel, 1 by "
-    "default), as ir_measures' RBP(p=...,rel=...). ir_measures' RBP(p=0.8) without rel means "
-    "graded gains, which none of its providers computes.",
+    "default), as ir_measures' RBP(p=...,rel=...) (its cwl_eval provider). ir_measures' "
+    "RBP(p=0.8) without rel is graded RBP, which only its trectools provider computes: on "
+    "graded qrels that is another number.",
     "A short list is not padded: the ranks past its end add nothing to RBP and all of their "
     "weight, p^n, to the residual.",
     "Unjudged results and negative grades (pooled, not judged) add nothing to RBP and their "
