@@ -15,6 +15,17 @@ Ties: ir_measures sorts a run by score alone (stable; compat breaks ties by doc 
 rankmeter as trec_eval does (score descending, then doc id descending). The references get the
 run in rankmeter's order with strictly decreasing positive scores, so both read one ranking;
 gdeval sorts as rankmeter does and gets the raw scores too.
+
+Where the references differ by definition, and how the tests meet them:
+
+- gdeval prints no line for a topic without a judgment > 0 (ERR is 0 there) nor for a judged
+  topic the run lacks; rankmeter's mean counts them as trec_eval would (0; the latter only
+  under include_missing), so they are expected as 0.
+- cwl-eval would read a negative grade as a negative gain; rankmeter reads it as trec_eval does
+  (pooled, not judged), so cwl-eval gets no judgment for it: unjudged there too.
+- ir_measures scores every judged query, those the run lacks as 0 (trec_eval -c).
+- ir_measures' Compat reads scores as more than an order (see
+  test_compat_where_ir_measures_reads_scores_as_more_than_an_order): it gets positive scores.
 """
 
 from __future__ import annotations
@@ -410,3 +421,27 @@ def test_on_cranfield_every_measure_matches_its_reference(
             for m in ir_measures.compat.iter_calc([measure], qrels, strictly(run))
         }
         assert_close(column["Compat"], compat)
+
+
+def test_compat_where_ir_measures_reads_scores_as_more_than_an_order() -> None:
+    """The one input the compat provider gets wrong, and why the tests hand it positive scores:
+    it orders equal grades by run score with an unretrieved document scoring 0, so a retrieved
+    document with a negative score goes after an unretrieved one of its grade, and the same
+    ranking gets another value. rankmeter reads the ranking only (retrieved first)."""
+    ir_measures = pytest.importorskip("ir_measures", reason="the reference for Compat")
+    measure = ir_measures.parse_measure("Compat(p=0.5)")
+    qrels = {"q": {"a": 1, "b": 1}}
+    negative, positive = {"q": {"a": -1.0}}, {"q": {"a": 1.0}}
+    mine = [
+        rankmeter.evaluate(qrels, run, ["Compat(p=0.5)"]).per_query["Compat(p=0.5)"][0]
+        for run in (negative, positive)
+    ]
+    theirs = [
+        next(iter(ir_measures.compat.iter_calc([measure], qrels, run))).value
+        for run in (negative, positive)
+    ]
+    # ideal a, b: overlaps 1, 1 over depths 1, 2 against 1 + 0.5 * 2/2
+    assert mine == [pytest.approx((1 + 0.5 / 2) / 1.5, abs=1e-12)] * 2
+    assert theirs[1] == pytest.approx(mine[1], abs=1e-12)
+    # the provider's ideal b, a: overlaps 0, 1
+    assert theirs[0] == pytest.approx((0.5 / 2) / 1.5, abs=1e-12)
