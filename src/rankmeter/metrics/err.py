@@ -8,6 +8,7 @@ taken for every query at once by a segmented scan (no loop over queries or docum
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -90,47 +91,65 @@ def _check_scale(ranked: Ranked, metric: Metric) -> float:
     return top
 
 
-def _cascade(
-    grades: FloatArray, groups: IntArray, positions: IntArray, max_grade: float, n: int
-) -> tuple[FloatArray, FloatArray, FloatArray, IntArray]:
-    """(stop probability, reach probability, contribution, group) of each ranked entry that
-    can stop the user (R > 0), and the sum of the contributions per group (length ``n``)."""
+def _contributions(
+    grades: FloatArray, groups: IntArray, positions: IntArray, max_grade: float
+) -> tuple[IntArray, IntArray, FloatArray]:
+    """(group, position, R * reach / rank) of each ranked entry that can stop the user (R > 0);
+    a rank's contribution depends only on the ranks above it, so one pass serves every cutoff."""
     stop = stop_probability(grades, max_grade)
     keep = stop > 0
     stop, groups, positions = stop[keep], groups[keep], positions[keep]
     reach = exclusive_cumprod(1.0 - stop, groups)
-    terms = stop * reach / (positions + 1.0)
-    sums = np.bincount(groups, weights=terms, minlength=n).astype(np.float64)
-    return sums, stop, reach, groups
+    return groups, positions, stop * reach / (positions + 1.0)
 
 
-def err_values(ranked: Ranked, metric: Metric) -> FloatArray:
+def _one(metric: Metric) -> tuple[int] | None:
+    return None if metric.cutoff is None else (metric.cutoff,)
+
+
+def err_at(ranked: Ranked, metric: Metric, cutoffs: Sequence[int] | None) -> FloatArray:
+    """ERR@k for every k of ``cutoffs`` (None: the whole list): (n_queries, len(cutoffs))."""
+    from rankmeter.metrics._ranked import totals_within  # not on the import path of names
+
     top = _check_scale(ranked, metric)
-    within = ranked.within(metric.cutoff)
-    sums, *_ = _cascade(
-        ranked.grades[within],
-        ranked.groups[within],
-        ranked.positions[within],
-        top,
-        ranked.n_queries,
+    within = ranked.within(None if cutoffs is None else max(cutoffs, default=0))
+    groups, positions, terms = _contributions(
+        ranked.grades[within], ranked.groups[within], ranked.positions[within], top
     )
-    return sums
+    return totals_within(groups, positions, ranked.n_queries, cutoffs, terms)
 
 
-def ideal_err_values(ranked: Ranked, metric: Metric) -> FloatArray:
-    """ERR@k of each query's judgments ordered by grade, best first."""
+def ideal_err_at(ranked: Ranked, metric: Metric, cutoffs: Sequence[int] | None) -> FloatArray:
+    """ERR@k of each query's judgments ordered by grade, best first, for every k."""
+    from rankmeter.metrics._ranked import totals_within  # not on the import path of names
+
     top = _check_scale(ranked, metric)
     groups = ranked.judgment_groups
     positions = np.arange(len(groups), dtype=np.int64) - ranked.judgment_offsets[groups]
-    keep = slice(None) if metric.cutoff is None else positions < metric.cutoff
-    sums, *_ = _cascade(
-        ranked.judgment_grades[keep], groups[keep], positions[keep], top, ranked.n_queries
-    )
-    return sums
+    if cutoffs is not None:
+        keep = positions < max(cutoffs, default=0)
+        groups, positions = groups[keep], positions[keep]
+        grades = ranked.judgment_grades[keep]
+    else:
+        grades = ranked.judgment_grades
+    groups, positions, terms = _contributions(grades, groups, positions, top)
+    return totals_within(groups, positions, ranked.n_queries, cutoffs, terms)
+
+
+def nerr_at(ranked: Ranked, metric: Metric, cutoffs: Sequence[int] | None) -> FloatArray:
+    return ratio(err_at(ranked, metric, cutoffs), ideal_err_at(ranked, metric, cutoffs))
+
+
+def err_values(ranked: Ranked, metric: Metric) -> FloatArray:
+    return err_at(ranked, metric, _one(metric))[:, 0]
+
+
+def ideal_err_values(ranked: Ranked, metric: Metric) -> FloatArray:
+    return ideal_err_at(ranked, metric, _one(metric))[:, 0]
 
 
 def nerr_values(ranked: Ranked, metric: Metric) -> FloatArray:
-    return ratio(err_values(ranked, metric), ideal_err_values(ranked, metric))
+    return nerr_at(ranked, metric, _one(metric))[:, 0]
 
 
 def _terms(stop: FloatArray, reach: FloatArray, positions: IntArray) -> str:
@@ -234,6 +253,7 @@ ERR = MetricSpec(
     reference="Chapelle, Metzler, Zhang & Grinspan 2009 (CIKM); gdeval.pl err@k (TREC Web track)",
     uses=("grade", "stop", "reach", "contribution"),
     explain=explain,
+    at_cutoffs=err_at,
     edge_cases=(*_EDGES, "No judgment with a positive grade among the results: 0."),
     example=WorkedExample(
         judgments={"d1": 2, "d2": 0, "d3": 4},
@@ -257,6 +277,7 @@ NERR = MetricSpec(
     reference="Chapelle et al. 2009; ndeval's nERR-IA@k with one intent per query",
     uses=("grade", "stop", "reach", "contribution"),
     explain=explain,
+    at_cutoffs=nerr_at,
     edge_cases=(*_EDGES, "No judgment with a positive grade: the ideal ERR is 0 and nERR is 0."),
     example=WorkedExample(
         judgments={"d1": 2, "d2": 0, "d3": 4},

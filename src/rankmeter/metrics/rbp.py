@@ -9,6 +9,7 @@ past the cutoff), p^n together; RBP + residual is the most RBP could be once all
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -27,7 +28,7 @@ from rankmeter.metrics._spec import (
 
 if TYPE_CHECKING:
     from rankmeter.data.arrays import FloatArray
-    from rankmeter.metrics._ranked import Ranked
+    from rankmeter.metrics._ranked import BoolArray, Ranked
 
 PERSISTENCE = Param(
     "p",
@@ -47,23 +48,41 @@ def weights(positions: FloatArray, p: float) -> FloatArray:
     return (1.0 - p) * np.power(p, positions.astype(np.float64))
 
 
+def _one(metric: Metric) -> tuple[int] | None:
+    return None if metric.cutoff is None else (metric.cutoff,)
+
+
+def _weight_at(
+    ranked: Ranked, metric: Metric, where: BoolArray, cutoffs: Sequence[int] | None
+) -> FloatArray:
+    """Per query, the weights of the ranks ``where`` is True within each cutoff."""
+    from rankmeter.metrics._ranked import totals_within  # not on the import path of names
+
+    chosen = where & ranked.within(None if cutoffs is None else max(cutoffs, default=0))
+    w = weights(ranked.positions[chosen], float(metric.get("p")))
+    return totals_within(
+        ranked.groups[chosen], ranked.positions[chosen], ranked.n_queries, cutoffs, w
+    )
+
+
+def rbp_at(ranked: Ranked, metric: Metric, cutoffs: Sequence[int] | None) -> FloatArray:
+    """RBP@k for every k of ``cutoffs`` (None: the whole list): (n_queries, len(cutoffs))."""
+    return _weight_at(ranked, metric, ranked.relevant(metric.rel(ranked)), cutoffs)
+
+
+def residual_at(ranked: Ranked, metric: Metric, cutoffs: Sequence[int] | None) -> FloatArray:
+    # The weights of every rank add up to 1: what the judged ranks (within the cutoff) do not
+    # take is the unjudged ranks' and that of the ranks beyond the list or the cutoff.
+    judged = _weight_at(ranked, metric, np.asarray(ranked.judged, dtype=bool), cutoffs)
+    return np.maximum(1.0 - judged, 0.0)
+
+
 def rbp_values(ranked: Ranked, metric: Metric) -> FloatArray:
-    hit = ranked.relevant(metric.rel(ranked)) & ranked.within(metric.cutoff)
-    w = weights(ranked.positions[hit], float(metric.get("p")))
-    return ranked.total(ranked.groups[hit], w)
-
-
-def judged_weight(ranked: Ranked, metric: Metric) -> FloatArray:
-    """Per query, the weights of the judged ranks within the cutoff."""
-    judged = ranked.judged & ranked.within(metric.cutoff)
-    w = weights(ranked.positions[judged], float(metric.get("p")))
-    return ranked.total(ranked.groups[judged], w)
+    return rbp_at(ranked, metric, _one(metric))[:, 0]
 
 
 def residual_values(ranked: Ranked, metric: Metric) -> FloatArray:
-    # The weights of every rank add up to 1: what the judged ranks (within the cutoff) do not
-    # take is the unjudged ranks' and that of the ranks beyond the list or the cutoff.
-    return np.maximum(1.0 - judged_weight(ranked, metric), 0.0)
+    return residual_at(ranked, metric, _one(metric))[:, 0]
 
 
 def explain(ranked: Ranked, metric: Metric, value: float) -> Breakdown:
@@ -138,6 +157,7 @@ RBP = MetricSpec(
     reference="Moffat & Zobel 2008 (TOIS); cwl-eval RBP@p; ir_measures RBP(p,rel)",
     uses=("grade", "relevant", "weight", "contribution", "residual"),
     explain=explain,
+    at_cutoffs=rbp_at,
     edge_cases=_EDGES,
     example=WorkedExample(
         judgments={"d1": 1, "d2": 0, "d3": 2},
@@ -163,6 +183,7 @@ RESIDUAL = MetricSpec(
     reference="Moffat & Zobel 2008 (TOIS); cwl-eval's residuals (-r)",
     uses=("grade", "judged", "weight", "residual"),
     explain=explain,
+    at_cutoffs=residual_at,
     edge_cases=(
         "Does not depend on the grades, only on which results are judged (grade >= 0): a "
         "negative grade (pooled, not judged) is unjudged here.",
