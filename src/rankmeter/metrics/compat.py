@@ -129,6 +129,7 @@ def explain(ranked: Ranked, metric: Metric, value: float) -> Breakdown:
         steps=tuple(steps),
         columns={"ideal_rank": ideal_rank, "overlap": overlap},
         contributes=np.asarray(ranked.judged & (ranked.grades > 0), dtype=bool),
+        quiet="not relevant (grade <= 0 or unjudged): they only take up ranks",
     )
 
 

@@ -117,9 +117,9 @@ def explain(ranked: Ranked, metric: Metric, value: float) -> Breakdown:
     ]
     if metric.spec is RESIDUAL:
         steps.append(f"{metric} = {approx(value)}")
-        contributes = unjudged
+        contributes, quiet = unjudged, "judged: their weight is known, not residual"
     else:
-        contributes = relevant
+        contributes, quiet = relevant, "judged, not relevant: they weigh but add nothing"
     return Breakdown(
         steps=tuple(steps),
         columns={
@@ -129,7 +129,7 @@ def explain(ranked: Ranked, metric: Metric, value: float) -> Breakdown:
         },
         contributes=contributes,
         limit=metric.cutoff,
-        quiet="judged, not relevant: they weigh but add nothing",
+        quiet=quiet,
     )
 
 
