@@ -174,3 +174,22 @@ def test_the_command_line_refuses_a_grade_above_the_scale_in_one_line(
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Traceback" not in err
     assert "ERR(max_grade=3)@5: a judgment of grade 4 (of query 'q') is above max_grade=3" in err
+
+
+def test_compare_reads_them_as_evaluate_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    other = {"q": {"d3": 3.0, "d1": 2.0, "d7": 1.0}}
+    names = ["ERR@10", "nERR@10", "RBP(p=0.8,rel=2)", "RBP_resid", "Compat"]
+    comparison = rankmeter.compare(QRELS, {"a": RUN, "b": other}, names, resamples=200)
+    for name in names:
+        for run, ranking in (("a", RUN), ("b", other)):
+            (value,) = rankmeter.evaluate(QRELS, ranking, [name]).per_query[name]
+            assert comparison.mean(run, name).mean == pytest.approx(value, abs=1e-12)
+    qrels, run = _files(tmp_path)
+    second = tmp_path / "other"
+    second.write_text("q Q0 d3 1 3 b\nq Q0 d1 2 2 b\nq Q0 d7 3 1 b\n")
+    args = [a for name in names for a in ("-m", name)]
+    assert _run(["compare", qrels, run, str(second), *args, "--resamples", "200"]) == 0
+    out = capsys.readouterr().out
+    assert all(name in out for name in names)
