@@ -26,6 +26,9 @@ Where the references differ by definition, and how the tests meet them:
 - ir_measures scores every judged query, those the run lacks as 0 (trec_eval -c).
 - ir_measures' Compat reads scores as more than an order (see
   test_compat_where_ir_measures_reads_scores_as_more_than_an_order): it gets positive scores.
+  It also divides by zero on an empty ranking of a query with no relevant judgment; it gets
+  such a query as missing from the run (scored 0, as rankmeter scores it).
+- The -J (judged_only) cases hand the references the run without its unjudged results.
 """
 
 from __future__ import annotations
@@ -166,17 +169,31 @@ def _expected_err(found: dict[str, float], qrels: Qrels, evaluated: list[str]) -
     return out
 
 
+def judged_results(qrels: Qrels, run: RunDict) -> RunDict:
+    """The run without its unjudged results (no judgment, or a negative grade): what trec_eval
+    -J (``judged_only``) evaluates, for the references that have no such option."""
+    return {
+        q: {d: s for d, s in docs.items() if qrels.get(q, {}).get(d, -1) >= 0}
+        for q, docs in run.items()
+    }
+
+
 @SETTINGS
-@given(data=collections(), include_missing=st.booleans())
+@given(data=collections(), include_missing=st.booleans(), judged_only=st.booleans())
 def test_err_matches_gdeval(
-    data: tuple[Qrels, RunDict], include_missing: bool, exact_gdeval: tuple[Path, Path]
+    data: tuple[Qrels, RunDict],
+    include_missing: bool,
+    judged_only: bool,
+    exact_gdeval: tuple[Path, Path],
 ) -> None:
     script, tmp = exact_gdeval
     qrels, run = data
+    seen = judged_results(qrels, run) if judged_only else run
+    policy = {"include_missing": include_missing, "judged_only": judged_only}
     for k in (1, 3, 10, 1000):
-        found = gdeval(script, tmp, qrels, run, k)
+        found = gdeval(script, tmp, qrels, seen, k)
         names = [f"ERR@{k}"] + (["ERR"] if k == 1000 else [])
-        per_query, means = evaluate(qrels, run, names, include_missing=include_missing)
+        per_query, means = evaluate(qrels, run, names, **policy)
         for name in names:
             got = {q: row[name] for q, row in per_query.items()}
             expected = _expected_err(found, qrels, list(got))
@@ -346,17 +363,23 @@ def test_rbp_matches_ir_measures_cwl_eval_provider() -> None:
     data=collections(grades=[-2, -1, 0, 0, 0.5, 1, 1, 2, 3]),
     p=st.sampled_from([0.5, 0.8, 0.95, 0.99]),
     include_missing=st.booleans(),
+    judged_only=st.booleans(),
 )
 def test_compat_matches_ir_measures(
-    data: tuple[Qrels, RunDict], p: float, include_missing: bool
+    data: tuple[Qrels, RunDict], p: float, include_missing: bool, judged_only: bool
 ) -> None:
     ir_measures = pytest.importorskip("ir_measures", reason="the reference for Compat")
     qrels, run = data
     measure = ir_measures.parse_measure(f"Compat(p={p})")
-    ordered = strictly(run)
+    # A query left with no judged result under -J is an empty ranking: the provider divides
+    # by zero there when no judgment is relevant (depth 0), so it gets the query as missing,
+    # which it scores 0, as rankmeter scores an empty ranking.
+    seen = judged_results(qrels, run) if judged_only else run
+    ordered = strictly({q: docs for q, docs in seen.items() if docs})
     found = {m.query_id: m.value for m in ir_measures.compat.iter_calc([measure], qrels, ordered)}
     name = f"Compat(p={p})"
-    per_query, means = evaluate(qrels, run, [name], include_missing=include_missing)
+    policy = {"include_missing": include_missing, "judged_only": judged_only}
+    per_query, means = evaluate(qrels, run, [name], **policy)
     got = {q: row[name] for q, row in per_query.items()}
     # ir_measures scores every qrels query, those the run lacks as 0 (rankmeter does under
     # include_missing, trec_eval -c).
