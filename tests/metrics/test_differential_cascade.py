@@ -202,21 +202,25 @@ def test_err_matches_gdeval(
 
 
 @SETTINGS
-@given(data=collections())
+@given(data=collections(), include_missing=st.booleans(), judged_only=st.booleans())
 def test_nerr_is_err_over_gdeval_err_of_the_ideal_ranking(
-    data: tuple[Qrels, RunDict], exact_gdeval: tuple[Path, Path]
+    data: tuple[Qrels, RunDict],
+    include_missing: bool,
+    judged_only: bool,
+    exact_gdeval: tuple[Path, Path],
 ) -> None:
     script, tmp = exact_gdeval
     qrels, run = data
+    seen = judged_results(qrels, run) if judged_only else run
     ideal = {
         q: {d: float(len(docs) - i) for i, d in enumerate(sorted(docs, key=lambda d: -docs[d]))}
         for q, docs in qrels.items()
-        if q in run
     }
+    policy = {"include_missing": include_missing, "judged_only": judged_only}
     for k in (1, 3, 10):
-        err = gdeval(script, tmp, qrels, run, k)
+        err = gdeval(script, tmp, qrels, seen, k)
         best = gdeval(script, tmp, qrels, ideal, k)
-        per_query, means = evaluate(qrels, run, [f"nERR@{k}"])
+        per_query, means = evaluate(qrels, run, [f"nERR@{k}"], **policy)
         got = {q: row[f"nERR@{k}"] for q, row in per_query.items()}
         expected = {q: err.get(q, 0.0) / best[q] if best.get(q) else 0.0 for q in got}
         assert_close(got, expected)
