@@ -193,3 +193,11 @@ def test_compare_reads_them_as_evaluate_does(
     assert _run(["compare", qrels, run, str(second), *args, "--resamples", "200"]) == 0
     out = capsys.readouterr().out
     assert all(name in out for name in names)
+
+
+def test_a_long_ideal_ordering_is_listed_in_part_and_says_so() -> None:
+    qrels = {"q": {f"d{i}": (i % 4) + 1 for i in range(30)}}
+    run = {"q": {f"d{i}": float(i) for i in range(30)}}
+    e = rankmeter.explain(qrels, run, "q", "nERR@25")
+    assert len(e.ideal_rows) == 20
+    assert e.steps[-1] == "the ideal ordering lists its first 20 of 25 ranks that can stop the user"

@@ -152,6 +152,10 @@ def nerr_values(ranked: Ranked, metric: Metric) -> FloatArray:
     return nerr_at(ranked, metric, _one(metric))[:, 0]
 
 
+#: the most ideal-ordering rows an explanation lists (as nDCG's)
+IDEAL_ROWS = 20
+
+
 def _terms(stop: FloatArray, reach: FloatArray, positions: IntArray) -> str:
     shown = [
         f"{num(s)}*{num(r)}/{int(p) + 1}"
@@ -200,7 +204,7 @@ def explain(ranked: Ranked, metric: Metric, value: float) -> Breakdown:
                 "reach": float(ideal_reach[i]),
                 "contribution": float(ideal_stop[i] * ideal_reach[i] / (i + 1)),
             }
-            for i in range(min(positive, 20))
+            for i in range(min(positive, IDEAL_ROWS))
         )
         best = float(ideal_err_values(ranked, metric)[0])
         order = ", ".join(num(g) for g in grades[:12].tolist()) + (
@@ -218,6 +222,11 @@ def explain(ranked: Ranked, metric: Metric, value: float) -> Breakdown:
             steps.append(f"no judgment has a positive grade, so the ideal is 0: {metric} = 0")
         else:
             steps.append(f"{metric} = {approx(err)} / {approx(best)} = {approx(value)}")
+        if positive > IDEAL_ROWS:
+            steps.append(
+                f"the ideal ordering lists its first {IDEAL_ROWS} of {positive} ranks that can "
+                "stop the user"
+            )
     return Breakdown(
         steps=tuple(steps),
         columns={
