@@ -131,7 +131,8 @@ def test_a_query_without_judgments_scores_as_all_unjudged() -> None:
         e = rankmeter.explain(qrels, run, "only-run", m)
         assert not e.evaluated
         assert "the qrels have no judgments for query 'only-run'" in e.notes[0]
-        expected = float(n) if m.spec.name == "NumRet" else 0.0
+        # every rank unjudged: all of RBP's weight is residual
+        expected = {"NumRet": float(n), "RBP_resid": 1.0}.get(m.spec.name, 0.0)
         assert e.value == expected, str(m)
         assert all(row["grade"] is None for row in e.rows)
     # -J drops every result: nothing is left

@@ -158,9 +158,9 @@ USAGE_ERRORS = [
     ("unknown metric, no neighbour", ["-m", "zzz"], r"unknown metric 'zzz'.*Valid metrics: "),
     (
         "a metric rankmeter lacks",  # issue 22, item 22: not "did you mean RR@10?"
-        ["-m", "ERR@10"],
-        r"metric 'ERR@10' is not supported yet: rankmeter does not compute ERR \(expected "
-        r"reciprocal rank\)\. Supported metrics: P@k, R@k, nDCG@k, .*RR@k",
+        ["-m", "RBO@10"],
+        r"metric 'RBO@10' is not supported yet: rankmeter does not compute RBO \(rank-biased "
+        r"overlap of two rankings; .*\)\. Supported metrics: P@k, R@k, nDCG@k, .*RR@k",
     ),
     ("cutoff of 0", ["-m", "P@0"], r"'P@0': the cutoff must be a positive integer, got 0$"),
     ("negative cutoff", ["-m", "nDCG@-3"], r"the cutoff must be a positive integer, got '-3'$"),

@@ -84,6 +84,12 @@ FACTS: dict[str, Facts] = {
     "NumRet": Facts(False, False, False, lambda s: float(s.returned)),
     "NumRel": Facts(False, False, False, lambda s: float(s.relevant)),
     "NumRelRet": Facts(False, True, True, lambda s: float(_upto(s, s.relevant))),
+    "ERR": Facts(True, True, True, None),  # depends on the grades themselves
+    "nERR": Facts(True, False, True, lambda s: 1.0 if s.has_gain else 0.0),
+    "RBP": Facts(True, True, True, lambda s: 1.0 - 0.8 ** _upto(s, s.relevant)),
+    # p^min(J, n, k) on a perfect ranking, but 1 (not 0) for an empty one: no rule here
+    "RBP_resid": Facts(True, False, True, None),
+    "Compat": Facts(True, False, False, lambda s: 1.0 if s.has_gain else 0.0),
 }
 
 CUTOFFS = (1, 2, 3, 5, 10)

@@ -28,11 +28,30 @@ def _variants(spec: MetricSpec) -> list[Metric]:
         cutoffs += [1, 10, 1000]
     param_sets: list[tuple[tuple[str, Any], ...]] = [()]
     for p in spec.params:
-        values = [c for c in p.choices if c != p.default] if p.kind == "choice" else [2, 0.5]
+        values = (
+            [c for c in p.choices if c != p.default] if p.kind == "choice" else _within(p, 2, 0.5)
+        )
         param_sets += [((p.name, v),) for v in values]
     if len(spec.params) > 1:
-        param_sets.append(tuple((p.name, p.choices[-1] if p.choices else 3) for p in spec.params))
+        param_sets.append(
+            tuple(
+                (p.name, p.choices[-1] if p.choices else _within(p, 3, 0.25)[0])
+                for p in spec.params
+            )
+        )
     return [Metric(spec, c, ps) for c in cutoffs for ps in param_sets]
+
+
+def _within(param: Param, *values: float) -> list[float]:
+    """Those of ``values`` inside the parameter's bounds (a persistence is below 1)."""
+    kept = []
+    for value in values:
+        try:
+            param.convert("x", str(value))
+        except MetricError:
+            continue
+        kept.append(value)
+    return kept
 
 
 ALL_VARIANTS = [m for spec in SPECS for m in _variants(spec)]
@@ -300,19 +319,11 @@ def test_comma_joined_metrics_get_a_hint() -> None:
 
 
 @pytest.fixture
-def rbp(monkeypatch: pytest.MonkeyPatch) -> MetricSpec:
-    """A metric whose parameter has bounds (rank-biased precision's persistence p in (0, 1)),
-    registered for the test only."""
-    import dataclasses
+def rbp() -> MetricSpec:
+    """Rank-biased precision: its persistence p has bounds, (0, 1)."""
+    from rankmeter.metrics._registry import BY_NAME
 
-    import rankmeter.metrics._registry as registry
-
-    persistence = Param(
-        "p", "number", 0.8, "persistence", low=0, high=1, open_low=True, open_high=True
-    )
-    spec = dataclasses.replace(SPECS[0], name="RBP", aliases=(), params=(persistence,))
-    monkeypatch.setitem(registry.BY_NAME, "rbp", spec)
-    return spec
+    return BY_NAME["rbp"]
 
 
 @pytest.mark.parametrize(
@@ -348,8 +359,8 @@ def test_every_parameter_default_is_within_its_bounds() -> None:
 
 
 # -- issue 22, item 22: suggestions close in spelling and in meaning ---------------------------
-LACKING = ["ERR", "RBP", "infAP", "statAP", "gm_map", "iprec_at_recall", "Compat", "alpha_nDCG",
-           "ERR_IA", "S-recall"]  # fmt: skip
+LACKING = ["infAP", "statAP", "gm_map", "iprec_at_recall", "alpha_nDCG", "ERR_IA", "S-recall",
+           "RBO"]  # fmt: skip
 
 
 @pytest.mark.parametrize("name", LACKING)
@@ -364,12 +375,58 @@ def test_a_measure_rankmeter_lacks_is_not_supported_yet(name: str, written: str)
 
 
 def test_err_is_not_rr() -> None:
+    assert parse_metric("ERR@10").spec.name == "ERR"
+    # ir_measures' NERR8..NERR11 are C/W/L approximations of ERR, not nERR@8.
     with pytest.raises(
         MetricError,
-        match=r"^metric 'ERR@10' is not supported yet: rankmeter does not compute ERR "
-        r"\(expected reciprocal rank\)\. Supported metrics: ",
+        match=r"^metric 'NERR10' is not supported yet: rankmeter does not compute the C/W/L "
+        r"approximations of ERR \(NERR8-NERR11\)\. Supported metrics: ",
     ):
-        parse_metric("ERR@10")
+        parse_metric("NERR10")
+
+
+@pytest.mark.parametrize(
+    ("text", "canonical"),
+    [
+        ("ERR@10", "ERR@10"),
+        ("err@20", "ERR@20"),  # gdeval's column
+        ("ERR.10", "ERR@10"),
+        ("ERR", "ERR"),
+        ("ERR(max_grade=3)@5", "ERR(max_grade=3)@5"),
+        ("nERR@10", "nERR@10"),
+        ("NERR@10", "nERR@10"),
+        ("nerr.5", "nERR@5"),
+        ("RBP(p=0.8)", "RBP"),
+        ("RBP(p=0.8,rel=2)", "RBP(rel=2)"),
+        ("RBP(p=0.5)@10", "RBP(p=0.5)@10"),
+        ("RBP_resid(p=0.8)", "RBP_resid"),
+        ("rbp_resid", "RBP_resid"),
+        ("RBP-residual(p=0.9)", "RBP_resid(p=0.9)"),
+        ("Compat(p=0.95)", "Compat"),
+        ("compat", "Compat"),
+        ("Compat(p=0.8)", "Compat(p=0.8)"),
+    ],
+)
+def test_the_cascade_measures_parse_under_their_names(text: str, canonical: str) -> None:
+    metric = parse_metric(text)
+    assert str(metric) == canonical and metric.label == text
+    assert parse_metric(str(metric)) == metric
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("Compat@10", r"^'Compat@10': Compat takes no cutoff; use Compat$"),
+        ("RBP_resid(rel=2)", r"RBP_resid has no parameter 'rel' \(valid: p\)$"),
+        (
+            "ERR(max_grade=0)@10",
+            r"^'ERR\(max_grade=0\)@10': max_grade=0 must be a number > 0 and <= 1000$",
+        ),
+    ],
+)
+def test_the_cascade_measures_refuse_what_they_do_not_take(text: str, message: str) -> None:
+    with pytest.raises(MetricError, match=message):
+        parse_metric(text)
 
 
 def test_the_not_yet_table_never_hides_a_supported_metric() -> None:

@@ -122,6 +122,59 @@ A_CASES = [
     param("NumRelRet", {}, 3.0, id="NumRelRet"),
     param("NumRelRet@2", {}, 1.0, id="NumRelRet@2"),
     param("NumRelRet(rel=2)", {}, 2.0, id="NumRelRet(rel=2)"),
+    # --- ERR (max_grade 4): R = (2^g - 1)/16: a 3/16 (rank 2), c 1/16 (rank 5), d 7/16 (rank 6);
+    # e (negative) and x (unjudged) never stop the user.
+    param("ERR@5", {}, 3 / 16 / 2 + (13 / 16) * (1 / 16) / 5, id="ERR@5"),
+    param(
+        "ERR",
+        {},
+        3 / 16 / 2 + (13 / 16) * (1 / 16) / 5 + (13 / 16) * (15 / 16) * (7 / 16) / 6,
+        id="ERR-whole-list",
+    ),
+    # raw grades: --rel changes nothing
+    param("ERR@5", {"rel": 3}, 3 / 16 / 2 + (13 / 16) * (1 / 16) / 5, id="ERR@5-rel-3"),
+    # max_grade 3: R = (2^g - 1)/8: a 3/8, c 1/8, d 7/8
+    param(
+        "ERR(max_grade=3)",
+        {},
+        3 / 8 / 2 + (5 / 8) * (1 / 8) / 5 + (5 / 8) * (7 / 8) * (7 / 8) / 6,
+        id="ERR(max_grade=3)",
+    ),
+    # --- nERR: the ideal grades 3, 2, 1, 1 stop with 7/16, 3/16, 1/16, 1/16
+    param("nERR@2", {}, (3 / 16 / 2) / (7 / 16 + (9 / 16) * (3 / 16) / 2), id="nERR@2"),
+    param(
+        "nERR",
+        {},
+        (3 / 16 / 2 + (13 / 16) * (1 / 16) / 5 + (13 / 16) * (15 / 16) * (7 / 16) / 6)
+        / (
+            7 / 16
+            + (9 / 16) * (3 / 16) / 2
+            + (9 / 16) * (13 / 16) * (1 / 16) / 3
+            + (9 / 16) * (13 / 16) * (15 / 16) * (1 / 16) / 4
+        ),
+        id="nERR-whole-list",
+    ),
+    # --- RBP(p=0.5): rank i weighs 0.5 * 0.5^(i-1); relevant ranks 2, 5, 6 (rel 2: 2, 6)
+    param("RBP(p=0.5)", {}, 0.5 * (0.5 + 0.5**4 + 0.5**5), id="RBP(p=0.5)"),
+    param("RBP(p=0.5,rel=2)", {}, 0.5 * (0.5 + 0.5**5), id="RBP(p=0.5,rel=2)"),
+    param("RBP(p=0.5)", {"rel": 2}, 0.5 * (0.5 + 0.5**5), id="RBP-evaluate-rel-2"),
+    param("RBP(p=0.5)@5", {}, 0.5 * (0.5 + 0.5**4), id="RBP(p=0.5)@5"),
+    param("RBP", {}, 0.2 * (0.8 + 0.8**4 + 0.8**5), id="RBP-default-p-0.8"),
+    # --- RBP_resid(p=0.5): unjudged ranks 3 (e) and 4 (x), then p^7 for the ranks past 7
+    param("RBP_resid(p=0.5)", {}, 0.5 * (0.5**2 + 0.5**3) + 0.5**7, id="RBP_resid(p=0.5)"),
+    # at 2 every rank is judged: the ranks past the cutoff, 0.5^2
+    param("RBP_resid(p=0.5)@2", {}, 0.5**2, id="RBP_resid(p=0.5)@2"),
+    param("RBP_resid(p=0.5)@4", {}, 0.5 * (0.5**2 + 0.5**3) + 0.5**4, id="RBP_resid@4"),
+    # --- Compat(p=0.5): ideal d a c g (c before g: retrieved first); D = max(7, 4) = 7.
+    # a is in both prefixes from depth 2, c from 5 (its run rank), d from 6: overlaps at
+    # depths 1..7 are 0 1 1 1 2 3 3; the ideal with itself: min(d, 4).
+    param(
+        "Compat(p=0.5)",
+        {},
+        (0.5 / 2 + 0.25 / 3 + 0.125 / 4 + 0.0625 * 2 / 5 + 0.03125 * 3 / 6 + 0.015625 * 3 / 7)
+        / (1 + 0.5 + 0.25 + 0.125 + 0.0625 * 4 / 5 + 0.03125 * 4 / 6 + 0.015625 * 4 / 7),
+        id="Compat(p=0.5)",
+    ),
 ]
 
 

@@ -196,17 +196,16 @@ def metric_names() -> list[str]:
 # compute yet: asked for by name, they are "not supported yet", never "did you mean" a
 # supported metric whose name happens to look alike (ERR is not RR, S-recall is not R).
 _NOT_YET_NAMES: tuple[tuple[tuple[str, ...], str], ...] = (
-    (("ERR", "NERR", "nERR"), "ERR (expected reciprocal rank)"),
+    (("NERR8", "NERR9", "NERR10", "NERR11"), "the C/W/L approximations of ERR (NERR8-NERR11)"),
     (("ERR_IA", "ERR-IA", "nERR_IA", "nERR-IA"), "ERR-IA (intent-aware ERR)"),
     (("alpha_nDCG", "alpha-nDCG", "α-nDCG", "α_nDCG", "anDCG"), "alpha-nDCG"),
     (("AP_IA", "P_IA", "nDCG_IA", "NRBP"), "the intent-aware measures"),
     (("S-recall", "S_recall", "StRecall", "subtopic_recall"), "S-recall (subtopic recall)"),
-    (("RBP",), "RBP (rank-biased precision)"),
     (("infAP", "infNDCG"), "infAP (inferred AP)"),
     (("statAP", "statNDCG"), "statAP (AP estimated from a sample)"),
     (("gm_map", "GMAP", "gm_bpref"), "gm_map (geometric mean of AP)"),
     (("iprec_at_recall", "IPrec", "11pt_avg", "11-pt"), "interpolated precision at recall"),
-    (("Compat", "RBO"), "Compat (compatibility with an ideal ranking)"),
+    (("RBO",), "RBO (rank-biased overlap of two rankings; Compat is a run against its ideal)"),
     (("F", "F1", "set_F", "SetF", "F-measure"), "the F-measure"),
     (("set_map", "SetAP", "set_relative_P", "relative_P", "SetR"), "the set measures"),
     (("ndcg_rel", "Rndcg", "ndcg_p", "SDCG"), "trec_eval's other nDCG variants"),

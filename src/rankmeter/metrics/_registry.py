@@ -2,7 +2,21 @@
 
 from __future__ import annotations
 
-from rankmeter.metrics import ap, bpref, counts, judged, ndcg, precision, recall, rprec, rr, success
+from rankmeter.metrics import (
+    ap,
+    bpref,
+    compat,
+    counts,
+    err,
+    judged,
+    ndcg,
+    precision,
+    rbp,
+    recall,
+    rprec,
+    rr,
+    success,
+)
 from rankmeter.metrics._spec import MetricSpec
 
 #: All metric families, in the order they are listed to users.
@@ -15,6 +29,9 @@ SPECS: tuple[MetricSpec, ...] = (
     rprec.SPEC,
     bpref.SPEC,
     success.SPEC,
+    *err.SPECS,
+    *rbp.SPECS,
+    *compat.SPECS,
     judged.SPEC,
     *counts.SPECS,
 )

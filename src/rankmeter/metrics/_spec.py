@@ -239,8 +239,8 @@ class Metric:
 
         Column j is exactly what this metric with the cutoff ``cutoffs[j]`` computes (its own
         cutoff, if any, is not used): the metric@k curves read these. Families whose kernel
-        adds up ranks (P, R, nDCG, DCG) give every cutoff from one pass; the others are
-        computed one cutoff at a time.
+        adds up ranks (P, R, nDCG, DCG, ERR, nERR, RBP, RBP_resid) give every cutoff from one
+        pass; the others are computed one cutoff at a time.
 
         >>> import numpy as np
         >>> from rankmeter.data import Qrels, Run

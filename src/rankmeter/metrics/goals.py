@@ -136,6 +136,31 @@ GOALS: Mapping[str, Goal] = MappingProxyType(
                     "relevant, so when this is low the recall above is a lower bound.",
                 ),
             ),
+            _goal(
+                "browsing",
+                "How much does a reader scanning down the list get before they stop? Graded "
+                "web and product search, compared with user-model results (ERR, RBP).",
+                (
+                    "ERR@10",
+                    "The reader stops at the first very relevant result, so a second perfect "
+                    "one below it adds little. Grades on gdeval's 0-4 scale (else max_grade=).",
+                ),
+                (
+                    "RBP",
+                    "A reader who goes on to the next result 4 times in 5 (p=0.8): the share "
+                    "of their reading that is relevant. Binary: grade >= rel counts.",
+                ),
+                (
+                    "RBP_resid",
+                    "How much RBP could still rise were the unjudged results relevant: when it "
+                    "is large, judge deeper before trusting RBP or comparing runs on it.",
+                ),
+                (
+                    "Compat",
+                    "Closeness of the whole ranking to the ideal order of the judgments, grades "
+                    "and all depths (p=0.95): 1 = as the judgments would rank it.",
+                ),
+            ),
         ]
     )
 )
@@ -158,7 +183,7 @@ def get_goal(name: str) -> Goal:
     >>> get_goal("coverge")
     Traceback (most recent call last):
     ...
-    rankmeter.errors.MetricError: unknown goal 'coverge'; did you mean coverage? Valid goals: coverage, top-results, single-answer, candidate-pool
+    rankmeter.errors.MetricError: unknown goal 'coverge'; did you mean coverage? Valid goals: coverage, top-results, single-answer, candidate-pool, browsing
     """
     if not isinstance(name, str):
         raise MetricError(f"a goal must be a string, not {type(name).__name__}")
@@ -174,7 +199,8 @@ def get_goal(name: str) -> Goal:
 def metrics_for_goal(goal: str) -> tuple[GoalMetric, ...]:
     """The metrics that answer ``goal``, each with one line on why.
 
-    ``goal`` is one of ``coverage``, ``top-results``, ``single-answer``, ``candidate-pool``.
+    ``goal`` is one of ``coverage``, ``top-results``, ``single-answer``, ``candidate-pool``,
+    ``browsing``.
     Unknown names raise :class:`~rankmeter.errors.MetricError` listing the valid goals.
 
     >>> for m in metrics_for_goal("top-results"):

@@ -69,6 +69,12 @@ LABELS = {
     "relevant_so_far": "relevant so far",
     "precision": "P@rank",
     "nonrel_above": "non-relevant above",
+    "stop": "stop (R)",
+    "reach": "reach",
+    "weight": "weight",
+    "residual": "residual",
+    "ideal_rank": "ideal rank",
+    "overlap": "overlap",
 }
 
 #: Columns of numbers: right-aligned.
@@ -83,6 +89,12 @@ NUMERIC = frozenset(
         "relevant_so_far",
         "precision",
         "nonrel_above",
+        "stop",
+        "reach",
+        "weight",
+        "residual",
+        "ideal_rank",
+        "overlap",
     }
 )
 

@@ -35,8 +35,10 @@ def reads_past(metric: Metric, depth: int) -> bool:
 
 #: Metrics a deeper run is not favoured on: P without a cutoff (relevant retrieved over
 #: retrieved) favours the shallower run, NumRet counts results and Judged how much is
-#: judged, not how much is relevant, and NumRel counts the qrels only.
-_NOT_FAVOURING_DEEPER = frozenset({"NumRet", "Judged", "NumRel"})
+#: judged, not how much is relevant, and NumRel counts the qrels only. RBP_resid is what
+#: unjudged ranks and the ranks past the list could add: larger for the shallower run, and
+#: no measure of quality.
+_NOT_FAVOURING_DEEPER = frozenset({"NumRet", "Judged", "NumRel", "RBP_resid"})
 
 
 def favours_deeper(metric: Metric, depth: int) -> bool:
