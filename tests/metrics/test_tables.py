@@ -122,6 +122,12 @@ A_CASES = [
     param("NumRelRet", {}, 3.0, id="NumRelRet"),
     param("NumRelRet@2", {}, 1.0, id="NumRelRet@2"),
     param("NumRelRet(rel=2)", {}, 2.0, id="NumRelRet(rel=2)"),
+    # --- the sampled-judgment estimates, with every judgment made in full (no pool): their twins
+    param("statAP", {}, (1 / 2 + 2 / 5 + 3 / 6) / 4, id="statAP"),
+    param("statAP(rel=2)@5", {}, (1 / 2) / 2, id="statAP(rel=2)@5"),
+    param("stat_nDCG", {}, (2 / log2(3) + 1 / log2(6) + 3 / log2(7)) / A_IDCG, id="stat_nDCG"),
+    param("stat_P@5", {}, 2 / 5, id="stat_P@5"),
+    param("stat_P", {}, 3 / 7, id="stat_P-whole-list"),
 ]
 
 

@@ -82,6 +82,16 @@ def evaluate(
     engine: EvalEngineOption = EvalEngine.process,
     spark_master: SparkMasterOption = None,
     spark_conf: SparkConfOption = None,
+    pool: Annotated[
+        str | None,
+        typer.Option(
+            "--pool",
+            metavar="POOL.jsonl",
+            help="The pool file `rankmeter pool` wrote, for judgments that are a sample of it: "
+            "statAP, stat_nDCG and stat_P weigh each judged item by 1 / its "
+            "inclusion_probability (a judgment not in the file has probability 1).",
+        ),
+    ] = None,
 ) -> None:
     """Evaluate runs against qrels with trec_eval's semantics.
 
@@ -114,6 +124,7 @@ def evaluate(
         engine=engine.value,
         spark_master=spark_master,
         spark_conf=spark_conf,
+        pool=pool,
     )
 
 

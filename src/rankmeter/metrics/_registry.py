@@ -2,7 +2,19 @@
 
 from __future__ import annotations
 
-from rankmeter.metrics import ap, bpref, counts, judged, ndcg, precision, recall, rprec, rr, success
+from rankmeter.metrics import (
+    ap,
+    bpref,
+    counts,
+    judged,
+    ndcg,
+    precision,
+    recall,
+    rprec,
+    rr,
+    statap,
+    success,
+)
 from rankmeter.metrics._spec import MetricSpec
 
 #: All metric families, in the order they are listed to users.
@@ -17,6 +29,7 @@ SPECS: tuple[MetricSpec, ...] = (
     success.SPEC,
     judged.SPEC,
     *counts.SPECS,
+    *statap.SPECS,
 )
 
 #: Used by `rankmeter evaluate` when no -m is given.

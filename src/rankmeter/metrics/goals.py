@@ -136,6 +136,26 @@ GOALS: Mapping[str, Goal] = MappingProxyType(
                     "relevant, so when this is low the recall above is a lower bound.",
                 ),
             ),
+            _goal(
+                "sampled-judgments",
+                "Only a sample of the pool was judged (rankmeter pool --max-per-query)? "
+                "Estimates from the sample, with --pool giving each item's probability.",
+                (
+                    "statAP",
+                    "AP estimated from the sample: each judgment weighs 1/pi, R and the "
+                    "precisions are estimated; nearly unbiased (a ratio), noisy per query.",
+                ),
+                (
+                    "stat_nDCG@10",
+                    "nDCG@10 with gains weighed 1/pi and the ideal built from the estimated "
+                    "count of each grade; the top 10 is usually judged in full.",
+                ),
+                (
+                    "stat_P@10",
+                    "Share of the top 10 that is relevant, estimated without bias (Horvitz-"
+                    "Thompson); binary and blind to order, as P@10.",
+                ),
+            ),
         ]
     )
 )
@@ -158,7 +178,7 @@ def get_goal(name: str) -> Goal:
     >>> get_goal("coverge")
     Traceback (most recent call last):
     ...
-    rankmeter.errors.MetricError: unknown goal 'coverge'; did you mean coverage? Valid goals: coverage, top-results, single-answer, candidate-pool
+    rankmeter.errors.MetricError: unknown goal 'coverge'; did you mean coverage? Valid goals: coverage, top-results, single-answer, candidate-pool, sampled-judgments
     """
     if not isinstance(name, str):
         raise MetricError(f"a goal must be a string, not {type(name).__name__}")
@@ -174,7 +194,8 @@ def get_goal(name: str) -> Goal:
 def metrics_for_goal(goal: str) -> tuple[GoalMetric, ...]:
     """The metrics that answer ``goal``, each with one line on why.
 
-    ``goal`` is one of ``coverage``, ``top-results``, ``single-answer``, ``candidate-pool``.
+    ``goal`` is one of ``coverage``, ``top-results``, ``single-answer``, ``candidate-pool``,
+    ``sampled-judgments``.
     Unknown names raise :class:`~rankmeter.errors.MetricError` listing the valid goals.
 
     >>> for m in metrics_for_goal("top-results"):

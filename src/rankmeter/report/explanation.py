@@ -52,6 +52,8 @@ LABELS = {
     "relevant_so_far": "relevant so far",
     "precision": "P@rank",
     "nonrel_above": "non-relevant above",
+    "inclusion": "inclusion probability",
+    "weight": "weight 1/pi",
 }
 
 #: Columns of numbers: right-aligned.
@@ -66,6 +68,8 @@ NUMERIC = frozenset(
         "relevant_so_far",
         "precision",
         "nonrel_above",
+        "inclusion",
+        "weight",
     }
 )
 
