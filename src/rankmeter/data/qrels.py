@@ -304,7 +304,7 @@ class Qrels:
         bad = np.flatnonzero(~((values > 0) & (values <= 1)))
         if len(bad):
             raise RankmeterError(
-                f"inclusion probabilities must be in (0, 1], got {values[bad[0]]!r} for "
+                f"inclusion probabilities must be in (0, 1], got {float(values[bad[0]])!r} for "
                 f"judgment row {int(bad[0])}"
             )
         out._inclusion = readonly(values)

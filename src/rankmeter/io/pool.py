@@ -35,7 +35,7 @@ from types import MappingProxyType
 from typing import Any
 
 from rankmeter.data import Qrels
-from rankmeter.errors import FormatError, PolicyError
+from rankmeter.errors import FormatError, PolicyError, RankmeterError
 from rankmeter.io._source import Source
 from rankmeter.io.tables import json_type
 
@@ -204,8 +204,9 @@ def sampled_qrels(qrels: Qrels, inclusion: Any) -> Qrels:
     probability; a judged pair not in it has probability 1 (judged in full, outside the
     sample); a pair in it without a judgment is not judged.
 
-    Raises PolicyError when no judged pair is in the pool, naming what to check: a pool of
-    other queries, or a sample not judged yet (and FormatError for a bad pool file line).
+    Raises RankmeterError when no judged pair is in the pool, naming what to check: a pool of
+    other queries, or a sample not judged yet; FormatError for a bad line of a pool file;
+    PolicyError for an ``inclusion`` of another kind or a probability outside (0, 1].
 
     >>> qrels = Qrels.from_dict({"q1": {"a": 1, "b": 0, "c": 1}})
     >>> sampled = sampled_qrels(qrels, {("q1", "a"): 0.5, ("q1", "z"): 0.25})
@@ -286,7 +287,7 @@ def _probabilities(
         raise PolicyError(f"{where} holds no item")
     segments = qrels.rows_of(queries)
     if not (segments >= 0).any():
-        raise PolicyError(
+        raise RankmeterError(
             f"{where} shares no query with the qrels ({qrels.source}): its queries start "
             f"{', '.join(sorted(set(queries))[:3])}; check that the pool and the qrels belong "
             "together"
@@ -300,7 +301,7 @@ def _probabilities(
     judged = found.copy()
     judged[found] = qrels.grades[at[found]] >= 0
     if not judged.any():
-        raise PolicyError(
+        raise RankmeterError(
             f"none of the {len(queries)} items of {where} is judged in the qrels "
             f"({qrels.source}): judge the sample first (e.g. with `rankmeter judge`) and give "
             "the qrels that hold its judgments"

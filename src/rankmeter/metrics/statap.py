@@ -137,7 +137,7 @@ def stat_precision(ranked: Ranked, metric: Metric) -> FloatArray:
     return stat_precision_at(ranked, metric, (metric.cutoff,))[:, 0]
 
 
-def _stat_dcg_at(ranked: Ranked, metric: Metric, cutoffs: Sequence[int] | None) -> FloatArray:
+def stat_dcg_at(ranked: Ranked, metric: Metric, cutoffs: Sequence[int] | None) -> FloatArray:
     from rankmeter.metrics._ranked import totals_within
 
     top = ranked.within(None if cutoffs is None else max(cutoffs, default=0))
@@ -185,7 +185,7 @@ def _ideal_ranks(ranked: Ranked, depth: int | None) -> tuple[IntArray, IntArray,
     return rank_groups, positions, rank_grades
 
 
-def _stat_ideal_dcg_at(ranked: Ranked, metric: Metric, cutoffs: Sequence[int] | None) -> FloatArray:
+def stat_ideal_dcg_at(ranked: Ranked, metric: Metric, cutoffs: Sequence[int] | None) -> FloatArray:
     from rankmeter.metrics._ranked import totals_within
 
     depth = None if cutoffs is None else max(cutoffs, default=0)
@@ -205,7 +205,7 @@ def _stat_ideal_dcg_at(ranked: Ranked, metric: Metric, cutoffs: Sequence[int] | 
 
 def stat_ndcg_at(ranked: Ranked, metric: Metric, cutoffs: Sequence[int] | None) -> FloatArray:
     """stat_nDCG@k for every k of ``cutoffs`` (None: the whole list)."""
-    return ratio(_stat_dcg_at(ranked, metric, cutoffs), _stat_ideal_dcg_at(ranked, metric, cutoffs))
+    return ratio(stat_dcg_at(ranked, metric, cutoffs), stat_ideal_dcg_at(ranked, metric, cutoffs))
 
 
 def stat_ndcg(ranked: Ranked, metric: Metric) -> FloatArray:
@@ -319,8 +319,8 @@ def explain_stat_ndcg(ranked: Ranked, metric: Metric, value: float) -> Breakdown
     top = ranked.within(metric.cutoff)
     label = "DCG^" if metric.cutoff is None else f"DCG^@{metric.cutoff}"
     cutoffs = None if metric.cutoff is None else (metric.cutoff,)
-    dcg = float(_stat_dcg_at(ranked, metric, cutoffs)[0, 0])
-    idcg = float(_stat_ideal_dcg_at(ranked, metric, cutoffs)[0, 0])
+    dcg = float(stat_dcg_at(ranked, metric, cutoffs)[0, 0])
+    idcg = float(stat_ideal_dcg_at(ranked, metric, cutoffs)[0, 0])
     rule = "2^grade - 1 (gain=exp)" if kind == "exp" else "grade (gain=linear)"
     shown = [
         f"{num(g)}/{num(np.log2(p + 2.0))}"
