@@ -11,7 +11,7 @@ from rankmeter.errors import MetricError
 from rankmeter.metrics import GOALS, GoalMetric, metrics_for_goal, parse_metric
 from rankmeter.metrics.goals import GOAL_NAMES, Goal, get_goal, goal_notes
 
-VALID = "Valid goals: coverage, top-results, single-answer, candidate-pool, sampled-judgments$"
+VALID = "Valid goals: coverage, top-results, single-answer, candidate-pool, sampled-pool$"
 ALL_METRICS = [(goal.name, m) for goal in GOALS.values() for m in goal.metrics]
 
 
@@ -21,7 +21,7 @@ def test_the_goals_in_order() -> None:
         "top-results",
         "single-answer",
         "candidate-pool",
-        "sampled-judgments",
+        "sampled-pool",
     )
     assert list(GOALS) == list(GOAL_NAMES)
     assert all(name == goal.name for name, goal in GOALS.items())
@@ -63,7 +63,7 @@ def test_every_goal_has_a_one_line_description_and_distinct_metrics(goal: str) -
         ("top-results", ["nDCG@10", "P@10"]),
         ("single-answer", ["RR@10", "Success@1", "Success@10"]),
         ("candidate-pool", ["R@100", "R@1000", "Judged@100"]),
-        ("sampled-judgments", ["statAP", "stat_nDCG@10", "stat_P@10"]),
+        ("sampled-pool", ["statAP", "stat_nDCG@10", "stat_P@10"]),
     ],
 )
 def test_the_advice(goal: str, expected: list[str]) -> None:
@@ -123,7 +123,7 @@ def test_empty_goal(given: str) -> None:
     with pytest.raises(
         MetricError,
         match=r"^no goal given; choose one of coverage, top-results, single-answer, candidate-pool, "
-        r"sampled-judgments$",
+        r"sampled-pool$",
     ):
         metrics_for_goal(given)
 

@@ -336,7 +336,7 @@ def on_disk(tmp_path: Path) -> dict[str, Path]:
 def test_evaluate_pool_on_the_command_line(
     capsys: pytest.CaptureFixture[str], on_disk: dict[str, Path], fast: bool
 ) -> None:
-    extra = [] if fast else ["--goal", "sampled-judgments"]  # --goal is read by Typer
+    extra = [] if fast else ["--goal", "sampled-pool"]  # --goal is read by Typer
     code, out, _ = _cli(capsys, "evaluate", on_disk["qrels"], on_disk["run"], "-m", "statAP",
                         "-m", "stat_P@2", "--pool", on_disk["pool"], "-f", "json", "-q", *extra)  # fmt: skip
     assert code == 0

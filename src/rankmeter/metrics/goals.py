@@ -137,7 +137,7 @@ GOALS: Mapping[str, Goal] = MappingProxyType(
                 ),
             ),
             _goal(
-                "sampled-judgments",
+                "sampled-pool",
                 "Only a sample of the pool was judged (rankmeter pool --max-per-query)? "
                 "Estimates from the sample, with --pool giving each item's probability.",
                 (
@@ -178,7 +178,7 @@ def get_goal(name: str) -> Goal:
     >>> get_goal("coverge")
     Traceback (most recent call last):
     ...
-    rankmeter.errors.MetricError: unknown goal 'coverge'; did you mean coverage? Valid goals: coverage, top-results, single-answer, candidate-pool, sampled-judgments
+    rankmeter.errors.MetricError: unknown goal 'coverge'; did you mean coverage? Valid goals: coverage, top-results, single-answer, candidate-pool, sampled-pool
     """
     if not isinstance(name, str):
         raise MetricError(f"a goal must be a string, not {type(name).__name__}")
@@ -195,7 +195,7 @@ def metrics_for_goal(goal: str) -> tuple[GoalMetric, ...]:
     """The metrics that answer ``goal``, each with one line on why.
 
     ``goal`` is one of ``coverage``, ``top-results``, ``single-answer``, ``candidate-pool``,
-    ``sampled-judgments``.
+    ``sampled-pool``.
     Unknown names raise :class:`~rankmeter.errors.MetricError` listing the valid goals.
 
     >>> for m in metrics_for_goal("top-results"):

@@ -21,7 +21,7 @@ What is estimated, per query (d ranges over the judged documents; rel(d) = grade
   the only probability a pool file records. The two differ only for two documents of one
   stratum ((n-1)/(N-1) against n/N), and the estimate is a ratio anyway, so statAP is not
   exactly unbiased: its bias, found by enumerating every sample of small designs, is small
-  (tests/metrics/test_statap_sampling.py) and the Cranfield simulation in docs/pooling.md
+  (tests/metrics/test_statap_sampling.py) and the Cranfield simulation in docs/judgments.md
   measures it on real runs.
 - stat_nDCG@k = DCG^@k / IDCG^@k: DCG^@k = sum_{d in the top k} gain(g_d) / pi_d /
   log2(rank + 1) (unbiased for DCG@k); the ideal DCG is that of an ideal ranking holding,
@@ -383,7 +383,7 @@ STAT_AP = MetricSpec(
         _FULL.format(twin="AP (map), to the last bit"),
         _SAMPLE,
         "A ratio of estimates, so slightly biased (not exactly unbiased as stat_P is): "
-        "docs/pooling.md gives the bias measured on Cranfield.",
+        "docs/judgments.md gives the bias measured on Cranfield.",
         "No relevant judgment (R^ = 0): 0. A sample's value may exceed 1 (a sampled "
         "document stands for 1/pi of them).",
     ),
