@@ -393,3 +393,31 @@ def test_explain_compare_and_per_query_run_the_stat_metrics(
     assert (
         "a\tq1\t0.58333333333333" in out and "a\tq2\t0.5\n" in out
     )  # (1 + 2 * 2/3) / 4; 4 * 1/2 / 4
+
+
+def test_compare_reads_the_pool_as_evaluate_does(
+    capsys: pytest.CaptureFixture[str], on_disk: dict[str, Path]
+) -> None:
+    evaluated = rankmeter.evaluate(QRELS, RUN, ["statAP", "stat_P@2"], inclusion=on_disk["pool"])
+    run_b = on_disk["run"].with_name("b.run")
+    run_b.write_text(on_disk["run"].read_text().replace(" a\n", " b\n"))
+    compared = rankmeter.compare(
+        QRELS, {"a": RUN, "b": RUN}, ["statAP", "stat_P@2"], resamples=200,
+        inclusion=on_disk["pool"], include_missing=False,
+    )  # fmt: skip
+    for name in ("statAP", "stat_P@2"):
+        assert compared.mean("a", name).mean == pytest.approx(evaluated.metrics[name], abs=1e-15)
+    code, out, _ = _cli(capsys, "compare", on_disk["qrels"], on_disk["run"], run_b, "-m",
+                        "statAP", "--pool", on_disk["pool"], "-f", "json", "--resamples", "200",
+                        "--answered-only")  # fmt: skip
+    assert code == 0
+    means = {(m["system"], m["metric"]): m["mean"] for m in json.loads(out)["means"]}
+    assert means[("a", "statAP")] == evaluated.metrics["statAP"]
+    with pytest.raises(PolicyError, match=r"^inclusion is a setting of engine='process'"):
+        rankmeter.compare(QRELS, {"a": RUN, "b": RUN}, "statAP", engine="spark",
+                          inclusion=on_disk["pool"])  # fmt: skip
+    from rankmeter.comparison import compare_files
+
+    with pytest.raises(PolicyError, match=r"^--pool is a setting of --engine process"):
+        compare_files(on_disk["qrels"], [on_disk["run"], run_b], ["statAP"], engine="spark",
+                      inclusion=on_disk["pool"], command_line=True)  # fmt: skip

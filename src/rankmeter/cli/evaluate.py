@@ -18,6 +18,7 @@ from rankmeter.cli._common import (
     MetricOption,
     OutputOption,
     PerQueryOption,
+    PoolOption,
     QrelsArgument,
     QrelsFormatOption,
     QuietOption,
@@ -82,16 +83,7 @@ def evaluate(
     engine: EvalEngineOption = EvalEngine.process,
     spark_master: SparkMasterOption = None,
     spark_conf: SparkConfOption = None,
-    pool: Annotated[
-        str | None,
-        typer.Option(
-            "--pool",
-            metavar="POOL.jsonl",
-            help="The pool file `rankmeter pool` wrote, for judgments that are a sample of it: "
-            "statAP, stat_nDCG and stat_P weigh each judged item by 1 / its "
-            "inclusion_probability (a judgment not in the file has probability 1).",
-        ),
-    ] = None,
+    pool: PoolOption = None,
 ) -> None:
     """Evaluate runs against qrels with trec_eval's semantics.
 
