@@ -421,3 +421,18 @@ def test_compare_reads_the_pool_as_evaluate_does(
     with pytest.raises(PolicyError, match=r"^--pool is a setting of --engine process"):
         compare_files(on_disk["qrels"], [on_disk["run"], run_b], ["statAP"], engine="spark",
                       inclusion=on_disk["pool"], command_line=True)  # fmt: skip
+
+
+def test_explain_shows_each_results_probability_and_weight() -> None:
+    qrels = sampled_qrels(rankmeter.as_qrels(QRELS), {("q1", "c"): 0.5})
+    run = {"q1": {"a": 4.0, "b": 3.0, "c": 2.0, "x": 1.0}}
+    explained = rankmeter.explain(qrels, run, "q1", "statAP")
+    assert explained.value == rankmeter.evaluate(qrels, run, "statAP").metrics["statAP"]
+    assert (
+        explained.steps[1]
+        == "R^ = the sum of 1/pi over the 3 relevant judgments of the query = 1 + 1 + 2 = 4"
+    )
+    assert explained.steps[-2].endswith("= (1*1 + 2*0.667) / 4 = 2.333 / 4 = 0.58")
+    rows = {row["doc"]: row for row in explained.to_dict()["rows"]}
+    assert rows["c"]["inclusion"] == 0.5 and rows["c"]["weight"] == 2.0
+    assert rows["a"]["weight"] == 1.0 and rows["x"]["weight"] is None  # x is not judged
