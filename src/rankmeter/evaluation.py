@@ -16,6 +16,7 @@ from rankmeter.data import Qrels, Run
 from rankmeter.data.arrays import take
 from rankmeter.errors import RankmeterError
 from rankmeter.io import as_qrels, as_run, load_runs
+from rankmeter.io.pool import sampled_qrels
 from rankmeter.metrics import DEFAULT_METRICS, Metric, Ranked, join, parse_metrics
 from rankmeter.results import (
     WRITTEN_DEPTH,
@@ -54,6 +55,7 @@ def evaluate(
     judged_only: bool = ...,
     ties: str = ...,
     stream: bool | None = ...,
+    inclusion: Any = ...,
 ) -> EvalResults: ...
 
 
@@ -68,6 +70,7 @@ def evaluate(
     judged_only: bool = ...,
     ties: str = ...,
     stream: bool | None = ...,
+    inclusion: Any = ...,
 ) -> EvalResult: ...
 
 
@@ -81,6 +84,7 @@ def evaluate(
     judged_only: bool = False,
     ties: str = "trec_eval",
     stream: bool | None = None,
+    inclusion: Any = None,
 ) -> EvalResult | EvalResults:
     """Evaluate one run, or several against the same qrels, with trec_eval's semantics.
 
@@ -100,6 +104,10 @@ def evaluate(
         too. None (default): TREC run files that are regular files are streamed, and read
         whole when they are not grouped by query; other inputs (read only once) are read
         whole. False: read whole.
+    inclusion : where the judgments are a sample (``rankmeter pool --max-per-query``), each
+        judgment's inclusion probability, read by statAP, stat_nDCG and stat_P: the pool
+        file's path, the Pool, or a mapping ``{(query_id, doc_id): probability}`` (see
+        :func:`rankmeter.io.sampled_qrels`); None: every judgment made in full (probability 1)
 
     Returns
     -------
@@ -145,7 +153,7 @@ def evaluate(
         # The first run is read (on threads of its own) while the qrels are read here.
         first = _start_stream(paths[0], policies)
         try:
-            loaded_qrels = as_qrels(qrels)
+            loaded_qrels = sampled_qrels(as_qrels(qrels), inclusion)
         except BaseException:
             _close(first)
             raise
@@ -167,7 +175,7 @@ def evaluate(
         finally:
             _close(first)
     else:
-        loaded_qrels = as_qrels(qrels)
+        loaded_qrels = sampled_qrels(as_qrels(qrels), inclusion)
     if many:
         loaded = load_runs(runs, ties=ties)
         return EvalResults(

@@ -72,7 +72,18 @@ def test_every_cutoff_equals_the_metric_at_that_cutoff(metric: Metric, seed: int
 
 def test_the_families_that_add_up_ranks_give_every_cutoff_from_one_kernel() -> None:
     families = {spec.name for spec in SPECS if spec.at_cutoffs is not None}
-    assert families == {"P", "R", "nDCG", "DCG", "ERR", "nERR", "RBP", "RBP_resid"}
+    assert families == {
+        "P",
+        "R",
+        "nDCG",
+        "DCG",
+        "ERR",
+        "nERR",
+        "RBP",
+        "RBP_resid",
+        "stat_P",
+        "stat_nDCG",
+    }
     ranked = _ranked(4)
     for family in sorted(families):
         metric = parse_metric(family)

@@ -11,12 +11,19 @@ from rankmeter.errors import MetricError
 from rankmeter.metrics import GOALS, GoalMetric, metrics_for_goal, parse_metric
 from rankmeter.metrics.goals import GOAL_NAMES, Goal, get_goal, goal_notes
 
-VALID = "Valid goals: coverage, top-results, single-answer, candidate-pool, browsing$"
+VALID = "Valid goals: coverage, top-results, single-answer, candidate-pool, browsing, sampled-pool$"
 ALL_METRICS = [(goal.name, m) for goal in GOALS.values() for m in goal.metrics]
 
 
-def test_the_five_goals_in_order() -> None:
-    assert GOAL_NAMES == ("coverage", "top-results", "single-answer", "candidate-pool", "browsing")
+def test_the_goals_in_order() -> None:
+    assert GOAL_NAMES == (
+        "coverage",
+        "top-results",
+        "single-answer",
+        "candidate-pool",
+        "browsing",
+        "sampled-pool",
+    )
     assert list(GOALS) == list(GOAL_NAMES)
     assert all(name == goal.name for name, goal in GOALS.items())
 
@@ -58,6 +65,7 @@ def test_every_goal_has_a_one_line_description_and_distinct_metrics(goal: str) -
         ("single-answer", ["RR@10", "Success@1", "Success@10"]),
         ("candidate-pool", ["R@100", "R@1000", "Judged@100"]),
         ("browsing", ["ERR@10", "RBP", "RBP_resid", "Compat"]),
+        ("sampled-pool", ["statAP", "stat_nDCG@10", "stat_P@10"]),
     ],
 )
 def test_the_advice(goal: str, expected: list[str]) -> None:
@@ -119,7 +127,7 @@ def test_empty_goal(given: str) -> None:
     with pytest.raises(
         MetricError,
         match=r"^no goal given; choose one of coverage, top-results, single-answer, candidate-pool, "
-        r"browsing$",
+        r"browsing, sampled-pool$",
     ):
         metrics_for_goal(given)
 

@@ -90,6 +90,13 @@ FACTS: dict[str, Facts] = {
     # p^min(J, n, k) on a perfect ranking, but 1 (not 0) for an empty one: no rule here
     "RBP_resid": Facts(True, False, True, None),
     "Compat": Facts(True, False, False, lambda s: 1.0 if s.has_gain else 0.0),
+    # Estimates from a sample may exceed 1 (a sampled document stands for 1/pi of them), so
+    # they are not bounded; judged in full (as here) each is its twin: AP, nDCG, P.
+    "statAP": Facts(False, True, True, lambda s: _frac(_upto(s, s.relevant), s.relevant)),
+    "stat_nDCG": Facts(False, False, True, lambda s: 1.0 if s.has_gain else 0.0),
+    "stat_P": Facts(
+        False, False, False, lambda s: _frac(_upto(s, s.relevant), s.cutoff or s.returned)
+    ),
 }
 
 CUTOFFS = (1, 2, 3, 5, 10)

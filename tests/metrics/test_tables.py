@@ -175,6 +175,12 @@ A_CASES = [
         / (1 + 0.5 + 0.25 + 0.125 + 0.0625 * 4 / 5 + 0.03125 * 4 / 6 + 0.015625 * 4 / 7),
         id="Compat(p=0.5)",
     ),
+    # --- the sampled-judgment estimates, with every judgment made in full (no pool): their twins
+    param("statAP", {}, (1 / 2 + 2 / 5 + 3 / 6) / 4, id="statAP"),
+    param("statAP(rel=2)@5", {}, (1 / 2) / 2, id="statAP(rel=2)@5"),
+    param("stat_nDCG", {}, (2 / log2(3) + 1 / log2(6) + 3 / log2(7)) / A_IDCG, id="stat_nDCG"),
+    param("stat_P@5", {}, 2 / 5, id="stat_P@5"),
+    param("stat_P", {}, 3 / 7, id="stat_P-whole-list"),
 ]
 
 

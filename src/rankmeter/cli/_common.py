@@ -142,10 +142,21 @@ MetricOption = Annotated[
 ]
 GOAL_HELP = (
     f"The metrics that answer a goal, and why: {', '.join(GOAL_NAMES)} (finding everything "
-    "relevant; a good first page; one right answer; the pool a reranker reads). evaluate and "
+    "relevant; a good first page; one right answer; the pool a reranker reads; estimates from "
+    "a judged sample of the pool). evaluate and "
     "compare add them after any -m metrics; metrics lists them."
 )
 GoalOption = Annotated[str | None, typer.Option("--goal", metavar="GOAL", help=GOAL_HELP)]
+PoolOption = Annotated[
+    str | None,
+    typer.Option(
+        "--pool",
+        metavar="POOL.jsonl",
+        help="The pool file `rankmeter pool` wrote, where the judgments are a sample of it: "
+        "statAP, stat_nDCG and stat_P weigh each judged item by 1 / its "
+        "inclusion_probability (a judgment not in the file has probability 1).",
+    ),
+]
 PerQueryOption = Annotated[
     bool,
     typer.Option(

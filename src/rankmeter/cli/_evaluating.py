@@ -36,6 +36,7 @@ def evaluate_files(
     spark_master: str | None = None,
     spark_conf: list[str] | None = None,
     worst: int | None = None,
+    pool: str | None = None,
 ) -> None:
     """Evaluate run files against a qrels file and write the results (see ``rankmeter
     evaluate --help`` for what each value means)."""
@@ -62,6 +63,7 @@ def evaluate_files(
         spark_conf=spark_conf,
         stages=lambda total: Steps(total=total, enabled=False if quiet else None),
         command_line=True,
+        inclusion=pool,
     )
     # Data formats stay data: the goal's notes and the warnings go to stderr, unless quiet.
     render(

@@ -34,6 +34,7 @@ VALUED = {
     "--spark-master": "spark_master",
     "--spark-conf": "spark_conf",
     "--worst": "worst",
+    "--pool": "pool",
 }
 #: Options that may be given several times (their values are collected in order).
 REPEATED = ("metric", "spark_conf")
@@ -86,6 +87,7 @@ def evaluate_args(argv: list[str]) -> dict[str, Any] | None:
         "spark_master": None,
         "spark_conf": None,
         "worst": None,
+        "pool": None,
     }
     given: set[str] = set()
     positional: list[str] = []

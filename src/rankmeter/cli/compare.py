@@ -19,6 +19,7 @@ from rankmeter.cli._common import (
     MetricOption,
     OutputOption,
     PerQueryOption,
+    PoolOption,
     QrelsArgument,
     QrelsFormatOption,
     QuietOption,
@@ -174,6 +175,7 @@ def compare(
     engine: EvalEngineOption = EvalEngine.process,
     spark_master: SparkMasterOption = None,
     spark_conf: SparkConfOption = None,
+    pool: PoolOption = None,
 ) -> None:
     """Compare runs with a baseline: differences, intervals, paired tests, failures, segments.
 
@@ -230,6 +232,7 @@ def compare(
         spark_conf=spark_conf,
         stages=lambda total: Steps(total=total, enabled=False if quiet else None),
         command_line=True,
+        inclusion=pool,
     )
     for note in () if quiet else done.goal_notes:
         print(visible(f"note: {note}"), file=sys.stderr)

@@ -18,6 +18,7 @@ from rankmeter.cli._common import (
     MetricOption,
     OutputOption,
     PerQueryOption,
+    PoolOption,
     QrelsArgument,
     QrelsFormatOption,
     QuietOption,
@@ -82,6 +83,7 @@ def evaluate(
     engine: EvalEngineOption = EvalEngine.process,
     spark_master: SparkMasterOption = None,
     spark_conf: SparkConfOption = None,
+    pool: PoolOption = None,
 ) -> None:
     """Evaluate runs against qrels with trec_eval's semantics.
 
@@ -114,6 +116,7 @@ def evaluate(
         engine=engine.value,
         spark_master=spark_master,
         spark_conf=spark_conf,
+        pool=pool,
     )
 
 

@@ -35,7 +35,7 @@ from rankmeter.data import Qrels, Run
 from rankmeter.data.run import check_ties
 from rankmeter.errors import PolicyError, RankmeterError
 from rankmeter.evaluation import check_policies, no_common_queries, resolve_metrics
-from rankmeter.io import as_qrels, load_runs
+from rankmeter.io import as_qrels, load_runs, sampled_qrels
 from rankmeter.metrics import Metric, Ranked, join
 from rankmeter.results import Policies, relevant_only
 
@@ -69,6 +69,7 @@ def compare(
     values: Mapping[str, Any] | None = None,
     engine: str = "process",
     spark: Any = None,
+    inclusion: Any = None,
 ) -> Comparison:
     """Compare systems with a baseline on the same queries, with honest statistics.
 
@@ -122,6 +123,10 @@ def compare(
     spark : with ``engine="spark"``: a SparkSession, or the backend
         ``rankmeter.engines.connect("spark")`` gives (default: that backend, the process's
         one local session)
+    inclusion : where the judgments are a sample of a pool, each judgment's inclusion
+        probability (the pool file's path, the Pool, or ``{(query_id, doc_id): probability}``),
+        read by statAP, stat_nDCG and stat_P, as :func:`rankmeter.evaluate` takes it; with
+        ``engine="process"``
 
     Either way a system without results for a compared query scores 0 on it, so systems are
     always paired on the same queries and a system cannot gain by skipping hard ones; such
@@ -161,7 +166,12 @@ def compare(
         engine=engine,
         spark=spark,
     )
-    systems = Systems.read(qrels, runs, baseline, options, spark)
+    if inclusion is not None and options.engine == "spark":
+        raise PolicyError(
+            "inclusion is a setting of engine='process': Spark does not carry inclusion "
+            "probabilities yet"
+        )
+    systems = Systems.read(qrels, runs, baseline, options, spark, inclusion)
     compared = select_queries(
         systems.qrels, systems.in_order(), include_missing=options.policies.include_missing
     )
@@ -373,7 +383,13 @@ class Systems:
 
     @classmethod
     def read(
-        cls, qrels: Any, runs: Any, baseline: str | None, options: Options, spark: Any = None
+        cls,
+        qrels: Any,
+        runs: Any,
+        baseline: str | None,
+        options: Options,
+        spark: Any = None,
+        inclusion: Any = None,
     ) -> Systems:
         """The qrels and the runs read (or the runs evaluated on Spark, with
         ``options.engine``), two or more; the baseline named checked among them."""
@@ -394,7 +410,7 @@ class Systems:
                 cutoff=options.cutoff,
             )
         else:
-            loaded_qrels = as_qrels(qrels)
+            loaded_qrels = sampled_qrels(as_qrels(qrels), inclusion)
             given = given_runs(runs)
         loaded: Sequence[Run | GivenRun] = (
             load_runs(runs, ties=options.policies.ties) if given is None else list(given.values())

@@ -97,7 +97,8 @@ def compare_files(
         system is also diffed against the baseline (:func:`~rankmeter.comparison.diff_runs`,
         ``diffs``), the shown documents read once for all; needs ``engine="process"``
     options : every other setting of :func:`~rankmeter.compare` (``test``, ``correction``,
-        ``alpha``, ``resamples``, ``seed``, ``segments``, ``worst``, ...), passed to it
+        ``alpha``, ``resamples``, ``seed``, ``segments``, ``worst``, ``inclusion`` (a pool
+        file's path: ``--pool``), ...), passed to it
 
     Returns
     -------
@@ -141,6 +142,12 @@ def compare_files(
     asked = [metrics] if isinstance(metrics, str) else list(metrics or [])
     names = list(dict.fromkeys([*asked, *goal_metrics])) or list(DEFAULT_METRICS)
     arguments = run_arguments(runs)
+    if engine == "spark" and options.get("inclusion") is not None:
+        raise PolicyError(
+            f"{'--pool' if command_line else 'inclusion'} is a setting of "
+            f"{'--engine process' if command_line else 'engine=' + repr('process')}: Spark does "
+            "not carry inclusion probabilities yet"
+        )
     backend = spark_for(
         engine,
         inputs=[qrels, *(a.path for a in arguments)],

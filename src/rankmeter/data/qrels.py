@@ -76,6 +76,7 @@ class Qrels:
         "_doc_lookup",
         "_doc_vocab",
         "_grades",
+        "_inclusion",
         "_keys",
         "_offsets",
         "_pair_lookup",
@@ -113,6 +114,7 @@ class Qrels:
         self._query_lookup: HashLookup | None = None
         self._doc_lookup: HashLookup | None = None
         self._pair_lookup: PairLookup | None = None
+        self._inclusion: FloatArray | None = None
 
     # -- construction -------------------------------------------------------------------------
     @classmethod
@@ -268,6 +270,45 @@ class Qrels:
         at = np.minimum(np.searchsorted(self._keys, keys), max(len(self._keys) - 1, 0))
         rows: IntArray = np.where(self._keys[at] == keys, at, -1)
         return rows
+
+    @property
+    def inclusion(self) -> FloatArray | None:
+        """Each judgment row's inclusion probability, where the judgments are a sample (read-only
+        float64 in (0, 1], aligned with :attr:`grades`); None when every judgment was made in
+        full (probability 1). The sampled-judgment metrics (statAP, stat_nDCG, stat_P) weigh a
+        judgment by ``1 / probability``; every other metric ignores it."""
+        return self._inclusion
+
+    def with_inclusion(self, probabilities: Any) -> Qrels:
+        """The same judgments, each row with its inclusion probability (see :attr:`inclusion`;
+        None: judged in full). The arrays are shared, not copied.
+
+        >>> qrels = Qrels.from_dict({"q1": {"d1": 1, "d2": 0}})
+        >>> qrels.with_inclusion([0.5, 1.0]).inclusion.tolist(), qrels.inclusion is None
+        ([0.5, 1.0], True)
+        """
+        import copy
+
+        from rankmeter.errors import RankmeterError
+
+        out = copy.copy(self)
+        if probabilities is None:
+            out._inclusion = None
+            return out
+        values = np.asarray(probabilities, dtype=np.float64)
+        if values.shape != self._grades.shape:
+            raise RankmeterError(
+                f"inclusion probabilities: {values.size} given for {len(self._grades)} judgments; "
+                "give one per judgment row"
+            )
+        bad = np.flatnonzero(~((values > 0) & (values <= 1)))
+        if len(bad):
+            raise RankmeterError(
+                f"inclusion probabilities must be in (0, 1], got {float(values[bad[0]])!r} for "
+                f"judgment row {int(bad[0])}"
+            )
+        out._inclusion = readonly(values)
+        return out
 
     def __len__(self) -> int:
         return len(self._grades)

@@ -199,6 +199,7 @@ def evaluate_files(
     spark_conf: Mapping[str, str] | Iterable[str] | None = None,
     stages: Stages | None = None,
     command_line: bool = False,
+    inclusion: Any = None,
 ) -> EvaluatedFiles:
     """Evaluate run files against a qrels file, here or on Spark, as ``rankmeter evaluate``
     does.
@@ -224,6 +225,8 @@ def evaluate_files(
         none
     command_line : messages name the command line's options (``--engine spark``) instead of
         the parameters (``engine='spark'``)
+    inclusion : the inclusion probabilities of sampled judgments (a pool file's path, as
+        ``--pool`` names it; see :func:`rankmeter.evaluate`), with ``engine="process"``
 
     Returns
     -------
@@ -267,6 +270,12 @@ def evaluate_files(
             if command_line
             else "stream is a setting of engine='process'"
         )
+    if engine == "spark" and inclusion is not None:
+        raise PolicyError(
+            f"{'--pool' if command_line else 'inclusion'} is a setting of "
+            f"{_setting('engine', 'process', command_line=command_line)}: Spark does not carry "
+            "inclusion probabilities yet"
+        )
     backend = spark_for(
         engine,
         inputs=[qrels, *(a.path for a in arguments)],
@@ -297,6 +306,7 @@ def evaluate_files(
             stream,
             progress,
             command_line,
+            inclusion,
         )
     if chosen is None:
         return EvaluatedFiles(results)
@@ -348,15 +358,16 @@ def _here(
     stream: bool | None,
     stages: Stages,
     command_line: bool,
+    inclusion: Any = None,
 ) -> tuple[EvalResults, Any]:
     """The in-process engine: the qrels read once, each run streamed or read whole; the
     results and the qrels."""
     from rankmeter.evaluation import evaluate
-    from rankmeter.io import read_qrels, read_run
+    from rankmeter.io import read_qrels, read_run, sampled_qrels
 
     with stages(len(arguments) + 1) as steps:
         steps.start(f"reading {qrels}")
-        loaded_qrels = read_qrels(qrels, format=qrels_format)
+        loaded_qrels = sampled_qrels(read_qrels(qrels, format=qrels_format), inclusion)
         evaluated = []
         for argument in arguments:
             path = argument.path

@@ -31,7 +31,7 @@ from rankmeter.errors import FormatError, PolicyError
 from rankmeter.io._source import FORMATS, Source
 from rankmeter.io.beir import read_corpus, read_documents
 from rankmeter.io.labels import as_labels, read_labels
-from rankmeter.io.pool import read_pool
+from rankmeter.io.pool import read_pool, sampled_qrels
 from rankmeter.io.tables import (
     default_run_name,
     frame_table,
@@ -67,6 +67,7 @@ __all__ = [
     "read_qrels",
     "read_run",
     "same_target",
+    "sampled_qrels",
     "trec_id_writable",
     "trec_qrels_text",
     "trec_run_tag",

@@ -14,6 +14,11 @@ that works on a pool. Each line is one item, with five fields, all required::
   query's pool was not sampled. Estimates over a sampled pool weigh each judged item by
   ``1 / inclusion_probability`` (Horvitz-Thompson, as infAP does).
 
+:func:`sampled_qrels` gives qrels the inclusion probabilities of a pool: each judged (query,
+doc) pair found in the pool gets its item's probability, every other judgment probability 1
+(judged in full, outside the sample); an item without a judgment is simply not judged. The
+sampled-judgment metrics (statAP, stat_nDCG, stat_P) read them.
+
 There is no header line; blank lines are skipped; ids may be JSON strings or integers (read as
 strings); a file may be gzip-compressed (``.gz``) or ``-`` (standard input). A bad line is a
 :class:`~rankmeter.errors.FormatError` naming the file, the line and its text.
@@ -24,16 +29,17 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from rankmeter.errors import FormatError
+from rankmeter.data import Qrels
+from rankmeter.errors import FormatError, PolicyError, RankmeterError
 from rankmeter.io._source import Source
 from rankmeter.io.tables import json_type
 
-__all__ = ["FIELDS", "PoolItem", "read_pool"]
+__all__ = ["FIELDS", "PoolItem", "read_pool", "sampled_qrels"]
 
 #: The fields of a pool line, in the order they are written.
 FIELDS = ("query_id", "doc_id", "runs", "best_rank", "inclusion_probability")
@@ -186,3 +192,119 @@ def _identifier(name: str, value: Any, where: _Line) -> str:
 
 def _rank(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 1
+
+
+def sampled_qrels(qrels: Qrels, inclusion: Any) -> Qrels:
+    """``qrels`` with each judgment's inclusion probability (:attr:`Qrels.inclusion`).
+
+    ``inclusion``: the path of a pool file (``rankmeter pool`` wrote it; read as
+    :func:`read_pool` reads it), a pool (:class:`rankmeter.judgments.pool.Pool`, or any
+    iterable of :class:`PoolItem`), a mapping ``{(query_id, doc_id): probability}``, or None
+    (``qrels`` as they are: every judgment made in full). A judged pair found in it gets its
+    probability; a judged pair not in it has probability 1 (judged in full, outside the
+    sample); a pair in it without a judgment is not judged.
+
+    Raises RankmeterError when no judged pair is in the pool, naming what to check: a pool of
+    other queries, or a sample not judged yet; FormatError for a bad line of a pool file;
+    PolicyError for an ``inclusion`` of another kind or a probability outside (0, 1].
+
+    >>> qrels = Qrels.from_dict({"q1": {"a": 1, "b": 0, "c": 1}})
+    >>> sampled = sampled_qrels(qrels, {("q1", "a"): 0.5, ("q1", "z"): 0.25})
+    >>> sampled.inclusion.tolist()
+    [0.5, 1.0, 1.0]
+    """
+    if inclusion is None:
+        return qrels
+    if isinstance(inclusion, (str, os.PathLike)):
+        where = f"the pool {os.fspath(inclusion)}"
+        pairs = _item_pairs(read_pool(inclusion))
+    elif isinstance(inclusion, Mapping):
+        where = "the inclusion probabilities given"
+        pairs = _mapping_pairs(inclusion)
+    elif isinstance(inclusion, Iterable) and not isinstance(inclusion, (bytes, bytearray)):
+        where = "the pool given"
+        items = list(inclusion)
+        for item in items:
+            if not isinstance(item, PoolItem):
+                raise PolicyError(_INCLUSION_KINDS + f", not an iterable of {type(item).__name__}")
+        pairs = _item_pairs(items)
+    else:
+        raise PolicyError(_INCLUSION_KINDS + f", not {type(inclusion).__name__}")
+    return qrels.with_inclusion(_probabilities(qrels, pairs, where))
+
+
+_INCLUSION_KINDS = (
+    "inclusion= takes a pool file's path, a Pool (or its PoolItems) or a mapping "
+    "{(query_id, doc_id): probability}"
+)
+
+
+def _item_pairs(items: Iterable[PoolItem]) -> tuple[list[str], list[str], list[float]]:
+    listed = list(items)
+    return (
+        [item.query_id for item in listed],
+        [item.doc_id for item in listed],
+        [item.inclusion_probability for item in listed],
+    )
+
+
+def _mapping_pairs(given: Mapping[Any, Any]) -> tuple[list[str], list[str], list[float]]:
+    queries: list[str] = []
+    docs: list[str] = []
+    probabilities: list[float] = []
+    for key, value in given.items():
+        if not (isinstance(key, tuple) and len(key) == 2 and all(isinstance(k, str) for k in key)):
+            raise PolicyError(
+                f"inclusion= maps (query_id, doc_id) pairs of strings to probabilities, got the "
+                f"key {key!r}"
+            )
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, (int, float))
+            or not math.isfinite(value)
+            or not 0 < value <= 1
+        ):
+            raise PolicyError(f"inclusion[{key!r}] must be a probability in (0, 1], not {value!r}")
+        queries.append(key[0])
+        docs.append(key[1])
+        probabilities.append(float(value))
+    return queries, docs, probabilities
+
+
+def _probabilities(
+    qrels: Qrels, pairs: tuple[list[str], list[str], list[float]], where: str
+) -> Any:
+    """Each judgment row's probability: the pair's in ``pairs``, else 1 (vectorised: the
+    pairs' queries and docs are found as a join finds a run's)."""
+    import numpy as np
+
+    from rankmeter.data.arrays import arrow_strings
+    from rankmeter.data.hashing import string_hashes
+
+    queries, docs, given = pairs
+    out = np.ones(len(qrels), dtype=np.float64)
+    if not queries:
+        raise PolicyError(f"{where} holds no item")
+    segments = qrels.rows_of(queries)
+    if not (segments >= 0).any():
+        raise RankmeterError(
+            f"{where} shares no query with the qrels ({qrels.source}): its queries start "
+            f"{', '.join(sorted(set(queries))[:3])}; check that the pool and the qrels belong "
+            "together"
+        )
+    strings = arrow_strings(docs)
+    rows = np.arange(len(docs), dtype=np.int64)
+    codes = qrels.doc_lookup().codes(strings, string_hashes(strings), rows)
+    known = np.flatnonzero((segments >= 0) & (codes >= 0))
+    at = qrels.judgment_rows(segments[known], codes[known])
+    found = at >= 0
+    judged = found.copy()
+    judged[found] = qrels.grades[at[found]] >= 0
+    if not judged.any():
+        raise RankmeterError(
+            f"none of the {len(queries)} items of {where} is judged in the qrels "
+            f"({qrels.source}): judge the sample first (e.g. with `rankmeter judge`) and give "
+            "the qrels that hold its judgments"
+        )
+    out[at[found]] = np.asarray(given, dtype=np.float64)[known[found]]
+    return out

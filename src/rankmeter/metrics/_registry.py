@@ -15,6 +15,7 @@ from rankmeter.metrics import (
     recall,
     rprec,
     rr,
+    statap,
     success,
 )
 from rankmeter.metrics._spec import MetricSpec
@@ -34,6 +35,7 @@ SPECS: tuple[MetricSpec, ...] = (
     *compat.SPECS,
     judged.SPEC,
     *counts.SPECS,
+    *statap.SPECS,
 )
 
 #: Used by `rankmeter evaluate` when no -m is given.

@@ -161,6 +161,26 @@ GOALS: Mapping[str, Goal] = MappingProxyType(
                     "and all depths (p=0.95): 1 = as the judgments would rank it.",
                 ),
             ),
+            _goal(
+                "sampled-pool",
+                "Only a sample of the pool was judged (rankmeter pool --max-per-query)? "
+                "Estimates from the sample, with --pool giving each item's probability.",
+                (
+                    "statAP",
+                    "AP estimated from the sample, each judgment weighing 1/pi: a ratio of "
+                    "estimates, it read 0.04 high on Cranfield with a third of the pool judged.",
+                ),
+                (
+                    "stat_nDCG@10",
+                    "nDCG@10 with gains weighed 1/pi and the ideal built from the estimated "
+                    "count of each grade; also reads high, more so on a small sample.",
+                ),
+                (
+                    "stat_P@10",
+                    "Share of the top 10 that is relevant, estimated without bias (Horvitz-"
+                    "Thompson); binary and blind to order, as P@10.",
+                ),
+            ),
         ]
     )
 )
@@ -183,7 +203,7 @@ def get_goal(name: str) -> Goal:
     >>> get_goal("coverge")
     Traceback (most recent call last):
     ...
-    rankmeter.errors.MetricError: unknown goal 'coverge'; did you mean coverage? Valid goals: coverage, top-results, single-answer, candidate-pool, browsing
+    rankmeter.errors.MetricError: unknown goal 'coverge'; did you mean coverage? Valid goals: coverage, top-results, single-answer, candidate-pool, browsing, sampled-pool
     """
     if not isinstance(name, str):
         raise MetricError(f"a goal must be a string, not {type(name).__name__}")
@@ -200,7 +220,7 @@ def metrics_for_goal(goal: str) -> tuple[GoalMetric, ...]:
     """The metrics that answer ``goal``, each with one line on why.
 
     ``goal`` is one of ``coverage``, ``top-results``, ``single-answer``, ``candidate-pool``,
-    ``browsing``.
+    ``browsing``, ``sampled-pool``.
     Unknown names raise :class:`~rankmeter.errors.MetricError` listing the valid goals.
 
     >>> for m in metrics_for_goal("top-results"):

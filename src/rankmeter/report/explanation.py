@@ -75,6 +75,8 @@ LABELS = {
     "residual": "residual",
     "ideal_rank": "ideal rank",
     "overlap": "overlap",
+    "inclusion": "inclusion probability",
+    "ht_weight": "weight 1/pi",
 }
 
 #: Columns of numbers: right-aligned.
@@ -95,6 +97,8 @@ NUMERIC = frozenset(
         "residual",
         "ideal_rank",
         "overlap",
+        "inclusion",
+        "ht_weight",
     }
 )
 
