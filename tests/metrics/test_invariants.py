@@ -44,6 +44,16 @@ def _frac(num: float, den: float) -> float:
     return num / den if den else 0.0
 
 
+def _perfect_infap(relevant: int) -> float:
+    """infAP of R relevant results on top: every one judged, nothing unjudged above."""
+    eps = 0.00001
+    terms = [1.0] + [
+        1 / k + ((k - 1) / k) * ((k - 1) / (k - 1)) * ((k - 1 + eps) / (k - 1 + 2 * eps))
+        for k in range(2, relevant + 1)
+    ]
+    return _frac(sum(terms), relevant) if relevant else 0.0
+
+
 def _upto(shape: Shape, count: int) -> int:
     return count if shape.cutoff is None else min(count, shape.cutoff)
 
@@ -84,6 +94,7 @@ FACTS: dict[str, Facts] = {
     "NumRet": Facts(False, False, False, lambda s: float(s.returned)),
     "NumRel": Facts(False, False, False, lambda s: float(s.relevant)),
     "NumRelRet": Facts(False, True, True, lambda s: float(_upto(s, s.relevant))),
+    "infAP": Facts(True, False, False, lambda s: _perfect_infap(s.relevant)),
 }
 
 CUTOFFS = (1, 2, 3, 5, 10)

@@ -348,7 +348,7 @@ def test_every_parameter_default_is_within_its_bounds() -> None:
 
 
 # -- issue 22, item 22: suggestions close in spelling and in meaning ---------------------------
-LACKING = ["ERR", "RBP", "infAP", "statAP", "gm_map", "iprec_at_recall", "Compat", "alpha_nDCG",
+LACKING = ["ERR", "RBP", "infNDCG", "statAP", "gm_map", "iprec_at_recall", "Compat", "alpha_nDCG",
            "ERR_IA", "S-recall"]  # fmt: skip
 
 
@@ -398,3 +398,21 @@ def test_the_not_yet_table_never_hides_a_supported_metric() -> None:
 def test_suggestions_are_close_in_spelling_and_meaning(text: str, pattern: str) -> None:
     with pytest.raises(MetricError, match=pattern):
         parse_metric(text)
+
+
+# -- issue 24: infAP, gm_map, iprec_at_recall, 11pt_avg ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "canonical"),
+    [("infAP", "infAP"), ("infap", "infAP"), ("infAP(rel=2)", "infAP(rel=2)")],
+)
+def test_issue_24_trec_measures_parse_under_the_name_written(text: str, canonical: str) -> None:
+    metric = parse_metric(text)
+    assert str(metric) == canonical and metric.label == text
+    assert parse_metric(str(metric)) == metric
+
+
+def test_infap_takes_no_cutoff() -> None:
+    with pytest.raises(MetricError, match=r"^'infAP@10': infAP takes no cutoff; use infAP$"):
+        parse_metric("infAP@10")

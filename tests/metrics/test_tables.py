@@ -101,6 +101,32 @@ A_CASES = [
     param("Bpref", {}, (3 * (1 - 1 / 2)) / 4, id="Bpref"),
     # rel 2: R = 2, N = 4, min = 2. Above a: b (1) -> 1/2; above d: b, c (2) -> 0. Sum 1/2 / 2.
     param("Bpref(rel=2)", {}, (1 - 1 / 2 + 1 - 2 / 2) / 2, id="Bpref(rel=2)"),
+    # --- infAP (eps = 1e-5): a term per relevant result at 0-based rank j > 0,
+    # 1/(j+1) + j/(j+1) * (judged + pooled above)/j * (rel above + eps)/(judged above + 2 eps).
+    # a (j=1): b judged non-relevant above. c (j=4): b, a judged, e pooled, x unpooled.
+    # d (j=5): b, a, c judged, e pooled, x unpooled. R = 4.
+    param(
+        "infAP",
+        {},
+        (
+            (1 / 2 + 1 / 2 * 1 * (1e-5 / (1 + 2e-5)))
+            + (1 / 5 + 4 / 5 * 3 / 4 * ((1 + 1e-5) / (2 + 2e-5)))
+            + (1 / 6 + 5 / 6 * 4 / 5 * ((2 + 1e-5) / (3 + 2e-5)))
+        )
+        / 4,
+        id="infAP",
+    ),
+    # rel 2: a and d relevant (R = 2); c is judged non-relevant above d.
+    param(
+        "infAP(rel=2)",
+        {},
+        (
+            (1 / 2 + 1 / 2 * 1 * (1e-5 / (1 + 2e-5)))
+            + (1 / 6 + 5 / 6 * 4 / 5 * ((1 + 1e-5) / (3 + 2e-5)))
+        )
+        / 2,
+        id="infAP(rel=2)",
+    ),
     # --- Success
     param("Success@1", {}, 0.0, id="Success@1"),
     param("Success@2", {}, 1.0, id="Success@2"),

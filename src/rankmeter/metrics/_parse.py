@@ -202,7 +202,7 @@ _NOT_YET_NAMES: tuple[tuple[tuple[str, ...], str], ...] = (
     (("AP_IA", "P_IA", "nDCG_IA", "NRBP"), "the intent-aware measures"),
     (("S-recall", "S_recall", "StRecall", "subtopic_recall"), "S-recall (subtopic recall)"),
     (("RBP",), "RBP (rank-biased precision)"),
-    (("infAP", "infNDCG"), "infAP (inferred AP)"),
+    (("infNDCG",), "infNDCG (inferred nDCG)"),
     (("statAP", "statNDCG"), "statAP (AP estimated from a sample)"),
     (("gm_map", "GMAP", "gm_bpref"), "gm_map (geometric mean of AP)"),
     (("iprec_at_recall", "IPrec", "11pt_avg", "11-pt"), "interpolated precision at recall"),

@@ -2,7 +2,19 @@
 
 from __future__ import annotations
 
-from rankmeter.metrics import ap, bpref, counts, judged, ndcg, precision, recall, rprec, rr, success
+from rankmeter.metrics import (
+    ap,
+    bpref,
+    counts,
+    infap,
+    judged,
+    ndcg,
+    precision,
+    recall,
+    rprec,
+    rr,
+    success,
+)
 from rankmeter.metrics._spec import MetricSpec
 
 #: All metric families, in the order they are listed to users.
@@ -14,6 +26,7 @@ SPECS: tuple[MetricSpec, ...] = (
     ap.SPEC,
     rprec.SPEC,
     bpref.SPEC,
+    infap.SPEC,
     success.SPEC,
     judged.SPEC,
     *counts.SPECS,

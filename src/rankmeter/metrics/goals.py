@@ -136,6 +136,21 @@ GOALS: Mapping[str, Goal] = MappingProxyType(
                     "relevant, so when this is low the recall above is a lower bound.",
                 ),
             ),
+            _goal(
+                "sampled-pool",
+                "Was only a random sample of the pool judged? Large collections labelled by "
+                "sampling, where an unjudged document is not a non-relevant one.",
+                (
+                    "infAP",
+                    "AP estimated from the judged sample: pooled results left unjudged (grade -1) "
+                    "count as relevant in the judged proportion, unpooled ones as non-relevant.",
+                ),
+                (
+                    "Bpref",
+                    "Relevant results against judged non-relevant ones above them; unjudged "
+                    "results are skipped, so it does not assume the judgments are complete.",
+                ),
+            ),
         ]
     )
 )
@@ -158,7 +173,7 @@ def get_goal(name: str) -> Goal:
     >>> get_goal("coverge")
     Traceback (most recent call last):
     ...
-    rankmeter.errors.MetricError: unknown goal 'coverge'; did you mean coverage? Valid goals: coverage, top-results, single-answer, candidate-pool
+    rankmeter.errors.MetricError: unknown goal 'coverge'; did you mean coverage? Valid goals: coverage, top-results, single-answer, candidate-pool, sampled-pool
     """
     if not isinstance(name, str):
         raise MetricError(f"a goal must be a string, not {type(name).__name__}")
@@ -174,7 +189,8 @@ def get_goal(name: str) -> Goal:
 def metrics_for_goal(goal: str) -> tuple[GoalMetric, ...]:
     """The metrics that answer ``goal``, each with one line on why.
 
-    ``goal`` is one of ``coverage``, ``top-results``, ``single-answer``, ``candidate-pool``.
+    ``goal`` is one of ``coverage``, ``top-results``, ``single-answer``, ``candidate-pool``,
+    ``sampled-pool``.
     Unknown names raise :class:`~rankmeter.errors.MetricError` listing the valid goals.
 
     >>> for m in metrics_for_goal("top-results"):
