@@ -25,6 +25,9 @@ from rankmeter.report.explanation import render_text
 
 def variants(spec: MetricSpec) -> list[Metric]:
     """The spec without a cutoff (where allowed), at a few cutoffs, and with each parameter."""
+    if spec.cutoff_kind == "recall level":  # IPrec@0.5: always at a recall level
+        levels = [Metric(spec, None, (("recall", r),)) for r in (0, 0.5, 1)]
+        return [*levels, Metric(spec, None, (("recall", 0.5), ("rel", 2)))]
     out = [] if spec.cutoff == "required" else [Metric(spec)]
     if spec.cutoff != "none":
         out += [Metric(spec, k) for k in (1, 3, 10)]

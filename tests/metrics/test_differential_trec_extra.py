@@ -26,9 +26,13 @@ from rankmeter.metrics import parse_metrics
 
 pytrec_eval = pytest.importorskip("pytrec_eval", reason="pytrec-eval-terrier is the reference")
 
-#: trec_eval measure -> the names rankmeter is asked for (the trec_eval names themselves)
-TREC_MEASURES = ["infAP"]
-METRICS = parse_metrics(TREC_MEASURES)
+#: Recall levels beyond trec_eval's 11 (sorted: trec_eval walks them in order); 0.31 * 10 + 0.9
+#: is 4.0, where trec_eval 10's rounding would ask for 3.
+LEVELS = "0.05,0.15,0.25,0.31,0.35,0.45,0.51,0.66,0.75,0.99"
+#: What trec_eval is asked for; rankmeter is asked for the same names.
+TREC_MEASURES = ["infAP", "iprec_at_recall", "11pt_avg"]
+ASKED = [*TREC_MEASURES, f"iprec_at_recall.{LEVELS}"]
+METRICS = parse_metrics(ASKED)
 
 JUDGEABLE = [f"d{i}" for i in (1, 2, 3, 9, 10, 11, 20, 100)]
 UNJUDGED = ["u1", "u2", "u10", "zz"]
@@ -72,11 +76,17 @@ def reference(
     include_missing: bool,
 ) -> tuple[dict[str, dict[str, float]], dict[str, float]]:
     """trec_eval's per-query values (keyed by rankmeter's labels) and its means."""
-    evaluator = pytrec_eval.RelevanceEvaluator(
-        qrels, set(TREC_MEASURES), relevance_level=rel, judged_docs_only_flag=judged_only
-    )
-    found = evaluator.evaluate(run)
-    per_query = {q: {m.label: row[_trec_key(m.label)] for m in METRICS} for q, row in found.items()}
+    found: dict[str, dict[str, float]] = {}
+    for measures in (set(TREC_MEASURES), {f"iprec_at_recall.{LEVELS}"}):
+        evaluator = pytrec_eval.RelevanceEvaluator(
+            qrels, measures, relevance_level=rel, judged_docs_only_flag=judged_only
+        )
+        for q, row in evaluator.evaluate(run).items():
+            found.setdefault(q, {}).update(row)
+    per_query = {}
+    for q, row in found.items():
+        nothing_ranked = judged_only and not any(qrels[q].get(d, -1) >= 0 for d in run[q])
+        per_query[q] = {m.label: _value(row[str(m.trec_name)], nothing_ranked) for m in METRICS}
     if include_missing:  # trec_eval -c: a judged query missing from the run scores 0
         for q in qrels:
             per_query.setdefault(q, {m.label: _missing(m.label) for m in METRICS})
@@ -84,8 +94,10 @@ def reference(
     return per_query, means
 
 
-def _trec_key(label: str) -> str:
-    return label
+def _value(value: float, nothing_ranked: bool) -> float:
+    """trec_eval's value; under -J, a query left without results divides 0 by 0 in
+    iprec_at_recall and 11pt_avg (NaN), where rankmeter gives 0 (see the module docstring)."""
+    return 0.0 if nothing_ranked and math.isnan(value) else value
 
 
 def _missing(label: str) -> float:
@@ -157,3 +169,36 @@ def test_every_negative_grade_is_pooled_but_not_judged() -> None:
     assert pytrec_eval.RelevanceEvaluator({"q": {"a": 1, "b": 1}}, {"infAP"}).evaluate(run)["q"][
         "infAP"
     ] == pytest.approx(unpooled, abs=1e-12)
+
+
+def test_a_recall_level_asks_for_floor_of_level_times_r_plus_0_9() -> None:
+    # R = 10; relevant results at ranks 1, 3, 4, 8, 12, 14. Level 0.31 asks for
+    # floor(3.1 + 0.9) = 4 relevant (trec_eval 10's rounding would ask for 3): the best
+    # precision from the 4th down is max(4/8, 5/12, 6/14) = 0.5.
+    qrels = {"q": {f"r{i}": 1 for i in range(10)}}
+    order = ["r0", "n1", "r1", "r2", "n2", "n3", "n4", "r3", "n5", "n6", "n7", "r4", "n8", "r5"]
+    run = {"q": {doc: 100.0 - i for i, doc in enumerate(order)}}
+    names = "iprec_at_recall.0.05,0.25,0.31,0.45,0.51"
+    ours = rankmeter.evaluate(qrels, run, names).per_query.to_dict()["q"]
+    assert ours == {
+        "iprec_at_recall.0.05": 1.0,
+        "iprec_at_recall.0.25": 0.75,
+        "iprec_at_recall.0.31": 0.5,
+        "iprec_at_recall.0.45": 6 / 14,
+        "iprec_at_recall.0.51": 6 / 14,
+    }
+    theirs = pytrec_eval.RelevanceEvaluator(qrels, {names}).evaluate(run)["q"]
+    assert {f"iprec_at_recall.{k[16:].rstrip('0')}": v for k, v in theirs.items()} == ours
+
+
+def test_ir_measures_iprec_is_the_same_metric() -> None:
+    ir_measures = pytest.importorskip("ir_measures", reason="ir_measures names the measures")
+    qrels = {"q": {"a": 1, "b": 0, "c": 1, "d": 2, "e": 1}}
+    run = {"q": {"a": 3.0, "x": 2.0, "c": 1.5, "b": 1.0, "d": 0.5}}
+    qrels_rows = [ir_measures.Qrel(q, d, g) for q, ds in qrels.items() for d, g in ds.items()]
+    run_rows = [ir_measures.ScoredDoc(q, d, s) for q, ds in run.items() for d, s in ds.items()]
+    for level in (0.0, 0.25, 0.5, 0.75, 1.0):
+        measure = ir_measures.parse_measure(f"IPrec@{level}")
+        (theirs,) = ir_measures.calc_aggregate([measure], qrels_rows, run_rows).values()
+        ours = rankmeter.evaluate(qrels, run, f"IPrec@{level}").metrics[f"IPrec@{level}"]
+        assert ours == pytest.approx(theirs, abs=1e-12), level

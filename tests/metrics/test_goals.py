@@ -59,7 +59,7 @@ def test_every_goal_has_a_one_line_description_and_distinct_metrics(goal: str) -
 @pytest.mark.parametrize(
     ("goal", "expected"),
     [
-        ("coverage", ["R@100", "R@1000", "AP"]),
+        ("coverage", ["R@100", "R@1000", "AP", "IPrec@0.8"]),
         ("top-results", ["nDCG@10", "P@10"]),
         ("single-answer", ["RR@10", "Success@1", "Success@10"]),
         ("candidate-pool", ["R@100", "R@1000", "Judged@100"]),
@@ -162,7 +162,7 @@ def test_single_answer_on_graded_labels_suggests_rel_thresholds() -> None:
 
 def test_coverage_on_graded_labels_suggests_rel_thresholds() -> None:
     (note,) = goal_notes(get_goal("coverage"), grades=[0, 1, 2], rel=1)
-    assert "R@100, R@1000, AP count a grade-1 document" in note
+    assert "R@100, R@1000, AP, IPrec@0.8 count a grade-1 document" in note
     assert "R(rel=2)@100 (grade 2 only)" in note
 
 

@@ -95,13 +95,18 @@ FACTS: dict[str, Facts] = {
     "NumRel": Facts(False, False, False, lambda s: float(s.relevant)),
     "NumRelRet": Facts(False, True, True, lambda s: float(_upto(s, s.relevant))),
     "infAP": Facts(True, False, False, lambda s: _perfect_infap(s.relevant)),
+    "IPrec": Facts(True, False, False, lambda s: 1.0 if s.relevant else 0.0),
+    "AP_11pt": Facts(True, False, False, lambda s: 1.0 if s.relevant else 0.0),
 }
 
 CUTOFFS = (1, 2, 3, 5, 10)
+RECALL_LEVELS = (0, 0.1, 0.25, 0.5, 0.75, 1)
 
 
 def variants(spec: MetricSpec) -> list[Metric]:
     """The spec without a cutoff (where allowed) and at a few cutoffs (where allowed)."""
+    if spec.cutoff_kind == "recall level":  # @ is a recall level, not a rank
+        return [Metric(spec, None, (("recall", r),)) for r in RECALL_LEVELS]
     out = [] if spec.cutoff == "required" else [Metric(spec)]
     if spec.cutoff != "none":
         out += [Metric(spec, k) for k in CUTOFFS]

@@ -127,6 +127,18 @@ A_CASES = [
         / 2,
         id="infAP(rel=2)",
     ),
+    # --- IPrec: relevant a (rank 2, P 1/2), c (rank 5, 2/5), d (rank 6, 3/6); R = 4.
+    # A level asks for floor(r * 4 + 0.9) relevant results; the best precision from there down.
+    param("IPrec@0", {}, 1 / 2, id="IPrec@0"),  # 0.9 -> 0: the best anywhere
+    param("IPrec@0.25", {}, 1 / 2, id="IPrec@0.25"),  # 1.9 -> 1: max(1/2, 2/5, 3/6)
+    param("IPrec@0.5", {}, 3 / 6, id="IPrec@0.5"),  # 2.9 -> 2: max(2/5, 3/6)
+    param("IPrec@0.6", {}, 3 / 6, id="IPrec@0.6"),  # 3.3 -> 3
+    param("IPrec@0.8", {}, 0.0, id="IPrec@0.8"),  # 4.1 -> 4: g is never returned
+    param("iprec_at_recall_0.50", {}, 3 / 6, id="iprec_at_recall_0.50"),
+    # rel 2: a (rank 2, 1/2), d (rank 6, 2/6); R = 2. 0.5 -> floor(1.9) = 1.
+    param("IPrec(rel=2)@0.5", {}, 1 / 2, id="IPrec(rel=2)@0.5"),
+    # levels 0..0.2 ask for <= 1 (1/2), 0.3..0.7 for 2 or 3 (1/2 each: 3/6), 0.8..1 for 4 (0)
+    param("11pt_avg", {}, (3 * 1 / 2 + 5 * 3 / 6) / 11, id="11pt_avg"),
     # --- Success
     param("Success@1", {}, 0.0, id="Success@1"),
     param("Success@2", {}, 1.0, id="Success@2"),

@@ -168,6 +168,9 @@ class MetricSpec:
     edge_cases: tuple[str, ...] = ()
     #: one query worked through by hand (docs/metrics.md; tested)
     example: WorkedExample | None = field(default=None, repr=False)
+    #: what ``@x`` means: a rank cutoff (``P@10``), or a recall level in [0, 1] (``IPrec@0.5``),
+    #: which is the metric's parameter ``recall`` (the spec then takes no rank cutoff)
+    cutoff_kind: Literal["rank", "recall level"] = "rank"
 
     def param(self, name: str) -> Param | None:
         for p in self.params:
@@ -255,6 +258,11 @@ class Metric:
 
         from rankmeter import _validate
 
+        if self.spec.cutoff_kind == "recall level":
+            raise MetricError(
+                f"{self}: {self.spec.name}@x takes a recall level, not a rank, so it has no "
+                "value at a rank cutoff (no metric@k curve)"
+            )
         if self.spec.cutoff == "none":
             raise MetricError(f"{self.spec.name} takes no cutoff, so it has no value at a cutoff")
         ks = [
@@ -283,16 +291,27 @@ class Metric:
 
     @property
     def trec_name(self) -> str | None:
+        if self.spec.cutoff_kind == "recall level":
+            # trec_eval prints a recall level to two decimals: iprec_at_recall_0.50
+            names = [name for name, takes in self.spec.trec_names if takes]
+            others = any(k != "recall" for k, _ in self.params)
+            if others or not names or self.get("recall") is None:
+                return None
+            return f"{names[0]}_{self.get('recall'):.2f}"
         if self.params:
             return None
         return self.spec.trec_name(self.cutoff)
 
     def __str__(self) -> str:
         text = self.spec.name
-        if self.params:
-            text += "(" + ",".join(f"{k}={_fmt(v)}" for k, v in self.params) + ")"
+        level = self.spec.cutoff_kind == "recall level"
+        shown = [(k, v) for k, v in self.params if not (level and k == "recall")]
+        if shown:
+            text += "(" + ",".join(f"{k}={_fmt(v)}" for k, v in shown) + ")"
         if self.cutoff is not None:
             text += f"@{self.cutoff}"
+        if level and self.get("recall") is not None:
+            text += f"@{_fmt(self.get('recall'))}"
         return text
 
 

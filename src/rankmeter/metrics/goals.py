@@ -80,6 +80,11 @@ GOALS: Mapping[str, Goal] = MappingProxyType(
                     "One number for the whole ranking: precision at each relevant document, "
                     "averaged over all of them (missed ones count 0); harder to explain.",
                 ),
+                (
+                    "IPrec@0.8",
+                    "Precision left once 80% of the relevant documents are found (0 if they "
+                    "never are): how much reading it takes to find most of them.",
+                ),
             ),
             _goal(
                 "top-results",
