@@ -30,7 +30,7 @@ pytrec_eval = pytest.importorskip("pytrec_eval", reason="pytrec-eval-terrier is 
 #: is 4.0, where trec_eval 10's rounding would ask for 3.
 LEVELS = "0.05,0.15,0.25,0.31,0.35,0.45,0.51,0.66,0.75,0.99"
 #: What trec_eval is asked for; rankmeter is asked for the same names.
-TREC_MEASURES = ["infAP", "iprec_at_recall", "11pt_avg"]
+TREC_MEASURES = ["infAP", "iprec_at_recall", "11pt_avg", "gm_map"]
 ASKED = [*TREC_MEASURES, f"iprec_at_recall.{LEVELS}"]
 METRICS = parse_metrics(ASKED)
 
@@ -101,11 +101,14 @@ def _value(value: float, nothing_ranked: bool) -> float:
 
 
 def _missing(label: str) -> float:
-    return 0.0
+    # trec_eval -c: 0 for a query missing from the run, log(0.00001) for gm_map (meas_avg.c)
+    return math.log(0.00001) if label == "gm_map" else 0.0
 
 
 def _mean(label: str, values: list[float]) -> float:
-    return math.fsum(values) / len(values)
+    """trec_eval's average: gm_map's per-query values are logs, averaged and exponentiated."""
+    mean = math.fsum(values) / len(values)
+    return math.exp(mean) if label == "gm_map" else mean
 
 
 @settings(

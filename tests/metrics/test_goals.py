@@ -11,7 +11,9 @@ from rankmeter.errors import MetricError
 from rankmeter.metrics import GOALS, GoalMetric, metrics_for_goal, parse_metric
 from rankmeter.metrics.goals import GOAL_NAMES, Goal, get_goal, goal_notes
 
-VALID = "Valid goals: coverage, top-results, single-answer, candidate-pool, sampled-pool$"
+VALID = (
+    "Valid goals: coverage, top-results, single-answer, candidate-pool, sampled-pool, robustness$"
+)
 ALL_METRICS = [(goal.name, m) for goal in GOALS.values() for m in goal.metrics]
 
 
@@ -22,6 +24,7 @@ def test_the_four_goals_in_order() -> None:
         "single-answer",
         "candidate-pool",
         "sampled-pool",
+        "robustness",
     )
     assert list(GOALS) == list(GOAL_NAMES)
     assert all(name == goal.name for name, goal in GOALS.items())
@@ -64,6 +67,7 @@ def test_every_goal_has_a_one_line_description_and_distinct_metrics(goal: str) -
         ("single-answer", ["RR@10", "Success@1", "Success@10"]),
         ("candidate-pool", ["R@100", "R@1000", "Judged@100"]),
         ("sampled-pool", ["infAP", "Bpref"]),
+        ("robustness", ["GMAP", "AP"]),
     ],
 )
 def test_the_advice(goal: str, expected: list[str]) -> None:
@@ -104,6 +108,7 @@ def test_case_spaces_and_underscores_do_not_matter(spelling: str) -> None:
         ("reranker", "candidate-pool"),
         ("navigational", "single-answer"),
         ("sampled", "sampled-pool"),
+        ("robust", "robustness"),
     ],
 )
 def test_unknown_goal_suggests_the_nearest(given: str, suggestion: str) -> None:
@@ -124,7 +129,7 @@ def test_empty_goal(given: str) -> None:
     with pytest.raises(
         MetricError,
         match=r"^no goal given; choose one of coverage, top-results, single-answer, "
-        r"candidate-pool, sampled-pool$",
+        r"candidate-pool, sampled-pool, robustness$",
     ):
         metrics_for_goal(given)
 

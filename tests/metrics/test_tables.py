@@ -18,7 +18,7 @@ At rel 2: relevant a, d (R = 2), judged non-relevant b, c, f, g (N = 4).
 
 from __future__ import annotations
 
-from math import log2
+from math import log, log2
 from typing import Any
 
 import pytest
@@ -139,6 +139,12 @@ A_CASES = [
     param("IPrec(rel=2)@0.5", {}, 1 / 2, id="IPrec(rel=2)@0.5"),
     # levels 0..0.2 ask for <= 1 (1/2), 0.3..0.7 for 2 or 3 (1/2 each: 3/6), 0.8..1 for 4 (0)
     param("11pt_avg", {}, (3 * 1 / 2 + 5 * 3 / 6) / 11, id="11pt_avg"),
+    # --- GMAP per query: log(max(AP, 0.00001)); AP = (1/2 + 2/5 + 3/6) / 4 = 0.35
+    param("gm_map", {}, log(0.35), id="gm_map"),
+    # rel 2: AP = (1/2 + 2/6) / 2
+    param("GMAP(rel=2)", {}, log((1 / 2 + 2 / 6) / 2), id="GMAP(rel=2)"),
+    # rel 4: no relevant judgment, AP 0 counts as 0.00001
+    param("GMAP(rel=4)", {}, log(0.00001), id="GMAP(rel=4)"),
     # --- Success
     param("Success@1", {}, 0.0, id="Success@1"),
     param("Success@2", {}, 1.0, id="Success@2"),

@@ -265,7 +265,7 @@ _NOT_YET_NAMES: tuple[tuple[tuple[str, ...], str], ...] = (
     (("RBP",), "RBP (rank-biased precision)"),
     (("infNDCG",), "infNDCG (inferred nDCG)"),
     (("statAP", "statNDCG"), "statAP (AP estimated from a sample)"),
-    (("gm_map", "GMAP", "gm_bpref"), "gm_map (geometric mean of AP)"),
+    (("gm_bpref",), "gm_bpref (geometric mean of Bpref)"),
     (("Compat", "RBO"), "Compat (compatibility with an ideal ranking)"),
     (("F", "F1", "set_F", "SetF", "F-measure"), "the F-measure"),
     (("set_map", "SetAP", "set_relative_P", "relative_P", "SetR"), "the set measures"),

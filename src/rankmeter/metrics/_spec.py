@@ -137,7 +137,10 @@ class MetricSpec:
 
     ``cutoff`` says whether ``@k`` is ``"required"``, ``"optional"`` or ``"none"``. ``trec_names``
     maps the trec_eval measure names to this metric: a name used with ``.k`` takes a cutoff, a name
-    used bare takes none. ``aggregate`` is ``"mean"`` over queries, or ``"sum"`` for counts.
+    used bare takes none. ``aggregate`` is ``"mean"`` over queries, ``"sum"`` for counts, or
+    ``"geometric"``: the per-query values are logarithms and the aggregate is exp of their mean
+    (trec_eval's gm_map), so the mean printed is a geometric mean while paired tests over the
+    per-query values compare logarithms.
     """
 
     name: str
@@ -148,12 +151,14 @@ class MetricSpec:
     params: tuple[Param, ...] = ()
     aliases: tuple[str, ...] = ()
     trec_names: tuple[tuple[str, bool], ...] = ()
-    aggregate: Literal["mean", "sum"] = "mean"
+    aggregate: Literal["mean", "sum", "geometric"] = "mean"
     integer: bool = False
     #: the largest value one query can have (every metric is 0 at least): 1.0 for the measures
     #: in [0, 1], None where there is no bound (DCG, the counts); what reads stored values
     #: back (the leaderboard) refuses a value outside [0, high]
     high: float | None = 1.0
+    #: the smallest value one query can have: 0 but for a log-valued metric (GMAP: log 0.00001)
+    low: float = 0.0
     reference: str = ""
     #: the per-rank columns an explanation shows, in order: grade, judged, relevant (filled in
     #: for every metric) and the columns the ``explain`` hook computes (gain, discount, ...)
@@ -280,6 +285,8 @@ class Metric:
             return float(values.sum())
         if not len(values):
             return 0.0
+        if self.spec.aggregate == "geometric":  # the values are logs (trec_eval gm_map)
+            return math.exp(float(values.mean()))
         with np.errstate(over="ignore"):
             mean = float(values.mean())
         if not math.isfinite(mean) and np.isfinite(values).all():

@@ -156,6 +156,21 @@ GOALS: Mapping[str, Goal] = MappingProxyType(
                     "results are skipped, so it does not assume the judgments are complete.",
                 ),
             ),
+            _goal(
+                "robustness",
+                "Does the search fail no query badly? Robust retrieval (the TREC Robust "
+                "track): a few queries with nothing found matter more than small gains elsewhere.",
+                (
+                    "GMAP",
+                    "Geometric mean of AP: one query near 0 pulls it down hard, so it rewards "
+                    "doing reasonably on every query (per query: log AP).",
+                ),
+                (
+                    "AP",
+                    "The arithmetic mean (MAP) beside it: when MAP rises but GMAP falls, the "
+                    "gains came from easy queries while hard ones got worse.",
+                ),
+            ),
         ]
     )
 )
@@ -178,7 +193,7 @@ def get_goal(name: str) -> Goal:
     >>> get_goal("coverge")
     Traceback (most recent call last):
     ...
-    rankmeter.errors.MetricError: unknown goal 'coverge'; did you mean coverage? Valid goals: coverage, top-results, single-answer, candidate-pool, sampled-pool
+    rankmeter.errors.MetricError: unknown goal 'coverge'; did you mean coverage? Valid goals: coverage, top-results, single-answer, candidate-pool, sampled-pool, robustness
     """
     if not isinstance(name, str):
         raise MetricError(f"a goal must be a string, not {type(name).__name__}")
@@ -195,7 +210,7 @@ def metrics_for_goal(goal: str) -> tuple[GoalMetric, ...]:
     """The metrics that answer ``goal``, each with one line on why.
 
     ``goal`` is one of ``coverage``, ``top-results``, ``single-answer``, ``candidate-pool``,
-    ``sampled-pool``.
+    ``sampled-pool``, ``robustness``.
     Unknown names raise :class:`~rankmeter.errors.MetricError` listing the valid goals.
 
     >>> for m in metrics_for_goal("top-results"):
