@@ -205,3 +205,43 @@ def test_ir_measures_iprec_is_the_same_metric() -> None:
         (theirs,) = ir_measures.calc_aggregate([measure], qrels_rows, run_rows).values()
         ours = rankmeter.evaluate(qrels, run, f"IPrec@{level}").metrics[f"IPrec@{level}"]
         assert ours == pytest.approx(theirs, abs=1e-12), level
+
+
+# --- the real Cranfield collection, its judgments thinned as a sampled pool would be ----------
+
+
+def test_cranfield_with_a_sampled_pool_matches_trec_eval(cranfield: Any) -> None:
+    """Cranfield's qrels with every third judgment turned into -1 (pooled, not sampled), a
+    run of 150 random documents plus half the judged ones per query (scores in steps of 1/8:
+    many ties), at rel 1 and 2: every query and the means, to 1e-9."""
+    import random
+
+    rng = random.Random(20241207)
+    qrels: dict[str, dict[str, int]] = {}
+    for line in (cranfield / "qrels.trec").read_text().splitlines():
+        if line.strip():
+            q, _, doc, grade = line.split()
+            qrels.setdefault(q, {})[doc] = int(grade) if rng.random() > 1 / 3 else -1
+    for judgments in qrels.values():  # pytrec_eval cannot take an all-negative query
+        if all(g < 0 for g in judgments.values()):
+            judgments[next(iter(judgments))] = 0
+    docs = sorted({d for judgments in qrels.values() for d in judgments})
+    docs += [f"unjudged{i}" for i in range(400)]
+    run = {}
+    for q in sorted(qrels, key=int):
+        chosen = set(rng.sample(docs, 150)) | {d for d in qrels[q] if rng.random() < 0.5}
+        run[q] = {d: rng.randrange(0, 40) / 8 for d in sorted(chosen)}
+    for rel in (1, 2):
+        expected, means = reference(qrels, run, rel=rel, judged_only=False, include_missing=False)
+        result = rankmeter.evaluate(qrels, run, METRICS, rel=rel)
+        got = result.per_query.to_dict()
+        assert set(got) == set(expected) and len(got) > 200
+        mismatches = [
+            (label, q, got[q][label], value)
+            for q, row in expected.items()
+            for label, value in row.items()
+            if abs(got[q][label] - value) > 1e-9
+        ]
+        assert not mismatches, mismatches[:10]
+        for label, mean in means.items():
+            assert result.metrics[label] == pytest.approx(mean, abs=1e-9, rel=0), (label, rel)
