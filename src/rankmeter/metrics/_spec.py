@@ -171,8 +171,9 @@ class MetricSpec:
     #: what the metric does at its edges (no relevant document, an empty ranking, ties,
     #: unjudged or negative grades, ...), one sentence each, for docs/metrics.md
     edge_cases: tuple[str, ...] = ()
-    #: one query worked through by hand (docs/metrics.md; tested)
-    example: WorkedExample | None = field(default=None, repr=False)
+    #: one query worked through by hand (docs/metrics.md; tested); not part of the spec's
+    #: identity (its judgments are a dict: a Metric must stay hashable)
+    example: WorkedExample | None = field(default=None, repr=False, compare=False)
     #: what ``@x`` means: a rank cutoff (``P@10``), or a recall level in [0, 1] (``IPrec@0.5``),
     #: which is the metric's parameter ``recall`` (the spec then takes no rank cutoff)
     cutoff_kind: Literal["rank", "recall level"] = "rank"
