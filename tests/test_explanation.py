@@ -25,6 +25,9 @@ from rankmeter.report.explanation import render_text
 
 def variants(spec: MetricSpec) -> list[Metric]:
     """The spec without a cutoff (where allowed), at a few cutoffs, and with each parameter."""
+    if spec.cutoff_kind == "recall level":  # IPrec@0.5: always at a recall level
+        levels = [Metric(spec, None, (("recall", r),)) for r in (0, 0.5, 1)]
+        return [*levels, Metric(spec, None, (("recall", 0.5), ("rel", 2)))]
     out = [] if spec.cutoff == "required" else [Metric(spec)]
     if spec.cutoff != "none":
         out += [Metric(spec, k) for k in (1, 3, 10)]
@@ -131,8 +134,8 @@ def test_a_query_without_judgments_scores_as_all_unjudged() -> None:
         e = rankmeter.explain(qrels, run, "only-run", m)
         assert not e.evaluated
         assert "the qrels have no judgments for query 'only-run'" in e.notes[0]
-        # every rank unjudged: all of RBP's weight is residual
-        expected = {"NumRet": float(n), "RBP_resid": 1.0}.get(m.spec.name, 0.0)
+        # every rank unjudged: all of RBP's weight is residual; GMAP: log 0.00001
+        expected = {"NumRet": float(n), "RBP_resid": 1.0}.get(m.spec.name, m.spec.low)
         assert e.value == expected, str(m)
         assert all(row["grade"] is None for row in e.rows)
     # -J drops every result: nothing is left

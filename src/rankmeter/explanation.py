@@ -573,15 +573,16 @@ def _from_grades(
                 "are counted as judged too"
             )
     pool.sort(reverse=True)
-    n = len(given)
+    pooled = np.flatnonzero([g is not None and g < 0 for g in given])  # pooled, not judged
     ranked = Ranked(
         np.array(["grades"], dtype=object),
-        np.array([0, n], dtype=np.int64),
+        np.array([0, len(given)], dtype=np.int64),
         np.array(values, dtype=np.float64),
         np.array(judged, dtype=bool),
         np.array([0, len(pool)], dtype=np.int64),
         np.array(pool, dtype=np.float64),
         float(policies.rel),
+        pooled=(np.zeros_like(pooled), pooled),
     )
     return _Case(
         query=None,
@@ -724,8 +725,7 @@ def _shown_positions(contributes: Any, considered: int) -> list[int]:
     keep = set(range(min(HEAD, considered)))
     keep.update(int(p) for p in np.flatnonzero(contributes))
     ordered = sorted(keep)
-    # A gap of one rank is shown rather than summarised.
-    filled = set(ordered)
+    filled = set(ordered)  # a gap of one rank is shown rather than summarised
     for a, b in itertools.pairwise(ordered):
         if b - a == 2:
             filled.add(a + 1)

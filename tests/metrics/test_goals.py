@@ -11,7 +11,7 @@ from rankmeter.errors import MetricError
 from rankmeter.metrics import GOALS, GoalMetric, metrics_for_goal, parse_metric
 from rankmeter.metrics.goals import GOAL_NAMES, Goal, get_goal, goal_notes
 
-VALID = "Valid goals: coverage, top-results, single-answer, candidate-pool, browsing, sampled-pool$"
+VALID = "Valid goals: coverage, top-results, single-answer, candidate-pool, browsing, sampled-pool, robustness$"
 ALL_METRICS = [(goal.name, m) for goal in GOALS.values() for m in goal.metrics]
 
 
@@ -23,6 +23,7 @@ def test_the_goals_in_order() -> None:
         "candidate-pool",
         "browsing",
         "sampled-pool",
+        "robustness",
     )
     assert list(GOALS) == list(GOAL_NAMES)
     assert all(name == goal.name for name, goal in GOALS.items())
@@ -60,12 +61,13 @@ def test_every_goal_has_a_one_line_description_and_distinct_metrics(goal: str) -
 @pytest.mark.parametrize(
     ("goal", "expected"),
     [
-        ("coverage", ["R@100", "R@1000", "AP"]),
+        ("coverage", ["R@100", "R@1000", "AP", "IPrec@0.8"]),
         ("top-results", ["nDCG@10", "P@10"]),
         ("single-answer", ["RR@10", "Success@1", "Success@10"]),
         ("candidate-pool", ["R@100", "R@1000", "Judged@100"]),
         ("browsing", ["ERR@10", "RBP", "RBP_resid", "Compat"]),
-        ("sampled-pool", ["statAP", "stat_nDCG@10", "stat_P@10"]),
+        ("sampled-pool", ["statAP", "stat_nDCG@10", "stat_P@10", "infAP", "Bpref"]),
+        ("robustness", ["GMAP", "AP"]),
     ],
 )
 def test_the_advice(goal: str, expected: list[str]) -> None:
@@ -107,6 +109,8 @@ def test_case_spaces_and_underscores_do_not_matter(spelling: str) -> None:
         ("navigational", "single-answer"),
         ("browse", "browsing"),
         ("scanning", "browsing"),
+        ("sampled", "sampled-pool"),
+        ("robust", "robustness"),
     ],
 )
 def test_unknown_goal_suggests_the_nearest(given: str, suggestion: str) -> None:
@@ -126,8 +130,8 @@ def test_unknown_goal_without_a_close_one_lists_the_goals(given: str) -> None:
 def test_empty_goal(given: str) -> None:
     with pytest.raises(
         MetricError,
-        match=r"^no goal given; choose one of coverage, top-results, single-answer, candidate-pool, "
-        r"browsing, sampled-pool$",
+        match=r"^no goal given; choose one of coverage, top-results, single-answer, "
+        r"candidate-pool, browsing, sampled-pool, robustness$",
     ):
         metrics_for_goal(given)
 
@@ -165,7 +169,7 @@ def test_single_answer_on_graded_labels_suggests_rel_thresholds() -> None:
 
 def test_coverage_on_graded_labels_suggests_rel_thresholds() -> None:
     (note,) = goal_notes(get_goal("coverage"), grades=[0, 1, 2], rel=1)
-    assert "R@100, R@1000, AP count a grade-1 document" in note
+    assert "R@100, R@1000, AP, IPrec@0.8 count a grade-1 document" in note
     assert "R(rel=2)@100 (grade 2 only)" in note
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import itertools
+import math
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -42,6 +43,16 @@ class Shape:
 
 def _frac(num: float, den: float) -> float:
     return num / den if den else 0.0
+
+
+def _perfect_infap(relevant: int) -> float:
+    """infAP of R relevant results on top: every one judged, nothing unjudged above."""
+    eps = 0.00001
+    terms = [1.0] + [
+        1 / k + ((k - 1) / k) * ((k - 1) / (k - 1)) * ((k - 1 + eps) / (k - 1 + 2 * eps))
+        for k in range(2, relevant + 1)
+    ]
+    return _frac(sum(terms), relevant) if relevant else 0.0
 
 
 def _upto(shape: Shape, count: int) -> int:
@@ -97,13 +108,21 @@ FACTS: dict[str, Facts] = {
     "stat_P": Facts(
         False, False, False, lambda s: _frac(_upto(s, s.relevant), s.cutoff or s.returned)
     ),
+    "infAP": Facts(True, False, False, lambda s: _perfect_infap(s.relevant)),
+    "IPrec": Facts(True, False, False, lambda s: 1.0 if s.relevant else 0.0),
+    "AP_11pt": Facts(True, False, False, lambda s: 1.0 if s.relevant else 0.0),
+    # log(max(AP, 0.00001)) per query: in [log 0.00001, 0], not [0, 1]
+    "GMAP": Facts(False, False, False, lambda s: 0.0 if s.relevant else math.log(0.00001)),
 }
 
 CUTOFFS = (1, 2, 3, 5, 10)
+RECALL_LEVELS = (0, 0.1, 0.25, 0.5, 0.75, 1)
 
 
 def variants(spec: MetricSpec) -> list[Metric]:
     """The spec without a cutoff (where allowed) and at a few cutoffs (where allowed)."""
+    if spec.cutoff_kind == "recall level":  # @ is a recall level, not a rank
+        return [Metric(spec, None, (("recall", r),)) for r in RECALL_LEVELS]
     out = [] if spec.cutoff == "required" else [Metric(spec)]
     if spec.cutoff != "none":
         out += [Metric(spec, k) for k in CUTOFFS]
@@ -121,7 +140,9 @@ def test_every_spec_declares_its_facts() -> None:
 
 def test_counts_and_sums_agree_in_the_specs() -> None:
     for spec in SPECS:
-        assert spec.aggregate in ("mean", "sum")
+        assert spec.aggregate in ("mean", "sum", "geometric")
+        if spec.aggregate == "geometric":  # log values: at most log 1 = 0
+            assert spec.high == 0.0 and spec.low < 0 and not spec.integer
         if spec.aggregate == "sum":
             assert spec.integer, spec.name
             assert not FACTS[spec.name].bounded
@@ -131,6 +152,9 @@ def test_each_spec_knows_its_range() -> None:
     # The range a spec declares (read where stored values come back: the leaderboard) is the
     # one the range test below checks on random data.
     for spec in SPECS:
+        if spec.aggregate == "geometric":
+            continue  # checked above: [low, 0]
+        assert spec.low == 0.0, spec.name
         assert spec.high == (1.0 if FACTS[spec.name].bounded else None), spec.name
 
 
@@ -192,7 +216,7 @@ def test_range_integrality_and_aggregation(data: tuple[Qrel, RunDict], policy: d
     for metric in ALL:
         values = result.per_query[metric]
         assert np.all(np.isfinite(values)), metric
-        assert np.all(values >= 0), metric
+        assert np.all(values >= metric.spec.low), metric
         if metric.spec.high is not None:
             assert np.all(values <= metric.spec.high), metric
         elif metric.spec.name == "DCG":
@@ -203,6 +227,8 @@ def test_range_integrality_and_aggregation(data: tuple[Qrel, RunDict], policy: d
         mean = result.metrics[str(metric)]
         if metric.spec.aggregate == "sum":
             assert mean == values.sum(), metric
+        elif metric.spec.aggregate == "geometric":
+            assert mean == pytest.approx(math.exp(values.mean()) if len(values) else 0.0), metric
         else:
             assert mean == pytest.approx(values.mean(), abs=1e-12), metric
 
@@ -245,7 +271,8 @@ def test_perfect_ranking(data: tuple[Qrel, RunDict], policy: dict) -> None:
             )
             if q not in perfect:  # include_missing: an empty ranking
                 shape = dataclasses.replace(shape, returned=0, judged=0)
-                expected = rule(shape) if metric.spec.name == "NumRel" else 0.0
+                # an empty ranking has the lowest value (0; GMAP's log 0.00001)
+                expected = rule(shape) if metric.spec.name == "NumRel" else metric.spec.low
             else:
                 expected = rule(shape)
             assert values[q][str(metric)] == pytest.approx(expected, abs=1e-12), (metric, q)

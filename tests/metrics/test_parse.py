@@ -39,6 +39,13 @@ def _variants(spec: MetricSpec) -> list[Metric]:
                 for p in spec.params
             )
         )
+    if spec.cutoff_kind == "recall level":  # the recall level is always given: 0, 0.25, 1
+        param_sets = [
+            tuple(sorted({**dict(ps), "recall": r}.items(), key=lambda kv: kv[0] != "recall"))
+            for ps in param_sets
+            if dict(ps).get("recall", 0) <= 1
+            for r in (0, 0.25, 1)
+        ]
     return [Metric(spec, c, ps) for c in cutoffs for ps in param_sets]
 
 
@@ -181,7 +188,8 @@ def test_metric_names_lists_every_spec() -> None:
     names = metric_names()
     assert len(names) == len(SPECS)
     for spec, name in zip(SPECS, names, strict=True):
-        assert name == spec.name + ("@k" if spec.cutoff != "none" else "")
+        at = "@r" if spec.cutoff_kind == "recall level" else "@k" if spec.cutoff != "none" else ""
+        assert name == spec.name + at
 
 
 # --- errors: every message ----------------------------------------------------------------------
@@ -359,7 +367,7 @@ def test_every_parameter_default_is_within_its_bounds() -> None:
 
 
 # -- issue 22, item 22: suggestions close in spelling and in meaning ---------------------------
-LACKING = ["infAP", "gm_map", "iprec_at_recall", "alpha_nDCG", "ERR_IA", "S-recall", "RBO"]  # fmt: skip
+LACKING = ["infNDCG", "gm_bpref", "alpha_nDCG", "ERR_IA", "S-recall", "RBO"]  # fmt: skip
 
 
 @pytest.mark.parametrize("name", LACKING)
@@ -454,3 +462,109 @@ def test_the_not_yet_table_never_hides_a_supported_metric() -> None:
 def test_suggestions_are_close_in_spelling_and_meaning(text: str, pattern: str) -> None:
     with pytest.raises(MetricError, match=pattern):
         parse_metric(text)
+
+
+# -- issue 24: infAP, gm_map, iprec_at_recall, 11pt_avg ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "canonical"),
+    [
+        ("infAP", "infAP"),
+        ("infap", "infAP"),
+        ("infAP(rel=2)", "infAP(rel=2)"),
+        ("IPrec@0.5", "IPrec@0.5"),
+        ("IPrec@.5", "IPrec@0.5"),
+        ("IPrec@0.50", "IPrec@0.5"),
+        ("IPrec@0", "IPrec@0"),
+        ("IPrec@1", "IPrec@1"),
+        ("IPrec(rel=2)@0.25", "IPrec(rel=2)@0.25"),
+        ("IPrec(recall=0.5)", "IPrec@0.5"),
+        ("iprec_at_recall_0.50", "IPrec@0.5"),
+        ("iprec_at_recall.0.5", "IPrec@0.5"),
+        ("IPrec_0.3", "IPrec@0.3"),
+        ("11pt_avg", "AP_11pt"),
+        ("AP_11pt", "AP_11pt"),
+        ("11pt-AP", "AP_11pt"),
+        ("gm_map", "GMAP"),
+        ("GMAP", "GMAP"),
+        ("gmap", "GMAP"),
+        ("GMAP(rel=2)", "GMAP(rel=2)"),
+    ],
+)
+def test_issue_24_trec_measures_parse_under_the_name_written(text: str, canonical: str) -> None:
+    metric = parse_metric(text)
+    assert str(metric) == canonical and metric.label == text
+    assert parse_metric(str(metric)) == metric
+
+
+def test_infap_takes_no_cutoff() -> None:
+    with pytest.raises(MetricError, match=r"^'infAP@10': infAP takes no cutoff; use infAP$"):
+        parse_metric("infAP@10")
+
+
+def test_a_recall_level_is_a_parameter_not_a_rank() -> None:
+    metric = parse_metric("IPrec@0.5")
+    assert metric.cutoff is None and metric.get("recall") == 0.5
+    assert metric == parse_metric("iprec_at_recall_0.50") == parse_metric("IPrec(recall=0.5)")
+    assert metric.trec_name == "iprec_at_recall_0.50"
+    assert parse_metric("IPrec(rel=2)@0.5").trec_name is None
+
+
+def test_iprec_at_recall_is_trec_evals_eleven_levels_as_it_prints_them() -> None:
+    metrics = parse_metrics("iprec_at_recall")
+    assert [m.label for m in metrics] == [f"iprec_at_recall_{i / 10:.2f}" for i in range(11)]
+    assert [str(m) for m in metrics] == [
+        "IPrec@0",
+        *(f"IPrec@0.{i}" for i in range(1, 10)),
+        "IPrec@1",
+    ]
+    listed = parse_metrics("iprec_at_recall.0.5,0.25")
+    assert [(m.label, str(m)) for m in listed] == [
+        ("iprec_at_recall.0.5", "IPrec@0.5"),
+        ("iprec_at_recall.0.25", "IPrec@0.25"),
+    ]
+    # the same level under two names is one metric, kept under the first name
+    assert [m.label for m in parse_metrics(["IPrec@0.5", "iprec_at_recall_0.50"])] == ["IPrec@0.5"]
+
+
+@pytest.mark.parametrize(
+    ("text", "pattern"),
+    [
+        ("IPrec@1.5", r"^'IPrec@1\.5': the recall level must be between 0 and 1, got 1\.5$"),
+        ("IPrec@10", r"^'IPrec@10': the recall level must be between 0 and 1, got 10$"),
+        (
+            "IPrec@-0.5",
+            r"^'IPrec@-0\.5': the recall level must be a number between 0 and 1, got '-0\.5'$",
+        ),
+        ("IPrec@x", r"^'IPrec@x': the recall level must be a number between 0 and 1, got 'x'$"),
+        ("IPrec", r"^'IPrec': IPrec needs a recall level from 0 to 1, e\.g\. IPrec@0\.5$"),
+        ("IPrec(recall=2)", r"^'IPrec\(recall=2\)': recall=2 must be a number from 0 to 1$"),
+        ("IPrec(recall=0.5)@0.5", r"the recall level is given twice \(after @ and recall=\)$"),
+        (
+            "iprec_at_recall_1.5",
+            r"^'iprec_at_recall_1\.5': the recall level must be between 0 and 1",
+        ),
+        (
+            "iprec_at_recall.",
+            r"is incomplete: give the cutoff after the '\.', e\.g\. iprec_at_recall\.0\.5$",
+        ),
+        # every other metric keeps its wording: @ is a rank there
+        ("P@0.5", r"^'P@0\.5': the cutoff must be a positive integer, got '0\.5'$"),
+        ("nDCG@.5", r"^'nDCG@\.5': the cutoff must be a positive integer, got '\.5'$"),
+        ("AP_11pt@10", r"^'AP_11pt@10': AP_11pt takes no cutoff; use AP_11pt$"),
+        ("11pt_avg@10", r"^unknown metric '11pt_avg@10'; did you mean AP_11pt\? "),
+    ],
+)
+def test_recall_level_errors(text: str, pattern: str) -> None:
+    with pytest.raises(MetricError, match=pattern):
+        parse_metric(text)
+
+
+def test_a_recall_level_metric_has_no_metric_at_k_curve() -> None:
+    from rankmeter import Qrels, Run
+    from rankmeter.metrics import join
+
+    ranked = join(Qrels.from_dict({"q": {"a": 1}}), Run.from_dict({"q": {"a": 1.0}}))
+    with pytest.raises(MetricError, match=r"^IPrec@0\.5: IPrec@x takes a recall level, not a rank"):
+        parse_metric("IPrec@0.5").compute_at(ranked, [1, 2])

@@ -18,7 +18,7 @@ At rel 2: relevant a, d (R = 2), judged non-relevant b, c, f, g (N = 4).
 
 from __future__ import annotations
 
-from math import log2
+from math import log, log2
 from typing import Any
 
 import pytest
@@ -101,6 +101,50 @@ A_CASES = [
     param("Bpref", {}, (3 * (1 - 1 / 2)) / 4, id="Bpref"),
     # rel 2: R = 2, N = 4, min = 2. Above a: b (1) -> 1/2; above d: b, c (2) -> 0. Sum 1/2 / 2.
     param("Bpref(rel=2)", {}, (1 - 1 / 2 + 1 - 2 / 2) / 2, id="Bpref(rel=2)"),
+    # --- infAP (eps = 1e-5): a term per relevant result at 0-based rank j > 0,
+    # 1/(j+1) + j/(j+1) * (judged + pooled above)/j * (rel above + eps)/(judged above + 2 eps).
+    # a (j=1): b judged non-relevant above. c (j=4): b, a judged, e pooled, x unpooled.
+    # d (j=5): b, a, c judged, e pooled, x unpooled. R = 4.
+    param(
+        "infAP",
+        {},
+        (
+            (1 / 2 + 1 / 2 * 1 * (1e-5 / (1 + 2e-5)))
+            + (1 / 5 + 4 / 5 * 3 / 4 * ((1 + 1e-5) / (2 + 2e-5)))
+            + (1 / 6 + 5 / 6 * 4 / 5 * ((2 + 1e-5) / (3 + 2e-5)))
+        )
+        / 4,
+        id="infAP",
+    ),
+    # rel 2: a and d relevant (R = 2); c is judged non-relevant above d.
+    param(
+        "infAP(rel=2)",
+        {},
+        (
+            (1 / 2 + 1 / 2 * 1 * (1e-5 / (1 + 2e-5)))
+            + (1 / 6 + 5 / 6 * 4 / 5 * ((1 + 1e-5) / (3 + 2e-5)))
+        )
+        / 2,
+        id="infAP(rel=2)",
+    ),
+    # --- IPrec: relevant a (rank 2, P 1/2), c (rank 5, 2/5), d (rank 6, 3/6); R = 4.
+    # A level asks for floor(r * 4 + 0.9) relevant results; the best precision from there down.
+    param("IPrec@0", {}, 1 / 2, id="IPrec@0"),  # 0.9 -> 0: the best anywhere
+    param("IPrec@0.25", {}, 1 / 2, id="IPrec@0.25"),  # 1.9 -> 1: max(1/2, 2/5, 3/6)
+    param("IPrec@0.5", {}, 3 / 6, id="IPrec@0.5"),  # 2.9 -> 2: max(2/5, 3/6)
+    param("IPrec@0.6", {}, 3 / 6, id="IPrec@0.6"),  # 3.3 -> 3
+    param("IPrec@0.8", {}, 0.0, id="IPrec@0.8"),  # 4.1 -> 4: g is never returned
+    param("iprec_at_recall_0.50", {}, 3 / 6, id="iprec_at_recall_0.50"),
+    # rel 2: a (rank 2, 1/2), d (rank 6, 2/6); R = 2. 0.5 -> floor(1.9) = 1.
+    param("IPrec(rel=2)@0.5", {}, 1 / 2, id="IPrec(rel=2)@0.5"),
+    # levels 0..0.2 ask for <= 1 (1/2), 0.3..0.7 for 2 or 3 (1/2 each: 3/6), 0.8..1 for 4 (0)
+    param("11pt_avg", {}, (3 * 1 / 2 + 5 * 3 / 6) / 11, id="11pt_avg"),
+    # --- GMAP per query: log(max(AP, 0.00001)); AP = (1/2 + 2/5 + 3/6) / 4 = 0.35
+    param("gm_map", {}, log(0.35), id="gm_map"),
+    # rel 2: AP = (1/2 + 2/6) / 2
+    param("GMAP(rel=2)", {}, log((1 / 2 + 2 / 6) / 2), id="GMAP(rel=2)"),
+    # rel 4: no relevant judgment, AP 0 counts as 0.00001
+    param("GMAP(rel=4)", {}, log(0.00001), id="GMAP(rel=4)"),
     # --- Success
     param("Success@1", {}, 0.0, id="Success@1"),
     param("Success@2", {}, 1.0, id="Success@2"),

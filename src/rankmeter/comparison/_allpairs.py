@@ -8,6 +8,7 @@ system's mean here is the mean ``compare`` reports; the statistics are
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -207,6 +208,13 @@ def compare_all(
         )
         for label, by_system in scores.items()
     }
+    for m in measures:
+        if m.spec.aggregate == "geometric":
+            # GMAP: per-query log AP; its means are geometric (trec_eval's gm_map), while the
+            # ANOVA, the pairs' differences and the HSD stay on the logs.
+            found = analyses[m.label]
+            means = tuple(float(np.exp(x)) for x in found.means)
+            analyses[m.label] = dataclasses.replace(found, means=means)
     return AllPairsComparison(
         systems=names,
         metrics=tuple(m.label for m in measures),

@@ -195,7 +195,9 @@ def compare(
     judged_k, judged, hits, by_system = systems.extras(options, compared.ids, scores, ranked)
     settings = options.settings(systems.base)
     metric_names = tuple(m.label for m in options.measures)
-    summary = summarise(systems.order, metric_names, scores, settings)
+    # GMAP's per-query values are logs: its means are geometric, its tests on the logs.
+    geometric = frozenset(m.label for m in options.measures if m.spec.aggregate == "geometric")
+    summary = summarise(systems.order, metric_names, scores, settings, geometric)
     corrected = stats.correct(summary.tested.pvalue, options.correction, alpha=options.alpha)
     texts = load_texts(queries)
     notes += text_coverage(texts, compared.ids, queries)
@@ -224,10 +226,15 @@ def compare(
         options.policies,
     )
     segment_rows, segment_means = segment_results(
-        segment_groups(segment_table, compared.ids), systems.order, metric_names, scores, settings
+        segment_groups(segment_table, compared.ids),
+        systems.order,
+        metric_names,
+        scores,
+        settings,
+        geometric,
     )
     rows, power_notes = _detectable(
-        differences(summary, scores, systems.base, corrected),
+        differences(summary, scores, systems.base, corrected, geometric),
         scores,
         options.alpha,
         options.correction,

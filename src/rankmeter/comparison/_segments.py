@@ -12,7 +12,7 @@ from dataclasses import replace
 import numpy as np
 
 from rankmeter.comparison._records import SegmentMean, SegmentResult, Settings
-from rankmeter.comparison._summaries import Scores, Summary, summarise
+from rankmeter.comparison._summaries import Scores, Summary, mean_pair, summarise
 from rankmeter.data.arrays import FloatArray, IntArray
 from rankmeter.data.ids import natural_order
 
@@ -41,8 +41,10 @@ def segment_results(
     metrics: Sequence[str],
     scores: Scores,
     settings: Settings,
+    geometric: frozenset[str] = frozenset(),
 ) -> tuple[tuple[SegmentResult, ...], tuple[SegmentMean, ...]]:
-    """Each segment's means, and each system against the baseline within each segment."""
+    """Each segment's means, and each system against the baseline within each segment
+    (``geometric``: the metrics whose per-query values are logs, see ``summarise``)."""
     from rankmeter import stats
 
     base = order[0]
@@ -53,7 +55,9 @@ def segment_results(
             continue
         subset = _subset(scores, rows)
         # A segment's intervals are each on its own (the legend of the segments says so).
-        summary = summarise(order, metrics, subset, replace(settings, simultaneous=False))
+        summary = summarise(
+            order, metrics, subset, replace(settings, simultaneous=False), geometric
+        )
         summaries.append((name, subset, summary))
         means += [
             SegmentMean(
@@ -83,7 +87,7 @@ def segment_results(
         small = summary.n < settings.min_segment
         tested = summary.tested
         for i, (metric, system) in enumerate(summary.differences):
-            b, v = (float(stats.means(part[metric][name])[0]) for name in (base, system))
+            b, v = mean_pair(part[metric], base, system, metric in geometric)
             significant = bool(corrected.significant[position])
             out.append(
                 SegmentResult(
@@ -93,7 +97,7 @@ def segment_results(
                     n=summary.n,
                     baseline_mean=b,
                     system_mean=v,
-                    difference=v - b,
+                    difference=float(np.log(v) - np.log(b)) if metric in geometric else v - b,
                     low=float(tested.low[i]),
                     high=float(tested.high[i]),
                     p_value=float(tested.pvalue[i]),

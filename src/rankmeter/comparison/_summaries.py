@@ -49,9 +49,18 @@ class Summary:
 
 
 def summarise(
-    order: Sequence[str], metrics: Sequence[str], scores: Scores, settings: Settings
+    order: Sequence[str],
+    metrics: Sequence[str],
+    scores: Scores,
+    settings: Settings,
+    geometric: frozenset[str] = frozenset(),
 ) -> Summary:
-    """The means and the paired tests of ``scores``; ``order[0]`` is the baseline."""
+    """The means and the paired tests of ``scores``; ``order[0]`` is the baseline.
+
+    The metrics named in ``geometric`` have logs as per-query values (GMAP: log AP): their
+    means and intervals are exp of the mean of the logs and of its interval's ends (the
+    geometric mean, trec_eval's gm_map), while their differences and tests stay on the logs.
+    """
     from rankmeter import stats
 
     base = order[0]
@@ -94,15 +103,37 @@ def summarise(
         seed=settings.seed,
         bounds=bounds,
     )
+    mean_values = stats.means(values)  # finite where the values are, whatever their sum
+    logs = [i for i, (metric, _) in enumerate(means) if metric in geometric]
+    if logs:
+        mean_values, low, high = (np.array(a, dtype=np.float64) for a in (mean_values, low, high))
+        for column in (mean_values, low, high):
+            column[logs] = np.exp(column[logs])
     return Summary(
         means=means,
-        mean_values=stats.means(values),  # finite where the values are, whatever their sum
+        mean_values=mean_values,
         low=low,
         high=high,
         differences=differences,
         tested=tested,
         n=n,
     )
+
+
+def mean_pair(
+    by_system: Mapping[str, FloatArray], base: str, system: str, geometric: bool
+) -> tuple[float, float]:
+    """The baseline's and the system's means (geometric means of per-query logs where asked)."""
+    from rankmeter import stats
+
+    pair = [float(stats.means(by_system[name])[0]) for name in (base, system)]
+    b, v = (float(np.exp(x)) for x in pair) if geometric else pair
+    return b, v
+
+
+def _difference(b: float, v: float, geometric: bool) -> float:
+    """The system's mean minus the baseline's; for geometric means, of their logs."""
+    return float(np.log(v) - np.log(b)) if geometric else v - b
 
 
 def score_matrix(
@@ -131,15 +162,22 @@ def system_means(summary: Summary) -> tuple[SystemMean, ...]:
 
 
 def differences(
-    summary: Summary, scores: Scores, base: str, corrected: Correction
+    summary: Summary,
+    scores: Scores,
+    base: str,
+    corrected: Correction,
+    geometric: frozenset[str] = frozenset(),
 ) -> tuple[Difference, ...]:
-    """Each system against the baseline, with the p-values ``corrected`` for the family."""
-    from rankmeter import stats
+    """Each system against the baseline, with the p-values ``corrected`` for the family.
+
+    For a metric in ``geometric`` (per-query logs: GMAP) the two means are geometric means and
+    the difference is that of the mean logs, log(system / baseline), the scale of its interval
+    and test; ``relative`` is system / baseline - 1 either way."""
 
     tested = summary.tested
     out = []
     for i, (metric, system) in enumerate(summary.differences):
-        b, v = (float(stats.means(scores[metric][name])[0]) for name in (base, system))
+        b, v = mean_pair(scores[metric], base, system, metric in geometric)
         out.append(
             Difference(
                 system=system,
@@ -148,7 +186,7 @@ def differences(
                 n=len(scores[metric][base]),
                 baseline_mean=b,
                 system_mean=v,
-                difference=v - b,
+                difference=_difference(b, v, metric in geometric),
                 relative=(v - b) / b if b else float("nan"),
                 low=float(tested.low[i]),
                 high=float(tested.high[i]),

@@ -25,6 +25,9 @@ MAX_CUTOFF = 2**31 - 1
 # Cutoffs are ASCII digits ([0-9], not \d: int() reads every script's digits, and "P@٥" would
 # be P@5).
 _TREC = re.compile(r"(?P<base>[A-Za-z][\w\-]*?)[._](?P<cutoffs>[0-9]+(?:,[0-9]+)*)")
+# Recall levels in a trec_eval name: iprec_at_recall_0.50, iprec_at_recall.0.5,0.25.
+_LEVEL = r"[0-9]*\.?[0-9]+"
+_TREC_LEVELS = re.compile(rf"(?P<base>[A-Za-z][\w\-]*?)[._](?P<levels>{_LEVEL}(?:,{_LEVEL})*)")
 
 
 def parse_metric(text: str | Metric) -> Metric:
@@ -84,9 +87,10 @@ def _parse(text: Any) -> list[Metric]:
     if "@" not in stripped and "(" not in stripped:
         if stripped[-1] in "._" and _takes_cutoff(stripped[:-1]):
             # "P." is a trec_eval name cut short, not P without a cutoff.
+            example = "0.5" if _recall_spec(stripped[:-1]) else "10"
             raise MetricError(
                 f"{text!r} is incomplete: give the cutoff after the {stripped[-1]!r}, e.g. "
-                f"{stripped}10"
+                f"{stripped}{example}"
             )
         spec = BY_NAME.get(normalize(stripped))
         if spec is not None:
@@ -95,7 +99,26 @@ def _parse(text: Any) -> list[Metric]:
         if trec is not None:
             return [_build(text, trec[0], None, {})]
         if normalize(stripped) + "." in BY_TREC_NAME:
+            leveled = _recall_spec(stripped)
+            if leveled is not None:
+                # trec_eval's bare iprec_at_recall: its 11 levels, labelled as it prints them.
+                return [
+                    _build(text, leveled, None, {"recall": r}, label=f"{stripped}_{r:.2f}")
+                    for r in _DEFAULT_LEVELS
+                ]
             raise MetricError(f"{text!r} needs a cutoff, e.g. {stripped}.10")
+        levels = _TREC_LEVELS.fullmatch(stripped)
+        leveled = None if levels is None else _recall_spec(levels["base"])
+        if levels is not None and leveled is not None:
+            written = levels["levels"].split(",")
+            values = [_recall_level(text, level) for level in written]
+            if len(values) == 1:
+                return [_build(text, leveled, None, {"recall": values[0]})]
+            head = stripped[: len(levels["base"]) + 1]
+            return [
+                _build(text, leveled, None, {"recall": r}, label=f"{head}{w}")
+                for r, w in zip(values, written, strict=True)
+            ]
         split = _TREC.fullmatch(stripped)
         if split:
             base = normalize(split["base"])
@@ -116,6 +139,11 @@ def _parse(text: Any) -> list[Metric]:
     if spec is None:
         raise _unknown(text, match["name"], match["cutoff"])
     params = _params(text, spec, match["params"])
+    if match["cutoff"] is not None and spec.cutoff_kind == "recall level":
+        if "recall" in params:
+            raise MetricError(f"{text!r}: the recall level is given twice (after @ and recall=)")
+        params["recall"] = _recall_level(text, match["cutoff"])
+        return [_build(text, spec, None, params)]
     cutoff = None if match["cutoff"] is None else _cutoff(text, match["cutoff"])
     return [_build(text, spec, cutoff, params)]
 
@@ -125,6 +153,32 @@ def _takes_cutoff(name: str) -> bool:
     key = normalize(name)
     spec = BY_NAME.get(key)
     return key + "." in BY_TREC_NAME or (spec is not None and spec.cutoff != "none")
+
+
+#: trec_eval's recall levels for a bare iprec_at_recall.
+_DEFAULT_LEVELS = (0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1)
+
+
+def _recall_spec(name: str) -> MetricSpec | None:
+    """The metric ``name`` names (or the trec_eval measure), if ``@`` gives it a recall level."""
+    key = normalize(name)
+    found = BY_TREC_NAME.get(key + ".")
+    spec = found[0] if found is not None else BY_NAME.get(key)
+    return spec if spec is not None and spec.cutoff_kind == "recall level" else None
+
+
+def _recall_level(text: str, value: str) -> float:
+    """A recall level: a number from 0 to 1 (``IPrec@0.5``), never a rank."""
+    written = value.strip()
+    shown = written if len(written) <= 30 else f"{written[:20]}... ({len(written)} characters)"
+    if not re.fullmatch(r"\+?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)", written):
+        raise MetricError(
+            f"{text!r}: the recall level must be a number between 0 and 1, got {shown!r}"
+        )
+    level = float(written)
+    if not 0 <= level <= 1:
+        raise MetricError(f"{text!r}: the recall level must be between 0 and 1, got {shown}")
+    return int(level) if level.is_integer() else level
 
 
 def _cutoff(text: str, value: str) -> int:
@@ -173,6 +227,10 @@ def _build(
     *,
     label: str | None = None,
 ) -> Metric:
+    if spec.cutoff_kind == "recall level" and params.get("recall") is None:
+        raise MetricError(
+            f"{text!r}: {spec.name} needs a recall level from 0 to 1, e.g. {spec.name}@0.5"
+        )
     if cutoff is None and spec.cutoff == "required":
         raise MetricError(f"{text!r}: {spec.name} needs a cutoff, e.g. {spec.name}@10")
     if cutoff is not None and spec.cutoff == "none":
@@ -189,7 +247,10 @@ def _build(
 
 def metric_names() -> list[str]:
     """Canonical names, with @k where a cutoff is usual (for help and suggestions)."""
-    return [s.name + ("@k" if s.cutoff != "none" else "") for s in SPECS]
+    return [
+        s.name + ("@r" if s.cutoff_kind == "recall level" else "@k" if s.cutoff != "none" else "")
+        for s in SPECS
+    ]
 
 
 # Well-known measures (trec_eval's, ir_measures', the literature's) that rankmeter does not
@@ -201,9 +262,8 @@ _NOT_YET_NAMES: tuple[tuple[tuple[str, ...], str], ...] = (
     (("alpha_nDCG", "alpha-nDCG", "α-nDCG", "α_nDCG", "anDCG"), "alpha-nDCG"),
     (("AP_IA", "P_IA", "nDCG_IA", "NRBP"), "the intent-aware measures"),
     (("S-recall", "S_recall", "StRecall", "subtopic_recall"), "S-recall (subtopic recall)"),
-    (("infAP", "infNDCG"), "infAP (inferred AP)"),
-    (("gm_map", "GMAP", "gm_bpref"), "gm_map (geometric mean of AP)"),
-    (("iprec_at_recall", "IPrec", "11pt_avg", "11-pt"), "interpolated precision at recall"),
+    (("infNDCG",), "infNDCG (inferred nDCG)"),
+    (("gm_bpref",), "gm_bpref (geometric mean of Bpref)"),
     (("RBO",), "RBO (rank-biased overlap of two rankings; Compat is a run against its ideal)"),
     (("F", "F1", "set_F", "SetF", "F-measure"), "the F-measure"),
     (("set_map", "SetAP", "set_relative_P", "relative_P", "SetR"), "the set measures"),

@@ -137,7 +137,10 @@ class MetricSpec:
 
     ``cutoff`` says whether ``@k`` is ``"required"``, ``"optional"`` or ``"none"``. ``trec_names``
     maps the trec_eval measure names to this metric: a name used with ``.k`` takes a cutoff, a name
-    used bare takes none. ``aggregate`` is ``"mean"`` over queries, or ``"sum"`` for counts.
+    used bare takes none. ``aggregate`` is ``"mean"`` over queries, ``"sum"`` for counts, or
+    ``"geometric"``: the per-query values are logarithms and the aggregate is exp of their mean
+    (trec_eval's gm_map), so the mean printed is a geometric mean while paired tests over the
+    per-query values compare logarithms.
     """
 
     name: str
@@ -148,12 +151,14 @@ class MetricSpec:
     params: tuple[Param, ...] = ()
     aliases: tuple[str, ...] = ()
     trec_names: tuple[tuple[str, bool], ...] = ()
-    aggregate: Literal["mean", "sum"] = "mean"
+    aggregate: Literal["mean", "sum", "geometric"] = "mean"
     integer: bool = False
     #: the largest value one query can have (every metric is 0 at least): 1.0 for the measures
     #: in [0, 1], None where there is no bound (DCG, the counts); what reads stored values
     #: back (the leaderboard) refuses a value outside [0, high]
     high: float | None = 1.0
+    #: the smallest value one query can have: 0 but for a log-valued metric (GMAP: log 0.00001)
+    low: float = 0.0
     reference: str = ""
     #: the per-rank columns an explanation shows, in order: grade, judged, relevant (filled in
     #: for every metric) and the columns the ``explain`` hook computes (gain, discount, ...)
@@ -166,8 +171,12 @@ class MetricSpec:
     #: what the metric does at its edges (no relevant document, an empty ranking, ties,
     #: unjudged or negative grades, ...), one sentence each, for docs/metrics.md
     edge_cases: tuple[str, ...] = ()
-    #: one query worked through by hand (docs/metrics.md; tested)
-    example: WorkedExample | None = field(default=None, repr=False)
+    #: one query worked through by hand (docs/metrics.md; tested); not part of the spec's
+    #: identity (its judgments are a dict: a Metric must stay hashable)
+    example: WorkedExample | None = field(default=None, repr=False, compare=False)
+    #: what ``@x`` means: a rank cutoff (``P@10``), or a recall level in [0, 1] (``IPrec@0.5``),
+    #: which is the metric's parameter ``recall`` (the spec then takes no rank cutoff)
+    cutoff_kind: Literal["rank", "recall level"] = "rank"
 
     def param(self, name: str) -> Param | None:
         for p in self.params:
@@ -255,6 +264,11 @@ class Metric:
 
         from rankmeter import _validate
 
+        if self.spec.cutoff_kind == "recall level":
+            raise MetricError(
+                f"{self}: {self.spec.name}@x takes a recall level, not a rank, so it has no "
+                "value at a rank cutoff (no metric@k curve)"
+            )
         if self.spec.cutoff == "none":
             raise MetricError(f"{self.spec.name} takes no cutoff, so it has no value at a cutoff")
         ks = [
@@ -272,6 +286,8 @@ class Metric:
             return float(values.sum())
         if not len(values):
             return 0.0
+        if self.spec.aggregate == "geometric":  # the values are logs (trec_eval gm_map)
+            return math.exp(float(values.mean()))
         with np.errstate(over="ignore"):
             mean = float(values.mean())
         if not math.isfinite(mean) and np.isfinite(values).all():
@@ -283,16 +299,27 @@ class Metric:
 
     @property
     def trec_name(self) -> str | None:
+        if self.spec.cutoff_kind == "recall level":
+            # trec_eval prints a recall level to two decimals: iprec_at_recall_0.50
+            names = [name for name, takes in self.spec.trec_names if takes]
+            others = any(k != "recall" for k, _ in self.params)
+            if others or not names or self.get("recall") is None:
+                return None
+            return f"{names[0]}_{self.get('recall'):.2f}"
         if self.params:
             return None
         return self.spec.trec_name(self.cutoff)
 
     def __str__(self) -> str:
         text = self.spec.name
-        if self.params:
-            text += "(" + ",".join(f"{k}={_fmt(v)}" for k, v in self.params) + ")"
+        level = self.spec.cutoff_kind == "recall level"
+        shown = [(k, v) for k, v in self.params if not (level and k == "recall")]
+        if shown:
+            text += "(" + ",".join(f"{k}={_fmt(v)}" for k, v in shown) + ")"
         if self.cutoff is not None:
             text += f"@{self.cutoff}"
+        if level and self.get("recall") is not None:
+            text += f"@{_fmt(self.get('recall'))}"
         return text
 
 

@@ -29,11 +29,14 @@ def metric_rows() -> list[dict[str, Any]]:
     rows = []
     for spec in SPECS:
         usage = spec.name
-        if spec.cutoff == "required":
+        if spec.cutoff_kind == "recall level":
+            usage += "@r"
+        elif spec.cutoff == "required":
             usage += "@k"
         elif spec.cutoff == "optional":
             usage += "[@k]"
-        trec = [n + (".k" if takes else "") for n, takes in spec.trec_names]
+        at = ".r" if spec.cutoff_kind == "recall level" else ".k"
+        trec = [n + (at if takes else "") for n, takes in spec.trec_names]
         rows.append(
             {
                 "name": spec.name,

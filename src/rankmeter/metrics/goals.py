@@ -80,6 +80,11 @@ GOALS: Mapping[str, Goal] = MappingProxyType(
                     "One number for the whole ranking: precision at each relevant document, "
                     "averaged over all of them (missed ones count 0); harder to explain.",
                 ),
+                (
+                    "IPrec@0.8",
+                    "Precision left once 80% of the relevant documents are found (0 if they "
+                    "never are): how much reading it takes to find most of them.",
+                ),
             ),
             _goal(
                 "top-results",
@@ -163,8 +168,9 @@ GOALS: Mapping[str, Goal] = MappingProxyType(
             ),
             _goal(
                 "sampled-pool",
-                "Only a sample of the pool was judged (rankmeter pool --max-per-query)? "
-                "Estimates from the sample, with --pool giving each item's probability.",
+                "Only a sample of the pool was judged (rankmeter pool --max-per-query, "
+                "or TREC's sampled pools)? Estimates from the sample, where an unjudged "
+                "document is not a non-relevant one.",
                 (
                     "statAP",
                     "AP estimated from the sample, each judgment weighing 1/pi: a ratio of "
@@ -179,6 +185,31 @@ GOALS: Mapping[str, Goal] = MappingProxyType(
                     "stat_P@10",
                     "Share of the top 10 that is relevant, estimated without bias (Horvitz-"
                     "Thompson); binary and blind to order, as P@10.",
+                ),
+                (
+                    "infAP",
+                    "AP estimated from the judged sample: pooled results left unjudged (grade -1) "
+                    "count as relevant in the judged proportion, unpooled ones as non-relevant.",
+                ),
+                (
+                    "Bpref",
+                    "Relevant results against judged non-relevant ones above them; unjudged "
+                    "results are skipped, so it does not assume the judgments are complete.",
+                ),
+            ),
+            _goal(
+                "robustness",
+                "Does the search fail no query badly? Robust retrieval (the TREC Robust "
+                "track): a few queries with nothing found matter more than small gains elsewhere.",
+                (
+                    "GMAP",
+                    "Geometric mean of AP: one query near 0 pulls it down hard, so it rewards "
+                    "doing reasonably on every query (per query: log AP).",
+                ),
+                (
+                    "AP",
+                    "The arithmetic mean (MAP) beside it: when MAP rises but GMAP falls, the "
+                    "gains came from easy queries while hard ones got worse.",
                 ),
             ),
         ]
@@ -203,7 +234,7 @@ def get_goal(name: str) -> Goal:
     >>> get_goal("coverge")
     Traceback (most recent call last):
     ...
-    rankmeter.errors.MetricError: unknown goal 'coverge'; did you mean coverage? Valid goals: coverage, top-results, single-answer, candidate-pool, browsing, sampled-pool
+    rankmeter.errors.MetricError: unknown goal 'coverge'; did you mean coverage? Valid goals: coverage, top-results, single-answer, candidate-pool, browsing, sampled-pool, robustness
     """
     if not isinstance(name, str):
         raise MetricError(f"a goal must be a string, not {type(name).__name__}")
@@ -220,7 +251,7 @@ def metrics_for_goal(goal: str) -> tuple[GoalMetric, ...]:
     """The metrics that answer ``goal``, each with one line on why.
 
     ``goal`` is one of ``coverage``, ``top-results``, ``single-answer``, ``candidate-pool``,
-    ``browsing``, ``sampled-pool``.
+    ``browsing``, ``sampled-pool``, ``robustness``.
     Unknown names raise :class:`~rankmeter.errors.MetricError` listing the valid goals.
 
     >>> for m in metrics_for_goal("top-results"):

@@ -315,11 +315,22 @@ def _check_values(
             metric = None  # a name this rankmeter does not know: its mean is still checked
         values = [v.get(name) for v in per_query.values()]
         if metric is not None:
-            high = metric.spec.high
-            shown = "[0, 1]" if high == 1.0 else "0 or more" if high is None else f"[0, {high:g}]"
+            low, high = metric.spec.low, metric.spec.high
             places = ['"metrics"', *(f"query {q!r}" for q in per_query)]
             for where, value in zip(places, [stored, *values], strict=True):
-                if value is not None and (value < 0 or (high is not None and value > high)):
+                if where == '"metrics"' and metric.spec.aggregate == "geometric":
+                    # per query a log (GMAP: log AP), over queries exp of their mean
+                    lo, hi = math.exp(low), None if high is None else math.exp(high)
+                else:
+                    lo, hi = low, high
+                if value is not None and (value < lo or (hi is not None and value > hi)):
+                    shown = (
+                        "[0, 1]"
+                        if (lo, hi) == (0.0, 1.0)
+                        else f"{lo:g} or more"
+                        if hi is None
+                        else f"[{lo:g}, {hi:g}]"
+                    )
                     raise refuse(f"{name} = {value:g} in {where}, outside its range {shown}")
         if any(v is None for v in values):
             missing = next(q for q, v in per_query.items() if name not in v)
