@@ -96,7 +96,8 @@ def _parts(ranked: Ranked, metric: Metric) -> tuple[FloatArray, FloatArray, IntA
 
 def compat_values(ranked: Ranked, metric: Metric) -> FloatArray:
     score, best, *_ = _parts(ranked, metric)
-    return ratio(score, best)
+    # The run's overlap never exceeds the ideal's; its sum may by a rounding (1 + 2e-16).
+    return np.minimum(ratio(score, best), 1.0)
 
 
 def explain(ranked: Ranked, metric: Metric, value: float) -> Breakdown:

@@ -168,9 +168,8 @@ GOALS: Mapping[str, Goal] = MappingProxyType(
             ),
             _goal(
                 "sampled-pool",
-                "Only a sample of the pool was judged (rankmeter pool --max-per-query, "
-                "or TREC's sampled pools)? Estimates from the sample, where an unjudged "
-                "document is not a non-relevant one.",
+                "Only a sample of the pool judged (rankmeter pool --max-per-query, or TREC's "
+                "-1 marks)? Estimates from the sample: an unjudged document is not non-relevant.",
                 (
                     "statAP",
                     "AP estimated from the sample, each judgment weighing 1/pi: a ratio of "
