@@ -16,7 +16,7 @@ from rankmeter.data import Qrels, Run
 from rankmeter.data.arrays import take
 from rankmeter.errors import RankmeterError
 from rankmeter.io import as_qrels, as_run, load_runs
-from rankmeter.metrics import DEFAULT_METRICS, Metric, Ranked, join, parse_metrics
+from rankmeter.metrics import DEFAULT_METRICS, Metric, Ranked, join, parse_metrics, reads_subtopics
 from rankmeter.results import (
     WRITTEN_DEPTH,
     EvalResult,
@@ -145,7 +145,7 @@ def evaluate(
         # The first run is read (on threads of its own) while the qrels are read here.
         first = _start_stream(paths[0], policies)
         try:
-            loaded_qrels = as_qrels(qrels)
+            loaded_qrels = as_qrels(qrels, subtopics=reads_subtopics(measures))
         except BaseException:
             _close(first)
             raise
@@ -167,7 +167,7 @@ def evaluate(
         finally:
             _close(first)
     else:
-        loaded_qrels = as_qrels(qrels)
+        loaded_qrels = as_qrels(qrels, subtopics=reads_subtopics(measures))
     if many:
         loaded = load_runs(runs, ties=ties)
         return EvalResults(

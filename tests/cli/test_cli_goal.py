@@ -13,7 +13,7 @@ from rankmeter.metrics.goals import GOAL_NAMES
 
 from ._cli_support import CLI, NO_JUDGED_WARNING, evaluate_json
 
-LISTED = "coverage, top-results, single-answer, candidate-pool"
+LISTED = "coverage, top-results, single-answer, candidate-pool, ambiguous"
 
 
 def only_notes(err: str) -> bool:

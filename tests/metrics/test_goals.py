@@ -11,12 +11,18 @@ from rankmeter.errors import MetricError
 from rankmeter.metrics import GOALS, GoalMetric, metrics_for_goal, parse_metric
 from rankmeter.metrics.goals import GOAL_NAMES, Goal, get_goal, goal_notes
 
-VALID = "Valid goals: coverage, top-results, single-answer, candidate-pool$"
+VALID = "Valid goals: coverage, top-results, single-answer, candidate-pool, ambiguous$"
 ALL_METRICS = [(goal.name, m) for goal in GOALS.values() for m in goal.metrics]
 
 
-def test_the_four_goals_in_order() -> None:
-    assert GOAL_NAMES == ("coverage", "top-results", "single-answer", "candidate-pool")
+def test_the_goals_in_order() -> None:
+    assert GOAL_NAMES == (
+        "coverage",
+        "top-results",
+        "single-answer",
+        "candidate-pool",
+        "ambiguous",
+    )
     assert list(GOALS) == list(GOAL_NAMES)
     assert all(name == goal.name for name, goal in GOALS.items())
 
@@ -57,6 +63,7 @@ def test_every_goal_has_a_one_line_description_and_distinct_metrics(goal: str) -
         ("top-results", ["nDCG@10", "P@10"]),
         ("single-answer", ["RR@10", "Success@1", "Success@10"]),
         ("candidate-pool", ["R@100", "R@1000", "Judged@100"]),
+        ("ambiguous", ["alpha_nDCG@20", "ERR_IA@20", "StRecall@20"]),
     ],
 )
 def test_the_advice(goal: str, expected: list[str]) -> None:
@@ -115,7 +122,8 @@ def test_unknown_goal_without_a_close_one_lists_the_goals(given: str) -> None:
 def test_empty_goal(given: str) -> None:
     with pytest.raises(
         MetricError,
-        match=r"^no goal given; choose one of coverage, top-results, single-answer, candidate-pool$",
+        match=r"^no goal given; choose one of coverage, top-results, single-answer, "
+        r"candidate-pool, ambiguous$",
     ):
         metrics_for_goal(given)
 

@@ -84,7 +84,23 @@ FACTS: dict[str, Facts] = {
     "NumRet": Facts(False, False, False, lambda s: float(s.returned)),
     "NumRel": Facts(False, False, False, lambda s: float(s.relevant)),
     "NumRelRet": Facts(False, True, True, lambda s: float(_upto(s, s.relevant))),
+    # Diversity metrics on ordinary qrels (one subtopic a query): the greedy ideal is the
+    # best ordering there; on subtopic qrels it may not be, so alpha_nDCG and nERR_IA are not
+    # declared bounded.
+    "alpha_nDCG": Facts(False, False, True, lambda s: 1.0 if s.relevant else 0.0),
+    "ERR_IA": Facts(True, False, True, lambda s: _err_ia_perfect(s)),
+    "nERR_IA": Facts(False, False, True, lambda s: 1.0 if s.relevant else 0.0),
+    "StRecall": Facts(True, True, True, lambda s: 1.0 if s.relevant else 0.0),
 }
+
+
+def _err_ia_perfect(s: Shape) -> float:
+    """ERR-IA (ndeval) of one subtopic whose R relevant documents come first: 0.5^(i-1)/i at
+    ranks i <= R over the same at every rank to k."""
+    k = s.cutoff or 1
+    terms = [0.5**i / (i + 1) for i in range(k)]
+    return sum(terms[: min(s.relevant, k)]) / sum(terms)
+
 
 CUTOFFS = (1, 2, 3, 5, 10)
 

@@ -142,7 +142,8 @@ MetricOption = Annotated[
 ]
 GOAL_HELP = (
     f"The metrics that answer a goal, and why: {', '.join(GOAL_NAMES)} (finding everything "
-    "relevant; a good first page; one right answer; the pool a reranker reads). evaluate and "
+    "relevant; a good first page; one right answer; the pool a reranker reads; every meaning "
+    "of an ambiguous query, on subtopic qrels). evaluate and "
     "compare add them after any -m metrics; metrics lists them."
 )
 GoalOption = Annotated[str | None, typer.Option("--goal", metavar="GOAL", help=GOAL_HELP)]

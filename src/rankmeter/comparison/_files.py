@@ -35,7 +35,9 @@ class ComparedFiles:
     comparison : the :class:`~rankmeter.comparison.Comparison`
     goal : the goal whose metrics were compared (None: none was given)
     goal_notes : the goal's notes on these qrels and runs
-        (:func:`rankmeter.metrics.goals.goal_notes`), one line each
+        (:func:`rankmeter.metrics.goals.goal_notes`), one line each; with or without a goal,
+        the note that diversity metrics on qrels of one subtopic a query measure no diversity
+        (:func:`rankmeter.metrics.subtopic_notes`)
     """
 
     comparison: Comparison
@@ -111,7 +113,7 @@ def compare_files(
     from rankmeter.engines import no_stages, spark_for
     from rankmeter.io import read_qrels, read_run
     from rankmeter.io.run_args import input_path, run_arguments, run_list, run_names
-    from rankmeter.metrics import DEFAULT_METRICS, parse_metrics
+    from rankmeter.metrics import DEFAULT_METRICS, parse_metrics, reads_subtopics, subtopic_notes
     from rankmeter.metrics.goals import get_goal, goal_notes
 
     qrels = input_path(qrels, "qrels")
@@ -144,7 +146,8 @@ def compare_files(
     policies: dict[str, Any] = {"rel": rel, "judged_only": judged_only, "ties": ties}
     with (stages or no_stages)(len(runs) + 2) as steps:
         steps.start(f"reading {qrels}")
-        loaded_qrels = read_qrels(qrels, format=qrels_format)
+        subtopics = reads_subtopics(names)
+        loaded_qrels = read_qrels(qrels, format=qrels_format, subtopics=subtopics)
         named: dict[str, Any]
         if backend is None:
             loaded = []
@@ -171,14 +174,15 @@ def compare_files(
         result = compare(
             loaded_qrels, named, names, baseline=base, cutoff=cutoff, **policies, **options
         )
+    own = subtopic_notes(loaded_qrels, names)
     if chosen is None:
-        return ComparedFiles(result)
+        return ComparedFiles(result, None, own)
     depths = {n: result.depths[n] for n in named}
     measures = parse_metrics(names)
     notes = goal_notes(
         chosen, grades=loaded_qrels.grades, rel=rel, depths=depths, measures=measures
     )
-    return ComparedFiles(result, chosen, notes)
+    return ComparedFiles(result, chosen, (*notes, *own))
 
 
 def _baseline(

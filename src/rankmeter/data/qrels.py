@@ -24,6 +24,7 @@ from rankmeter.data.csr import offsets_from_sorted, row_groups
 from rankmeter.data.hashing import HashLookup, PairLookup, string_hashes
 from rankmeter.data.ids import intern_docs, intern_natural
 from rankmeter.data.origin import Origin
+from rankmeter.data.subtopics import Subtopics
 
 __all__ = ["Qrels"]
 
@@ -83,6 +84,7 @@ class Qrels:
         "_query_lookup",
         "_query_rows",
         "_query_vocab",
+        "_subtopics",
         "source",
     )
 
@@ -94,6 +96,7 @@ class Qrels:
         doc_codes: IntArray,
         grades: FloatArray,
         source: str,
+        subtopics: Subtopics | None = None,
     ) -> None:
         # Private: use the from_* constructors. Rows are sorted by (query, doc code).
         # The query ids stay an Arrow string array (natural order) until asked for as Python
@@ -113,6 +116,7 @@ class Qrels:
         self._query_lookup: HashLookup | None = None
         self._doc_lookup: HashLookup | None = None
         self._pair_lookup: PairLookup | None = None
+        self._subtopics = subtopics
 
     # -- construction -------------------------------------------------------------------------
     @classmethod
@@ -155,6 +159,62 @@ class Qrels:
         offsets = offsets_from_sorted(q_sorted, len(q_vocab))
         del q_sorted
         return cls(q_vocab, d_vocab, offsets, d_sorted, values[order], origin.name)
+
+    @classmethod
+    def from_subtopic_columns(
+        cls,
+        query_ids: Any,
+        subtopic_ids: Any,
+        doc_ids: Any,
+        grades: Any,
+        *,
+        origin: Origin | str = "<columns>",
+    ) -> Qrels:
+        """Build diversity qrels from four parallel columns: each line judges a document for
+        one subtopic of its query (``qid subtopic docid grade``, as ndeval reads a TREC file).
+
+        The Qrels holds one judgment per (query, doc) whose grade is the largest of its
+        subtopic grades (ndeval's convention: relevant to any subtopic is relevant), so other
+        metrics read it as ordinary qrels; :attr:`subtopics` keeps every subtopic grade.
+        A (query, subtopic, doc) judged twice is an error naming the second line.
+
+        >>> qrels = Qrels.from_subtopic_columns(
+        ...     ["q", "q", "q"], ["1", "2", "2"], ["a", "a", "b"], [1, 0, 2])
+        >>> qrels.to_dict(), qrels.subtopics.names(qrels.subtopics.codes)
+        ({'q': {'a': 1, 'b': 2}}, ['1', '2', '2'])
+        """
+        if isinstance(origin, str):
+            origin = Origin(origin)
+        q_codes, q_vocab = intern_natural(query_ids, origin, "query id")
+        s_codes, s_vocab = intern_natural(subtopic_ids, origin, "subtopic")
+        d_codes, d_vocab = intern_docs(doc_ids, origin)
+        values = as_float_column(grades, origin, "relevance grade", allow_inf=False)
+        if not (len(q_codes) == len(s_codes) == len(d_codes) == len(values)):
+            raise origin.error(
+                None, "query, subtopic, doc and grade columns have different lengths"
+            )
+        if len(values) == 0:
+            raise origin.error(None, "no judgments: qrels must hold at least one line")
+        # (stable: the lines of one (query, doc, subtopic) stay in file order)
+        order = np.lexsort((s_codes, d_codes, q_codes))
+        qs, ds, ss = q_codes[order], d_codes[order], s_codes[order]
+        same_pair = (qs[1:] == qs[:-1]) & (ds[1:] == ds[:-1])
+        dup = np.flatnonzero(same_pair & (ss[1:] == ss[:-1]))
+        if len(dup):
+            row = int(max(order[dup[0]], order[dup[0] + 1]))
+            raise origin.error(
+                row,
+                f"duplicate judgment for query {q_vocab[int(qs[dup[0]])].as_py()!r}, subtopic "
+                f"{s_vocab[int(ss[dup[0]])].as_py()!r}, doc {d_vocab[int(ds[dup[0]])].as_py()!r} "
+                "(each query-subtopic-doc triple may be judged once; remove one of the lines)",
+            )
+        starts = np.flatnonzero(np.concatenate(([True], ~same_pair)))
+        sorted_grades = values[order]
+        grade = np.maximum.reduceat(sorted_grades, starts) if len(starts) else sorted_grades
+        bounds = np.append(starts, len(order)).astype(np.int64)
+        subtopics = Subtopics(bounds, ss, sorted_grades, s_vocab, given=True)
+        offsets = offsets_from_sorted(qs[starts], len(q_vocab))
+        return cls(q_vocab, d_vocab, offsets, ds[starts], grade, origin.name, subtopics)
 
     @classmethod
     def from_dict(cls, judgments: Mapping[str, Mapping[str, float]]) -> Qrels:
@@ -268,6 +328,14 @@ class Qrels:
         at = np.minimum(np.searchsorted(self._keys, keys), max(len(self._keys) - 1, 0))
         rows: IntArray = np.where(self._keys[at] == keys, at, -1)
         return rows
+
+    @property
+    def subtopics(self) -> Subtopics:
+        """The subtopic judgments of every judgment row (see :meth:`from_subtopic_columns`);
+        for ordinary qrels, each row judged for one subtopic (``subtopics.given`` False)."""
+        if self._subtopics is None:
+            self._subtopics = Subtopics.single(self._grades)
+        return self._subtopics
 
     def __len__(self) -> int:
         return len(self._grades)

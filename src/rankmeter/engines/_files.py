@@ -86,7 +86,9 @@ class EvaluatedFiles:
         under its name (``NAME=``, else its own, told apart by their files)
     goal : the goal whose metrics were evaluated (None: none was given)
     goal_notes : the goal's notes on these qrels and runs
-        (:func:`rankmeter.metrics.goals.goal_notes`), one line each
+        (:func:`rankmeter.metrics.goals.goal_notes`), one line each; with or without a goal,
+        the note that diversity metrics on qrels of one subtopic a query measure no diversity
+        (:func:`rankmeter.metrics.subtopic_notes`)
     """
 
     results: EvalResults
@@ -242,7 +244,7 @@ def evaluate_files(
     [('mine', 1.0)]
     """
     from rankmeter.io.run_args import input_path, run_arguments, run_list
-    from rankmeter.metrics import DEFAULT_METRICS, parse_metrics
+    from rankmeter.metrics import DEFAULT_METRICS, parse_metrics, subtopic_notes
     from rankmeter.metrics.goals import get_goal, goal_notes
 
     qrels = input_path(qrels, "qrels")
@@ -298,8 +300,9 @@ def evaluate_files(
             progress,
             command_line,
         )
+    own = () if loaded_qrels is None else subtopic_notes(loaded_qrels, measures)
     if chosen is None:
-        return EvaluatedFiles(results)
+        return EvaluatedFiles(results, None, own)
     if loaded_qrels is None:  # on Spark: the grades are read here (qrels are small)
         from rankmeter.io import read_qrels
 
@@ -308,7 +311,7 @@ def evaluate_files(
     notes = goal_notes(
         chosen, grades=loaded_qrels.grades, rel=rel, depths=depths, measures=measures
     )
-    return EvaluatedFiles(results, chosen, notes)
+    return EvaluatedFiles(results, chosen, (*notes, *own))
 
 
 def _on_spark(
@@ -353,10 +356,12 @@ def _here(
     results and the qrels."""
     from rankmeter.evaluation import evaluate
     from rankmeter.io import read_qrels, read_run
+    from rankmeter.metrics import reads_subtopics
 
     with stages(len(arguments) + 1) as steps:
         steps.start(f"reading {qrels}")
-        loaded_qrels = read_qrels(qrels, format=qrels_format)
+        subtopics = reads_subtopics(measures)
+        loaded_qrels = read_qrels(qrels, format=qrels_format, subtopics=subtopics)
         evaluated = []
         for argument in arguments:
             path = argument.path

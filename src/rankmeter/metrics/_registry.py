@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rankmeter.metrics import ap, bpref, counts, judged, ndcg, precision, recall, rprec, rr, success
 from rankmeter.metrics._spec import MetricSpec
+from rankmeter.metrics.diversity import SPECS as DIVERSITY_SPECS
 
 #: All metric families, in the order they are listed to users.
 SPECS: tuple[MetricSpec, ...] = (
@@ -17,6 +18,7 @@ SPECS: tuple[MetricSpec, ...] = (
     success.SPEC,
     judged.SPEC,
     *counts.SPECS,
+    *DIVERSITY_SPECS,
 )
 
 #: Used by `rankmeter evaluate` when no -m is given.
