@@ -29,10 +29,19 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.append(str(HERE))
 
-from run import DEFAULT_OUT, fmt_ratio, fmt_seconds, git_state, log, table, write_section  # noqa: E402
+from run import (  # noqa: E402
+    DEFAULT_OUT,
+    DIVERSITY_END,
+    DIVERSITY_START,
+    fmt_ratio,
+    fmt_seconds,
+    git_state,
+    log,
+    table,
+    write_section,
+)
 
-START = "<!-- diversity:start -->"
-END = "<!-- diversity:end -->"
+START, END = DIVERSITY_START, DIVERSITY_END
 GOAL = 3.0
 METRICS = ("nDCG@20", "alpha_nDCG@20", "ERR_IA@20", "nERR_IA@20", "StRecall@20")
 

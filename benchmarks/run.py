@@ -89,6 +89,8 @@ SPARK_EVAL_START = "<!-- spark-eval:start -->"
 SPARK_EVAL_END = "<!-- spark-eval:end -->"
 QRELS_START = "<!-- qrels:start -->"  # benchmarks/qrels_bench.py's section
 QRELS_END = "<!-- qrels:end -->"
+DIVERSITY_START = "<!-- diversity:start -->"  # benchmarks/bench_diversity.py's section
+DIVERSITY_END = "<!-- diversity:end -->"
 #: Sections other scripts write into RESULTS.md; run.py keeps them when it rewrites the rest.
 KEPT_SECTIONS = (
     (COMPARE_START, COMPARE_END),
@@ -97,6 +99,7 @@ KEPT_SECTIONS = (
     (ONLINE_START, ONLINE_END),
     (SPARK_EVAL_START, SPARK_EVAL_END),
     (QRELS_START, QRELS_END),
+    (DIVERSITY_START, DIVERSITY_END),
 )
 
 

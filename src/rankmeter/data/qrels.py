@@ -75,6 +75,7 @@ class Qrels:
     __slots__ = (
         "_doc_codes",
         "_doc_lookup",
+        "_doc_order",
         "_doc_vocab",
         "_grades",
         "_keys",
@@ -117,6 +118,7 @@ class Qrels:
         self._doc_lookup: HashLookup | None = None
         self._pair_lookup: PairLookup | None = None
         self._subtopics = subtopics
+        self._doc_order: IntArray | None = None
 
     # -- construction -------------------------------------------------------------------------
     @classmethod
@@ -320,6 +322,18 @@ class Qrels:
     def doc_ids(self, rows: IntArray | slice = slice(None)) -> Any:
         """The doc ids of these judgment rows (all by default), as an Arrow string array."""
         return self._doc_vocab.take(arrow_ints(self._doc_codes[rows]))
+
+    def doc_order(self) -> IntArray:
+        """Each judgment row's doc id's place in byte order among the judged doc ids (as C's
+        strcmp orders them: ndeval breaks ties by it); sorted once, then reused."""
+        if self._doc_order is None:
+            import pyarrow.compute as pc
+
+            order = np.asarray(pc.sort_indices(self._doc_vocab), dtype=np.int64)
+            place = np.empty(len(order), dtype=np.int64)
+            place[order] = np.arange(len(order), dtype=np.int64)
+            self._doc_order = readonly(place[self._doc_codes])
+        return self._doc_order
 
     def judgment_rows(self, segments: IntArray, doc_codes: IntArray) -> IntArray:
         """The judgment row of each (segment, doc) pair, -1 where that doc is not judged for

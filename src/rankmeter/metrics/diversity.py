@@ -171,41 +171,100 @@ def _ideal(ranked: Ranked, rel: float, alpha: float, depth: int) -> _Ideal:
     item, code = _subtopic_pairs(
         ranked, ranked.judgment_rows, ranked.judgment_grades, judgments, rel
     )
+    # The (query, subtopic) keys, numbered in sorted order: one stable sort gives the numbers
+    # and the pairs by key (the greedy's index); pairs come by judgment, so the candidates
+    # (judgments with a relevant subtopic) need none.
     segment = ranked.judgment_groups[item] * _n_codes(ranked) + code
-    keys, key_of_pair = np.unique(segment, return_inverse=True)
+    by_key = np.argsort(segment, kind="stable")
+    ordered = segment[by_key]
+    new_key = _first_of_runs(ordered)
+    key_of_pair = np.empty(len(segment), dtype=np.int64)
+    key_of_pair[by_key] = np.cumsum(new_key, dtype=np.int64) - 1
+    keys = ordered[new_key]
     subtopics = np.bincount(keys // _n_codes(ranked), minlength=nq).astype(np.int64)
-    candidates, cand_of_pair = np.unique(item, return_inverse=True)
-    query = ranked.judgment_groups[candidates]
-    most = int(np.bincount(query).max()) if len(query) else 0  # the longest greedy
+    new_item = _first_of_runs(item)
+    candidates = item[new_item]
+    cand_of_pair = np.cumsum(new_item, dtype=np.int64) - 1
+    most = int(np.bincount(ranked.judgment_groups[candidates]).max()) if len(candidates) else 0
     gains = np.zeros((nq, min(depth, most)), dtype=np.float64)
     picked = np.full((nq, min(depth, most)), -1, dtype=np.int64)
     if len(candidates) and depth:
-        doc_rank = _doc_order(ranked, candidates)
-        starts = np.flatnonzero(np.concatenate(([True], query[1:] != query[:-1])))
-        lengths = np.diff(np.append(starts, len(candidates)))
-        weight = np.ones(len(keys), dtype=np.float64)
-        alive = np.ones(len(candidates), dtype=bool)
-        for rank in range(min(depth, int(lengths.max()))):
-            # One greedy step for every query: each remaining judgment's gain now.
-            score = np.bincount(cand_of_pair, weights=weight[key_of_pair], minlength=len(alive))
-            score[~alive] = -1.0
-            best = np.maximum.reduceat(score, starts)
-            best_each = np.repeat(best, lengths)
-            tied = np.where(score == best_each, doc_rank, -1)
-            top_doc = np.repeat(np.maximum.reduceat(tied, starts), lengths)
-            winner = np.flatnonzero((tied == top_doc) & (best_each > 0))
-            if len(winner) == 0:
-                break
-            q = query[winner]
-            gains[q, rank] = score[winner]
-            picked[q, rank] = candidates[winner]
-            alive[winner] = False
-            won = np.zeros(len(alive), dtype=bool)
-            won[winner] = True
-            weight[key_of_pair[won[cand_of_pair]]] *= 1.0 - alpha
+        pairs = (cand_of_pair, key_of_pair, by_key, len(keys))
+        _greedy(ranked, alpha, candidates, pairs, gains, picked)
     ideal = _Ideal(subtopics, gains, picked, depth)
     ranked._cache[key] = ideal
     return ideal
+
+
+def _greedy(
+    ranked: Ranked,
+    alpha: float,
+    candidates: IntArray,
+    pairs: tuple[IntArray, IntArray, IntArray, int],
+    gains: FloatArray,
+    picked: IntArray,
+) -> None:
+    """ndeval's greedy ideal ordering, one step for every query at once, into ``gains`` and
+    ``picked`` (one column per rank).
+
+    Each candidate judgment's gain is kept up to date instead of summed again at each step:
+    placing a judgment multiplies the weight of each of its (query, subtopic) keys by
+    (1 - alpha), which takes weight x alpha from every candidate sharing the key (found through
+    the pairs sorted by key). A step is then a few passes over the candidates (the best gain
+    of each query, the largest doc id among those that have it) and work on the keys of the
+    judgments placed. The gain recorded for a placed judgment is its weights summed afresh, in
+    subtopic order as ndeval sums them. (With alpha = 0.5, 0.25, 0 or 1 every gain is exact, so
+    equal gains are equal as ndeval finds them; with other alphas, two mathematically equal
+    gains may differ in their last bit here or there, and a tie be broken otherwise.)
+    """
+    from rankmeter.data.csr import gather_ranges, offsets_from_sorted
+
+    cand_of_pair, key_of_pair, by_key, n_keys = pairs
+    n_cand = len(candidates)
+    query = ranked.judgment_groups[candidates]
+    starts = np.flatnonzero(np.concatenate(([True], query[1:] != query[:-1])))
+    local = np.repeat(np.arange(len(starts)), np.diff(np.append(starts, n_cand)))
+    owner = query[starts]
+    # each candidate's place among its query's by doc id (distinct within a query), and the
+    # candidate at each place: a query's winner is found from the place alone
+    by_doc = np.lexsort((_doc_order(ranked, candidates), local))
+    place = np.empty(n_cand, dtype=np.int64)
+    place[by_doc] = np.arange(n_cand, dtype=np.int64) - starts[local]
+    # pairs by candidate (they come so) and by key
+    cand_offsets = offsets_from_sorted(cand_of_pair, n_cand)
+    key_offsets = offsets_from_sorted(key_of_pair[by_key], n_keys)
+    cand_by_key = cand_of_pair[by_key]
+    key_lengths = np.diff(key_offsets)
+    weight = np.ones(n_keys, dtype=np.float64)
+    score = np.bincount(cand_of_pair, minlength=n_cand).astype(np.float64)
+    for rank in range(gains.shape[1]):
+        best = np.maximum.reduceat(score, starts)
+        tied = np.where(score == best[local], place, -1)
+        top = np.maximum.reduceat(tied, starts)
+        live = best > 0
+        if not live.any():
+            break
+        winners = by_doc[starts[live] + top[live]]
+        lengths = cand_offsets[winners + 1] - cand_offsets[winners]
+        won_keys = key_of_pair[gather_ranges(cand_offsets[winners], lengths)]
+        won = np.repeat(np.arange(len(winners)), lengths)
+        q = owner[live]
+        gains[q, rank] = np.bincount(won, weights=weight[won_keys], minlength=len(winners))
+        picked[q, rank] = candidates[winners]
+        # (the keys of different winners differ: each winner's query is its own)
+        old = weight[won_keys]
+        weight[won_keys] = old * (1.0 - alpha)  # (as ndeval: the weight times 1 - alpha)
+        width = key_lengths[won_keys]
+        sharing = cand_by_key[gather_ranges(key_offsets[won_keys], width)]
+        np.subtract.at(score, sharing, np.repeat(old - weight[won_keys], width))
+        score[winners] = -np.inf
+
+
+def _first_of_runs(values: IntArray) -> Any:
+    """Where each run of equal values begins (a bool array)."""
+    first = np.ones(len(values), dtype=bool)
+    first[1:] = values[1:] != values[:-1]
+    return first
 
 
 def _doc_order(ranked: Ranked, judgments: IntArray) -> IntArray:
@@ -214,13 +273,8 @@ def _doc_order(ranked: Ranked, judgments: IntArray) -> IntArray:
     the greedy step marks the other judgments -1)."""
     if ranked.qrels is None:
         return len(ranked.judgment_grades) - 1 - judgments
-    import pyarrow.compute as pc
-
-    ids = ranked.qrels.doc_ids(ranked.judgment_rows[judgments])
-    order = np.asarray(pc.sort_indices(ids), dtype=np.int64)
-    place = np.empty(len(order), dtype=np.int64)
-    place[order] = np.arange(len(order), dtype=np.int64)
-    return place
+    order: IntArray = ranked.qrels.doc_order()[ranked.judgment_rows[judgments]]
+    return order
 
 
 def _discount(positions: Any) -> FloatArray:
@@ -338,11 +392,13 @@ def _sum_text(gains: Any, divisors: Any) -> str:
 
 def _subtopic_step(ranked: Ranked, ideal: _Ideal, metric: Metric) -> str:
     n = int(ideal.subtopics[0])
-    if ranked.qrels is not None and ranked.qrels.subtopics.given:
+    sub = None if ranked.qrels is None else ranked.qrels.subtopics
+    if sub is not None and sub.given and len(sub.vocabulary) > 1:
         return f"the query has {plural(n, 'subtopic')} with a relevant judged document"
+    where = "the grades given hold" if sub is None else "the qrels hold one subtopic or"
     return (
-        f"the qrels hold no subtopics (ordinary qrels): the query has {plural(n, 'subtopic')}, "
-        f"so {metric} is not a diversity number here"
+        f"{where} no subtopics: the query has {plural(n, 'subtopic')}, so {metric} is not a "
+        "diversity number here"
     )
 
 
@@ -655,15 +711,18 @@ def reads_subtopics(metrics: Any) -> bool:
     """Whether any of ``metrics`` (names or Metric objects, one or many; None: the defaults)
     is a diversity metric, so the qrels are to be read with their subtopics (see
     :func:`rankmeter.io.read_qrels`). Names that do not parse are left to the caller, which
-    refuses them where it parses them.
+    refuses them where it parses them; an iterator is left unread (it can be read once only,
+    and its reader reads it), as ordinary qrels.
 
     >>> reads_subtopics(["nDCG@10", "alpha-nDCG@20"]), reads_subtopics("P@10")
     (True, False)
     """
+    from collections.abc import Iterator
+
     from rankmeter.errors import MetricError
     from rankmeter.metrics._parse import parse_metrics
 
-    if metrics is None:
+    if metrics is None or isinstance(metrics, Iterator):
         return False
     if isinstance(metrics, (str, Metric)):
         metrics = [metrics]
