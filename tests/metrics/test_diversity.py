@@ -256,3 +256,40 @@ def test_cli_evaluate_compare_and_explain(files: tuple[Path, Path], tmp_path: Pa
     noted = _rankmeter("evaluate", ordinary, run, "-m", "alpha_nDCG@4")
     assert noted.returncode == 0, noted.stderr
     assert "every query of these qrels has one subtopic" in " ".join(noted.stdout.split())
+
+
+# -- the compact join (evaluate's) and the full one (explain's) give the same numbers ----------
+
+
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("judged_only", [False, True])
+def test_compact_and_full_joins_agree_on_subtopic_qrels(
+    tmp_path: Path, seed: int, judged_only: bool
+) -> None:
+    import random
+
+    from rankmeter.io import as_run
+    from rankmeter.metrics import join
+
+    rng = random.Random(seed)
+    docs = [f"d{i}" for i in range(15)]
+    judged = {  # (query, subtopic, doc) -> grade: each triple once
+        (q, s, d): rng.choice([-1, 0, 1, 1, 2])
+        for q in ("1", "2", "3")
+        for d in rng.sample(docs, 8)
+        for s in rng.sample("0123", rng.randint(1, 3))
+    }
+    path = tmp_path / "q.txt"
+    path.write_text("".join(f"{q} {s} {d} {g}\n" for (q, s, d), g in judged.items()))
+    qrels = read_qrels(path, subtopics=True)
+    results = {q: {d: rng.choice([0.0, 1.0, 2.0]) for d in rng.sample([*docs, "u1"], 10)} for q in ("1", "2", "4")}  # fmt: skip
+    run = as_run(results)
+    names = ["alpha_nDCG@5", "alpha_nDCG(alpha=0.25)@20", "ERR_IA@3", "nERR_IA@10", "StRecall@5"]
+    metrics = [parse_metric(m) for m in names]
+    metrics.append(rankmeter.Metric(parse_metric("ERR_IA@5").spec))  # by hand: no cutoff
+    for include_missing in (False, True):
+        policy = {"include_missing": include_missing, "judged_only": judged_only}
+        full = join(qrels, run, **policy)
+        compact = join(qrels, run, compact=True, **policy)
+        for metric in metrics:
+            assert np.array_equal(metric.compute(full), metric.compute(compact)), metric
