@@ -293,3 +293,36 @@ def test_compact_and_full_joins_agree_on_subtopic_qrels(
         compact = join(qrels, run, compact=True, **policy)
         for metric in metrics:
             assert np.array_equal(metric.compute(full), metric.compute(compact)), metric
+
+
+# -- tables: a subtopic (or iteration) column ----------------------------------------------------
+
+
+def test_a_csv_with_a_subtopic_column_is_read_as_the_trec_file(
+    tmp_path: Path, files: tuple[Path, Path]
+) -> None:
+    csv = tmp_path / "qrels.csv"
+    rows = [line.split() for line in DIVERSE.splitlines()]
+    csv.write_text(
+        "query_id,subtopic,doc_id,relevance\n" + "".join(",".join(r) + "\n" for r in rows),
+        encoding="utf-8",
+    )
+    names = ["alpha_nDCG@4", "ERR_IA@4", "StRecall@2", "nDCG@4"]
+    from_csv = rankmeter.evaluate(csv, files[1], names).per_query.to_dict()
+    assert from_csv == rankmeter.evaluate(files[0], files[1], names).per_query.to_dict()
+    # without a diversity metric the column is not read: a doc judged twice is an error
+    with pytest.raises(FormatError, match="duplicate judgment"):
+        rankmeter.evaluate(csv, files[1], ["nDCG@4"])
+
+
+def test_a_dataframe_with_ir_measures_iteration_column() -> None:
+    pd = pytest.importorskip("pandas", reason="DataFrame input")
+    frame = pd.DataFrame(
+        {"query_id": ["1", "1", "1"], "iteration": [1, 2, 2], "doc_id": ["a", "a", "b"],
+         "relevance": [1, 1, 1]}
+    )  # fmt: skip
+    run = {"1": {"b": 2.0, "a": 1.0}}
+    values = rankmeter.evaluate(frame, run, ["alpha_nDCG@2", "StRecall@1"]).metrics
+    # b (subtopic 2) then a (1 and 2, 2 seen once): 1 + 1.5/log2(3); ideal a (2), b (0.5)
+    assert values["alpha_nDCG@2"] == pytest.approx((1 + 1.5 / np.log2(3)) / (2 + 0.5 / np.log2(3)))
+    assert values["StRecall@1"] == 0.5

@@ -84,14 +84,15 @@ def read_qrels(
     ``format`` overrides the detection (``"trec"``, ``"csv"``, ``"tsv"``, ``"jsonl"``,
     ``"parquet"``). ``subtopics``: a TREC file's second column is each line's subtopic, as
     the diversity metrics read it (``qid subtopic docid grade``; a document judged for
-    several subtopics on several lines; see :meth:`Qrels.from_subtopic_columns`).
+    several subtopics on several lines; see :meth:`Qrels.from_subtopic_columns`), and so is a
+    table's ``subtopic`` (or ``iteration``) column where it has one.
     """
     source = Source(path)
     fmt = source.detect_format(format)
     if fmt == "trec":
         return read_trec_qrels(source, subtopics=subtopics)
     table, origin = read_table(source, fmt)
-    return qrels_from_table(table, origin)
+    return qrels_from_table(table, origin, subtopics=subtopics)
 
 
 def read_run(
@@ -133,7 +134,7 @@ def as_qrels(value: Any, *, subtopics: bool = False) -> Qrels:
         return Qrels.from_dict(value)
     table = frame_table(value)
     if table is not None:
-        return qrels_from_table(*table)
+        return qrels_from_table(*table, subtopics=subtopics)
     raise FormatError(
         "<qrels>",
         f"cannot use a {type(value).__name__} as qrels; give a path, a dict "
