@@ -326,3 +326,25 @@ def test_a_dataframe_with_ir_measures_iteration_column() -> None:
     # b (subtopic 2) then a (1 and 2, 2 seen once): 1 + 1.5/log2(3); ideal a (2), b (0.5)
     assert values["alpha_nDCG@2"] == pytest.approx((1 + 1.5 / np.log2(3)) / (2 + 0.5 / np.log2(3)))
     assert values["StRecall@1"] == 0.5
+
+
+def test_spark_is_refused_before_it_starts(files: tuple[Path, Path]) -> None:
+    from rankmeter.comparison import compare_files
+    from rankmeter.engines import evaluate_files
+    from rankmeter.errors import PolicyError
+
+    qrels, run = (str(f) for f in files)
+    with pytest.raises(
+        PolicyError,
+        match=r"^alpha_nDCG@5 reads subtopic qrels, which engine='spark' does not read yet; "
+        r"use engine='process'$",
+    ):
+        evaluate_files(qrels, [run], ["P@5", "alpha_nDCG@5"], engine="spark")
+    with pytest.raises(PolicyError, match=r"^ERR_IA@5, S-recall@5 read subtopic qrels"):
+        compare_files(qrels, [run, run], ["ERR_IA@5", "S-recall@5"], engine="spark")
+    done = _rankmeter("evaluate", qrels, run, "-m", "StRecall@5", "--engine", "spark")
+    assert done.returncode == 2
+    assert done.stderr.strip().endswith(
+        "StRecall@5 reads subtopic qrels, which --engine spark does not read yet; "
+        "use --engine process"
+    )

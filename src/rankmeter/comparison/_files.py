@@ -110,7 +110,7 @@ def compare_files(
     >>> done.comparison.systems, done.comparison.difference("old", "P@1").difference
     (('new', 'old'), -1.0)
     """
-    from rankmeter.engines import no_stages, spark_for
+    from rankmeter.engines import no_stages, spark_for, spark_subtopics
     from rankmeter.io import read_qrels, read_run
     from rankmeter.io.run_args import input_path, run_arguments, run_list, run_names
     from rankmeter.metrics import DEFAULT_METRICS, parse_metrics, reads_subtopics, subtopic_notes
@@ -133,6 +133,8 @@ def compare_files(
     asked = [metrics] if isinstance(metrics, str) else list(metrics or [])
     names = list(dict.fromkeys([*asked, *goal_metrics])) or list(DEFAULT_METRICS)
     arguments = run_arguments(runs)
+    if engine == "spark" and reads_subtopics(names):
+        raise PolicyError(spark_subtopics(parse_metrics(names), command_line))
     backend = spark_for(
         engine,
         inputs=[qrels, *(a.path for a in arguments)],

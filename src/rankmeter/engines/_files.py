@@ -244,7 +244,7 @@ def evaluate_files(
     [('mine', 1.0)]
     """
     from rankmeter.io.run_args import input_path, run_arguments, run_list
-    from rankmeter.metrics import DEFAULT_METRICS, parse_metrics, subtopic_notes
+    from rankmeter.metrics import DEFAULT_METRICS, parse_metrics, reads_subtopics, subtopic_notes
     from rankmeter.metrics.goals import get_goal, goal_notes
 
     qrels = input_path(qrels, "qrels")
@@ -269,6 +269,8 @@ def evaluate_files(
             if command_line
             else "stream is a setting of engine='process'"
         )
+    if engine == "spark" and reads_subtopics(measures):
+        raise PolicyError(spark_subtopics(measures, command_line))
     backend = spark_for(
         engine,
         inputs=[qrels, *(a.path for a in arguments)],
@@ -312,6 +314,19 @@ def evaluate_files(
         chosen, grades=loaded_qrels.grades, rel=rel, depths=depths, measures=measures
     )
     return EvaluatedFiles(results, chosen, (*notes, *own))
+
+
+def spark_subtopics(metrics: Sequence[Metric], command_line: bool) -> str:
+    """Why diversity metrics are refused on Spark: its engine reads no subtopics yet."""
+    from rankmeter.metrics.diversity import SPECS as DIVERSITY
+
+    named = [m.label for m in metrics if m.spec in DIVERSITY]
+    engine = _setting("engine", "spark", command_line=command_line)
+    other = _setting("engine", "process", command_line=command_line)
+    verb = "reads" if len(named) == 1 else "read"
+    return (
+        f"{', '.join(named)} {verb} subtopic qrels, which {engine} does not read yet; use {other}"
+    )
 
 
 def _on_spark(
