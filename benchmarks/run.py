@@ -91,6 +91,8 @@ QRELS_START = "<!-- qrels:start -->"  # benchmarks/qrels_bench.py's section
 QRELS_END = "<!-- qrels:end -->"
 LEADERBOARD_START = "<!-- leaderboard:start -->"  # benchmarks/leaderboard_bench.py's section
 LEADERBOARD_END = "<!-- leaderboard:end -->"
+DIVERSITY_START = "<!-- diversity:start -->"  # benchmarks/bench_diversity.py's section
+DIVERSITY_END = "<!-- diversity:end -->"
 #: Sections other scripts write into RESULTS.md; run.py keeps them when it rewrites the rest.
 KEPT_SECTIONS = (
     (COMPARE_START, COMPARE_END),
@@ -100,6 +102,7 @@ KEPT_SECTIONS = (
     (SPARK_EVAL_START, SPARK_EVAL_END),
     (QRELS_START, QRELS_END),
     (LEADERBOARD_START, LEADERBOARD_END),
+    (DIVERSITY_START, DIVERSITY_END),
 )
 
 

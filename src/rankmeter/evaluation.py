@@ -17,7 +17,7 @@ from rankmeter.data.arrays import take
 from rankmeter.errors import RankmeterError
 from rankmeter.io import as_qrels, as_run, load_runs
 from rankmeter.io.pool import sampled_qrels
-from rankmeter.metrics import DEFAULT_METRICS, Metric, Ranked, join, parse_metrics
+from rankmeter.metrics import DEFAULT_METRICS, Metric, Ranked, join, parse_metrics, reads_subtopics
 from rankmeter.results import (
     WRITTEN_DEPTH,
     EvalResult,
@@ -153,7 +153,9 @@ def evaluate(
         # The first run is read (on threads of its own) while the qrels are read here.
         first = _start_stream(paths[0], policies)
         try:
-            loaded_qrels = sampled_qrels(as_qrels(qrels), inclusion)
+            loaded_qrels = sampled_qrels(
+                as_qrels(qrels, subtopics=reads_subtopics(measures)), inclusion
+            )
         except BaseException:
             _close(first)
             raise
@@ -175,7 +177,9 @@ def evaluate(
         finally:
             _close(first)
     else:
-        loaded_qrels = sampled_qrels(as_qrels(qrels), inclusion)
+        loaded_qrels = sampled_qrels(
+            as_qrels(qrels, subtopics=reads_subtopics(measures)), inclusion
+        )
     if many:
         loaded = load_runs(runs, ties=ties)
         return EvalResults(

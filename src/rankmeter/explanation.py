@@ -190,7 +190,7 @@ class Explanations(Sequence[Explanation]):
         >>> [(e.metric, e.shown_value) for e in explained]
         [('AP', '0.8333'), ('P@2', '0.5000')]
         """
-        case = _from_files(qrels, run, query, rel, judged_only, ties)
+        case = _from_files(qrels, run, query, rel, judged_only, ties, metrics)
         if query_text is not None:
             case = dataclasses.replace(case, query_text=str(query_text))
         return cls._of(case, metrics, grades=None)
@@ -209,7 +209,7 @@ class Explanations(Sequence[Explanation]):
 
         if [qrels := input_path(qrels, "qrels"), run].count("-") > 1:
             raise PolicyError("only one input can be read from stdin ('-')")
-        loaded_qrels = read_qrels(qrels, format=qrels_format)
+        loaded_qrels = qrels if qrels_format is None else read_qrels(qrels, format=qrels_format)
         loaded_run = read_one_run(run, format=run_format, ties=policies.get("ties", "trec_eval"))
         text = None if queries is None else read_queries(queries).get(query)
         return cls.for_query(loaded_qrels, loaded_run, query, metrics, query_text=text, **policies)
@@ -318,7 +318,7 @@ def explain(
     >>> e.value == rankmeter.evaluate(qrels, run, "AP").per_query.to_dict()["q1"]["AP"]
     True
     """
-    return _build(_from_files(qrels, run, query, rel, judged_only, ties), _metric(metric))
+    return _build(_from_files(qrels, run, query, rel, judged_only, ties, [metric]), _metric(metric))  # fmt: skip
 
 
 def explain_grades(
@@ -430,16 +430,16 @@ def _metric(metric: Any) -> Metric:
     return parse_metric(metric)
 
 
-def _from_files(qrels: Any, run: Any, query: Any, rel: Any, judged_only: Any, ties: str) -> _Case:
+def _from_files(qrels: Any, run: Any, query: Any, rel: Any, judged_only: Any, ties: str, metrics: Any = None) -> _Case:  # fmt: skip
     import numpy as np
 
     from rankmeter.io import as_qrels, as_run
-    from rankmeter.metrics import join
+    from rankmeter.metrics import join, reads_subtopics
     from rankmeter.results import Policies
 
     policies = Policies(rel, False, judged_only, ties)
     query = identifier("query", query, what="the query id")
-    loaded_qrels = as_qrels(qrels)
+    loaded_qrels = as_qrels(qrels, subtopics=reads_subtopics(metrics))
     loaded_run = as_run(run, ties=policies.ties)
     qrels_row = loaded_qrels.query_rows().get(query)
     one = loaded_run.subset([query])
@@ -680,7 +680,7 @@ def _build(case: _Case, metric: Metric) -> Explanation:
         {k: _plain(v) if k == "grade" else _scalar(v) for k, v in r.items()}
         for r in breakdown.ideal
     )
-    if ideal_rows and case.judgments:
+    if ideal_rows and case.judgments and "doc" not in ideal_columns:
         ideal_columns, ideal_rows = _with_ideal_docs(ideal_columns, ideal_rows, case.judgments)
     return Explanation(
         metric=metric.label,

@@ -13,7 +13,7 @@ from rankmeter.metrics.goals import GOAL_NAMES
 
 from ._cli_support import CLI, NO_JUDGED_WARNING, evaluate_json
 
-LISTED = "coverage, top-results, single-answer, candidate-pool, browsing, sampled-pool, robustness"
+LISTED = "coverage, top-results, single-answer, candidate-pool, browsing, sampled-pool, robustness, ambiguous"
 
 
 def only_notes(err: str) -> bool:

@@ -11,7 +11,7 @@ from rankmeter.errors import MetricError
 from rankmeter.metrics import GOALS, GoalMetric, metrics_for_goal, parse_metric
 from rankmeter.metrics.goals import GOAL_NAMES, Goal, get_goal, goal_notes
 
-VALID = "Valid goals: coverage, top-results, single-answer, candidate-pool, browsing, sampled-pool, robustness$"
+VALID = "Valid goals: coverage, top-results, single-answer, candidate-pool, browsing, sampled-pool, robustness, ambiguous$"
 ALL_METRICS = [(goal.name, m) for goal in GOALS.values() for m in goal.metrics]
 
 
@@ -24,6 +24,7 @@ def test_the_goals_in_order() -> None:
         "browsing",
         "sampled-pool",
         "robustness",
+        "ambiguous",
     )
     assert list(GOALS) == list(GOAL_NAMES)
     assert all(name == goal.name for name, goal in GOALS.items())
@@ -68,6 +69,7 @@ def test_every_goal_has_a_one_line_description_and_distinct_metrics(goal: str) -
         ("browsing", ["ERR@10", "RBP", "RBP_resid", "Compat"]),
         ("sampled-pool", ["statAP", "stat_nDCG@10", "stat_P@10", "infAP", "Bpref"]),
         ("robustness", ["GMAP", "AP"]),
+        ("ambiguous", ["alpha_nDCG@20", "ERR_IA@20", "StRecall@20"]),
     ],
 )
 def test_the_advice(goal: str, expected: list[str]) -> None:
@@ -131,7 +133,7 @@ def test_empty_goal(given: str) -> None:
     with pytest.raises(
         MetricError,
         match=r"^no goal given; choose one of coverage, top-results, single-answer, "
-        r"candidate-pool, browsing, sampled-pool, robustness$",
+        r"candidate-pool, browsing, sampled-pool, robustness, ambiguous$",
     ):
         metrics_for_goal(given)
 

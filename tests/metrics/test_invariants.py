@@ -113,7 +113,23 @@ FACTS: dict[str, Facts] = {
     "AP_11pt": Facts(True, False, False, lambda s: 1.0 if s.relevant else 0.0),
     # log(max(AP, 0.00001)) per query: in [log 0.00001, 0], not [0, 1]
     "GMAP": Facts(False, False, False, lambda s: 0.0 if s.relevant else math.log(0.00001)),
+    # Diversity metrics on ordinary qrels (one subtopic a query): the greedy ideal is the
+    # best ordering there; on subtopic qrels it may not be, so alpha_nDCG and nERR_IA are not
+    # declared bounded.
+    "alpha_nDCG": Facts(False, False, True, lambda s: 1.0 if s.relevant else 0.0),
+    "ERR_IA": Facts(True, False, True, lambda s: _err_ia_perfect(s)),
+    "nERR_IA": Facts(False, False, True, lambda s: 1.0 if s.relevant else 0.0),
+    "StRecall": Facts(True, True, True, lambda s: 1.0 if s.relevant else 0.0),
 }
+
+
+def _err_ia_perfect(s: Shape) -> float:
+    """ERR-IA (ndeval) of one subtopic whose R relevant documents come first: 0.5^(i-1)/i at
+    ranks i <= R over the same at every rank to k."""
+    k = s.cutoff or 1
+    terms = [0.5**i / (i + 1) for i in range(k)]
+    return sum(terms[: min(s.relevant, k)]) / sum(terms)
+
 
 CUTOFFS = (1, 2, 3, 5, 10)
 RECALL_LEVELS = (0, 0.1, 0.25, 0.5, 0.75, 1)

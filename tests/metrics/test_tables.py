@@ -225,6 +225,39 @@ A_CASES = [
     param("stat_nDCG", {}, (2 / log2(3) + 1 / log2(6) + 3 / log2(7)) / A_IDCG, id="stat_nDCG"),
     param("stat_P@5", {}, 2 / 5, id="stat_P@5"),
     param("stat_P", {}, 3 / 7, id="stat_P-whole-list"),
+    # --- diversity, on ordinary qrels: one subtopic. Relevant at rel 1: a (rank 2), c (5),
+    # d (6), g; each later relevant result gains half the one before: a 1, c 0.5, d 0.25.
+    # The greedy ideal is four relevant documents: gains 1, 0.5, 0.25, 0.125.
+    param(
+        "alpha_nDCG@5",
+        {},
+        (1 / log2(3) + 0.5 / log2(6)) / (1 + 0.5 / log2(3) + 0.25 / 2 + 0.125 / log2(5)),
+        id="alpha_nDCG@5",
+    ),
+    # rel 2: a (2) and d (6) relevant; the ideal gains 1, 0.5
+    param(
+        "alpha_nDCG(rel=2)@6",
+        {},
+        (1 / log2(3) + 0.5 / log2(7)) / (1 + 0.5 / log2(3)),
+        id="alpha_nDCG(rel=2)@6",
+    ),
+    # alpha 1: only the first relevant result gains
+    param("alpha_nDCG(alpha=1)@6", {}, 1 / log2(3), id="alpha_nDCG(alpha=1)@6"),
+    # ERR-IA: gain / rank, over N = 1 times the sum of 0.5^(i-1) / i to k
+    param(
+        "ERR_IA@5",
+        {},
+        (1 / 2 + 0.5 / 5) / (1 + 0.5 / 2 + 0.25 / 3 + 0.125 / 4 + 0.0625 / 5),
+        id="ERR_IA@5",
+    ),
+    param(
+        "nERR_IA@5",
+        {},
+        (1 / 2 + 0.5 / 5) / (1 + 0.5 / 2 + 0.25 / 3 + 0.125 / 4),
+        id="nERR_IA@5",
+    ),
+    param("StRecall@1", {}, 0.0, id="StRecall@1"),
+    param("StRecall@2", {}, 1.0, id="StRecall@2"),
 ]
 
 

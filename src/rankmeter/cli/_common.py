@@ -143,7 +143,8 @@ MetricOption = Annotated[
 GOAL_HELP = (
     f"The metrics that answer a goal, and why: {', '.join(GOAL_NAMES)} (finding everything "
     "relevant; a good first page; one right answer; the pool a reranker reads; estimates from "
-    "a judged sample of the pool; no query failed badly). evaluate and "
+    "a judged sample of the pool; no query failed badly; every meaning of an ambiguous query, "
+    "on subtopic qrels). evaluate and "
     "compare add them after any -m metrics; metrics lists them."
 )
 GoalOption = Annotated[str | None, typer.Option("--goal", metavar="GOAL", help=GOAL_HELP)]

@@ -23,7 +23,7 @@ from rankmeter.data.run import check_ties
 from rankmeter.errors import PolicyError
 from rankmeter.evaluation import check_policies, resolve_metrics
 from rankmeter.io import as_qrels, load_runs
-from rankmeter.metrics import Metric
+from rankmeter.metrics import Metric, reads_subtopics
 from rankmeter.results import Policies, depth_of
 
 if TYPE_CHECKING:  # rankmeter.stats (and scipy) load when a comparison is made, not on import
@@ -182,7 +182,7 @@ def compare_all(
     )
     seed = _validate.seed(seed)
     measures = resolve_metrics(metrics)
-    loaded_qrels = as_qrels(qrels)
+    loaded_qrels = as_qrels(qrels, subtopics=reads_subtopics(measures))
     loaded = load_runs(runs, ties=policies.ties)
     if len(loaded) < MIN_SYSTEMS:
         raise PolicyError(

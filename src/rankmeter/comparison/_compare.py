@@ -36,7 +36,7 @@ from rankmeter.data.run import check_ties
 from rankmeter.errors import PolicyError, RankmeterError
 from rankmeter.evaluation import check_policies, no_common_queries, resolve_metrics
 from rankmeter.io import as_qrels, load_runs, sampled_qrels
-from rankmeter.metrics import Metric, Ranked, join
+from rankmeter.metrics import Metric, Ranked, join, reads_subtopics
 from rankmeter.results import Policies, relevant_only
 
 #: Where compare's per-query values are computed: here, or on Spark (:func:`spark_runs`).
@@ -417,7 +417,9 @@ class Systems:
                 cutoff=options.cutoff,
             )
         else:
-            loaded_qrels = sampled_qrels(as_qrels(qrels), inclusion)
+            loaded_qrels = sampled_qrels(
+                as_qrels(qrels, subtopics=reads_subtopics(options.measures)), inclusion
+            )
             given = given_runs(runs)
         loaded: Sequence[Run | GivenRun] = (
             load_runs(runs, ties=options.policies.ties) if given is None else list(given.values())

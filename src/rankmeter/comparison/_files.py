@@ -36,7 +36,9 @@ class ComparedFiles:
     comparison : the :class:`~rankmeter.comparison.Comparison`
     goal : the goal whose metrics were compared (None: none was given)
     goal_notes : the goal's notes on these qrels and runs
-        (:func:`rankmeter.metrics.goals.goal_notes`), one line each
+        (:func:`rankmeter.metrics.goals.goal_notes`), one line each; with or without a goal,
+        the note that diversity metrics on qrels of one subtopic a query measure no diversity
+        (:func:`rankmeter.metrics.subtopic_notes`)
     diffs : with a corpus, each system beside the baseline
         (:class:`~rankmeter.comparison.RunDiff`, the baseline as A) on the first metric, in
         the order of the comparison's systems; the HTML report writes them beside itself and
@@ -119,10 +121,10 @@ def compare_files(
     >>> done.comparison.systems, done.comparison.difference("old", "P@1").difference
     (('new', 'old'), -1.0)
     """
-    from rankmeter.engines import no_stages, spark_for
+    from rankmeter.engines import no_stages, spark_for, spark_subtopics
     from rankmeter.io import read_qrels, read_run
     from rankmeter.io.run_args import input_path, run_arguments, run_list, run_names
-    from rankmeter.metrics import DEFAULT_METRICS, parse_metrics
+    from rankmeter.metrics import DEFAULT_METRICS, parse_metrics, reads_subtopics, subtopic_notes
     from rankmeter.metrics.goals import get_goal, goal_notes
 
     qrels = input_path(qrels, "qrels")
@@ -148,6 +150,8 @@ def compare_files(
             f"{'--engine process' if command_line else 'engine=' + repr('process')}: Spark does "
             "not carry inclusion probabilities yet"
         )
+    if engine == "spark" and reads_subtopics(names):
+        raise PolicyError(spark_subtopics(parse_metrics(names), command_line))
     backend = spark_for(
         engine,
         inputs=[qrels, *(a.path for a in arguments)],
@@ -168,7 +172,8 @@ def compare_files(
     policies: dict[str, Any] = {"rel": rel, "judged_only": judged_only, "ties": ties}
     with (stages or no_stages)(len(runs) + 2 + (corpus is not None)) as steps:
         steps.start(f"reading {qrels}")
-        loaded_qrels = read_qrels(qrels, format=qrels_format)
+        subtopics = reads_subtopics(names)
+        loaded_qrels = read_qrels(qrels, format=qrels_format, subtopics=subtopics)
         named: dict[str, Any]
         if backend is None:
             loaded = []
@@ -209,14 +214,15 @@ def compare_files(
                 rel=rel,
                 ties=ties,
             )
+    own = subtopic_notes(loaded_qrels, names)
     if chosen is None:
-        return ComparedFiles(result, diffs=diffs)
+        return ComparedFiles(result, None, own, diffs)
     depths = {n: result.depths[n] for n in named}
     measures = parse_metrics(names)
     notes = goal_notes(
         chosen, grades=loaded_qrels.grades, rel=rel, depths=depths, measures=measures
     )
-    return ComparedFiles(result, chosen, notes, diffs)
+    return ComparedFiles(result, chosen, (*notes, *own), diffs)
 
 
 def _baseline(

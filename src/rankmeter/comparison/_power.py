@@ -77,7 +77,7 @@ def compare_power(
     """
     from rankmeter.evaluation import evaluate
     from rankmeter.io import as_qrels, load_runs
-    from rankmeter.metrics import DEFAULT_METRICS
+    from rankmeter.metrics import DEFAULT_METRICS, reads_subtopics
     from rankmeter.stats import power as analyse
 
     if isinstance(runs, (str, os.PathLike, Run)) or not isinstance(runs, Iterable):
@@ -90,9 +90,9 @@ def compare_power(
         )
     if len(runs) != 2:
         raise PolicyError(f"power compares two runs (a baseline, then a system); got {len(runs)}")
-    qrels = as_qrels(qrels)
-    loaded = {run.name: run for run in load_runs(runs, ties=ties)}
     names = list(dict.fromkeys(metrics or [])) or list(DEFAULT_METRICS)
+    qrels = as_qrels(qrels, subtopics=reads_subtopics(names))
+    loaded = {run.name: run for run in load_runs(runs, ties=ties)}
     base_name, new_name = loaded
     results = evaluate(
         qrels,

@@ -20,7 +20,7 @@ from rankmeter.data.run import check_ties
 from rankmeter.errors import PolicyError
 from rankmeter.evaluation import check_policies, resolve_metrics
 from rankmeter.io import as_qrels, load_runs
-from rankmeter.metrics import Metric
+from rankmeter.metrics import Metric, reads_subtopics
 from rankmeter.results import Policies
 
 if TYPE_CHECKING:
@@ -128,7 +128,7 @@ def stability(
     splits = _count("splits", splits, "random splits of the queries into two halves")
     seed = _validate.seed(seed)
     measures = resolve_metrics(metrics)
-    loaded_qrels = as_qrels(qrels)
+    loaded_qrels = as_qrels(qrels, subtopics=reads_subtopics(measures))
     loaded = load_runs(runs, ties=policies.ties)
     if len(loaded) < 2:
         raise PolicyError(f"stability needs two runs or more; got {len(loaded)}")

@@ -24,6 +24,7 @@ from rankmeter.data.csr import offsets_from_sorted, row_groups
 from rankmeter.data.hashing import HashLookup, PairLookup, string_hashes
 from rankmeter.data.ids import intern_docs, intern_natural
 from rankmeter.data.origin import Origin
+from rankmeter.data.subtopics import Subtopics
 
 __all__ = ["Qrels"]
 
@@ -74,6 +75,7 @@ class Qrels:
     __slots__ = (
         "_doc_codes",
         "_doc_lookup",
+        "_doc_order",
         "_doc_vocab",
         "_grades",
         "_inclusion",
@@ -84,6 +86,7 @@ class Qrels:
         "_query_lookup",
         "_query_rows",
         "_query_vocab",
+        "_subtopics",
         "source",
     )
 
@@ -95,6 +98,7 @@ class Qrels:
         doc_codes: IntArray,
         grades: FloatArray,
         source: str,
+        subtopics: Subtopics | None = None,
     ) -> None:
         # Private: use the from_* constructors. Rows are sorted by (query, doc code).
         # The query ids stay an Arrow string array (natural order) until asked for as Python
@@ -115,6 +119,8 @@ class Qrels:
         self._doc_lookup: HashLookup | None = None
         self._pair_lookup: PairLookup | None = None
         self._inclusion: FloatArray | None = None
+        self._subtopics = subtopics
+        self._doc_order: IntArray | None = None
 
     # -- construction -------------------------------------------------------------------------
     @classmethod
@@ -157,6 +163,62 @@ class Qrels:
         offsets = offsets_from_sorted(q_sorted, len(q_vocab))
         del q_sorted
         return cls(q_vocab, d_vocab, offsets, d_sorted, values[order], origin.name)
+
+    @classmethod
+    def from_subtopic_columns(
+        cls,
+        query_ids: Any,
+        subtopic_ids: Any,
+        doc_ids: Any,
+        grades: Any,
+        *,
+        origin: Origin | str = "<columns>",
+    ) -> Qrels:
+        """Build diversity qrels from four parallel columns: each line judges a document for
+        one subtopic of its query (``qid subtopic docid grade``, as ndeval reads a TREC file).
+
+        The Qrels holds one judgment per (query, doc) whose grade is the largest of its
+        subtopic grades (ndeval's convention: relevant to any subtopic is relevant), so other
+        metrics read it as ordinary qrels; :attr:`subtopics` keeps every subtopic grade.
+        A (query, subtopic, doc) judged twice is an error naming the second line.
+
+        >>> qrels = Qrels.from_subtopic_columns(
+        ...     ["q", "q", "q"], ["1", "2", "2"], ["a", "a", "b"], [1, 0, 2])
+        >>> qrels.to_dict(), qrels.subtopics.names(qrels.subtopics.codes)
+        ({'q': {'a': 1, 'b': 2}}, ['1', '2', '2'])
+        """
+        if isinstance(origin, str):
+            origin = Origin(origin)
+        q_codes, q_vocab = intern_natural(query_ids, origin, "query id")
+        s_codes, s_vocab = intern_natural(subtopic_ids, origin, "subtopic")
+        d_codes, d_vocab = intern_docs(doc_ids, origin)
+        values = as_float_column(grades, origin, "relevance grade", allow_inf=False)
+        if not (len(q_codes) == len(s_codes) == len(d_codes) == len(values)):
+            raise origin.error(
+                None, "query, subtopic, doc and grade columns have different lengths"
+            )
+        if len(values) == 0:
+            raise origin.error(None, "no judgments: qrels must hold at least one line")
+        # (stable: the lines of one (query, doc, subtopic) stay in file order)
+        order = np.lexsort((s_codes, d_codes, q_codes))
+        qs, ds, ss = q_codes[order], d_codes[order], s_codes[order]
+        same_pair = (qs[1:] == qs[:-1]) & (ds[1:] == ds[:-1])
+        dup = np.flatnonzero(same_pair & (ss[1:] == ss[:-1]))
+        if len(dup):
+            row = int(max(order[dup[0]], order[dup[0] + 1]))
+            raise origin.error(
+                row,
+                f"duplicate judgment for query {q_vocab[int(qs[dup[0]])].as_py()!r}, subtopic "
+                f"{s_vocab[int(ss[dup[0]])].as_py()!r}, doc {d_vocab[int(ds[dup[0]])].as_py()!r} "
+                "(each query-subtopic-doc triple may be judged once; remove one of the lines)",
+            )
+        starts = np.flatnonzero(np.concatenate(([True], ~same_pair)))
+        sorted_grades = values[order]
+        grade = np.maximum.reduceat(sorted_grades, starts) if len(starts) else sorted_grades
+        bounds = np.append(starts, len(order)).astype(np.int64)
+        subtopics = Subtopics(bounds, ss, sorted_grades, s_vocab, given=True)
+        offsets = offsets_from_sorted(qs[starts], len(q_vocab))
+        return cls(q_vocab, d_vocab, offsets, ds[starts], grade, origin.name, subtopics)
 
     @classmethod
     def from_dict(cls, judgments: Mapping[str, Mapping[str, float]]) -> Qrels:
@@ -263,6 +325,18 @@ class Qrels:
         """The doc ids of these judgment rows (all by default), as an Arrow string array."""
         return self._doc_vocab.take(arrow_ints(self._doc_codes[rows]))
 
+    def doc_order(self) -> IntArray:
+        """Each judgment row's doc id's place in byte order among the judged doc ids (as C's
+        strcmp orders them: ndeval breaks ties by it); sorted once, then reused."""
+        if self._doc_order is None:
+            import pyarrow.compute as pc
+
+            order = np.asarray(pc.sort_indices(self._doc_vocab), dtype=np.int64)
+            place = np.empty(len(order), dtype=np.int64)
+            place[order] = np.arange(len(order), dtype=np.int64)
+            self._doc_order = readonly(place[self._doc_codes])
+        return self._doc_order
+
     def judgment_rows(self, segments: IntArray, doc_codes: IntArray) -> IntArray:
         """The judgment row of each (segment, doc) pair, -1 where that doc is not judged for
         that query; ``doc_codes`` are positions in :attr:`doc_vocabulary` (>= 0)."""
@@ -309,6 +383,14 @@ class Qrels:
             )
         out._inclusion = readonly(values)
         return out
+
+    @property
+    def subtopics(self) -> Subtopics:
+        """The subtopic judgments of every judgment row (see :meth:`from_subtopic_columns`);
+        for ordinary qrels, each row judged for one subtopic (``subtopics.given`` False)."""
+        if self._subtopics is None:
+            self._subtopics = Subtopics.single(self._grades)
+        return self._subtopics
 
     def __len__(self) -> int:
         return len(self._grades)

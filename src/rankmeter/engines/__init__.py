@@ -28,6 +28,7 @@ from rankmeter.engines._files import (
     evaluate_files,
     no_stages,
     spark_for,
+    spark_subtopics,
 )
 from rankmeter.errors import PolicyError
 
@@ -42,6 +43,7 @@ __all__ = [
     "evaluate_files",
     "no_stages",
     "spark_for",
+    "spark_subtopics",
 ]
 
 #: The engines :func:`connect` knows.

@@ -86,7 +86,9 @@ class EvaluatedFiles:
         under its name (``NAME=``, else its own, told apart by their files)
     goal : the goal whose metrics were evaluated (None: none was given)
     goal_notes : the goal's notes on these qrels and runs
-        (:func:`rankmeter.metrics.goals.goal_notes`), one line each
+        (:func:`rankmeter.metrics.goals.goal_notes`), one line each; with or without a goal,
+        the note that diversity metrics on qrels of one subtopic a query measure no diversity
+        (:func:`rankmeter.metrics.subtopic_notes`)
     """
 
     results: EvalResults
@@ -245,7 +247,7 @@ def evaluate_files(
     [('mine', 1.0)]
     """
     from rankmeter.io.run_args import input_path, run_arguments, run_list
-    from rankmeter.metrics import DEFAULT_METRICS, parse_metrics
+    from rankmeter.metrics import DEFAULT_METRICS, parse_metrics, reads_subtopics, subtopic_notes
     from rankmeter.metrics.goals import get_goal, goal_notes
 
     qrels = input_path(qrels, "qrels")
@@ -276,6 +278,8 @@ def evaluate_files(
             f"{_setting('engine', 'process', command_line=command_line)}: Spark does not carry "
             "inclusion probabilities yet"
         )
+    if engine == "spark" and reads_subtopics(measures):
+        raise PolicyError(spark_subtopics(measures, command_line))
     backend = spark_for(
         engine,
         inputs=[qrels, *(a.path for a in arguments)],
@@ -308,8 +312,9 @@ def evaluate_files(
             command_line,
             inclusion,
         )
+    own = () if loaded_qrels is None else subtopic_notes(loaded_qrels, measures)
     if chosen is None:
-        return EvaluatedFiles(results)
+        return EvaluatedFiles(results, None, own)
     if loaded_qrels is None:  # on Spark: the grades are read here (qrels are small)
         from rankmeter.io import read_qrels
 
@@ -318,7 +323,20 @@ def evaluate_files(
     notes = goal_notes(
         chosen, grades=loaded_qrels.grades, rel=rel, depths=depths, measures=measures
     )
-    return EvaluatedFiles(results, chosen, notes)
+    return EvaluatedFiles(results, chosen, (*notes, *own))
+
+
+def spark_subtopics(metrics: Sequence[Metric], command_line: bool) -> str:
+    """Why diversity metrics are refused on Spark: its engine reads no subtopics yet."""
+    from rankmeter.metrics.diversity import SPECS as DIVERSITY
+
+    named = [m.label for m in metrics if m.spec in DIVERSITY]
+    engine = _setting("engine", "spark", command_line=command_line)
+    other = _setting("engine", "process", command_line=command_line)
+    verb = "reads" if len(named) == 1 else "read"
+    return (
+        f"{', '.join(named)} {verb} subtopic qrels, which {engine} does not read yet; use {other}"
+    )
 
 
 def _on_spark(
@@ -364,10 +382,14 @@ def _here(
     results and the qrels."""
     from rankmeter.evaluation import evaluate
     from rankmeter.io import read_qrels, read_run, sampled_qrels
+    from rankmeter.metrics import reads_subtopics
 
     with stages(len(arguments) + 1) as steps:
         steps.start(f"reading {qrels}")
-        loaded_qrels = sampled_qrels(read_qrels(qrels, format=qrels_format), inclusion)
+        subtopics = reads_subtopics(measures)
+        loaded_qrels = sampled_qrels(
+            read_qrels(qrels, format=qrels_format, subtopics=subtopics), inclusion
+        )
         evaluated = []
         for argument in arguments:
             path = argument.path

@@ -77,19 +77,24 @@ __all__ = [
 ]
 
 
-def read_qrels(path: str | os.PathLike[str], *, format: str | None = None) -> Qrels:
+def read_qrels(
+    path: str | os.PathLike[str], *, format: str | None = None, subtopics: bool = False
+) -> Qrels:
     """Read qrels from a file (``"-"`` for standard input); the format is detected unless given.
 
     TREC (``qid 0 docid grade``), CSV/TSV with a header, JSONL or Parquet; ``.gz`` compressed.
     ``format`` overrides the detection (``"trec"``, ``"csv"``, ``"tsv"``, ``"jsonl"``,
-    ``"parquet"``).
+    ``"parquet"``). ``subtopics``: a TREC file's second column is each line's subtopic, as
+    the diversity metrics read it (``qid subtopic docid grade``; a document judged for
+    several subtopics on several lines; see :meth:`Qrels.from_subtopic_columns`), and so is a
+    table's ``subtopic`` (or ``iteration``) column where it has one.
     """
     source = Source(path)
     fmt = source.detect_format(format)
     if fmt == "trec":
-        return read_trec_qrels(source)
+        return read_trec_qrels(source, subtopics=subtopics)
     table, origin = read_table(source, fmt)
-    return qrels_from_table(table, origin)
+    return qrels_from_table(table, origin, subtopics=subtopics)
 
 
 def read_run(
@@ -116,22 +121,22 @@ def read_run(
     return run_from_table(table, origin, name=name, ties=ties)
 
 
-def as_qrels(value: Any) -> Qrels:
+def as_qrels(value: Any, *, subtopics: bool = False) -> Qrels:
     """Qrels from any supported input: a Qrels (returned as is), a path or ``"-"`` (read by
-    :func:`read_qrels`), a dict ``{query: {doc: grade}}``, a pandas or polars DataFrame or an
-    Arrow table (columns query_id, doc_id, relevance; aliases accepted).
+    :func:`read_qrels`, ``subtopics`` passed on), a dict ``{query: {doc: grade}}``, a pandas or
+    polars DataFrame or an Arrow table (columns query_id, doc_id, relevance; aliases accepted).
 
     Raises FormatError for anything else, saying what is accepted.
     """
     if isinstance(value, Qrels):
         return value
     if isinstance(value, (str, os.PathLike)):
-        return read_qrels(value)
+        return read_qrels(value, subtopics=subtopics)
     if isinstance(value, Mapping):
         return Qrels.from_dict(value)
     table = frame_table(value)
     if table is not None:
-        return qrels_from_table(*table)
+        return qrels_from_table(*table, subtopics=subtopics)
     raise FormatError(
         "<qrels>",
         f"cannot use a {type(value).__name__} as qrels; give a path, a dict "

@@ -18,6 +18,8 @@ QUERY_COLUMNS = ("query_id", "qid", "query-id", "query", "topic_id", "topic")
 DOC_COLUMNS = ("doc_id", "docid", "corpus-id", "docno", "doc", "document_id", "pid")
 GRADE_COLUMNS = ("relevance", "rel", "grade", "label", "judgment", "score")
 SCORE_COLUMNS = ("score", "sim", "similarity")
+#: A diversity qrels table's subtopic column (ir_measures calls it iteration)
+SUBTOPIC_COLUMNS = ("subtopic", "subtopic_id", "iteration", "iter")
 NAME_COLUMNS = ("run", "name", "tag", "system")
 RATER_COLUMNS = ("rater", "annotator", "assessor", "judge", "labeler", "labeller", "worker", "user")
 
@@ -53,11 +55,18 @@ def _require(
     return found
 
 
-def qrels_from_table(table: Any, origin: Origin) -> Qrels:
+def qrels_from_table(table: Any, origin: Origin, *, subtopics: bool = False) -> Qrels:
+    """Qrels from a table's columns; with ``subtopics`` and a subtopic column (``subtopic``,
+    ``iteration``, ...), each row judges a document for one subtopic, as the diversity metrics
+    read it (see :meth:`Qrels.from_subtopic_columns`)."""
     names = table.column_names
     q = _require(names, QUERY_COLUMNS, "query id", origin, kind="qrels")
     d = _require(names, DOC_COLUMNS, "doc id", origin, kind="qrels")
     g = _require(names, GRADE_COLUMNS, "relevance", origin, kind="qrels")
+    s = _find(names, SUBTOPIC_COLUMNS) if subtopics else None
+    if s is not None:
+        columns = (table.column(c) for c in (q, s, d, g))
+        return Qrels.from_subtopic_columns(*columns, origin=origin)
     return Qrels.from_columns(table.column(q), table.column(d), table.column(g), origin=origin)
 
 

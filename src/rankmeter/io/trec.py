@@ -58,7 +58,25 @@ RUN_LAYOUT = _Layout(
 )
 
 
-def read_trec_qrels(source: Source) -> Qrels:
+#: A diversity qrels file: the second column is the subtopic (as ndeval reads it).
+SUBTOPIC_QRELS_LAYOUT = _Layout(
+    "qrels", QRELS_LAYOUT.columns, "grade", ("qid", "iter", "docid", "grade")
+)
+
+
+def read_trec_qrels(source: Source, *, subtopics: bool = False) -> Qrels:
+    """A TREC qrels file; with ``subtopics``, its second column is each line's subtopic (see
+    :meth:`Qrels.from_subtopic_columns`), read only then (ordinary qrels skip it)."""
+    if subtopics:
+        columns = _read(source, SUBTOPIC_QRELS_LAYOUT)
+        origin = _origin(source, columns, SUBTOPIC_QRELS_LAYOUT)
+        return Qrels.from_subtopic_columns(
+            columns.pop("qid"),
+            columns.pop("iter"),
+            columns.pop("docid"),
+            columns.pop("grade"),
+            origin=origin,
+        )
     columns = _read(source, QRELS_LAYOUT)
     origin = _origin(source, columns, QRELS_LAYOUT)
     # Popped, so each column can be freed as soon as the Qrels has taken what it needs.

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from rankmeter.metrics._parse import metric_names, parse_metric, parse_metrics
 from rankmeter.metrics._registry import DEFAULT_METRICS, SPECS
 from rankmeter.metrics._spec import Breakdown, Metric, MetricSpec, Param, approx, num, ranks
+from rankmeter.metrics.diversity import reads_subtopics, subtopic_notes
 from rankmeter.metrics.docs import MetricCatalogue, metric_catalogue
 from rankmeter.metrics.goals import GOALS, Goal, GoalMetric, metrics_for_goal
 from rankmeter.metrics.ndcg import GainOverflow
@@ -37,6 +38,8 @@ __all__ = [
     "parse_metric",
     "parse_metrics",
     "ranks",
+    "reads_subtopics",
+    "subtopic_notes",
 ]
 
 if TYPE_CHECKING:

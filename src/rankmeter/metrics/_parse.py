@@ -17,7 +17,7 @@ from rankmeter.metrics._registry import BY_NAME, BY_TREC_NAME, SPECS, normalize
 from rankmeter.metrics._spec import Metric, MetricSpec
 
 _GRAMMAR = re.compile(
-    r"(?P<name>[A-Za-z][\w\-]*)\s*(?:\((?P<params>[^()]*)\))?\s*(?:@\s*(?P<cutoff>\S*))?"
+    r"(?P<name>[A-Za-zα][\w\-]*)\s*(?:\((?P<params>[^()]*)\))?\s*(?:@\s*(?P<cutoff>\S*))?"
 )
 #: The largest cutoff a metric takes (2**31 - 1): no ranking is longer, and a larger one would
 #: overflow the C kernels' integers instead of being refused.
@@ -258,10 +258,7 @@ def metric_names() -> list[str]:
 # supported metric whose name happens to look alike (ERR is not RR, S-recall is not R).
 _NOT_YET_NAMES: tuple[tuple[tuple[str, ...], str], ...] = (
     (("NERR8", "NERR9", "NERR10", "NERR11"), "the C/W/L approximations of ERR (NERR8-NERR11)"),
-    (("ERR_IA", "ERR-IA", "nERR_IA", "nERR-IA"), "ERR-IA (intent-aware ERR)"),
-    (("alpha_nDCG", "alpha-nDCG", "α-nDCG", "α_nDCG", "anDCG"), "alpha-nDCG"),
     (("AP_IA", "P_IA", "nDCG_IA", "NRBP"), "the intent-aware measures"),
-    (("S-recall", "S_recall", "StRecall", "subtopic_recall"), "S-recall (subtopic recall)"),
     (("infNDCG",), "infNDCG (inferred nDCG)"),
     (("gm_bpref",), "gm_bpref (geometric mean of Bpref)"),
     (("RBO",), "RBO (rank-biased overlap of two rankings; Compat is a run against its ideal)"),

@@ -22,6 +22,7 @@ from rankmeter.metrics import (
     success,
 )
 from rankmeter.metrics._spec import MetricSpec
+from rankmeter.metrics.diversity import SPECS as DIVERSITY_SPECS
 
 #: All metric families, in the order they are listed to users.
 SPECS: tuple[MetricSpec, ...] = (
@@ -43,6 +44,7 @@ SPECS: tuple[MetricSpec, ...] = (
     judged.SPEC,
     *counts.SPECS,
     *statap.SPECS,
+    *DIVERSITY_SPECS,
 )
 
 #: Used by `rankmeter evaluate` when no -m is given.

@@ -211,6 +211,26 @@ GOALS: Mapping[str, Goal] = MappingProxyType(
                     "gains came from easy queries while hard ones got worse.",
                 ),
             ),
+            _goal(
+                "ambiguous",
+                "Does the top serve every meaning of the query? Ambiguous or broad queries "
+                "(jaguar, java) judged per subtopic: qrels lines qid subtopic docid grade.",
+                (
+                    "alpha_nDCG@20",
+                    "Gain per subtopic a result covers, halved each time that subtopic was "
+                    "covered above it: rewards new intents early (TREC Web track, ndeval).",
+                ),
+                (
+                    "ERR_IA@20",
+                    "Reciprocal-rank gain per subtopic, less for intents already served: how "
+                    "soon each meaning finds a relevant result (ndeval's ERR-IA).",
+                ),
+                (
+                    "StRecall@20",
+                    "Share of the query's subtopics with a relevant result in the top 20: did "
+                    "every intent get something. Ignores order and redundancy.",
+                ),
+            ),
         ]
     )
 )

@@ -242,7 +242,7 @@ def render_table(
             for g in goal.metrics
         }
         parts.append(goal_reasons(goal, labels))
-        parts += [shown(f"note: {note}", style="yellow") for note in goal_notes]
+    parts += [shown(f"note: {note}", style="yellow") for note in goal_notes]
     return Group(*parts)
 
 
