@@ -35,7 +35,7 @@ def _variants(spec: MetricSpec) -> list[Metric]:
     if len(spec.params) > 1:
         param_sets.append(
             tuple(
-                (p.name, p.choices[-1] if p.choices else _within(p, 3, 0.25)[0])
+                (p.name, p.choices[-1] if p.choices else _within(p, 3, 0.25, 0.75)[0])
                 for p in spec.params
             )
         )
@@ -50,14 +50,16 @@ def _variants(spec: MetricSpec) -> list[Metric]:
 
 
 def _within(param: Param, *values: float) -> list[float]:
-    """Those of ``values`` inside the parameter's bounds (a persistence is below 1)."""
+    """Those of ``values`` inside the parameter's bounds (a persistence is below 1) and not its
+    default (which a canonical name leaves out)."""
     kept = []
     for value in values:
         try:
             param.convert("x", str(value))
         except MetricError:
             continue
-        kept.append(value)
+        if value != param.default:
+            kept.append(value)
     return kept
 
 
