@@ -140,3 +140,25 @@ def test_render_writes_each_format(tmp_path: Path, fmt: str) -> None:
     out = tmp_path / f"diff.{fmt}"
     render(hand_made(), fmt, str(out))
     assert out.stat().st_size > 0
+
+
+def test_a_pipe_in_an_id_is_no_column_in_markdown(kit: SimpleNamespace) -> None:
+    """Ids are code spans in the Markdown tables; a ``|`` in one still ends a GFM table cell
+    unless escaped, so the row would gain a column and shift every cell after it."""
+    from markdown_it import MarkdownIt
+
+    from rankmeter.comparison import diff_runs
+
+    piped, ticked = "d|pipe", "q|`x`"
+    diff = diff_runs(
+        {ticked: {piped: 1, "d2": 0}},
+        {ticked: {piped: 2.0, "d2": 1.0}},
+        {ticked: {"d2": 2.0, piped: 1.0}},
+        metric="P@1",
+    )
+    html = MarkdownIt("commonmark", {"html": True}).enable("table").render(render_markdown(diff))
+    rows = [[c.text for c in row.elements] for row in kit.parse(html).find_all("tr")]
+    assert [len(row) for row in rows] == [7] * 5, rows  # two tables, 7 columns each
+    assert rows[1][1] == ticked  # the query id as it is, in its own cell
+    assert rows[3][1] == piped and rows[3][4] == "d2"
+    assert rows[4][1] == "d2" and rows[4][4] == piped
