@@ -154,3 +154,28 @@ def test_compare_with_a_corpus_to_stdout_says_where_the_pages_go(
     )
     assert table.code == 0, table.err
     assert sorted(p.name for p in tmp_path.glob("*.html")) == []
+
+
+@pytest.mark.parametrize("target", ["a", "b", "qrels", "corpus", "corpus folder"])
+def test_an_output_that_is_an_input_is_refused_before_any_work(
+    cli: CLI, files: dict[str, Path], corpus: Path, target: str
+) -> None:
+    """-o naming one of the inputs would replace it with the page (the run read, then lost)."""
+    path = {"corpus": corpus, "corpus folder": corpus}.get(target) or files[target]
+    given = corpus.parent if target == "corpus folder" else corpus
+    before = path.read_bytes()
+    done = cli(
+        "diff", files["qrels"], files["a"], files["b"], "--corpus", given, "-f", "html", "-o", path
+    )
+    assert done.code == 2, done.err
+    assert "is also an input" in done.err and str(path) in done.err
+    assert done.err.count("\n") == 1 and "Traceback" not in done.err
+    assert path.read_bytes() == before
+
+
+def test_compare_refuses_an_output_that_is_a_run(cli: CLI, files: dict[str, Path]) -> None:
+    before = files["b"].read_bytes()
+    done = cli("compare", files["qrels"], files["a"], f"new={files['b']}", "-o", files["b"])
+    assert done.code == 2, done.err
+    assert f"-o {files['b']} is also an input" in done.err
+    assert files["b"].read_bytes() == before

@@ -199,3 +199,16 @@ def test_cranfield(cli: CLI, cranfield: Path, tmp_path: Path) -> None:
     )  # fmt: skip
     assert text.code == 0, text.err
     assert "relevant documents the run missed (nDCG@10 reads the top 10):" in text.out
+
+
+@pytest.mark.parametrize("target", ["qrels", "a", "corpus"])
+def test_an_output_that_is_an_input_is_refused(
+    cli: CLI, files: dict[str, Path], corpus: Path, target: str
+) -> None:
+    path = corpus if target == "corpus" else files[target]
+    before = path.read_bytes()
+    done = cli(*_args(files, corpus, "-f", "html", "-o", path))
+    assert done.code == 2, done.err
+    assert f"-o {path} is also an input" in done.err
+    assert done.err.count("\n") == 1 and "Traceback" not in done.err
+    assert path.read_bytes() == before

@@ -7,7 +7,14 @@ from typing import Annotated
 
 import typer
 
-from rankmeter.cli._common import OutputOption, QrelsArgument, RelOption, Ties, TiesOption
+from rankmeter.cli._common import (
+    OutputOption,
+    QrelsArgument,
+    RelOption,
+    Ties,
+    TiesOption,
+    keep_inputs,
+)
 
 
 class DiffFormat(str, Enum):
@@ -58,6 +65,10 @@ def diff(
     from rankmeter.comparison import diff_runs
     from rankmeter.report import render
 
+    keep_inputs(
+        output,
+        {"QRELS": qrels, "RUN_A": run_a, "RUN_B": run_b, "--corpus": corpus, "--queries": queries},
+    )
     result = diff_runs(
         qrels,
         run_a,
