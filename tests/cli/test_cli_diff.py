@@ -179,3 +179,10 @@ def test_compare_refuses_an_output_that_is_a_run(cli: CLI, files: dict[str, Path
     assert done.code == 2, done.err
     assert f"-o {files['b']} is also an input" in done.err
     assert files["b"].read_bytes() == before
+
+
+def test_the_same_run_twice_names_each_side_once(cli: CLI, files: dict[str, Path]) -> None:
+    done = cli("diff", files["qrels"], files["a"], files["a"])
+    assert done.code == 0, done.err
+    first = done.out.splitlines()[0]
+    assert first == "rankmeter diff: bm25 (B) against bm25 (A) on nDCG@10", first

@@ -249,6 +249,12 @@ def _moved_lines(q: QueryDiff) -> list[str]:
     return out
 
 
+def _named_side(name: str, side: str) -> str:
+    """``name (A)``; a run given twice is named so already (``bm25 (A)``), once."""
+    mark = f" ({side})"
+    return name if name.endswith(mark) else name + mark
+
+
 def _grade_text(grade: float | None) -> str:
     return "–" if grade is None else f"{grade:g}"
 
@@ -269,7 +275,8 @@ def render_text(diff: RunDiff) -> str:
     """The diff as plain text: the headline, notes, then per query (the largest loss first)
     its values and both rankings side by side with grades and moves."""
     lines = [
-        f"rankmeter diff: {diff.run_b} (B) against {diff.run_a} (A) on {diff.metric}",
+        f"rankmeter diff: {_named_side(diff.run_b, 'B')} against {_named_side(diff.run_a, 'A')} on "
+        f"{diff.metric}",
         headline(diff),
         *(f"note: {note}" for note in diff.notes),
         "",
