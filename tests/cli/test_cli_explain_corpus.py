@@ -212,3 +212,18 @@ def test_an_output_that_is_an_input_is_refused(
     assert f"-o {path} is also an input" in done.err
     assert done.err.count("\n") == 1 and "Traceback" not in done.err
     assert path.read_bytes() == before
+
+
+@pytest.mark.parametrize("command", ["explain", "diff"])
+def test_a_folder_without_a_corpus_is_named_as_one(
+    cli: CLI, files: dict[str, Path], tmp_path: Path, command: str
+) -> None:
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    given = {"explain": [files["a"], "--query", "1"], "diff": [files["a"], files["b"]]}[command]
+    done = cli(command, files["qrels"], *given, "--corpus", bare)
+    assert done.code == 1, done.err
+    assert done.err == (
+        f"rankmeter: error: {bare}: a folder without corpus.jsonl or corpus.jsonl.gz; give the "
+        "corpus file or a BEIR collection's folder\n"
+    )

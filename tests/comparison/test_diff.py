@@ -229,6 +229,8 @@ def test_to_dict_is_the_documented_shape() -> None:
         ({"queries": 3}, "queries must be a path"),
         ({"ties": "random"}, "ties"),
         ({"run_a": "-", "run_b": "-"}, r"only one input can be read from stdin"),
+        ({"run_a": "-", "corpus": "-"}, r"only one input can be read from stdin"),
+        ({"run_b": "-", "queries": "-"}, r"only one input can be read from stdin"),
     ],
 )
 def test_bad_settings_are_one_clear_error(options: dict, message: str) -> None:

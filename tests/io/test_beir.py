@@ -225,6 +225,28 @@ def test_read_documents_reads_gzip_and_stdin(
     assert read_documents("-", ["0012"]) == {"0012": Document("", "heat conduction")}
 
 
+def test_read_documents_takes_a_beir_folder(tmp_path: Path) -> None:
+    """A collection's folder is its corpus (corpus.jsonl, or corpus.jsonl.gz); a folder with
+    neither is named as such, not as 'a directory, expected a file'."""
+    import gzip
+
+    from rankmeter.io.beir import read_documents
+
+    folder = _write(tmp_path / "c")
+    assert read_documents(folder, ["d3"]) == {"d3": Document("Shells", "")}
+    packed = tmp_path / "packed"
+    packed.mkdir()
+    (packed / "corpus.jsonl.gz").write_bytes(gzip.compress((folder / "corpus.jsonl").read_bytes()))
+    assert read_documents(packed, ["d3"]) == {"d3": Document("Shells", "")}
+    (tmp_path / "bare").mkdir()
+    with pytest.raises(FormatError) as raised:
+        read_documents(tmp_path / "bare", ["d3"])
+    assert str(raised.value) == (
+        f"{tmp_path / 'bare'}: a folder without corpus.jsonl or corpus.jsonl.gz; give the corpus "
+        "file or a BEIR collection's folder"
+    )
+
+
 @pytest.mark.parametrize(("content", "match"), CORPUS_ERRORS)
 def test_read_documents_words_errors_as_read_corpus(
     tmp_path: Path, content: bytes, match: str

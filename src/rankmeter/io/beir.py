@@ -130,8 +130,10 @@ def read_corpus(path: str | os.PathLike[str]) -> dict[str, Document]:
 
 
 def read_documents(path: str | os.PathLike[str], ids: Iterable[str]) -> dict[str, Document]:
-    """The documents ``ids`` of a corpus in BEIR JSON lines, read in one streaming pass that
-    keeps only those: ``{doc_id: Document}`` in file order, an id not in the corpus left out.
+    """The documents ``ids`` of a corpus in BEIR JSON lines (or a BEIR collection's folder:
+    its ``corpus.jsonl`` or ``corpus.jsonl.gz``, :func:`corpus_file`), read in one streaming
+    pass that keeps only those: ``{doc_id: Document}`` in file order, an id not in the corpus
+    left out.
 
     Memory holds the documents asked for, not the corpus: one query's ranked and judged
     documents can be looked up in a corpus of millions. Every line is checked as
@@ -148,7 +150,7 @@ def read_documents(path: str | os.PathLike[str], ids: Iterable[str]) -> dict[str
     """
     from rankmeter.io._source import Source
 
-    source = Source(path)
+    source = Source(corpus_file(path))
     wanted = {str(i) for i in ([ids] if isinstance(ids, str) else ids)}
     out: dict[str, Document] = {}
     for number, raw, key, record in _checked_records(source):
@@ -160,6 +162,22 @@ def read_documents(path: str | os.PathLike[str], ids: Iterable[str]) -> dict[str
             )
         out[key] = Document(_text(record, "title"), _text(record, "text"))
     return out
+
+
+def corpus_file(path: str | os.PathLike[str]) -> str | os.PathLike[str]:
+    """The corpus a path names: a BEIR collection's folder is its ``corpus.jsonl`` (or
+    ``corpus.jsonl.gz``), anything else itself; a folder with neither is a
+    :class:`FormatError` naming it."""
+    if not os.path.isdir(path):
+        return path
+    for name in ("corpus.jsonl", "corpus.jsonl.gz"):
+        if os.path.isfile(os.path.join(path, name)):
+            return os.path.join(path, name)
+    raise FormatError(
+        os.fspath(path),
+        "a folder without corpus.jsonl or corpus.jsonl.gz; give the corpus file or a BEIR "
+        "collection's folder",
+    )
 
 
 def _records(path: str | os.PathLike[str]) -> list[tuple[str, dict[str, Any]]]:
