@@ -186,3 +186,14 @@ def test_the_same_run_twice_names_each_side_once(cli: CLI, files: dict[str, Path
     assert done.code == 0, done.err
     first = done.out.splitlines()[0]
     assert first == "rankmeter diff: bm25 (B) against bm25 (A) on nDCG@10", first
+
+
+def test_a_second_metric_is_refused_not_dropped(cli: CLI, files: dict[str, Path]) -> None:
+    """Other commands take several -m; diff orders by one, so a second is an error, never
+    silently the one used."""
+    done = cli("diff", files["qrels"], files["a"], files["b"], "-m", "nDCG@10", "-m", "AP")
+    assert done.code == 2, done.out
+    assert "--metric" in done.err and "given 2: 'nDCG@10', 'AP'; give it once" in done.err
+    assert done.err.count("\n") == 1
+    one = cli("diff", files["qrels"], files["a"], files["b"], "-m", "AP")
+    assert one.code == 0 and one.out.startswith("rankmeter diff: dense (B) against bm25 (A) on AP")

@@ -198,6 +198,16 @@ def check_output(ctx: typer.Context, param: typer.CallbackParam, value: str | No
     return value
 
 
+def given_once(ctx: typer.Context, param: typer.CallbackParam, values: Any) -> Any:
+    """The callback of a list option that takes one value (``diff -m``, where other commands
+    take several ``-m``): a second value is refused, not silently dropped for the last."""
+    if values is not None and len(values) > 1:
+        raise typer.BadParameter(
+            f"takes one value, given {len(values)}: {', '.join(map(repr, values))}; give it once"
+        )
+    return values
+
+
 def keep_inputs(output: str | None, inputs: dict[str, str | list[str] | None]) -> None:
     """Refuse ``-o`` naming one of the command's inputs (``{what: path, run arguments or
     None}``; a run's ``NAME=PATH`` is its path, a folder its BEIR files): the output would
