@@ -35,6 +35,7 @@ from rankmeter.report._json import json_text
 from rankmeter.report._markdown import code, markdown_table
 from rankmeter.report._registry import renders
 from rankmeter.report._text import num, signed, text_table
+from rankmeter.report.explanation import snippet
 
 __all__ = ["HOVER_CHARS", "TEXT_CHARS", "query_anchor", "render_diff_html"]
 
@@ -124,6 +125,9 @@ def _document(diff: RunDiff, doc: str) -> dict[str, str] | None:
         "doc": doc,
         "anchor": "d-" + _encoded(doc),
         "title": _short(found.title, TEXT_CHARS),
+        # Beside the id in a ranking: the title, or for a document without one (MEDLINE,
+        # MS MARCO's passages) the start of its text, so that the row is not a bare id.
+        "label": snippet(found.title or found.text),
         "text": text,
         "hover": hover,
     }
