@@ -187,5 +187,5 @@ def test_a_document_without_a_title_shows_the_start_of_its_text(kit: SimpleNames
         for li in tree.find("section", cls="query").find_all("li")
     }
     assert rows["m1"].startswith("essential fatty acids and acids with trans")
-    assert rows["m1"].endswith("…") and len(rows["m1"]) <= 160
-    assert rows["t1"].startswith("Wings Wings") and len(rows["t1"]) <= 160
+    assert rows["m1"].endswith("…") and len(rows["m1"]) <= 100
+    assert rows["t1"].startswith("Wings Wings") and len(rows["t1"]) <= 100

@@ -43,6 +43,8 @@ __all__ = ["HOVER_CHARS", "TEXT_CHARS", "query_anchor", "render_diff_html"]
 HOVER_CHARS = 200
 #: Characters of a document's text in the documents' list; longer texts are cut, saying so.
 TEXT_CHARS = 20_000
+#: Characters beside a document's id in a ranking: its title, else the start of its text.
+LABEL_CHARS = 100
 #: Characters of a query's text in the overview table.
 QUERY_CHARS = 160
 
@@ -127,7 +129,7 @@ def _document(diff: RunDiff, doc: str) -> dict[str, str] | None:
         "title": _short(found.title, TEXT_CHARS),
         # Beside the id in a ranking: the title, or for a document without one (MEDLINE,
         # MS MARCO's passages) the start of its text, so that the row is not a bare id.
-        "label": snippet(found.title or found.text),
+        "label": snippet(found.title or found.text, LABEL_CHARS),
         "text": text,
         "hover": hover,
     }
