@@ -387,6 +387,12 @@ def _coverage_notes(
             f"{unjudged} quer{'ies' if unjudged != 1 else 'y'} answered by a run but not judged "
             f"in the qrels {'are' if unjudged != 1 else 'is'} left out"
         )
+    unanswered = len(judged_set - answered)
+    if unanswered:
+        notes.append(
+            f"{unanswered} judged quer{'ies' if unanswered != 1 else 'y'} that neither run "
+            f"answered {'are' if unanswered != 1 else 'is'} left out"
+        )
     for run, other in ((first, second), (second, first)):
         only = len((set(other.query_ids) - set(run.query_ids)) & judged_set)
         if only:
