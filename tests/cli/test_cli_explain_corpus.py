@@ -136,6 +136,8 @@ def test_terminal_escapes_in_a_document_are_shown_not_sent(
         (b'{"_id": "a", "title": ["x"]}\n', r"corpus.jsonl:1: title must be a string, not an array"),
         (b'{"_id": "a"}\n{"_id": "a"}\n', r"corpus.jsonl:2: _id 'a' appears twice"),
         (b"", r"corpus.jsonl: empty: no records"),
+        # Valid JSON, but half of a UTF-16 pair is no character: no output could hold it.
+        (b'{"_id": "a", "text": "x \\ud800 y"}\n', r"corpus.jsonl:1: text holds a lone surrogate \(\\ud800\)"),
     ],
 )  # fmt: skip
 def test_a_bad_corpus_is_one_error_line(

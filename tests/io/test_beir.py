@@ -155,7 +155,17 @@ CORPUS_ERRORS = [
     (b'{"_id": "d1"}\n{"_id": "d1"}\n', r"corpus.jsonl:2: _id 'd1' appears twice"),
     (b'{"_id": "d1", "title": 3}\n', r"corpus.jsonl:1: title must be a string, not a number"),
     (b"\n\n", r"corpus.jsonl: empty: no records"),
+    (b'{"_id": "d1", "text": "a \\udfff"}\n', r"corpus.jsonl:1: text holds a lone surrogate"),
+    (b'{"_id": "d1", "title": "\\ud83d"}\n', r"corpus.jsonl:1: title holds a lone surrogate"),
+    (b'{"_id": "d\\ud800"}\n', r"corpus.jsonl:1: _id holds a lone surrogate"),
 ]
+
+
+def test_a_surrogate_pair_is_its_character(tmp_path: Path) -> None:
+    from rankmeter.io import read_corpus
+
+    root = _write(tmp_path / "c", corpus=b'{"_id": "e", "title": "\\ud83d\\ude00 ok"}\n')
+    assert read_corpus(root / "corpus.jsonl") == {"e": Document("\U0001f600 ok", "")}
 
 
 def test_read_corpus_reads_documents_in_file_order(tmp_path: Path) -> None:

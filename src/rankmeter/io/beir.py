@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -236,6 +237,9 @@ def _line_text(raw: bytes) -> str:
     return raw.decode("utf-8", errors="replace").rstrip("\r\n")
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _record_problem(record: Mapping[str, Any]) -> str | None:
     """What is wrong with a record's id, title or text, or None."""
     from rankmeter.io.tables import json_type
@@ -247,6 +251,16 @@ def _record_problem(record: Mapping[str, Any]) -> str | None:
         value = record.get(field_name)
         if value is not None and not isinstance(value, str):
             return f"{field_name} must be a string, not {json_type(value)}"
+    for field_name in ("_id", "title", "text"):
+        # Valid JSON ("\ud800"), but half of a UTF-16 pair is no character: no output file
+        # could be written with it, so the line is named here rather than a write failing.
+        value = record.get(field_name)
+        lone = _SURROGATE.search(value) if isinstance(value, str) else None
+        if lone is not None:
+            return (
+                f"{field_name} holds a lone surrogate (\\u{ord(lone.group()):04x}): half of a "
+                "UTF-16 pair, not a character"
+            )
     return None
 
 
