@@ -197,3 +197,29 @@ def test_a_second_metric_is_refused_not_dropped(cli: CLI, files: dict[str, Path]
     assert done.err.count("\n") == 1
     one = cli("diff", files["qrels"], files["a"], files["b"], "-m", "AP")
     assert one.code == 0 and one.out.startswith("rankmeter diff: dense (B) against bm25 (A) on AP")
+
+
+def test_compare_into_a_fifo_writes_no_diff_page_beside_it(
+    cli: CLI, files: dict[str, Path], corpus: Path, tmp_path: Path
+) -> None:
+    """A FIFO (or /dev/stdout, a device) is a stream, not a report file: nothing can be beside
+    it (-o /dev/stdout wrote /dev/stdout.diff.html into /dev); the note says so, as for
+    stdout."""
+    import os
+    import threading
+
+    fifo = tmp_path / "report.fifo"
+    os.mkfifo(fifo)
+    received: list[bytes] = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()))
+    reader.start()
+    done = cli(
+        "compare", files["qrels"], files["a"], files["b"], "--corpus", corpus,
+        "--resamples", "200", "-f", "html", "-o", fifo,
+    )  # fmt: skip
+    reader.join(timeout=30)
+    assert done.code == 0, done.err
+    assert received and received[0].startswith(b"<!DOCTYPE html>")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.run", "b.run", "corpus.jsonl",
+                                                         "qrels.txt", "report.fifo"]  # fmt: skip
+    assert "written beside a report file: give -o REPORT.html" in done.err
