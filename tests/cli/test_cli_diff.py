@@ -223,3 +223,19 @@ def test_compare_into_a_fifo_writes_no_diff_page_beside_it(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.run", "b.run", "corpus.jsonl",
                                                          "qrels.txt", "report.fifo"]  # fmt: skip
     assert "written beside a report file: give -o REPORT.html" in done.err
+
+
+def test_compare_checks_every_diff_page_before_writing_one(
+    cli: CLI, files: dict[str, Path], corpus: Path, tmp_path: Path
+) -> None:
+    """With two systems, a second page that cannot be written left the first one written and
+    no report: now nothing is written."""
+    (tmp_path / "report.diff-2.html").mkdir()
+    done = cli(
+        "compare", files["qrels"], files["a"], files["b"], f"c={files['b']}", "--corpus", corpus,
+        "--resamples", "200", "-f", "html", "-o", tmp_path / "report.html", "--quiet",
+    )  # fmt: skip
+    assert done.code == 1
+    assert "report.diff-2.html: is a directory" in done.err
+    assert not (tmp_path / "report.diff-1.html").exists()
+    assert not (tmp_path / "report.html").exists()

@@ -608,11 +608,14 @@ def _page(
         page = render_html(comparison, judged_below=judged_below, data_warnings=lines)
         note = "the diff pages of --corpus are written beside a report file: give -o REPORT.html"
         return Rendered(page, after=(f"note: {note}",))
+    from rankmeter.io import check_outputs
     from rankmeter.report.diff import render_diff_html
 
     systems = [d.run_b for d in diffs]
     paths = diff_page_paths(report, len(systems))
-    for diff, path in zip(diffs, paths, strict=True):
+    pages = [(f"the diff page of {s}", p) for s, p in zip(systems, paths, strict=True)]
+    check_outputs([("-o", report), *pages])
+    for diff, path in zip(diffs, paths, strict=True):  # every page checked: none half-written
         emit(render_diff_html(diff), path)
     hrefs = {
         s: urllib.parse.quote(os.path.basename(p)) for s, p in zip(systems, paths, strict=True)
