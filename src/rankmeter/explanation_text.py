@@ -178,11 +178,10 @@ def explain_files(
         )  # fmt: skip
     from rankmeter.io import as_run, read_documents, read_qrels
     from rankmeter.io.annotations import read_queries
+    from rankmeter.io.beir import corpus_file
     from rankmeter.io.run_args import read_one_run
 
-    corpus_path = input_path(corpus, "corpus")
-    if os.path.isdir(corpus_path) and os.path.isfile(os.path.join(corpus_path, "corpus.jsonl")):
-        corpus_path = os.path.join(corpus_path, "corpus.jsonl")  # a BEIR collection's folder
+    corpus_path = os.fspath(corpus_file(input_path(corpus, "corpus")))  # a folder: its corpus
     paths = [input_path(qrels, "qrels"), run, corpus_path, queries]
     if paths.count("-") > 1:
         raise PolicyError("only one input can be read from stdin ('-')")

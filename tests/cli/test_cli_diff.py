@@ -154,3 +154,88 @@ def test_compare_with_a_corpus_to_stdout_says_where_the_pages_go(
     )
     assert table.code == 0, table.err
     assert sorted(p.name for p in tmp_path.glob("*.html")) == []
+
+
+@pytest.mark.parametrize("target", ["a", "b", "qrels", "corpus", "corpus folder"])
+def test_an_output_that_is_an_input_is_refused_before_any_work(
+    cli: CLI, files: dict[str, Path], corpus: Path, target: str
+) -> None:
+    """-o naming one of the inputs would replace it with the page (the run read, then lost)."""
+    path = {"corpus": corpus, "corpus folder": corpus}.get(target) or files[target]
+    given = corpus.parent if target == "corpus folder" else corpus
+    before = path.read_bytes()
+    done = cli(
+        "diff", files["qrels"], files["a"], files["b"], "--corpus", given, "-f", "html", "-o", path
+    )
+    assert done.code == 2, done.err
+    assert "is also an input" in done.err and str(path) in done.err
+    assert done.err.count("\n") == 1 and "Traceback" not in done.err
+    assert path.read_bytes() == before
+
+
+def test_compare_refuses_an_output_that_is_a_run(cli: CLI, files: dict[str, Path]) -> None:
+    before = files["b"].read_bytes()
+    done = cli("compare", files["qrels"], files["a"], f"new={files['b']}", "-o", files["b"])
+    assert done.code == 2, done.err
+    assert f"-o {files['b']} is also an input" in done.err
+    assert files["b"].read_bytes() == before
+
+
+def test_the_same_run_twice_names_each_side_once(cli: CLI, files: dict[str, Path]) -> None:
+    done = cli("diff", files["qrels"], files["a"], files["a"])
+    assert done.code == 0, done.err
+    first = done.out.splitlines()[0]
+    assert first == "rankmeter diff: bm25 (B) against bm25 (A) on nDCG@10", first
+
+
+def test_a_second_metric_is_refused_not_dropped(cli: CLI, files: dict[str, Path]) -> None:
+    """Other commands take several -m; diff orders by one, so a second is an error, never
+    silently the one used."""
+    done = cli("diff", files["qrels"], files["a"], files["b"], "-m", "nDCG@10", "-m", "AP")
+    assert done.code == 2, done.out
+    assert "--metric" in done.err and "given 2: 'nDCG@10', 'AP'; give it once" in done.err
+    assert done.err.count("\n") == 1
+    one = cli("diff", files["qrels"], files["a"], files["b"], "-m", "AP")
+    assert one.code == 0 and one.out.startswith("rankmeter diff: dense (B) against bm25 (A) on AP")
+
+
+def test_compare_into_a_fifo_writes_no_diff_page_beside_it(
+    cli: CLI, files: dict[str, Path], corpus: Path, tmp_path: Path
+) -> None:
+    """A FIFO (or /dev/stdout, a device) is a stream, not a report file: nothing can be beside
+    it (-o /dev/stdout wrote /dev/stdout.diff.html into /dev); the note says so, as for
+    stdout."""
+    import os
+    import threading
+
+    fifo = tmp_path / "report.fifo"
+    os.mkfifo(fifo)
+    received: list[bytes] = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()))
+    reader.start()
+    done = cli(
+        "compare", files["qrels"], files["a"], files["b"], "--corpus", corpus,
+        "--resamples", "200", "-f", "html", "-o", fifo,
+    )  # fmt: skip
+    reader.join(timeout=30)
+    assert done.code == 0, done.err
+    assert received and received[0].startswith(b"<!DOCTYPE html>")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.run", "b.run", "corpus.jsonl",
+                                                         "qrels.txt", "report.fifo"]  # fmt: skip
+    assert "written beside a report file: give -o REPORT.html" in done.err
+
+
+def test_compare_checks_every_diff_page_before_writing_one(
+    cli: CLI, files: dict[str, Path], corpus: Path, tmp_path: Path
+) -> None:
+    """With two systems, a second page that cannot be written left the first one written and
+    no report: now nothing is written."""
+    (tmp_path / "report.diff-2.html").mkdir()
+    done = cli(
+        "compare", files["qrels"], files["a"], files["b"], f"c={files['b']}", "--corpus", corpus,
+        "--resamples", "200", "-f", "html", "-o", tmp_path / "report.html", "--quiet",
+    )  # fmt: skip
+    assert done.code == 1
+    assert "report.diff-2.html: is a directory" in done.err
+    assert not (tmp_path / "report.diff-1.html").exists()
+    assert not (tmp_path / "report.html").exists()

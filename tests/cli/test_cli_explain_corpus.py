@@ -136,6 +136,8 @@ def test_terminal_escapes_in_a_document_are_shown_not_sent(
         (b'{"_id": "a", "title": ["x"]}\n', r"corpus.jsonl:1: title must be a string, not an array"),
         (b'{"_id": "a"}\n{"_id": "a"}\n', r"corpus.jsonl:2: _id 'a' appears twice"),
         (b"", r"corpus.jsonl: empty: no records"),
+        # Valid JSON, but half of a UTF-16 pair is no character: no output could hold it.
+        (b'{"_id": "a", "text": "x \\ud800 y"}\n', r"corpus.jsonl:1: text holds a lone surrogate \(\\ud800\)"),
     ],
 )  # fmt: skip
 def test_a_bad_corpus_is_one_error_line(
@@ -199,3 +201,31 @@ def test_cranfield(cli: CLI, cranfield: Path, tmp_path: Path) -> None:
     )  # fmt: skip
     assert text.code == 0, text.err
     assert "relevant documents the run missed (nDCG@10 reads the top 10):" in text.out
+
+
+@pytest.mark.parametrize("target", ["qrels", "a", "corpus"])
+def test_an_output_that_is_an_input_is_refused(
+    cli: CLI, files: dict[str, Path], corpus: Path, target: str
+) -> None:
+    path = corpus if target == "corpus" else files[target]
+    before = path.read_bytes()
+    done = cli(*_args(files, corpus, "-f", "html", "-o", path))
+    assert done.code == 2, done.err
+    assert f"-o {path} is also an input" in done.err
+    assert done.err.count("\n") == 1 and "Traceback" not in done.err
+    assert path.read_bytes() == before
+
+
+@pytest.mark.parametrize("command", ["explain", "diff"])
+def test_a_folder_without_a_corpus_is_named_as_one(
+    cli: CLI, files: dict[str, Path], tmp_path: Path, command: str
+) -> None:
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    given = {"explain": [files["a"], "--query", "1"], "diff": [files["a"], files["b"]]}[command]
+    done = cli(command, files["qrels"], *given, "--corpus", bare)
+    assert done.code == 1, done.err
+    assert done.err == (
+        f"rankmeter: error: {bare}: a folder without corpus.jsonl or corpus.jsonl.gz; give the "
+        "corpus file or a BEIR collection's folder\n"
+    )

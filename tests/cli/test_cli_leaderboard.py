@@ -275,8 +275,13 @@ def test_a_result_its_own_queries_contradict_is_one_error_line(cli: CLI, tmp_pat
             + "}}",
             r"an integer of 5001 digits",
         ),
+        (
+            '{"format": "rankmeter leaderboard entry", "version": 1, "model": "m \\ud800", '
+            '"dataset": "d", "metrics": {"nDCG@10": 1}, "per_query": {"q": {"nDCG@10": 1}}}',
+            r"a lone surrogate \(\\ud800\)",
+        ),
     ],
-    ids=["deep", "5001-digits"],
+    ids=["deep", "5001-digits", "lone-surrogate"],
 )
 def test_hostile_stored_files_are_bad_data_not_internal_errors(
     cli: CLI, tmp_path: Path, text: str, match: str

@@ -81,6 +81,17 @@ def test_queries_missing_from_a_run_score_as_empty_and_unjudged_ones_are_left_ou
         diff.query("q9")
 
 
+def test_judged_queries_neither_run_answered_are_left_out_with_a_note() -> None:
+    """The means are over the queries shown: a judged query no run answered is not among
+    them, and a note says so (evaluate -c and compare would count it as 0 for both)."""
+    qrels = {"q1": {"a": 1}, "q2": {"b": 1}, "q3": {"c": 1}, "q4": {"d": 1}}
+    diff = diff_runs(qrels, {"q1": {"a": 1.0}}, {"q1": {"x": 1.0}}, metric="P@1")
+    assert [q.query for q in diff.queries] == ["q1"]
+    assert "3 judged queries that neither run answered are left out" in diff.notes
+    one = diff_runs({"q1": {"a": 1}, "q2": {"b": 1}}, {"q1": {"a": 1.0}}, {"q1": {"b": 1.0}})
+    assert "1 judged query that neither run answered is left out" in one.notes
+
+
 def test_queries_are_ordered_by_delta_worst_loss_first_ties_in_qrels_order() -> None:
     diff = hand_made(metric="P@1")
     assert [(q.query, q.delta) for q in diff.queries] == [
@@ -229,6 +240,8 @@ def test_to_dict_is_the_documented_shape() -> None:
         ({"queries": 3}, "queries must be a path"),
         ({"ties": "random"}, "ties"),
         ({"run_a": "-", "run_b": "-"}, r"only one input can be read from stdin"),
+        ({"run_a": "-", "corpus": "-"}, r"only one input can be read from stdin"),
+        ({"run_b": "-", "queries": "-"}, r"only one input can be read from stdin"),
     ],
 )
 def test_bad_settings_are_one_clear_error(options: dict, message: str) -> None:

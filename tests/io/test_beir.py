@@ -155,7 +155,17 @@ CORPUS_ERRORS = [
     (b'{"_id": "d1"}\n{"_id": "d1"}\n', r"corpus.jsonl:2: _id 'd1' appears twice"),
     (b'{"_id": "d1", "title": 3}\n', r"corpus.jsonl:1: title must be a string, not a number"),
     (b"\n\n", r"corpus.jsonl: empty: no records"),
+    (b'{"_id": "d1", "text": "a \\udfff"}\n', r"corpus.jsonl:1: text holds a lone surrogate"),
+    (b'{"_id": "d1", "title": "\\ud83d"}\n', r"corpus.jsonl:1: title holds a lone surrogate"),
+    (b'{"_id": "d\\ud800"}\n', r"corpus.jsonl:1: _id holds a lone surrogate"),
 ]
+
+
+def test_a_surrogate_pair_is_its_character(tmp_path: Path) -> None:
+    from rankmeter.io import read_corpus
+
+    root = _write(tmp_path / "c", corpus=b'{"_id": "e", "title": "\\ud83d\\ude00 ok"}\n')
+    assert read_corpus(root / "corpus.jsonl") == {"e": Document("\U0001f600 ok", "")}
 
 
 def test_read_corpus_reads_documents_in_file_order(tmp_path: Path) -> None:
@@ -223,6 +233,28 @@ def test_read_documents_reads_gzip_and_stdin(
     stdin = io.TextIOWrapper(io.BytesIO(data))
     monkeypatch.setattr(sys, "stdin", stdin)
     assert read_documents("-", ["0012"]) == {"0012": Document("", "heat conduction")}
+
+
+def test_read_documents_takes_a_beir_folder(tmp_path: Path) -> None:
+    """A collection's folder is its corpus (corpus.jsonl, or corpus.jsonl.gz); a folder with
+    neither is named as such, not as 'a directory, expected a file'."""
+    import gzip
+
+    from rankmeter.io.beir import read_documents
+
+    folder = _write(tmp_path / "c")
+    assert read_documents(folder, ["d3"]) == {"d3": Document("Shells", "")}
+    packed = tmp_path / "packed"
+    packed.mkdir()
+    (packed / "corpus.jsonl.gz").write_bytes(gzip.compress((folder / "corpus.jsonl").read_bytes()))
+    assert read_documents(packed, ["d3"]) == {"d3": Document("Shells", "")}
+    (tmp_path / "bare").mkdir()
+    with pytest.raises(FormatError) as raised:
+        read_documents(tmp_path / "bare", ["d3"])
+    assert str(raised.value) == (
+        f"{tmp_path / 'bare'}: a folder without corpus.jsonl or corpus.jsonl.gz; give the corpus "
+        "file or a BEIR collection's folder"
+    )
 
 
 @pytest.mark.parametrize(("content", "match"), CORPUS_ERRORS)

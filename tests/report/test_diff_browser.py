@@ -190,3 +190,23 @@ def test_hostile_text_runs_nothing(open_diff: Any) -> None:
     assert opened.dialogs == [] and page.evaluate(FLAGS) == [None, None]
     assert page.evaluate("document.querySelectorAll('img, svg, iframe, object').length") == 0
     assert opened.errors == []
+
+
+def test_long_run_names_without_spaces_do_not_widen_the_page(open_diff: Any) -> None:
+    """The overview's headers are the run names; one without a place to break (an
+    underscore-joined setting) kept the page 1,281 px wide at any window (issue 24 trial)."""
+    from _diff_cases import QRELS, RUN_A, RUN_B
+
+    from rankmeter.comparison import diff_runs
+    from rankmeter.io import as_run
+
+    diff = diff_runs(
+        QRELS,
+        as_run(RUN_A, name="bm25_k1_1.2_b_0.75_stemmed_rm3_fb_docs_10_terms_20_baseline"),
+        as_run(RUN_B, name="splade_v3_distil_maxsim_rerank_top_1000_with_query_expansion"),
+        metric="P@1",
+    )
+    page = open_diff(diff).page
+    for width in (1300, 800):
+        page.set_viewport_size({"width": width, "height": 900})
+        assert page.evaluate("document.documentElement.scrollWidth") <= width, width

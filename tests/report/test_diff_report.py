@@ -140,3 +140,52 @@ def test_render_writes_each_format(tmp_path: Path, fmt: str) -> None:
     out = tmp_path / f"diff.{fmt}"
     render(hand_made(), fmt, str(out))
     assert out.stat().st_size > 0
+
+
+def test_a_pipe_in_an_id_is_no_column_in_markdown(kit: SimpleNamespace) -> None:
+    """Ids are code spans in the Markdown tables; a ``|`` in one still ends a GFM table cell
+    unless escaped, so the row would gain a column and shift every cell after it."""
+    from markdown_it import MarkdownIt
+
+    from rankmeter.comparison import diff_runs
+
+    piped, ticked = "d|pipe", "q|`x`"
+    diff = diff_runs(
+        {ticked: {piped: 1, "d2": 0}},
+        {ticked: {piped: 2.0, "d2": 1.0}},
+        {ticked: {"d2": 2.0, piped: 1.0}},
+        metric="P@1",
+    )
+    html = MarkdownIt("commonmark", {"html": True}).enable("table").render(render_markdown(diff))
+    rows = [[c.text for c in row.elements] for row in kit.parse(html).find_all("tr")]
+    assert [len(row) for row in rows] == [7] * 5, rows  # two tables, 7 columns each
+    assert rows[1][1] == ticked  # the query id as it is, in its own cell
+    assert rows[3][1] == piped and rows[3][4] == "d2"
+    assert rows[4][1] == "d2" and rows[4][4] == piped
+
+
+def test_a_document_without_a_title_shows_the_start_of_its_text(kit: SimpleNamespace) -> None:
+    """MEDLINE's documents (and MS MARCO's passages) have no title: a row shows the start of
+    the text instead of the bare id; a titled document shows its title, cut short."""
+    from rankmeter.comparison import diff_runs
+    from rankmeter.io.beir import Document
+
+    corpus = {
+        "m1": Document("", "essential fatty   acids\nand acids with " + "trans " * 100),
+        "t1": Document("Wings " * 100, "flutter"),
+    }
+    diff = diff_runs(
+        {"q": {"m1": 1, "t1": 1}},
+        {"q": {"m1": 2.0, "t1": 1.0}},
+        {"q": {"t1": 2.0, "m1": 1.0}},
+        metric="P@1",
+        corpus=corpus,
+    )
+    tree = kit.parse(render_diff_html(diff))
+    rows = {
+        li.attrs["data-doc"]: li.find("span", cls="doc-title").text
+        for li in tree.find("section", cls="query").find_all("li")
+    }
+    assert rows["m1"].startswith("essential fatty acids and acids with trans")
+    assert rows["m1"].endswith("…") and len(rows["m1"]) <= 100
+    assert rows["t1"].startswith("Wings Wings") and len(rows["t1"]) <= 100

@@ -210,6 +210,41 @@ def check_output(ctx: typer.Context, param: typer.CallbackParam, value: str | No
     return value
 
 
+def given_once(ctx: typer.Context, param: typer.CallbackParam, values: Any) -> Any:
+    """The callback of a list option that takes one value (``diff -m``, where other commands
+    take several ``-m``): a second value is refused, not silently dropped for the last."""
+    if values is not None and len(values) > 1:
+        raise typer.BadParameter(
+            f"takes one value, given {len(values)}: {', '.join(map(repr, values))}; give it once"
+        )
+    return values
+
+
+def keep_inputs(output: str | None, inputs: dict[str, str | list[str] | None]) -> None:
+    """Refuse ``-o`` naming one of the command's inputs (``{what: path, run arguments or
+    None}``; a run's ``NAME=PATH`` is its path, a folder its BEIR files): the output would
+    replace what was read, so a run file would be lost. A :class:`PolicyError` before any
+    work, naming both."""
+    if output is None or output == "-":
+        return
+    import os
+
+    from rankmeter.errors import PolicyError
+    from rankmeter.io import same_target
+    from rankmeter.io.run_args import run_argument
+
+    for what, given in inputs.items():
+        for text in [given] if isinstance(given, str) else given or []:
+            path = run_argument(text).path
+            beir = ("corpus.jsonl", "corpus.jsonl.gz", "queries.jsonl")
+            files = [os.path.join(path, n) for n in beir] if os.path.isdir(path) else [path]
+            if path != "-" and any(same_target(output, f) for f in files):
+                raise PolicyError(
+                    f"-o {output} is also an input ({what} {text}): writing it would replace "
+                    "what was read; give the output another name"
+                )
+
+
 def check_optional_output(
     ctx: typer.Context, param: typer.CallbackParam, value: str | None
 ) -> str | None:

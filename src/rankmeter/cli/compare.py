@@ -29,6 +29,7 @@ from rankmeter.cli._common import (
     SparkMasterOption,
     Ties,
     TiesOption,
+    keep_inputs,
 )
 from rankmeter.cli._warnings import print_data_warnings
 from rankmeter.report import Steps
@@ -201,6 +202,11 @@ def compare(
             "with it"
         )
     threshold = check_min_effect(0.0 if min_effect is None else min_effect)
+    keep_inputs(
+        output,
+        {"QRELS": qrels, "RUNS": runs, "--segments": segments, "--queries": queries,
+         "--corpus": corpus},
+    )  # fmt: skip
     done = compare_files(
         qrels,
         runs,

@@ -7,7 +7,15 @@ from typing import Annotated
 
 import typer
 
-from rankmeter.cli._common import OutputOption, QrelsArgument, RelOption, Ties, TiesOption
+from rankmeter.cli._common import (
+    OutputOption,
+    QrelsArgument,
+    RelOption,
+    Ties,
+    TiesOption,
+    given_once,
+    keep_inputs,
+)
 
 
 class DiffFormat(str, Enum):
@@ -35,8 +43,15 @@ def diff(
         typer.Option(help="Query texts (TSV qid<TAB>text, or BEIR queries.jsonl)."),
     ] = None,
     metric: Annotated[
-        str, typer.Option("--metric", "-m", help="The metric the queries are ordered by.")
-    ] = "nDCG@10",
+        list[str] | None,
+        typer.Option(
+            "--metric",
+            "-m",
+            metavar="METRIC",
+            help="The metric the queries are ordered by (one). Default: nDCG@10.",
+            callback=given_once,
+        ),
+    ] = None,
     depth: Annotated[int, typer.Option(help="Results of each run shown per query.")] = 10,
     rel: RelOption = 1,
     ties: TiesOption = Ties.trec_eval,
@@ -58,11 +73,15 @@ def diff(
     from rankmeter.comparison import diff_runs
     from rankmeter.report import render
 
+    keep_inputs(
+        output,
+        {"QRELS": qrels, "RUN_A": run_a, "RUN_B": run_b, "--corpus": corpus, "--queries": queries},
+    )
     result = diff_runs(
         qrels,
         run_a,
         run_b,
-        metric=metric,
+        metric=metric[0] if metric else "nDCG@10",
         corpus=corpus,
         queries=queries,
         depth=depth,

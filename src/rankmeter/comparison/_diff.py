@@ -250,14 +250,17 @@ def diff_runs(
     from rankmeter.data.run import check_ties
     from rankmeter.evaluation import evaluate
     from rankmeter.io import as_qrels
+    from rankmeter.io.beir import corpus_file
     from rankmeter.metrics import parse_metrics
 
     depth = integer("depth", depth, low=1, what="results shown per query")
     ties = check_ties(ties)
     if not isinstance(metric, str) or len(parse_metrics([metric])) != 1:
         raise PolicyError(f"metric= must be one metric name, not {metric!r}")
-    if [x for x in (qrels, run_a, run_b) if isinstance(x, str) and x == "-"][1:]:
+    if [x for x in (qrels, run_a, run_b, corpus, queries) if isinstance(x, str) and x == "-"][1:]:
         raise PolicyError("only one input can be read from stdin ('-')")
+    if isinstance(corpus, (str, os.PathLike)):
+        corpus = corpus_file(corpus)  # a folder without a corpus is told now, before the work
     loaded_qrels = as_qrels(qrels)
     first, second = _two_runs(run_a, run_b, ties)
     texts = load_texts(queries)
@@ -384,6 +387,12 @@ def _coverage_notes(
             f"{unjudged} quer{'ies' if unjudged != 1 else 'y'} answered by a run but not judged "
             f"in the qrels {'are' if unjudged != 1 else 'is'} left out"
         )
+    unanswered = len(judged_set - answered)
+    if unanswered:
+        notes.append(
+            f"{unanswered} judged quer{'ies' if unanswered != 1 else 'y'} that neither run "
+            f"answered {'are' if unanswered != 1 else 'is'} left out"
+        )
     for run, other in ((first, second), (second, first)):
         only = len((set(other.query_ids) - set(run.query_ids)) & judged_set)
         if only:
@@ -446,10 +455,7 @@ def _documents(corpus: Any, diffs: Sequence[QueryDiff]) -> tuple[dict[str, Docum
     if isinstance(corpus, Mapping):
         found = {str(d): _as_document(v) for d, v in corpus.items() if str(d) in wanted}
     elif isinstance(corpus, (str, os.PathLike)):
-        path = os.fspath(corpus)
-        if os.path.isdir(path):
-            path = os.path.join(path, "corpus.jsonl")
-        found = read_documents(path, wanted)
+        found = read_documents(corpus, wanted)  # a BEIR folder: its corpus.jsonl
     else:
         raise PolicyError(
             f"corpus must be a path to a BEIR corpus.jsonl (or its folder) or a dict "

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -130,8 +131,10 @@ def read_corpus(path: str | os.PathLike[str]) -> dict[str, Document]:
 
 
 def read_documents(path: str | os.PathLike[str], ids: Iterable[str]) -> dict[str, Document]:
-    """The documents ``ids`` of a corpus in BEIR JSON lines, read in one streaming pass that
-    keeps only those: ``{doc_id: Document}`` in file order, an id not in the corpus left out.
+    """The documents ``ids`` of a corpus in BEIR JSON lines (or a BEIR collection's folder:
+    its ``corpus.jsonl`` or ``corpus.jsonl.gz``, :func:`corpus_file`), read in one streaming
+    pass that keeps only those: ``{doc_id: Document}`` in file order, an id not in the corpus
+    left out.
 
     Memory holds the documents asked for, not the corpus: one query's ranked and judged
     documents can be looked up in a corpus of millions. Every line is checked as
@@ -148,7 +151,7 @@ def read_documents(path: str | os.PathLike[str], ids: Iterable[str]) -> dict[str
     """
     from rankmeter.io._source import Source
 
-    source = Source(path)
+    source = Source(corpus_file(path))
     wanted = {str(i) for i in ([ids] if isinstance(ids, str) else ids)}
     out: dict[str, Document] = {}
     for number, raw, key, record in _checked_records(source):
@@ -160,6 +163,22 @@ def read_documents(path: str | os.PathLike[str], ids: Iterable[str]) -> dict[str
             )
         out[key] = Document(_text(record, "title"), _text(record, "text"))
     return out
+
+
+def corpus_file(path: str | os.PathLike[str]) -> str | os.PathLike[str]:
+    """The corpus a path names: a BEIR collection's folder is its ``corpus.jsonl`` (or
+    ``corpus.jsonl.gz``), anything else itself; a folder with neither is a
+    :class:`FormatError` naming it."""
+    if not os.path.isdir(path):
+        return path
+    for name in ("corpus.jsonl", "corpus.jsonl.gz"):
+        if os.path.isfile(os.path.join(path, name)):
+            return os.path.join(path, name)
+    raise FormatError(
+        os.fspath(path),
+        "a folder without corpus.jsonl or corpus.jsonl.gz; give the corpus file or a BEIR "
+        "collection's folder",
+    )
 
 
 def _records(path: str | os.PathLike[str]) -> list[tuple[str, dict[str, Any]]]:
@@ -218,6 +237,9 @@ def _line_text(raw: bytes) -> str:
     return raw.decode("utf-8", errors="replace").rstrip("\r\n")
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _record_problem(record: Mapping[str, Any]) -> str | None:
     """What is wrong with a record's id, title or text, or None."""
     from rankmeter.io.tables import json_type
@@ -229,6 +251,16 @@ def _record_problem(record: Mapping[str, Any]) -> str | None:
         value = record.get(field_name)
         if value is not None and not isinstance(value, str):
             return f"{field_name} must be a string, not {json_type(value)}"
+    for field_name in ("_id", "title", "text"):
+        # Valid JSON ("\ud800"), but half of a UTF-16 pair is no character: no output file
+        # could be written with it, so the line is named here rather than a write failing.
+        value = record.get(field_name)
+        lone = _SURROGATE.search(value) if isinstance(value, str) else None
+        if lone is not None:
+            return (
+                f"{field_name} holds a lone surrogate (\\u{ord(lone.group()):04x}): half of a "
+                "UTF-16 pair, not a character"
+            )
     return None
 
 

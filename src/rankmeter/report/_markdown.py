@@ -24,8 +24,13 @@ class Verbatim(str):
 
 
 def code(text: str) -> Verbatim:
-    """``text`` as an inline code span cell."""
-    return Verbatim(markdown_code(text))
+    r"""``text`` as an inline code span cell: a ``|`` in it is written ``\|``, which a GFM
+    table reads as a ``|`` of the code (unescaped it would end the cell, even inside the span).
+
+    >>> code("d|1")
+    '`d\\|1`'
+    """
+    return Verbatim(markdown_code(text).replace("|", "\\|"))
 
 
 def _cell(value: str) -> str:

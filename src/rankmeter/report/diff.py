@@ -35,6 +35,7 @@ from rankmeter.report._json import json_text
 from rankmeter.report._markdown import code, markdown_table
 from rankmeter.report._registry import renders
 from rankmeter.report._text import num, signed, text_table
+from rankmeter.report.explanation import snippet
 
 __all__ = ["HOVER_CHARS", "TEXT_CHARS", "query_anchor", "render_diff_html"]
 
@@ -42,6 +43,8 @@ __all__ = ["HOVER_CHARS", "TEXT_CHARS", "query_anchor", "render_diff_html"]
 HOVER_CHARS = 200
 #: Characters of a document's text in the documents' list; longer texts are cut, saying so.
 TEXT_CHARS = 20_000
+#: Characters beside a document's id in a ranking: its title, else the start of its text.
+LABEL_CHARS = 100
 #: Characters of a query's text in the overview table.
 QUERY_CHARS = 160
 
@@ -124,6 +127,9 @@ def _document(diff: RunDiff, doc: str) -> dict[str, str] | None:
         "doc": doc,
         "anchor": "d-" + _encoded(doc),
         "title": _short(found.title, TEXT_CHARS),
+        # Beside the id in a ranking: the title, or for a document without one (MEDLINE,
+        # MS MARCO's passages) the start of its text, so that the row is not a bare id.
+        "label": snippet(found.title or found.text, LABEL_CHARS),
         "text": text,
         "hover": hover,
     }
@@ -249,6 +255,12 @@ def _moved_lines(q: QueryDiff) -> list[str]:
     return out
 
 
+def _named_side(name: str, side: str) -> str:
+    """``name (A)``; a run given twice is named so already (``bm25 (A)``), once."""
+    mark = f" ({side})"
+    return name if name.endswith(mark) else name + mark
+
+
 def _grade_text(grade: float | None) -> str:
     return "–" if grade is None else f"{grade:g}"
 
@@ -269,7 +281,8 @@ def render_text(diff: RunDiff) -> str:
     """The diff as plain text: the headline, notes, then per query (the largest loss first)
     its values and both rankings side by side with grades and moves."""
     lines = [
-        f"rankmeter diff: {diff.run_b} (B) against {diff.run_a} (A) on {diff.metric}",
+        f"rankmeter diff: {_named_side(diff.run_b, 'B')} against {_named_side(diff.run_a, 'A')} on "
+        f"{diff.metric}",
         headline(diff),
         *(f"note: {note}" for note in diff.notes),
         "",

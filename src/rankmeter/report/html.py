@@ -603,15 +603,19 @@ def _page(
     lines = data_warning_lines(data_warnings)
     if not diffs:
         return render_html(comparison, judged_below=judged_below, data_warnings=lines)
-    if written_to is None or written_to == "-":
+    report = _report_file(written_to)
+    if report is None:
         page = render_html(comparison, judged_below=judged_below, data_warnings=lines)
         note = "the diff pages of --corpus are written beside a report file: give -o REPORT.html"
         return Rendered(page, after=(f"note: {note}",))
+    from rankmeter.io import check_outputs
     from rankmeter.report.diff import render_diff_html
 
     systems = [d.run_b for d in diffs]
-    paths = diff_page_paths(written_to, len(systems))
-    for diff, path in zip(diffs, paths, strict=True):
+    paths = diff_page_paths(report, len(systems))
+    pages = [(f"the diff page of {s}", p) for s, p in zip(systems, paths, strict=True)]
+    check_outputs([("-o", report), *pages])
+    for diff, path in zip(diffs, paths, strict=True):  # every page checked: none half-written
         emit(render_diff_html(diff), path)
     hrefs = {
         s: urllib.parse.quote(os.path.basename(p)) for s, p in zip(systems, paths, strict=True)
@@ -638,6 +642,26 @@ def _files_page(
         written_to=written_to,
     )
     return with_notes(made, done.goal_notes)
+
+
+def _report_file(written_to: str | None) -> str | None:
+    """The file the diff pages go beside: the report's path where it is (or will be) a regular
+    file; ``/dev/stdout`` redirected to a file, that file; None for standard output, a pipe, a
+    FIFO or a device, which nothing can be beside."""
+    import stat
+
+    if written_to is None or written_to == "-":
+        return None
+    path = written_to
+    if os.path.abspath(path).startswith(("/dev/", "/proc/")):
+        path = os.path.realpath(path)  # /dev/stdout, /dev/fd/1: where the descriptor goes
+        if path.startswith(("/dev/", "/proc/")):
+            return None
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return path  # a new file
+    return path if stat.S_ISREG(mode) else None
 
 
 def diff_page_paths(report: str, count: int) -> list[str]:

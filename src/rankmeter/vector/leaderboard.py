@@ -201,6 +201,11 @@ def _shown_value(value: Any) -> str:
     return text if len(text) <= 40 else text[:39] + "…"
 
 
+#: A JSON escape of half a UTF-16 pair: the file may hold a lone surrogate, which no output
+#: could be written with (a board naming the model would fail as it is written).
+_ESCAPED_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
 def _entry_from(path: Path, size: int | None = None) -> LeaderboardEntry:
     shown = _shown_path(path)
 
@@ -241,6 +246,15 @@ def _entry_from(path: Path, size: int | None = None) -> LeaderboardEntry:
         raise bad(f"not a leaderboard result ({exc})") from None
     except RecursionError:
         raise bad("not a leaderboard result (JSON nested too deeply)") from None
+    if _ESCAPED_SURROGATE.search(text):  # "\ud83d\ude00" is a character, a lone half none
+        try:
+            json.dumps(payload, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError as exc:
+            half = ord(exc.object[exc.start])
+            raise bad(
+                f"not a leaderboard result (a lone surrogate (\\u{half:04x}), half of a UTF-16 "
+                "pair, is no character)"
+            ) from None
     if not isinstance(payload, dict) or payload.get("format") != ENTRY_FORMAT:
         raise bad(f'not a leaderboard result (no "format": "{ENTRY_FORMAT}")')
     if "version" not in payload:
