@@ -222,7 +222,7 @@ def _summary_header(comparison: Comparison) -> list[str]:
 def _direction(d: Difference) -> str:
     if not d.significant:
         return ""
-    return " sig better" if d.difference > 0 else " sig worse"
+    return " sig better" if d.gain > 0 else " sig worse"
 
 
 def _difference(d: Difference) -> dict[str, Any]:
