@@ -261,3 +261,33 @@ def test_a_pool_of_other_queries_is_refused(files: dict[str, Path], tmp_path: Pa
     )  # fmt: skip
     with pytest.raises(RankmeterError, match="pool"):
         explain_files(files["qrels"], files["run"], "q1", ["statAP"], pool=pool)
+
+
+@pytest.mark.parametrize(
+    "metric", ["ERR@10", "nERR@5", "IPrec@0.5", "GMAP", "RBP_resid", "infAP", "Compat"]
+)
+def test_every_metric_with_a_corpus_is_evaluates(files: dict[str, Path], metric: str) -> None:
+    from rankmeter import evaluate
+
+    explained = _explain(files, [metric])
+    expected = evaluate(files["qrels"], files["run"], [metric]).per_query.to_dict()["q1"]
+    assert explained[0].value == pytest.approx(expected[metric], abs=1e-12)
+    assert explained.documents["a"].title == "Wings"
+
+
+def test_a_diversity_metric_with_a_corpus_reads_the_subtopics(
+    files: dict[str, Path], tmp_path: Path
+) -> None:
+    from rankmeter import evaluate
+
+    # a judged for two subtopics on two lines; f for one, and missed by the run
+    subtopics = tmp_path / "subtopics.txt"
+    subtopics.write_text("q1 1 a 1\nq1 2 a 1\nq1 2 c 1\nq1 1 b 0\nq1 3 f 1\n")
+    explained = explain_files(
+        subtopics, files["run"], "q1", ["alpha_nDCG@20"], corpus=files["corpus"]
+    )
+    assert isinstance(explained, ExplanationsWithText)
+    expected = evaluate(subtopics, files["run"], ["alpha_nDCG@20"]).per_query.to_dict()["q1"]
+    assert explained[0].value == pytest.approx(expected["alpha_nDCG@20"], abs=1e-12)
+    (missed,) = explained.missed
+    assert [m.doc for m in missed] == ["f"]

@@ -7,7 +7,14 @@ from typing import Annotated
 
 import typer
 
-from rankmeter.cli._common import OutputOption, QrelsArgument, RelOption, Ties, TiesOption
+from rankmeter.cli._common import (
+    OutputOption,
+    PoolOption,
+    QrelsArgument,
+    RelOption,
+    Ties,
+    TiesOption,
+)
 
 
 class DiffFormat(str, Enum):
@@ -35,11 +42,18 @@ def diff(
         typer.Option(help="Query texts (TSV qid<TAB>text, or BEIR queries.jsonl)."),
     ] = None,
     metric: Annotated[
-        str, typer.Option("--metric", "-m", help="The metric the queries are ordered by.")
+        str,
+        typer.Option(
+            "--metric",
+            "-m",
+            help="The metric the queries are ordered by: any that evaluate takes (a diversity "
+            "metric reads the qrels' subtopics; GMAP's per-query values and Δ are logs).",
+        ),
     ] = "nDCG@10",
     depth: Annotated[int, typer.Option(help="Results of each run shown per query.")] = 10,
     rel: RelOption = 1,
     ties: TiesOption = Ties.trec_eval,
+    pool: PoolOption = None,
     output_format: Annotated[
         DiffFormat,
         typer.Option(
@@ -68,6 +82,7 @@ def diff(
         depth=depth,
         rel=rel,
         ties=ties.value,
+        inclusion=pool,
     )
     render(result, output_format.value, output)
 
