@@ -66,6 +66,7 @@ def test_the_lower_residual_is_better_in_html(cli: CLI, tmp_path: Path) -> None:
     assert code == 0, err
     text = page.read_text()
     assert "sig better" in text and "sig worse" not in text
+    assert "below the zero line the system beats the baseline (lower is better)" in text
     code, _, err = run(cli, case, "judged", "shallow", "-f", "html", "-o", str(page))
     assert "sig worse" in page.read_text() and "sig better" not in page.read_text()
 
