@@ -91,3 +91,16 @@ def test_better_is_checked() -> None:
 
     with pytest.raises(RankmeterError, match="better"):
         stats.all_pairs(np.eye(3), better="more")
+
+
+def test_stability_orders_the_lowest_residual_first() -> None:
+    from rankmeter.comparison import stability
+
+    qrels, judged, shallow = case()
+    result = stability(qrels, {"shallow": shallow, "judged": judged}, ["RBP_resid", "RBP"])
+    residual = result["RBP_resid"]
+    assert residual.better == "lower" and residual.order == ("judged", "shallow")
+    (pair,) = residual.pairs
+    assert (pair.first, pair.second) == ("judged", "shallow")
+    assert pair.difference < 0 and pair.kept == 1.0
+    assert result["RBP"].better == "higher"
