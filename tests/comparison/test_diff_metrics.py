@@ -122,3 +122,21 @@ def test_subtopic_qrels_with_one_subtopic_get_a_note(files: dict[str, Path]) -> 
     assert any("measure no diversity here" in note for note in diff.notes)
     diverse = diff_runs(files["subtopics"], files["a"], files["b"], metric="alpha_nDCG@20")
     assert not any("measure no diversity here" in note for note in diverse.notes)
+
+
+def test_compare_files_diffs_with_the_pool(files: dict[str, Path], tmp_path: Path) -> None:
+    from rankmeter.comparison import compare_files
+
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text(json.dumps({"_id": "a", "title": "A", "text": "alpha"}) + "\n")
+    done = compare_files(
+        files["qrels"], [f"A={files['a']}", f"B={files['b']}"], ["statAP"],
+        corpus=corpus, inclusion=files["pool"], resamples=200,
+    )  # fmt: skip
+    (diff,) = done.diffs
+    direct = diff_runs(
+        files["qrels"], files["a"], files["b"], metric="statAP", inclusion=files["pool"]
+    )
+    assert [(q.query, q.value_a, q.value_b) for q in diff.queries] == [
+        (q.query, q.value_a, q.value_b) for q in direct.queries
+    ]
