@@ -213,3 +213,81 @@ def test_made_without_a_corpus_it_has_no_texts_and_misses_nothing() -> None:
     assert [m["missed"] for m in made.to_dict()["metrics"].values()] == [[], []]
     with pytest.raises(PolicyError, match=r"missed= needs one tuple per explanation: 2, not 1"):
         ExplanationsWithText(made.explanations, missed=((),))
+
+
+def _pool(path: Path, probabilities: dict[str, float]) -> Path:
+    """A pool file of q1's documents with these inclusion probabilities."""
+    item = {"query_id": "q1", "runs": {"sys": 1}, "best_rank": 1}
+    lines = [
+        json.dumps({**item, "doc_id": d, "inclusion_probability": p})
+        for d, p in probabilities.items()
+    ]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_a_pool_weighs_the_sampled_judgments(files: dict[str, Path], tmp_path: Path) -> None:
+    from rankmeter import evaluate
+    from rankmeter.explanation import explain
+    from rankmeter.io import read_qrels, sampled_qrels
+
+    pool = _pool(tmp_path / "pool.jsonl", {"a": 0.5, "c": 0.25, "x": 0.5, "f": 1.0})
+    metrics = ["statAP", "stat_P@5", "AP"]
+    plain = explain_files(files["qrels"], files["run"], "q1", metrics)
+    sampled = explain_files(files["qrels"], files["run"], "q1", metrics, pool=pool)
+    assert type(sampled) is Explanations
+    expected = evaluate(files["qrels"], files["run"], metrics, inclusion=pool)
+    row = expected.per_query.to_dict()["q1"]
+    for e in sampled:
+        assert e.value == pytest.approx(row[e.metric], abs=1e-12)
+    by_hand = explain(sampled_qrels(read_qrels(files["qrels"]), pool), files["run"], "q1", "statAP")
+    assert sampled[0].value == by_hand.value and sampled[0].rows == by_hand.rows
+    assert sampled[0].value != plain[0].value  # the probabilities changed statAP
+    assert sampled[2].value == plain[2].value  # and not AP
+    with_text = explain_files(
+        files["qrels"], files["run"], "q1", ["statAP"], pool=pool, corpus=files["corpus"]
+    )
+    assert isinstance(with_text, ExplanationsWithText)
+    assert with_text[0].value == sampled[0].value
+
+
+def test_a_pool_of_other_queries_is_refused(files: dict[str, Path], tmp_path: Path) -> None:
+    from rankmeter import RankmeterError
+
+    pool = tmp_path / "pool.jsonl"
+    pool.write_text(
+        json.dumps({"query_id": "q9", "doc_id": "a", "runs": {"sys": 1}, "best_rank": 1,
+                    "inclusion_probability": 0.5}) + "\n"
+    )  # fmt: skip
+    with pytest.raises(RankmeterError, match="pool"):
+        explain_files(files["qrels"], files["run"], "q1", ["statAP"], pool=pool)
+
+
+@pytest.mark.parametrize(
+    "metric", ["ERR@10", "nERR@5", "IPrec@0.5", "GMAP", "RBP_resid", "infAP", "Compat"]
+)
+def test_every_metric_with_a_corpus_is_evaluates(files: dict[str, Path], metric: str) -> None:
+    from rankmeter import evaluate
+
+    explained = _explain(files, [metric])
+    expected = evaluate(files["qrels"], files["run"], [metric]).per_query.to_dict()["q1"]
+    assert explained[0].value == pytest.approx(expected[metric], abs=1e-12)
+    assert explained.documents["a"].title == "Wings"
+
+
+def test_a_diversity_metric_with_a_corpus_reads_the_subtopics(
+    files: dict[str, Path], tmp_path: Path
+) -> None:
+    from rankmeter import evaluate
+
+    # a judged for two subtopics on two lines; f for one, and missed by the run
+    subtopics = tmp_path / "subtopics.txt"
+    subtopics.write_text("q1 1 a 1\nq1 2 a 1\nq1 2 c 1\nq1 1 b 0\nq1 3 f 1\n")
+    explained = explain_files(
+        subtopics, files["run"], "q1", ["alpha_nDCG@20"], corpus=files["corpus"]
+    )
+    assert isinstance(explained, ExplanationsWithText)
+    expected = evaluate(subtopics, files["run"], ["alpha_nDCG@20"]).per_query.to_dict()["q1"]
+    assert explained[0].value == pytest.approx(expected["alpha_nDCG@20"], abs=1e-12)
+    (missed,) = explained.missed
+    assert [m.doc for m in missed] == ["f"]

@@ -144,17 +144,21 @@ def explain_files(
     *,
     corpus: str | os.PathLike[str] | None = None,
     queries: str | os.PathLike[str] | None = None,
+    pool: str | os.PathLike[str] | None = None,
     qrels_format: str | None = None,
     run_format: str | None = None,
     **policies: Any,
 ) -> Explanations:
     """Explain one query of a run from files, as ``rankmeter explain`` does.
 
-    Without ``corpus`` this is :meth:`Explanations.for_files`. With ``corpus`` (BEIR
-    ``corpus.jsonl``, ``{"_id", "title", "text"}`` a line, possibly gzip-compressed) the
-    result is an :class:`ExplanationsWithText`: the texts of the documents ranked and of the
-    judged-relevant ones, read in one pass that keeps only those, and the relevant documents
-    each metric misses.
+    The qrels are read as :func:`rankmeter.evaluate` reads them: with their subtopics where a
+    diversity metric is asked (:func:`rankmeter.metrics.reads_subtopics`), and with ``pool``
+    each judgment's inclusion probability (:func:`rankmeter.io.sampled_qrels`), which
+    statAP, stat_nDCG and stat_P weigh by. Without ``corpus`` the result is an
+    :class:`Explanations`. With ``corpus`` (BEIR ``corpus.jsonl``, ``{"_id", "title", "text"}``
+    a line, possibly gzip-compressed) it is an :class:`ExplanationsWithText`: the texts of the
+    documents ranked and of the judged-relevant ones, read in one pass that keeps only those,
+    and the relevant documents each metric misses.
 
     Parameters
     ----------
@@ -164,34 +168,37 @@ def explain_files(
     corpus : the corpus file (or a BEIR collection's folder, holding ``corpus.jsonl``); None:
         no texts
     queries : query texts (TSV ``qid<TAB>text`` or BEIR ``queries.jsonl``)
+    pool : the pool file ``rankmeter pool`` wrote, where the judgments are a sample of it
+        (``explain --pool``); None: every judgment made in full
     qrels_format, run_format : the files' formats when their names do not say
     policies : ``rel``, ``judged_only``, ``ties``, as in :func:`rankmeter.evaluate`
     """
-    from rankmeter.io.run_args import input_path
+    from rankmeter.io import as_run, read_documents, read_qrels, sampled_qrels
+    from rankmeter.io.annotations import read_queries
+    from rankmeter.io.beir import corpus_file
+    from rankmeter.io.run_args import input_path, read_one_run
+    from rankmeter.metrics import reads_subtopics
 
     if queries is not None:
         queries = input_path(queries, "queries")
-    if corpus is None:
-        return Explanations.for_files(
-            qrels, run, query, metrics, queries=queries, qrels_format=qrels_format,
-            run_format=run_format, **policies,
-        )  # fmt: skip
-    from rankmeter.io import as_run, read_documents, read_qrels
-    from rankmeter.io.annotations import read_queries
-    from rankmeter.io.beir import corpus_file
-    from rankmeter.io.run_args import read_one_run
-
-    corpus_path = os.fspath(corpus_file(input_path(corpus, "corpus")))  # a folder: its corpus
-    paths = [input_path(qrels, "qrels"), run, corpus_path, queries]
+    corpus_path = None
+    if corpus is not None:  # a folder: its corpus (a folder without one is told now)
+        corpus_path = os.fspath(corpus_file(input_path(corpus, "corpus")))
+    pool_path = None if pool is None else input_path(pool, "pool")
+    paths = [input_path(qrels, "qrels"), run, corpus_path, queries, pool_path]
     if paths.count("-") > 1:
         raise PolicyError("only one input can be read from stdin ('-')")
     ties = policies.get("ties", "trec_eval")
-    loaded_qrels = read_qrels(paths[0], format=qrels_format)
+    loaded_qrels = read_qrels(paths[0], format=qrels_format, subtopics=reads_subtopics(metrics))
+    if pool_path is not None:
+        loaded_qrels = sampled_qrels(loaded_qrels, pool_path)
     loaded_run = read_one_run(run, format=run_format, ties=ties)
     text = None if queries is None else read_queries(queries).get(query)
     explained = Explanations.for_query(
         loaded_qrels, loaded_run, query, metrics, query_text=text, **policies
     )
+    if corpus_path is None:
+        return explained
     judgments = _judgments(loaded_qrels, explained.query)
     ranking = [
         str(d)

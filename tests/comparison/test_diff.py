@@ -201,6 +201,7 @@ def test_to_dict_is_the_documented_shape() -> None:
     assert list(payload) == [
         "shape",
         "metric",
+        "better",
         "depth",
         "run_a",
         "run_b",

@@ -11,7 +11,8 @@ comparison-explained, comparison-plain and demo-report for issue 24: the explana
 worst queries are no longer stacked on the page, their links and the Explanations section and
 nav link gone, and a line under each worst-queries table names the ``rankmeter diff`` command
 that shows them side by side; demo.txt's line naming the report says "the worst queries"
-instead of "explanations".) HTML is compared as its sequence of tags, attributes and
+instead of "explanations"; and metrics.txt for issue 24's direction, on purpose: the one
+line "Lower is better." under RBP_resid.) HTML is compared as its sequence of tags, attributes and
 text, where any run of whitespace counts as one space and whitespace alone between two block
 elements (cells, rows, list items, sections) as none: the templates may indent and break lines
 differently, but no word, tag, attribute or space that shows may change. Text formats (plain

@@ -9,6 +9,7 @@ import typer
 
 from rankmeter.cli._common import (
     OutputOption,
+    PoolOption,
     QrelsArgument,
     RelOption,
     Ties,
@@ -48,13 +49,16 @@ def diff(
             "--metric",
             "-m",
             metavar="METRIC",
-            help="The metric the queries are ordered by (one). Default: nDCG@10.",
+            help="The metric the queries are ordered by (one): any that evaluate takes (a "
+            "diversity metric reads the qrels' subtopics; GMAP's per-query values and Δ are "
+            "logs). Default: nDCG@10.",
             callback=given_once,
         ),
     ] = None,
     depth: Annotated[int, typer.Option(help="Results of each run shown per query.")] = 10,
     rel: RelOption = 1,
     ties: TiesOption = Ties.trec_eval,
+    pool: PoolOption = None,
     output_format: Annotated[
         DiffFormat,
         typer.Option(
@@ -75,7 +79,14 @@ def diff(
 
     keep_inputs(
         output,
-        {"QRELS": qrels, "RUN_A": run_a, "RUN_B": run_b, "--corpus": corpus, "--queries": queries},
+        {
+            "QRELS": qrels,
+            "RUN_A": run_a,
+            "RUN_B": run_b,
+            "--corpus": corpus,
+            "--queries": queries,
+            "--pool": pool,
+        },
     )
     result = diff_runs(
         qrels,
@@ -87,6 +98,7 @@ def diff(
         depth=depth,
         rel=rel,
         ties=ties.value,
+        inclusion=pool,
     )
     render(result, output_format.value, output)
 

@@ -1,7 +1,8 @@
 """`rankmeter explain QRELS RUN --query Q -m nDCG@10` and `rankmeter explain --grades 3,0,2`.
 
 With ``--corpus``, the documents' titles and texts beside their ranks, and the relevant
-documents the run missed (:func:`rankmeter.explanation_text.explain_files`).
+documents the run missed; with ``--pool``, the judgments a sample of that pool, as statAP,
+stat_nDCG and stat_P weigh them (:func:`rankmeter.explanation_text.explain_files`).
 
 The query is named by ``--query`` alone: ``-q`` is ``--per-query`` in every command that has it
 (as trec_eval's ``-q``), so it is not given a second meaning here.
@@ -19,6 +20,7 @@ from rankmeter.cli._common import (
     JudgedOnlyOption,
     MetricOption,
     OutputOption,
+    PoolOption,
     QrelsFormatOption,
     RelOption,
     RunFormatOption,
@@ -85,6 +87,7 @@ def explain(
             "is read in one pass that keeps only the query's documents).",
         ),
     ] = None,
+    pool: PoolOption = None,
     output: OutputOption = None,
 ) -> None:
     """Explain a number: the per-rank table and the steps from it to one query's value.
@@ -108,6 +111,7 @@ def explain(
             (judged_only or None, "--judged-only"),
             (queries, "--queries"),
             (corpus, "--corpus"),
+            (pool, "--pool"),
         ):
             if given is not None:
                 ctx.fail(f"{name} needs QRELS and RUN files; it does not go with --grades")
@@ -121,7 +125,7 @@ def explain(
             ctx.fail("give --query: the query to explain (e.g. --query 1)")
         keep_inputs(output, {"QRELS": qrels, "RUN": run, "--corpus": corpus, "--queries": queries})
         explained = explain_files(
-            qrels, run, query, measures, corpus=corpus, queries=queries, rel=rel,
+            qrels, run, query, measures, corpus=corpus, queries=queries, pool=pool, rel=rel,
             judged_only=judged_only,
             ties=ties.value, qrels_format=qrels_format.value if qrels_format else None,
             run_format=run_format.value if run_format else None,

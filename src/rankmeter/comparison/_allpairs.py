@@ -18,6 +18,7 @@ import numpy as np
 
 from rankmeter import _validate
 from rankmeter.comparison._queries import join_compared, select_queries
+from rankmeter.comparison._records import better_of
 from rankmeter.data.arrays import FloatArray
 from rankmeter.data.run import check_ties
 from rankmeter.errors import PolicyError
@@ -205,6 +206,7 @@ def compare_all(
             alpha=alpha,
             resamples=resamples,
             seed=seed,
+            better=better_of(label),
         )
         for label, by_system in scores.items()
     }

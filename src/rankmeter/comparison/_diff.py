@@ -13,6 +13,7 @@ renders it as a self-contained HTML page, text, Markdown or JSON.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -116,11 +117,16 @@ class RunDiff:
     ----------
     metric : the metric's name as asked for
     depth : how many results of each run are shown per query
-    run_a, run_b : the runs' names (B is compared with A: a positive delta is B's gain)
+    run_a, run_b : the runs' names (B is compared with A: a positive delta is B's gain, a
+        negative one where lower is better)
     queries : the queries, the largest loss of B first (equal deltas in the qrels' order)
     documents : ``{doc_id: Document}`` for the shown documents found in the corpus (empty
         without a corpus)
     notes : what the diff left out or could not find, one line each
+    better : which way the metric is better, its spec's ``better``: ``"higher"``, or
+        ``"lower"`` (RBP_resid: a query B is lower on is a win, the largest rise comes first)
+    geometric : the metric's per-query values are logarithms (GMAP: ln AP, as trec_eval's
+        gm_map): each delta is ln(B's AP / A's AP), and the means are geometric means
     """
 
     metric: str
@@ -130,22 +136,39 @@ class RunDiff:
     queries: tuple[QueryDiff, ...]
     documents: Mapping[str, Document] = field(default_factory=dict, repr=False)
     notes: tuple[str, ...] = ()
+    better: str = "higher"
+    geometric: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "documents", MappingProxyType(dict(self.documents)))
 
     @property
     def mean_a(self) -> float:
-        return _mean([q.value_a for q in self.queries])
+        """A's mean (for GMAP the geometric mean: exp of the mean log)."""
+        return self._shown_mean(_mean([q.value_a for q in self.queries]))
 
     @property
     def mean_b(self) -> float:
-        return _mean([q.value_b for q in self.queries])
+        """B's mean (for GMAP the geometric mean: exp of the mean log)."""
+        return self._shown_mean(_mean([q.value_b for q in self.queries]))
+
+    @property
+    def mean_delta(self) -> float:
+        """The mean of the deltas: ``mean_b - mean_a``; for GMAP the difference of the mean
+        logs, ln(mean_b / mean_a)."""
+        return _mean([q.delta for q in self.queries])
+
+    def _shown_mean(self, mean: float) -> float:
+        return math.exp(mean) if self.geometric and mean == mean else mean
+
+    def gain(self, delta: float) -> float:
+        """A delta turned so that positive is B's gain (negated where lower is better)."""
+        return -delta if self.better == "lower" else delta
 
     @property
     def wins(self) -> int:
-        """Queries where B scores higher than A."""
-        return sum(q.delta > 0 for q in self.queries)
+        """Queries where B is better than A (higher; lower where lower is better)."""
+        return sum(self.gain(q.delta) > 0 for q in self.queries)
 
     @property
     def ties(self) -> int:
@@ -153,8 +176,8 @@ class RunDiff:
 
     @property
     def losses(self) -> int:
-        """Queries where B scores lower than A."""
-        return sum(q.delta < 0 for q in self.queries)
+        """Queries where B is worse than A (lower; higher where lower is better)."""
+        return sum(self.gain(q.delta) < 0 for q in self.queries)
 
     def query(self, query_id: str) -> QueryDiff:
         """The diff of one query; a KeyError naming it when it is not in the diff."""
@@ -166,8 +189,8 @@ class RunDiff:
     def to_dict(self) -> dict[str, Any]:
         """The diff without the documents' texts, in the shape :data:`DIFF_SHAPE` names:
 
-        ``{"shape", "metric", "depth", "run_a", "run_b", "n_queries", "mean_a", "mean_b",
-        "mean_delta", "wins", "ties", "losses", "notes", "queries": [{"query", "text", "a",
+        ``{"shape", "metric", "better", "depth", "run_a", "run_b", "n_queries", "mean_a",
+        "mean_b", "mean_delta", "wins", "ties", "losses", "notes", "queries": [{"query", "text", "a",
         "b", "delta", "ranking_a": [{"rank", "doc", "grade", "other_rank", "move", "by"}],
         "ranking_b": [...]}]}``; the queries the largest loss first, numbers as numbers (NaN
         as null), a grade null when the document is not judged, ``other_rank`` null when the
@@ -176,13 +199,14 @@ class RunDiff:
         return {
             "shape": DIFF_SHAPE,
             "metric": self.metric,
+            "better": self.better,
             "depth": self.depth,
             "run_a": self.run_a,
             "run_b": self.run_b,
             "n_queries": len(self.queries),
             "mean_a": _number(self.mean_a),
             "mean_b": _number(self.mean_b),
-            "mean_delta": _number(self.mean_b - self.mean_a),
+            "mean_delta": _number(self.mean_delta),
             "wins": self.wins,
             "ties": self.ties,
             "losses": self.losses,
@@ -212,6 +236,7 @@ def diff_runs(
     depth: int = 10,
     rel: float = 1,
     ties: str = "trec_eval",
+    inclusion: Any = None,
 ) -> RunDiff:
     """Two runs side by side, query by query, the largest loss of B first.
 
@@ -220,13 +245,18 @@ def diff_runs(
     qrels : Qrels, path or dict ``{query: {doc: grade}}`` (as :func:`rankmeter.io.as_qrels`)
     run_a, run_b : runs as :func:`rankmeter.io.as_run` takes them; a path may be given as
         ``NAME=PATH`` to name the run. B is compared with A: a positive delta is B's gain
-    metric : one metric name (``"nDCG@10"``, ``"AP"``, ``"P@5"``)
+    metric : one metric name (``"nDCG@10"``, ``"AP"``, ``"P@5"``), any that
+        :func:`rankmeter.evaluate` takes: the qrels are read with their subtopics for a
+        diversity metric (``alpha_nDCG@20``); a lower-is-better metric (RBP_resid) counts a
+        fall as B's gain; GMAP's per-query values are logs (see :class:`RunDiff`)
     corpus : a BEIR ``corpus.jsonl`` (or the folder holding one) from which only the shown
         documents are read, or a dict ``{doc_id: text}`` (values may also be ``Document``
         objects or ``{"title": ..., "text": ...}`` dicts); None: no texts
     queries : query texts: a path (TSV ``qid<TAB>text`` or BEIR ``queries.jsonl``) or a dict
     depth : how many results of each run to show per query (at least 1)
     rel, ties : as :func:`rankmeter.evaluate` takes them
+    inclusion : a sampled pool's inclusion probabilities (a pool file's path: ``diff --pool``),
+        as :func:`rankmeter.evaluate` takes them, for statAP, stat_nDCG and stat_P
 
     Returns
     -------
@@ -249,29 +279,44 @@ def diff_runs(
     from rankmeter.comparison._annotations import load_texts
     from rankmeter.data.run import check_ties
     from rankmeter.evaluation import evaluate
-    from rankmeter.io import as_qrels
+    from rankmeter.io import as_qrels, sampled_qrels
     from rankmeter.io.beir import corpus_file
-    from rankmeter.metrics import parse_metrics
+    from rankmeter.metrics import parse_metrics, reads_subtopics, subtopic_notes
 
     depth = integer("depth", depth, low=1, what="results shown per query")
     ties = check_ties(ties)
     if not isinstance(metric, str) or len(parse_metrics([metric])) != 1:
         raise PolicyError(f"metric= must be one metric name, not {metric!r}")
-    if [x for x in (qrels, run_a, run_b, corpus, queries) if isinstance(x, str) and x == "-"][1:]:
+    (measure,) = parse_metrics([metric])
+    stdin = [x for x in (qrels, run_a, run_b, corpus, queries, inclusion) if isinstance(x, str)]
+    if [x for x in stdin if x == "-"][1:]:
         raise PolicyError("only one input can be read from stdin ('-')")
     if isinstance(corpus, (str, os.PathLike)):
         corpus = corpus_file(corpus)  # a folder without a corpus is told now, before the work
-    loaded_qrels = as_qrels(qrels)
+    loaded_qrels = sampled_qrels(as_qrels(qrels, subtopics=reads_subtopics([metric])), inclusion)
     first, second = _two_runs(run_a, run_b, ties)
     texts = load_texts(queries)
+    # Every judged query gets a value (a run without results for it: an empty ranking), so a
+    # query only the other run answered scores as evaluate -c scores it: 0 for most metrics,
+    # 1 for RBP_resid, ln 0.00001 for GMAP.
     values = [
-        _values(evaluate(loaded_qrels, run, [metric], rel=rel, ties=ties), metric)
+        _values(
+            evaluate(loaded_qrels, run, [metric], rel=rel, ties=ties, include_missing=True),
+            metric,
+        )
         for run in (first, second)
     ]
     answered = set(first.query_ids) | set(second.query_ids)
     judged = loaded_qrels.query_ids
     shown = [q for q in judged if q in answered]
     notes = _coverage_notes(judged, answered, first, second)
+    notes += subtopic_notes(loaded_qrels, [metric])
+    geometric = measure.spec.aggregate == "geometric"
+    if geometric:
+        notes.append(
+            f"{metric}'s per-query values are logs, ln max(AP, 0.00001), as trec_eval's "
+            "gm_map: each Δ is ln(B's AP / A's AP), and the means are geometric means"
+        )
     lists = (_rankings(first), _rankings(second))
     judgments = _judgments(loaded_qrels)
     made = []
@@ -280,9 +325,10 @@ def diff_runs(
         grades = judgments.get(q, {})
         a_rows = _rows(a_list[:depth], b_list, grades, side="a")
         b_rows = _rows(b_list[:depth], a_list, grades, side="b")
-        value_a, value_b = values[0].get(q, 0.0), values[1].get(q, 0.0)
+        value_a, value_b = values[0][q], values[1][q]
         made.append(QueryDiff(q, texts.get(q), value_a, value_b, value_b - value_a, a_rows, b_rows))
-    order = sorted(range(len(made)), key=lambda i: (made[i].delta, i))
+    turn = -1.0 if measure.spec.better == "lower" else 1.0  # turn * delta: positive is a gain
+    order = sorted(range(len(made)), key=lambda i: (turn * made[i].delta, i))
     diffs = tuple(made[i] for i in order)
     documents, missing = _documents(corpus, diffs)
     if missing:
@@ -298,6 +344,8 @@ def diff_runs(
         queries=diffs,
         documents=documents,
         notes=tuple(notes),
+        better=measure.spec.better,
+        geometric=geometric,
     )
 
 
@@ -313,6 +361,7 @@ def diffs_against(
     depth: int = 10,
     rel: float = 1,
     ties: str = "trec_eval",
+    inclusion: Any = None,
 ) -> tuple[RunDiff, ...]:
     """Each system diffed against the baseline (the baseline as A), the corpus read once for
     all of them: what ``rankmeter compare --corpus`` links its worst queries to."""
@@ -332,6 +381,7 @@ def diffs_against(
             depth=depth,
             rel=rel,
             ties=ties,
+            inclusion=inclusion,
         )
         for s in systems
     ]

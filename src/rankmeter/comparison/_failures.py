@@ -10,7 +10,7 @@ import numpy as np
 
 from rankmeter._validate import number_text
 from rankmeter.comparison._queries import ComparedQueries
-from rankmeter.comparison._records import Failures, QueryLoss
+from rankmeter.comparison._records import Failures, QueryLoss, better_of
 from rankmeter.comparison._summaries import Scores
 from rankmeter.data import Qrels, Run
 from rankmeter.metrics import Metric, parse_metric
@@ -41,8 +41,9 @@ def failures_of(
     answered = queries.answered[system]
     values = scores[metric][system]
     diffs = values - scores[metric][base]
-    order = np.lexsort((np.arange(len(diffs)), diffs))
-    losers = [int(i) for i in order[:worst] if diffs[i] < 0]
+    gains = -diffs if better_of(metric) == "lower" else diffs  # positive: the system is better
+    order = np.lexsort((np.arange(len(gains)), gains))
+    losers = [int(i) for i in order[:worst] if gains[i] < 0]
     lost = tuple(
         QueryLoss(
             query=query_ids[i],

@@ -213,6 +213,7 @@ def compare_files(
                 queries=options.get("queries"),
                 rel=rel,
                 ties=ties,
+                inclusion=options.get("inclusion"),
             )
     own = subtopic_notes(loaded_qrels, names)
     if chosen is None:

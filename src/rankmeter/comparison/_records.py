@@ -132,6 +132,16 @@ class Difference:
     #: family's tests at alpha / family) detects with 80 % power on these queries' spread
     #: (rankmeter.stats.detectable_difference); NaN with fewer than 2 queries or no spread.
     detectable: float = math.nan
+    #: Which way the metric is better (its spec's ``better``): ``"lower"`` for a residual
+    #: (RBP_resid), where ``wins`` counts the queries the system is lower on and a positive
+    #: ``difference`` is a loss; ``difference`` itself is always system minus baseline.
+    better: str = "higher"
+
+    @property
+    def gain(self) -> float:
+        """The difference turned so that positive is better: ``difference``, negated where
+        lower is better."""
+        return -self.difference if self.better == "lower" else self.difference
 
     def to_dict(self) -> dict[str, Any]:
         return _fields(self)
@@ -157,7 +167,8 @@ class Failures:
 
     Attributes
     ----------
-    worst : the queries that lost most against the baseline (most negative difference first)
+    worst : the queries that lost most against the baseline (the most negative difference first;
+        the most positive where lower is better, RBP_resid)
     no_results : queries the system returned nothing for
     nothing_relevant : queries with a relevant judgment but none in the system's top ``cutoff``
     quantiles : the distribution of per-query differences (min, 5%, 25%, 50%, 75%, 95%, max)
@@ -214,9 +225,32 @@ class SegmentResult:
     p_corrected: float
     small: bool
     flagged: bool
+    #: Which way the metric is better (see :attr:`Difference.better`).
+    better: str = "higher"
+
+    @property
+    def gain(self) -> float:
+        """The difference turned so that positive is better (see :attr:`Difference.gain`)."""
+        return -self.difference if self.better == "lower" else self.difference
 
     def to_dict(self) -> dict[str, Any]:
         return _fields(self)
+
+
+def better_of(metric: str) -> str:
+    """Which way ``metric`` (a label) is better: its spec's ``better``, ``"higher"`` for a name
+    that is no metric of the registry (values compared as given).
+
+    >>> better_of("RBP_resid@10"), better_of("nDCG@10"), better_of("my own score")
+    ('lower', 'higher', 'higher')
+    """
+    from rankmeter.errors import RankmeterError
+    from rankmeter.metrics import parse_metric
+
+    try:
+        return parse_metric(metric).spec.better
+    except RankmeterError:
+        return "higher"
 
 
 def check_min_effect(value: Any) -> float:
@@ -434,7 +468,8 @@ class Comparison:
         A metric regresses when its difference is significant after the comparison's
         correction and below ``-min_effect``; a segment when it is flagged (at least
         ``min_segment`` queries, significantly worse after the correction across segments)
-        and its difference is below ``-min_effect``. Every metric counts higher as better.
+        and its difference is below ``-min_effect``, both turned by the metric's direction: a
+        lower-is-better metric (RBP_resid) regresses when it rises by more than ``min_effect``.
 
         Parameters
         ----------
@@ -466,7 +501,7 @@ class Comparison:
                 min_effect=min_effect,
             )
             for d in self.differences
-            if d.significant and d.difference < -min_effect
+            if d.significant and d.gain < -min_effect
         ]
         found += [
             Regression(
@@ -485,7 +520,7 @@ class Comparison:
                 min_effect=min_effect,
             )
             for s in self.segments
-            if s.flagged and s.difference < -min_effect
+            if s.flagged and s.gain < -min_effect
         ]
         return tuple(found)
 

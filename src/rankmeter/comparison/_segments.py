@@ -11,7 +11,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from rankmeter.comparison._records import SegmentMean, SegmentResult, Settings
+from rankmeter.comparison._records import SegmentMean, SegmentResult, Settings, better_of
 from rankmeter.comparison._summaries import Scores, Summary, mean_pair, summarise
 from rankmeter.data.arrays import FloatArray, IntArray
 from rankmeter.data.ids import natural_order
@@ -89,6 +89,8 @@ def segment_results(
         for i, (metric, system) in enumerate(summary.differences):
             b, v = mean_pair(part[metric], base, system, metric in geometric)
             significant = bool(corrected.significant[position])
+            better = better_of(metric)
+            worse = v > b if better == "lower" else v < b
             out.append(
                 SegmentResult(
                     segment=name,
@@ -103,7 +105,8 @@ def segment_results(
                     p_value=float(tested.pvalue[i]),
                     p_corrected=float(corrected.adjusted[position]),
                     small=small,
-                    flagged=bool(not small and v < b and significant),
+                    flagged=bool(not small and worse and significant),
+                    better=better,
                 )
             )
             position += 1

@@ -139,7 +139,12 @@ def stability(
     for measure in measures:
         scores = np.column_stack([measure.compute(r) for r in ranked])
         by_metric[measure.label] = stats.query_stability(
-            scores, names, resamples=resamples, splits=splits, seed=seed
+            scores,
+            names,
+            resamples=resamples,
+            splits=splits,
+            seed=seed,
+            better=measure.spec.better,
         )
     filled = compared.filled()
     return QueryStability(

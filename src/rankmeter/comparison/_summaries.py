@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from rankmeter.comparison._records import Difference, Settings, SystemMean
+from rankmeter.comparison._records import Difference, Settings, SystemMean, better_of
 from rankmeter.data.arrays import FloatArray
 
 if TYPE_CHECKING:
@@ -178,6 +178,10 @@ def differences(
     out = []
     for i, (metric, system) in enumerate(summary.differences):
         b, v = mean_pair(scores[metric], base, system, metric in geometric)
+        better = better_of(metric)
+        wins, losses = int(tested.wins[i]), int(tested.losses[i])
+        if better == "lower":  # a query the system is lower on is one it wins
+            wins, losses = losses, wins
         out.append(
             Difference(
                 system=system,
@@ -194,9 +198,10 @@ def differences(
                 p_value=float(tested.pvalue[i]),
                 p_corrected=float(corrected.adjusted[i]),
                 significant=bool(corrected.significant[i]),
-                wins=int(tested.wins[i]),
+                wins=wins,
                 ties=int(tested.ties[i]),
-                losses=int(tested.losses[i]),
+                losses=losses,
+                better=better,
             )
         )
     return tuple(out)

@@ -153,6 +153,11 @@ class MetricSpec:
     trec_names: tuple[tuple[str, bool], ...] = ()
     aggregate: Literal["mean", "sum", "geometric"] = "mean"
     integer: bool = False
+    #: which way is better: ``"higher"`` (most metrics) or ``"lower"`` (a residual such as
+    #: RBP_resid: less left to unjudged documents); comparisons' wins and losses, the regression
+    #: gate, the leaderboard's ranks and every better/worse word read it. The counts (NumRet,
+    #: NumRel) and DCG are "higher" here: more, if not better, as they have always been shown
+    better: Literal["higher", "lower"] = "higher"
     #: the largest value one query can have (every metric is 0 at least): 1.0 for the measures
     #: in [0, 1], None where there is no bound (DCG, the counts); what reads stored values
     #: back (the leaderboard) refuses a value outside [0, high]

@@ -53,6 +53,7 @@ def metric_rows() -> list[dict[str, Any]]:
                     for p in spec.params
                 ],
                 "aggregate": spec.aggregate,
+                "better": spec.better,
                 "description": spec.description,
                 "formula": spec.formula,
                 "reference": spec.reference,

@@ -180,6 +180,7 @@ RESIDUAL = MetricSpec(
     kernel=residual_values,
     params=(PERSISTENCE,),
     aliases=("RBP_residual", "RBP_res"),
+    better="lower",
     reference="Moffat & Zobel 2008 (TOIS); cwl-eval's residuals (-r)",
     uses=("grade", "judged", "weight", "residual"),
     explain=explain,

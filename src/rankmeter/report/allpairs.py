@@ -124,7 +124,10 @@ def _oriented(analysis: AllPairs) -> Iterator[PairDifference]:
     """Every pair with the system of the higher mean first (the order given on a tie)."""
     mean = dict(zip(analysis.systems, analysis.means, strict=True))
     for p in analysis.pairs:
-        yield analysis.pair(p.second, p.first) if mean[p.second] > mean[p.first] else p
+        sign = -1.0 if analysis.better == "lower" else 1.0
+        yield (
+            analysis.pair(p.second, p.first) if sign * mean[p.second] > sign * mean[p.first] else p
+        )
 
 
 def _tukey(analysis: AllPairs) -> bool:
@@ -154,8 +157,10 @@ def pair_rows(analysis: AllPairs) -> list[tuple[str, ...]]:
 
 
 def system_rows(analysis: AllPairs) -> list[tuple[str, str, str]]:
-    """The systems by decreasing mean (the order given on a tie), with their letters."""
-    order = sorted(range(len(analysis.systems)), key=lambda j: -analysis.means[j])
+    """The systems best mean first (the highest; the lowest where lower is better), the order
+    given on a tie, with their letters."""
+    sign = -1.0 if analysis.better == "lower" else 1.0
+    order = sorted(range(len(analysis.systems)), key=lambda j: -sign * analysis.means[j])
     return [(analysis.systems[j], num(analysis.means[j]), analysis.letters[j]) for j in order]
 
 
@@ -316,7 +321,8 @@ def _matrix(label: str, analysis: AllPairs, ident: str) -> str:
                 cells.append(Cell(letters, DIAGONAL, f"{a}: mean {num(analysis.means[index[a]])}"))
                 continue
             p = analysis.pair(a, b)
-            color = SAME if not p.significant else BETTER if p.difference > 0 else WORSE
+            gain = -p.difference if analysis.better == "lower" else p.difference
+            color = SAME if not p.significant else BETTER if gain > 0 else WORSE
             verdict = "significant" if p.significant else "not significant"
             cells.append(
                 Cell(

@@ -111,6 +111,13 @@ def legend(comparison: Comparison) -> str:
         "W/T/L = queries won / tied / lost against the baseline",
         policies(comparison),
     ]
+    lower = sorted({d.metric for d in comparison.differences if d.better == "lower"})
+    if lower:
+        parts.insert(
+            4,
+            f"lower is better on {_and(lower)}: a query it is lower on is won, and a rise is "
+            "a regression",
+        )
     return "Legend: " + "; ".join(parts) + "." + "".join(f" {d}" for d in dash_reasons(comparison))
 
 
@@ -421,11 +428,11 @@ def _system_verdict(comparison: Comparison, system: str) -> str:
         verb = (
             "shows no significant difference from"
             if not d.significant
-            else ("beats" if d.difference > 0 else "is worse than")
+            else ("beats" if d.gain > 0 else "is worse than")
         )
         return f"{system} {verb} {base} on {d.metric}: {_difference_numbers(d, correction)}"
-    better = [d for d in found if d.significant and d.difference > 0]
-    worse = [d for d in found if d.significant and d.difference < 0]
+    better = [d for d in found if d.significant and d.gain > 0]
+    worse = [d for d in found if d.significant and d.gain < 0]
     same = [d for d in found if d not in better and d not in worse]
     parts = []
     with_numbers = [f"{d.metric} ({_difference_numbers(d, correction)})" for d in better]

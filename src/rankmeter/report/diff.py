@@ -80,8 +80,10 @@ def _asset(name: str) -> str:
     return files.read_text(encoding="utf-8")
 
 
-def _kind(delta: float) -> str:
-    return "loss" if delta < 0 else "gain" if delta > 0 else "tie"
+def _kind(diff: RunDiff, delta: float) -> str:
+    """``loss``, ``gain`` or ``tie`` of B against A, by the metric's direction."""
+    gain = -delta if diff.better == "lower" else delta
+    return "loss" if gain < 0 else "gain" if gain > 0 else "tie"
 
 
 def _grade(grade: float | None) -> tuple[str, str, str]:
@@ -178,7 +180,7 @@ def headline(diff: RunDiff) -> str:
     return (
         f"Mean {diff.metric} over {n} {'query' if n == 1 else 'queries'}: {diff.run_a} "
         f"{num(diff.mean_a)}, {diff.run_b} {num(diff.mean_b)} "
-        f"(Δ {signed(diff.mean_b - diff.mean_a)}); {diff.run_b} gained on {diff.wins}, tied "
+        f"(Δ {signed(diff.mean_delta)}); {diff.run_b} gained on {diff.wins}, tied "
         f"{diff.ties}, lost {diff.losses}. The top {diff.depth} results of each run are shown."
     )
 
@@ -197,7 +199,7 @@ def render_diff_html(diff: RunDiff) -> str:
             "value_b": num(q.value_b),
             "delta": signed(q.delta),
             "delta_raw": repr(float(q.delta)) if math.isfinite(q.delta) else "0",
-            "kind": _kind(q.delta),
+            "kind": _kind(diff, q.delta),
             "moved": q.moved,
             "sides": [_side(diff, q, "a"), _side(diff, q, "b")],
         }

@@ -222,7 +222,7 @@ def _summary_header(comparison: Comparison) -> list[str]:
 def _direction(d: Difference) -> str:
     if not d.significant:
         return ""
-    return " sig better" if d.difference > 0 else " sig worse"
+    return " sig better" if d.gain > 0 else " sig worse"
 
 
 def _difference(d: Difference) -> dict[str, Any]:
@@ -353,13 +353,15 @@ def _difference_chart(
     n = len(base)
     series = []
     described = []
+    # where lower is better a fall is a gain: the largest rise is the largest loss
+    lower = any(d.better == "lower" for d in comparison.differences if d.metric == metric)
     for system in comparison.systems:
         if system == comparison.baseline or system not in by_system:
             continue
         diffs = np.asarray(by_system[system], dtype=np.float64) - base
-        order = np.lexsort((np.arange(n), diffs))
-        values = [float(diffs[k]) for k in order]
         d = comparison.difference(system, metric)
+        order = np.lexsort((np.arange(n), -diffs if lower else diffs))
+        values = [float(diffs[k]) for k in order]
         wtl = f"{d.wins}/{d.ties}/{d.losses}"
         tips = (
             [f"{system}, {comparison.query_ids[k]}: {signed(float(diffs[k]))}" for k in order]
@@ -400,8 +402,9 @@ def _difference_chart(
     return _figure(
         svg,
         f"Per-query difference in {metric} from the baseline {comparison.baseline}, each "
-        f"system's {n} queries sorted from its largest loss to its largest gain; above the "
-        "zero line the system beats the baseline. W/T/L: queries won, tied, lost.",
+        f"system's {n} queries sorted from its largest loss to its largest gain; "
+        f"{'below' if lower else 'above'} the zero line the system beats the baseline"
+        f"{' (lower is better)' if lower else ''}. W/T/L: queries won, tied, lost.",
         wide=True,
     )
 

@@ -49,6 +49,7 @@ def render_markdown(rows: list[dict[str, Any]]) -> str:
         for p in row["params"]:
             lines.append(f"- Parameter `{p['name']}`: {p['description']}")
         lines.append(f"- Aggregated over queries as: {row['aggregate']}")
+        lines.append(f"- Better: {row['better']}")
         if row["reference"]:
             lines.append(f"- Reference: {row['reference']}")
         if row["edge_cases"]:
@@ -79,6 +80,8 @@ def render_table(rows: list[dict[str, Any]]) -> Any:
         also = ", ".join(row["aliases"] + row["trec_names"])
         params = "; ".join(f"{p['name']}: {p['description']}" for p in row["params"])
         what = row["description"] + (f"\nParameters: {params}" if params else "")
+        if row["better"] == "lower":  # the exception: every other metric is higher-is-better
+            what += "\nLower is better."
         table.add_row(row["usage"], also, what, row["formula"])
     return table
 

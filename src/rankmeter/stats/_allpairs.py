@@ -167,8 +167,10 @@ class AllPairs:
     hsd : the smallest absolute difference that is significant (the honestly significant
         difference; ``inf`` when none can be)
     letters : per system (same order), its letters in the compact letter display: systems
-        sharing a letter are not significantly different; letters go by decreasing mean
+        sharing a letter are not significantly different; letters go from the best mean
     resamples, seed : the randomised method's permutations and seed (None for Tukey)
+    better : ``"higher"``, or ``"lower"`` where a smaller mean is better (RBP_resid): the
+        letters then start from the lowest mean
     """
 
     systems: tuple[str, ...]
@@ -181,6 +183,7 @@ class AllPairs:
     letters: tuple[str, ...]
     resamples: int | None = None
     seed: int | None = None
+    better: str = "higher"
 
     @property
     def n_queries(self) -> int:
@@ -320,6 +323,7 @@ def all_pairs(
     alpha: float = 0.05,
     resamples: int = 10_000,
     seed: int = 0,
+    better: str = "higher",
 ) -> AllPairs:
     r"""Compare every pair of systems on paired scores, holding the family-wise error at alpha.
 
@@ -339,6 +343,8 @@ def all_pairs(
         :data:`rankmeter.stats.MIN_RESAMPLES`).
     seed : int, default 0
         Seed of the permutations: the same seed gives the same p-values.
+    better : {"higher", "lower"}, default "higher"
+        Which way the metric is better: the letters start from the best mean.
 
     Returns
     -------
@@ -401,9 +407,11 @@ def all_pairs(
         )
         for i, (a, b) in enumerate(pairs_at)
     )
+    better = _validate.choice("better", better, ("higher", "lower"))
+    sign = -1.0 if better == "lower" else 1.0
     letters = compact_letters(
         names,
-        [float(m) for m in column_means],
+        [sign * float(m) for m in column_means],
         [(p.first, p.second) for p in pairs if p.significant],
     )
     return AllPairs(
@@ -417,6 +425,7 @@ def all_pairs(
         letters=tuple(letters[s] for s in names),
         resamples=drawn,
         seed=used_seed,
+        better=better,
     )
 
 

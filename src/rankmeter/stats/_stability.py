@@ -71,9 +71,10 @@ class PairStability:
 
     Attributes
     ----------
-    first, second : the two systems; ``first`` has the higher mean on the full set (on a tie,
-        the one given first)
-    difference : ``first``'s mean minus ``second``'s on the full set (>= 0)
+    first, second : the two systems; ``first`` has the better mean on the full set, the higher
+        (the lower where lower is better: RBP_resid) (on a tie, the one given first)
+    difference : ``first``'s mean minus ``second``'s on the full set (>= 0; <= 0 where lower
+        is better)
     full_tie : True when the two means are equal on the full set (no order to keep)
     ahead, tied, behind : the shares of bootstrap resamples in which ``first`` is ahead of,
         tied with and behind ``second`` (they sum to 1)
@@ -123,6 +124,8 @@ class Stability:
     split_same_order : the share of splits whose halves order all systems the same way
     split_tau_mean : the mean Kendall's tau between the two halves' orders
     split_tau_undefined : splits left out of that mean (every system tied in a half)
+    better : ``"higher"``, or ``"lower"`` where a smaller mean is better (the order and every
+        pair's ``first`` then go by the lower mean)
     """
 
     systems: tuple[str, ...]
@@ -141,6 +144,7 @@ class Stability:
     split_same_order: float
     split_tau_mean: float
     split_tau_undefined: int
+    better: str = "higher"
 
     def pair(self, a: str, b: str) -> PairStability:
         """The pair of systems ``a`` and ``b``, in either order."""
@@ -167,6 +171,7 @@ def query_stability(
     resamples: int = 1_000,
     splits: int = 1_000,
     seed: int = 0,
+    better: str = "higher",
 ) -> Stability:
     """How often resampled queries keep the systems' order: bootstrap and split-half.
 
@@ -182,6 +187,8 @@ def query_stability(
         Random splits of the queries into two halves (from 100).
     seed : int, default 0
         The seed: the same seed gives the same numbers.
+    better : {"higher", "lower"}, default "higher"
+        Which way the metric is better: the order puts the best mean first.
 
     Returns
     -------
@@ -218,18 +225,21 @@ def query_stability(
     )
     splits = _count("splits", splits, "random splits of the queries into two halves")
     seed = _validate.seed(seed)
+    better = _validate.choice("better", better, ("higher", "lower"))
+    sign = -1.0 if better == "lower" else 1.0
     boot_seed, split_seed = (
         int(s) % 2**63
         for s in np.random.SeedSequence(seed).generate_state(2, dtype=np.uint64).tolist()
     )
 
     means = np.asarray(_checks.means(values), dtype=np.float64)
-    order = sorted(range(m), key=lambda j: -means[j])  # stable: ties keep the given order
+    order = sorted(range(m), key=lambda j: -sign * means[j])  # stable: ties keep the given order
     first, second = np.triu_indices(m, k=1)
     # Pairs in the full order: (order[a], order[b]) for a < b, so that ``first`` is ahead.
     ranked_first = np.array([order[a] for a in first])
     ranked_second = np.array([order[b] for b in second])
-    differences = values[:, ranked_first] - values[:, ranked_second]  # (n, P)
+    # turned by the direction: positive where ``first`` is better
+    differences = sign * (values[:, ranked_first] - values[:, ranked_second])  # (n, P)
     # Means closer than this count as tied: rounding in a sum never makes an order.
     tolerance = RELATIVE_TOLERANCE * np.maximum(np.abs(differences).max(axis=0), 1e-300)
     full = _signs(differences.mean(axis=0, keepdims=True), tolerance)[0]
@@ -304,6 +314,7 @@ def query_stability(
         split_same_order=split_same / splits,
         split_tau_mean=float(split_defined.mean()) if len(split_defined) else float("nan"),
         split_tau_undefined=int(len(split_tau) - len(split_defined)),
+        better=better,
     )
 
 

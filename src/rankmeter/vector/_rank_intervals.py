@@ -157,6 +157,7 @@ def rank_intervals(
     seed: int = 0,
     level: float = 0.95,
     metric: str = "",
+    better: str = "higher",
 ) -> RankIntervals:
     """The :class:`RankIntervals` of a leaderboard (see the module's docstring).
 
@@ -164,10 +165,12 @@ def rank_intervals(
     for every model (None: the model has only a mean there); ``scores``: the means the table
     ranks on; ``order``: the table's order; ``mean_rank``: the table's mean ranks. The
     settings are checked by the caller (:func:`rankmeter.vector.leaderboard.leaderboard_of`).
+    ``better``: ``"lower"`` ranks the smallest mean of a resample first (RBP_resid).
     """
     import numpy as np
     from scipy.stats import rankdata
 
+    lower = better == "lower"
     models = list(order)
     index = {m: i for i, m in enumerate(models)}
     m = len(models)
@@ -224,7 +227,7 @@ def rank_intervals(
                 counts = np.bincount(drawn.ravel(), minlength=rows * n).reshape(rows, n)
                 means = (counts.astype(np.float64) @ distinct_t) / n
                 board[:, moving] = means[:, inverse]
-            total[:, where] += rankdata(-board, method="average", axis=1)
+            total[:, where] += rankdata(board if lower else -board, method="average", axis=1)
         ranks = rankdata(total / ran_on, method="min", axis=1).astype(np.int64)
         cells = np.arange(m, dtype=np.int64) * m + (ranks - 1)
         histogram += np.bincount(cells.ravel(), minlength=m * m)

@@ -459,8 +459,9 @@ class Leaderboard:
     scores : ``{(model, dataset): score}``; a model not run on a dataset has no key
     mean_rank : ``{model: mean rank}`` over the datasets it ran on (1 = best; ties share
         the mean of their ranks)
-    best : ``{dataset: model}`` with the highest score (ties: the first name; every model
-        tied with it is also shown as best, and is not tested against it)
+    best : ``{dataset: model}`` with the best score, the highest (the lowest where the metric's
+        spec says lower is better: RBP_resid) (ties: the first name; every model tied with it
+        is also shown as best, and is not tested against it)
     significance : ``{(model, dataset): Significance}`` for every model but the best
     test, correction, alpha, resamples, seed : how significance was decided
     entries : the stored results read
@@ -485,10 +486,12 @@ class Leaderboard:
 
     def rule(self) -> str:
         """The sentence that says how the table was made."""
+        from rankmeter.metrics import parse_metric
         from rankmeter.stats import correction_phrase, paired_test_label
 
+        lower = parse_metric(self.metric).spec.better == "lower"
         return (
-            f"Main score {self.metric}; mean rank over the datasets each model ran on (1 = "
+            f"Main score {self.metric}{' (lower is better)' if lower else ''}; mean rank over the datasets each model ran on (1 = "
             f"best). A model is marked when it is significantly worse than the dataset's best: "
             f"{paired_test_label(self.test, resamples=self.resamples, seed=self.seed)} on the per-query values of the "
             f"queries both answered, {correction_phrase(self.correction)} over the models of "
@@ -640,9 +643,11 @@ def leaderboard_of(
     ranks: dict[str, list[float]] = {}
     best: dict[str, str] = {}
     significance: dict[tuple[str, str], Significance] = {}
+    better = parse_metric(label).spec.better
+    sign = -1.0 if better == "lower" else 1.0  # sign * score: larger is better
     for dataset in datasets:
         here = sorted(m for m, d in scores if d == dataset)
-        values = np.array([scores[m, dataset] for m in here])
+        values = sign * np.array([scores[m, dataset] for m in here])
         for model, rank in zip(here, rankdata(-values, method="average"), strict=True):
             ranks.setdefault(model, []).append(float(rank))
         top = here[int(np.argmax(values))]
@@ -661,14 +666,16 @@ def leaderboard_of(
                 difference=mean,
                 pvalue=pvalues[i],
                 adjusted=float(corrected.adjusted[i]),
-                worse=bool(corrected.significant[i]) and mean < 0,
+                worse=bool(corrected.significant[i]) and sign * mean < 0,
                 n=len(diffs),
             )
     mean_rank = {m: sum(r) / len(r) for m, r in ranks.items()}
     models = tuple(sorted(mean_rank, key=lambda m: (mean_rank[m], m)))
     from rankmeter.vector._rank_intervals import rank_intervals
 
-    intervals = rank_intervals(per_query, scores, models, mean_rank, metric=label, **checked)
+    intervals = rank_intervals(
+        per_query, scores, models, mean_rank, metric=label, better=better, **checked
+    )
     return Leaderboard(
         metric=label,
         models=models,

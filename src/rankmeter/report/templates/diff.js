@@ -37,9 +37,9 @@
   var items = Array.prototype.slice.call(document.querySelectorAll("[data-delta]"));
   var sections = items.filter(function (e) { return e.tagName === "SECTION"; });
   function wanted(element, text, show) {
-    var delta = parseFloat(element.getAttribute("data-delta"));
-    if (show === "losses" && !(delta < 0)) { return false; }
-    if (show === "gains" && !(delta > 0)) { return false; }
+    // loss and gain are decided by the metric's direction (a fall of RBP_resid is a gain)
+    if (show === "losses" && !element.classList.contains("loss")) { return false; }
+    if (show === "gains" && !element.classList.contains("gain")) { return false; }
     if (!text) { return true; }
     var said = (element.getAttribute("data-query") + "\n" +
                 (element.getAttribute("data-text") || "")).toLowerCase();
