@@ -1,11 +1,13 @@
 /*
  * rankmeter.data._native: the inner loops of reading and joining a run, compiled: string
  * hashes, the judged-pair lookup, the duplicate check, trec_eval's tie order, interning, and
- * the scanner of run pieces in the common layout.
+ * the scanner of run pieces in the common layout; and the diversity metrics' loops over
+ * (item, key) pairs: running key counts within segments, and a greedy ordering by keys.
  *
- * Each function computes exactly what its NumPy (or Arrow) twin in rankmeter/data computes
- * (tests/data/test_native.py and tests/io/test_scan.py compare the two on random input); the
- * Python code stays the fallback wherever this module was not built. Inputs and outputs are
+ * Each function computes exactly what its NumPy (or Arrow) twin in rankmeter/data computes (the
+ * diversity loops': rankmeter/metrics/_subtopic_pairs.py), and tests/data/test_native.py,
+ * tests/io/test_scan.py and tests/metrics/test_diversity_native.py compare the two on random
+ * input; the Python code stays the fallback wherever this module was not built. Inputs and outputs are
  * contiguous buffers (NumPy arrays, Arrow buffers), so no NumPy headers are needed to build
  * it, and every loop runs without the GIL: the reader's threads keep parsing meanwhile.
  *
@@ -980,6 +982,414 @@ done:
     return result;
 }
 
+/* The pairs (key, grade) of row `row` of a pair table whose offsets are pair_offsets
+ * (n_rows + 1 of them, into n_pairs pairs): from *start to *stop; 0, or -1 where the row or
+ * its offsets lie outside the table. */
+static inline int
+pair_range(const int64_t *pair_offsets, Py_ssize_t n_rows, Py_ssize_t n_pairs, int64_t row,
+           int64_t *start, int64_t *stop)
+{
+    if (row < 0 || row >= n_rows) return -1;
+    *start = pair_offsets[row];
+    *stop = pair_offsets[row + 1];
+    return (*start < 0 || *stop < *start || *stop > n_pairs) ? -1 : 0;
+}
+
+/* Whether offsets (n + 1 of them) rise from 0 or more to at most items. */
+static int
+check_offsets(const int64_t *offsets, Py_ssize_t n, Py_ssize_t items)
+{
+    if (offsets[0] < 0 || offsets[n] > items) return -1;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (offsets[i + 1] < offsets[i]) return -1;
+    return 0;
+}
+
+/* key_repeats(offsets, rows, ranks, depth, pair_offsets, pair_keys, pair_grades, threshold,
+ * n_keys, powers, score, new, out_item, out_key, out_seen) -> pairs: the running count of keys
+ * within segments (the run's side of the diversity metrics).
+ *
+ * Segment i holds the items offsets[i]:offsets[i+1], in order; item j reads, where
+ * rows[j] >= 0 and ranks[j] < depth, the pairs of row rows[j] of the pair table (pair_offsets, pair_keys,
+ * pair_grades) whose grade is >= threshold and >= 0, in their order. Each such pair's seen is
+ * the number of such pairs before it in its segment with the same key; score[j] is the sum of
+ * powers[seen] over item j's pairs (added in their order from 0.0) and new[j] the number of
+ * them with seen 0 (every item's score and new are written). The pairs (item, key, seen) go
+ * into out_item, out_key, out_seen while they fit; the number of pairs is returned (call again
+ * with that much room where it is more). */
+static PyObject *
+key_repeats(PyObject *self, PyObject *args)
+{
+    (void)self;
+    Py_buffer offsets, rows, ranks, pair_offsets, pair_keys, pair_grades, powers, score, new_,
+        out_item, out_key, out_seen;
+    long long depth;
+    double threshold;
+    Py_ssize_t n_keys;
+    if (!PyArg_ParseTuple(args, "y*y*y*Ly*y*y*dny*w*w*w*w*w*", &offsets, &rows, &ranks, &depth,
+                          &pair_offsets, &pair_keys, &pair_grades, &threshold, &n_keys, &powers,
+                          &score, &new_, &out_item, &out_key, &out_seen))
+        return NULL;
+    PyObject *result = NULL;
+    int64_t *count = NULL, *stamp = NULL;
+    Py_ssize_t n_segments = offsets.len / 8 - 1, n_items = rows.len / 8;
+    Py_ssize_t n_rows = pair_offsets.len / 8 - 1, n_pairs = pair_keys.len / 8;
+    Py_ssize_t n_powers = powers.len / 8, room = out_item.len / 8;
+    if (n_segments < 0 || n_rows < 0 || n_keys < 0) {
+        PyErr_SetString(PyExc_ValueError, "offsets: at least one needed");
+        goto done;
+    }
+    if (check_size(&ranks, 8, n_items, "ranks") < 0 ||
+        check_size(&pair_grades, 8, n_pairs, "pair_grades") < 0 ||
+        check_size(&score, 8, n_items, "score") < 0 || check_size(&new_, 8, n_items, "new") < 0 ||
+        check_size(&out_key, 8, room, "out_key") < 0 ||
+        check_size(&out_seen, 8, room, "out_seen") < 0)
+        goto done;
+    const int64_t *segment = (const int64_t *)offsets.buf;
+    if (check_offsets(segment, n_segments, n_items) < 0) {
+        PyErr_SetString(PyExc_ValueError, "offsets: not rising within the items");
+        goto done;
+    }
+    count = (int64_t *)calloc((size_t)n_keys + 1, sizeof(int64_t));
+    stamp = (int64_t *)calloc((size_t)n_keys + 1, sizeof(int64_t));
+    if (count == NULL || stamp == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    const int64_t *row = (const int64_t *)rows.buf, *pair_at = (const int64_t *)pair_offsets.buf;
+    const int64_t *key = (const int64_t *)pair_keys.buf, *rank = (const int64_t *)ranks.buf;
+    const double *grade = (const double *)pair_grades.buf, *power = (const double *)powers.buf;
+    double *gain = (double *)score.buf, *first = (double *)new_.buf;
+    int64_t *item_out = (int64_t *)out_item.buf, *key_out = (int64_t *)out_key.buf,
+            *seen_out = (int64_t *)out_seen.buf;
+    Py_ssize_t written = 0;
+    int bad = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t j = 0; j < n_items; j++) gain[j] = first[j] = 0.0;
+    for (Py_ssize_t i = 0; i < n_segments && !bad; i++) {
+        for (int64_t j = segment[i]; j < segment[i + 1] && !bad; j++) {
+            if (row[j] < 0 || rank[j] >= depth) continue;
+            int64_t start, stop;
+            if (pair_range(pair_at, n_rows, n_pairs, row[j], &start, &stop) < 0) {
+                bad = 1;
+                break;
+            }
+            double sum = 0.0, fresh = 0.0;
+            for (int64_t t = start; t < stop; t++) {
+                if (!(grade[t] >= threshold && grade[t] >= 0)) continue;
+                int64_t k = key[t];
+                if (k < 0 || k >= n_keys) {
+                    bad = 2;
+                    break;
+                }
+                if (stamp[k] != i + 1) {
+                    stamp[k] = i + 1;
+                    count[k] = 0;
+                }
+                int64_t seen = count[k]++;
+                if (seen >= n_powers) {
+                    bad = 3;
+                    break;
+                }
+                sum += power[seen];
+                fresh += seen == 0;
+                if (written < room) {
+                    item_out[written] = j;
+                    key_out[written] = k;
+                    seen_out[written] = seen;
+                }
+                written++;
+            }
+            gain[j] = sum;
+            first[j] = fresh;
+        }
+    }
+    Py_END_ALLOW_THREADS
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError,
+                        bad == 1   ? "rows: a row or its pairs outside the pair table"
+                        : bad == 2 ? "pair_keys: a key outside 0..n_keys-1"
+                                   : "powers: fewer than a segment's repeats of a key");
+        goto done;
+    }
+    result = PyLong_FromSsize_t(written);
+done:
+    free(count);
+    free(stamp);
+    PyBuffer_Release(&offsets);
+    PyBuffer_Release(&rows);
+    PyBuffer_Release(&ranks);
+    PyBuffer_Release(&pair_offsets);
+    PyBuffer_Release(&pair_keys);
+    PyBuffer_Release(&pair_grades);
+    PyBuffer_Release(&powers);
+    PyBuffer_Release(&score);
+    PyBuffer_Release(&new_);
+    PyBuffer_Release(&out_item);
+    PyBuffer_Release(&out_key);
+    PyBuffer_Release(&out_seen);
+    return result;
+}
+
+/* greedy_ideal(offsets, rows, tie_keys, pair_offsets, pair_keys, pair_grades, threshold,
+ * n_keys, factor, width, gains, picked, distinct) -> most: a greedy ordering of each
+ * segment's items by their keys (the ideal side of alpha-nDCG and nERR-IA, as ndeval finds it).
+ *
+ * Segment i holds the items offsets[i]:offsets[i+1]; item j reads the pairs of row rows[j]
+ * (skipped where < 0; tie_keys are read only where width > 0) of the pair table whose grade is >= threshold and >= 0 (as
+ * key_repeats). The candidates are the items with such a pair; distinct[i] is the number of
+ * different keys among them, and the largest number of candidates of a segment is returned.
+ * Then, each key weighing 1 and each candidate scoring its number of pairs, ranks
+ * 0..width-1 are filled: the candidate with the largest score (equal scores: the largest
+ * tie_keys; a segment's tie keys are distinct) is placed where its score is > 0:
+ * gains[i * width + r] is the sum of its keys' weights (in its pairs' order, from 0.0) and
+ * picked[i * width + r] the item; each of its keys' weight is multiplied by factor, and the
+ * difference taken from the score of every candidate left with the key (the keys in the
+ * placed item's order). Ranks where nothing is placed hold gain 0 and item -1. */
+static PyObject *
+greedy_ideal(PyObject *self, PyObject *args)
+{
+    (void)self;
+    Py_buffer offsets, rows, tie_keys, pair_offsets, pair_keys, pair_grades, gains, picked,
+        distinct;
+    double threshold, factor;
+    Py_ssize_t n_keys, width;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*dndnw*w*w*", &offsets, &rows, &tie_keys,
+                          &pair_offsets, &pair_keys, &pair_grades, &threshold, &n_keys, &factor,
+                          &width, &gains, &picked, &distinct))
+        return NULL;
+    PyObject *result = NULL;
+    /* per key of the table: the segment that saw it last (+ 1) and its number there */
+    int64_t *stamp = NULL, *local = NULL;
+    /* per candidate of a segment (room for `items`): its item and where its keys start in
+     * cand_keys; per slot (the candidates by tie key, descending), the candidate there, its
+     * tie key and its score (-inf once placed) */
+    int64_t *cand = NULL, *cand_start = NULL, *alive = NULL, *alive_tie = NULL;
+    uint64_t *alive_mask = NULL;
+    double *alive_score = NULL;
+    /* per pair of a segment (room for `pairs`): its key's number; per key number, where its
+     * candidates start in key_cands, and its weight */
+    int64_t *cand_keys = NULL, *key_start = NULL, *key_cands = NULL;
+    double *weight = NULL;
+    Py_ssize_t n_segments = offsets.len / 8 - 1, n_items = rows.len / 8;
+    Py_ssize_t n_rows = pair_offsets.len / 8 - 1, n_pairs = pair_keys.len / 8;
+    if (n_segments < 0 || n_rows < 0 || n_keys < 0 || width < 0 ||
+        width > PY_SSIZE_T_MAX / 8) {
+        PyErr_SetString(PyExc_ValueError, "offsets: at least one needed");
+        goto done;
+    }
+    if ((width > 0 && check_size(&tie_keys, 8, n_items, "tie_keys") < 0) ||
+        check_size(&pair_grades, 8, n_pairs, "pair_grades") < 0 ||
+        check_size(&distinct, 8, n_segments, "distinct") < 0 ||
+        (width > 0 && (check_size(&gains, 8 * width, n_segments, "gains") < 0 ||
+                       check_size(&picked, 8 * width, n_segments, "picked") < 0)))
+        goto done;
+    const int64_t *segment = (const int64_t *)offsets.buf;
+    if (check_offsets(segment, n_segments, n_items) < 0) {
+        PyErr_SetString(PyExc_ValueError, "offsets: not rising within the items");
+        goto done;
+    }
+    Py_ssize_t items = 0, pairs = 64;
+    for (Py_ssize_t i = 0; i < n_segments; i++)
+        if (segment[i + 1] - segment[i] > items) items = segment[i + 1] - segment[i];
+    stamp = (int64_t *)calloc((size_t)n_keys + 1, sizeof(int64_t));
+    local = (int64_t *)calloc((size_t)n_keys + 1, sizeof(int64_t));
+    cand = (int64_t *)malloc(((size_t)items + 1) * sizeof(int64_t));
+    cand_start = (int64_t *)malloc(((size_t)items + 2) * sizeof(int64_t));
+    alive = (int64_t *)malloc(((size_t)items + 1) * sizeof(int64_t));
+    alive_tie = (int64_t *)malloc(((size_t)items + 1) * sizeof(int64_t));
+    alive_score = (double *)malloc(((size_t)items + 1) * sizeof(double));
+    alive_mask = (uint64_t *)malloc(((size_t)items + 1) * sizeof(uint64_t));
+    cand_keys = (int64_t *)malloc((size_t)pairs * sizeof(int64_t));
+    key_start = (int64_t *)malloc(((size_t)pairs + 1) * sizeof(int64_t));
+    key_cands = (int64_t *)malloc((size_t)pairs * sizeof(int64_t));
+    weight = (double *)malloc((size_t)pairs * sizeof(double));
+    if (!stamp || !local || !cand || !cand_start || !alive || !alive_tie ||
+        !alive_score || !alive_mask || !cand_keys || !key_start || !key_cands || !weight) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    const int64_t *row = (const int64_t *)rows.buf, *pair_at = (const int64_t *)pair_offsets.buf;
+    const int64_t *key = (const int64_t *)pair_keys.buf, *tie = (const int64_t *)tie_keys.buf;
+    const double *grade = (const double *)pair_grades.buf;
+    double *gain = (double *)gains.buf;
+    int64_t *place = (int64_t *)picked.buf, *keys_of = (int64_t *)distinct.buf;
+    Py_ssize_t most = 0;
+    int bad = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < n_segments && !bad; i++) {
+        Py_ssize_t n_cand = 0, n_local = 0, used = 0;
+        cand_start[0] = 0;
+        for (int64_t j = segment[i]; j < segment[i + 1] && !bad; j++) {
+            int64_t start, stop;
+            if (row[j] < 0) continue;
+            if (pair_range(pair_at, n_rows, n_pairs, row[j], &start, &stop) < 0) {
+                bad = 1;
+                break;
+            }
+            if (used + (stop - start) > pairs) { /* room for this segment's pairs */
+                Py_ssize_t more = 2 * (used + (Py_ssize_t)(stop - start));
+                int64_t *keys_more = (int64_t *)realloc(cand_keys, (size_t)more * 8);
+                if (keys_more != NULL) cand_keys = keys_more;
+                int64_t *start_more = (int64_t *)realloc(key_start, ((size_t)more + 1) * 8);
+                if (start_more != NULL) key_start = start_more;
+                int64_t *cands_more = (int64_t *)realloc(key_cands, (size_t)more * 8);
+                if (cands_more != NULL) key_cands = cands_more;
+                double *weight_more = (double *)realloc(weight, (size_t)more * 8);
+                if (weight_more != NULL) weight = weight_more;
+                if (!keys_more || !start_more || !cands_more || !weight_more) {
+                    bad = 3;
+                    break;
+                }
+                pairs = more;
+            }
+            Py_ssize_t before = used;
+            for (int64_t t = start; t < stop; t++) {
+                /* (without a branch on the grade: whether a pair counts is unpredictable) */
+                int counts = grade[t] >= threshold && grade[t] >= 0;
+                int64_t k = key[t];
+                if (k < 0 || k >= n_keys) {
+                    bad = 2;
+                    break;
+                }
+                if (counts && stamp[k] != i + 1) {
+                    stamp[k] = i + 1;
+                    local[k] = n_local++;
+                }
+                cand_keys[used] = local[k];
+                used += counts;
+            }
+            cand[n_cand] = j;
+            cand_start[n_cand + 1] = used;
+            n_cand += used > before;
+        }
+        if (bad) break;
+        keys_of[i] = n_local;
+        if (n_cand > most) most = n_cand;
+        double *gain_i = gain + i * width;
+        int64_t *place_i = place + i * width;
+        for (Py_ssize_t r = 0; r < width; r++) {
+            gain_i[r] = 0.0;
+            place_i[r] = -1;
+        }
+        if (width == 0 || n_cand == 0) continue;
+        /* With at most 64 keys, each slot's keys are a bit mask, and a key's drop is taken
+         * from every slot at once (0.0 where a slot lacks it: x - 0.0 is x); with more, from the
+         * candidates listed under the key. Either way each score takes the same
+         * subtractions in the same order. */
+        int masks = n_local <= 64;
+        for (Py_ssize_t k = 0; k < n_local; k++) weight[k] = 1.0;
+        if (!masks) { /* the candidates of each key (as slots, below) */
+            for (Py_ssize_t k = 0; k <= n_local; k++) key_start[k] = 0;
+            for (Py_ssize_t p = 0; p < used; p++) key_start[cand_keys[p] + 1]++;
+            for (Py_ssize_t k = 0; k < n_local; k++) key_start[k + 1] += key_start[k];
+        }
+        /* the candidates in slots by tie key, descending (an insertion sort: a segment's
+         * candidates are few), so the first slot of the largest score is the one placed */
+        for (Py_ssize_t c = 0; c < n_cand; c++) {
+            int64_t t = tie[cand[c]];
+            Py_ssize_t slot = c;
+            for (; slot > 0 && alive_tie[slot - 1] < t; slot--) {
+                alive_tie[slot] = alive_tie[slot - 1];
+                alive[slot] = alive[slot - 1];
+            }
+            alive_tie[slot] = t;
+            alive[slot] = c;
+        }
+        for (Py_ssize_t slot = 0; slot < n_cand; slot++) {
+            Py_ssize_t c = alive[slot];
+            uint64_t mask = 0;
+            alive_score[slot] = (double)(cand_start[c + 1] - cand_start[c]);
+            for (int64_t p = cand_start[c]; p < cand_start[c + 1]; p++) {
+                if (masks) mask |= (uint64_t)1 << cand_keys[p];
+                else key_cands[key_start[cand_keys[p]]++] = slot;
+            }
+            alive_mask[slot] = mask;
+        }
+        if (!masks) {
+            for (Py_ssize_t k = n_local; k > 0; k--) key_start[k] = key_start[k - 1];
+            key_start[0] = 0;
+        }
+        for (Py_ssize_t r = 0; r < width; r++) {
+            /* the largest score (four running maxima: no chain of dependent compares), then
+             * the first slot that has it */
+            double top[4] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};
+            Py_ssize_t slot = 0;
+            for (; slot + 4 <= n_cand; slot += 4)
+                for (int lane = 0; lane < 4; lane++)
+                    top[lane] = alive_score[slot + lane] > top[lane] ? alive_score[slot + lane]
+                                                                     : top[lane];
+            for (; slot < n_cand; slot++)
+                top[0] = alive_score[slot] > top[0] ? alive_score[slot] : top[0];
+            double best = top[0] > top[1] ? top[0] : top[1];
+            double other = top[2] > top[3] ? top[2] : top[3];
+            best = other > best ? other : best;
+            if (!(best > 0)) break;
+            Py_ssize_t first = 0;
+            while (alive_score[first] != best) first++;
+            Py_ssize_t win = alive[first];
+            double sum = 0.0;
+            for (int64_t p = cand_start[win]; p < cand_start[win + 1]; p++)
+                sum += weight[cand_keys[p]];
+            gain_i[r] = sum;
+            place_i[r] = cand[win];
+            for (int64_t p = cand_start[win]; p < cand_start[win + 1]; p++) {
+                int64_t k = cand_keys[p];
+                double old = weight[k];
+                weight[k] = old * factor;
+                double drop = old - weight[k];
+                if (masks) { /* drop's bits where the slot has the key, else +0.0's */
+                    uint64_t drop_bits, taken_bits;
+                    memcpy(&drop_bits, &drop, 8);
+                    for (Py_ssize_t q = 0; q < n_cand; q++) {
+                        taken_bits = drop_bits & ((uint64_t)0 - ((alive_mask[q] >> k) & 1));
+                        double taken;
+                        memcpy(&taken, &taken_bits, 8);
+                        alive_score[q] -= taken;
+                    }
+                }
+                else
+                    for (int64_t q = key_start[k]; q < key_start[k + 1]; q++)
+                        alive_score[key_cands[q]] -= drop;
+            }
+            alive_score[first] = -INFINITY; /* placed */
+        }
+    }
+    Py_END_ALLOW_THREADS
+    if (bad) {
+        if (bad == 3) PyErr_NoMemory();
+        else
+            PyErr_SetString(PyExc_ValueError,
+                            bad == 1 ? "rows: a row or its pairs outside the pair table"
+                                     : "pair_keys: a key outside 0..n_keys-1");
+        goto done;
+    }
+    result = PyLong_FromSsize_t(most);
+done:
+    free(stamp);
+    free(local);
+    free(cand);
+    free(cand_start);
+    free(alive);
+    free(alive_tie);
+    free(alive_score);
+    free(alive_mask);
+    free(cand_keys);
+    free(key_start);
+    free(key_cands);
+    free(weight);
+    PyBuffer_Release(&offsets);
+    PyBuffer_Release(&rows);
+    PyBuffer_Release(&tie_keys);
+    PyBuffer_Release(&pair_offsets);
+    PyBuffer_Release(&pair_keys);
+    PyBuffer_Release(&pair_grades);
+    PyBuffer_Release(&gains);
+    PyBuffer_Release(&picked);
+    PyBuffer_Release(&distinct);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"hash_strings", hash_strings, METH_VARARGS,
      "hash_strings(offsets, wide, first, n, data, out): string_hashes into out."},
@@ -997,6 +1407,13 @@ static PyMethodDef methods[] = {
      "codes in order of first appearance."},
     {"segments_repeat", segments_repeat, METH_VARARGS,
      "segments_repeat(offsets, keys) -> bool: whether a segment holds a key twice."},
+    {"key_repeats", key_repeats, METH_VARARGS,
+     "key_repeats(offsets, rows, ranks, depth, pair_offsets, pair_keys, pair_grades, threshold, "
+     "n_keys, powers, score, new, out_item, out_key, out_seen) -> pairs: running key counts "
+     "within segments."},
+    {"greedy_ideal", greedy_ideal, METH_VARARGS,
+     "greedy_ideal(offsets, rows, tie_keys, pair_offsets, pair_keys, pair_grades, threshold, "
+     "n_keys, factor, width, gains, picked, distinct) -> most: a greedy ordering by keys."},
     {NULL, NULL, 0, NULL},
 };
 
