@@ -570,3 +570,22 @@ def test_a_recall_level_metric_has_no_metric_at_k_curve() -> None:
     ranked = join(Qrels.from_dict({"q": {"a": 1}}), Run.from_dict({"q": {"a": 1.0}}))
     with pytest.raises(MetricError, match=r"^IPrec@0\.5: IPrec@x takes a recall level, not a rank"):
         parse_metric("IPrec@0.5").compute_at(ranked, [1, 2])
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "RBP(p=\u0660.5)",  # Arabic-Indic zero
+        "RBP(p=\uff10.5)",  # full-width zero
+        "RBP(p=0.0_5)",  # Python's digit separator: float() reads 0.05
+        "ERR(max_grade=1_0)@10",
+        "alpha_nDCG(alpha=\u0660.5)@20",
+        "P(rel=\u0662)@5",
+    ],
+)
+def test_number_parameters_are_ascii_decimals_as_cutoffs_and_recall_levels_are(text: str) -> None:
+    """ERR@\u0661\u0660 and IPrec@\u0660.5 are refused; a parameter written with the same
+    digits (or with Python's underscore separator) was read as a number, and the label kept
+    the digits as written."""
+    with pytest.raises(MetricError, match=r"must be a"):
+        parse_metric(text)
