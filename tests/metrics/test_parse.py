@@ -589,3 +589,17 @@ def test_number_parameters_are_ascii_decimals_as_cutoffs_and_recall_levels_are(t
     the digits as written."""
     with pytest.raises(MetricError, match=r"must be a"):
         parse_metric(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "pattern"),
+    [
+        ("gm_map@10", r"^'gm_map@10': GMAP takes no cutoff; use GMAP$"),
+        ("GM_MAP@5", r"^'GM_MAP@5': GMAP takes no cutoff; use GMAP$"),
+    ],
+)
+def test_a_trec_name_with_a_cutoff_it_does_not_take_is_told_so(text: str, pattern: str) -> None:
+    """gm_map@10 was answered "did you mean AP@10?": another measure (AP cut at 10, not the
+    geometric mean), where bpref@10 and Rprec@10 are told the measure takes no cutoff."""
+    with pytest.raises(MetricError, match=pattern):
+        parse_metric(text)

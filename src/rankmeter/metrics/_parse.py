@@ -137,6 +137,11 @@ def _parse(text: Any) -> list[Metric]:
         raise _unknown(text)
     spec = BY_NAME.get(normalize(match["name"]))
     if spec is None:
+        trec = BY_TREC_NAME.get(normalize(match["name"]))
+        if trec is not None and trec[0].cutoff == "none" and match["cutoff"] is not None:
+            # gm_map@10: a measure without a cutoff, not the closest name that takes one (AP@10)
+            name = trec[0].name
+            raise MetricError(f"{text!r}: {name} takes no cutoff; use {name}")
         raise _unknown(text, match["name"], match["cutoff"])
     params = _params(text, spec, match["params"])
     if match["cutoff"] is not None and spec.cutoff_kind == "recall level":
