@@ -603,3 +603,16 @@ def test_a_trec_name_with_a_cutoff_it_does_not_take_is_told_so(text: str, patter
     geometric mean), where bpref@10 and Rprec@10 are told the measure takes no cutoff."""
     with pytest.raises(MetricError, match=pattern):
         parse_metric(text)
+
+
+@pytest.mark.parametrize(
+    "text", ["X" * 10_000, "RBP(p=0.8," + "x=1," * 2_000 + ")", "nDCG@" + "1" * 10_000 + "x"]
+)
+def test_a_huge_name_is_shortened_in_its_error(text: str) -> None:
+    """The error line quotes a name of 10,000 characters in full (10 KB on one line); it
+    shows its start and its length instead."""
+    with pytest.raises(MetricError) as caught:
+        parse_metric(text)
+    message = str(caught.value)
+    assert len(message) < 1_000 and text[:20] in message
+    assert f"({len(text):,} characters)" in message

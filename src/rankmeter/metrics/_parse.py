@@ -76,7 +76,21 @@ def parse_metrics(texts: Iterable[str | Metric] | str) -> tuple[Metric, ...]:
     return tuple(out)
 
 
+# A name longer than this is quoted in an error by its start and its length.
+_SHOWN = 60
+
+
 def _parse(text: Any) -> list[Metric]:
+    try:
+        return _parse_text(text)
+    except MetricError as exc:
+        if not isinstance(text, str) or len(text) <= _SHOWN:
+            raise
+        shown = f"{text[:_SHOWN]!r}... ({len(text):,} characters)"
+        raise MetricError(str(exc).replace(repr(text), shown)) from None
+
+
+def _parse_text(text: Any) -> list[Metric]:
     if isinstance(text, Metric):
         return [text]
     if not isinstance(text, str):
@@ -191,7 +205,10 @@ def _cutoff(text: str, value: str) -> int:
         hint = ""
         if "," in value:
             hint = " (name each metric separately, e.g. -m P@1 -m P@2, or use P.1,2)"
-        raise MetricError(f"{text!r}: the cutoff must be a positive integer, got {value!r}{hint}")
+        shown = (
+            repr(value) if len(value) <= 30 else f"{value[:20]!r}... ({len(value):,} characters)"
+        )
+        raise MetricError(f"{text!r}: the cutoff must be a positive integer, got {shown}{hint}")
     digits = value.strip().lstrip("+").lstrip("0") or "0"
     # Checked on the digits before int(): Python refuses to read past 4,300 of them.
     if len(digits) > len(str(MAX_CUTOFF)) or int(digits) > MAX_CUTOFF:
