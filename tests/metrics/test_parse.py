@@ -596,6 +596,7 @@ def test_number_parameters_are_ascii_decimals_as_cutoffs_and_recall_levels_are(t
     [
         ("gm_map@10", r"^'gm_map@10': GMAP takes no cutoff; use GMAP$"),
         ("GM_MAP@5", r"^'GM_MAP@5': GMAP takes no cutoff; use GMAP$"),
+        ("gm_map.10", r"^'gm_map.10': GMAP takes no cutoff; use GMAP$"),
     ],
 )
 def test_a_trec_name_with_a_cutoff_it_does_not_take_is_told_so(text: str, pattern: str) -> None:

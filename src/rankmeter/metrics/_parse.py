@@ -139,6 +139,9 @@ def _parse_text(text: Any) -> list[Metric]:
             found = BY_TREC_NAME.get(base + ".") or (
                 (BY_NAME[base], True) if base in BY_NAME else None
             )
+            bare = BY_TREC_NAME.get(base)
+            if found is None and bare is not None and bare[0].cutoff == "none":
+                raise MetricError(f"{text!r}: {bare[0].name} takes no cutoff; use {bare[0].name}")
             if found is not None:
                 cutoffs = [_cutoff(text, c) for c in split["cutoffs"].split(",")]
                 if len(cutoffs) == 1:
