@@ -446,8 +446,10 @@ def test_an_absurdly_small_probability_is_one_clear_error(name: str, probability
     instead of an ideal ranking of a billion ranks (memory), an integer overflow (an internal
     error) or a misleading message about grades."""
     inclusion = {("q1", "c"): probability}
-    with pytest.raises(rankmeter.MetricError) as caught:
+    with pytest.raises(rankmeter.RankmeterError) as caught:
         rankmeter.evaluate(QRELS, RUN, name, inclusion=inclusion)
+    # bad data, not a bad metric name or option (exit 1, not 2)
+    assert not isinstance(caught.value, (rankmeter.MetricError, PolicyError))
     message = str(caught.value)
     assert "query 'q1'" in message and f"{probability:g}" in message
     assert "inclusion probabilit" in message and "internal" not in message

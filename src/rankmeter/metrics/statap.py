@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from rankmeter.errors import MetricError
+from rankmeter.errors import RankmeterError
 from rankmeter.metrics._spec import (
     REL,
     Breakdown,
@@ -89,7 +89,8 @@ def entry_weights(ranked: Ranked) -> FloatArray:
 
 def judgment_weights(ranked: Ranked) -> FloatArray:
     """The weight 1 / pi of every judgment, in the join's ideal order (``judgment_grades``);
-    a MetricError where a query's judgments stand for more than MAX_ESTIMATED documents."""
+    a RankmeterError (bad data: exit 1) where a query's judgments stand for more than
+    MAX_ESTIMATED documents."""
     key = "stat_judgment_weights"
     if key not in ranked._cache:
         probabilities = _probabilities_of(ranked, ranked.judgment_rows)
@@ -108,7 +109,7 @@ def _check_estimates(ranked: Ranked, probabilities: FloatArray, totals: FloatArr
     query = int(over[0])
     mine = ranked.judgment_groups == query
     smallest = float(np.min(probabilities[mine]))
-    raise MetricError(
+    raise RankmeterError(
         f"the inclusion probabilities of query {str(ranked.query_ids[query])!r} (the smallest "
         f"{smallest:g}) make its judgments stand for {float(totals[query]):.3g} documents (the "
         f"sum of 1 / probability), more than {MAX_ESTIMATED:,}: check the pool file's "
