@@ -119,6 +119,24 @@ def test_a_grade_above_the_scale_is_an_error_that_names_it() -> None:
         rankmeter.explain_grades("2.5,1", "nERR(max_grade=2)")
 
 
+def test_the_suggested_scale_holds_every_grade_and_is_one_err_takes() -> None:
+    """The fix a grade above the scale suggests must work: the top grade of all the
+    judgments (not the first one above), and no max_grade beyond what ERR takes (1000)."""
+    qrels = {"q1": {"a": 5, "b": 1}, "q2": {"c": 7.5}}
+    with pytest.raises(MetricError, match=r"grade 7\.5 \(of query 'q2'\).*ERR\(max_grade=8\)@10$"):
+        rankmeter.evaluate(qrels, {"q1": {"b": 1.0}, "q2": {"c": 1.0}}, ["ERR@10"])
+    values = rankmeter.evaluate(
+        qrels, {"q1": {"a": 1.0}, "q2": {"c": 1.0}}, ["ERR(max_grade=8)@10"]
+    )
+    assert values["ERR(max_grade=8)@10"] > 0
+    for grade in (1001, 1e300):
+        with pytest.raises(MetricError) as caught:
+            rankmeter.evaluate({"q": {"a": grade}}, {"q": {"a": 1.0}}, ["nERR@5"])
+        message = str(caught.value)
+        assert "max_grade=" not in message.split("e.g.")[-1] or "e.g." not in message
+        assert "at most 1000" in message and "rescale" in message
+
+
 def test_rbp_is_binary_at_the_evaluations_rel() -> None:
     run = {"q": {"d3": 3.0, "d1": 2.0, "d7": 1.0}}
     for rel, expected in ((1, 0.2 * (1 + 0.8 + 0.64)), (2, 0.2 * (1 + 0.8)), (4, 0.2)):

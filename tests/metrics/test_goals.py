@@ -211,3 +211,17 @@ def test_notes_name_a_metric_as_it_was_asked() -> None:
     asked = [parse_metric("recall.1000")]
     notes = goal_notes(get_goal("coverage"), grades=[1], depths={"r": 10}, measures=asked)
     assert [note.split(" reads")[0] for note in notes] == ["R@100", "recall.1000"]
+
+
+def test_browsing_on_a_scale_below_errs_says_how_rarely_a_reader_stops() -> None:
+    """On binary qrels ERR@10 reads grade 1 on gdeval's 0-4 scale: a relevant result stops the
+    reader 1 time in 16, so ERR@10 is about a tenth of what the user model means; the goal
+    says so and names the fix (MEDLINE's bm25: ERR@10 0.1192, ERR(max_grade=1)@10 much more)."""
+    (note,) = goal_notes(get_goal("browsing"), grades=[0, 1])
+    assert note == (
+        "the qrels' grades go up to 1, but ERR@10 reads them on gdeval's 0-4 scale: a "
+        "grade-1 result stops the reader with probability (2^1 - 1) / 2^4 = 0.0625 only; "
+        "give the top of your scale: ERR(max_grade=1)@10"
+    )
+    assert goal_notes(get_goal("browsing"), grades=[0, 1, 2, 3, 4]) == ()
+    assert goal_notes(get_goal("browsing"), grades=[-1, 0]) == ()  # nothing relevant: no scale

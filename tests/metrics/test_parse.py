@@ -570,3 +570,50 @@ def test_a_recall_level_metric_has_no_metric_at_k_curve() -> None:
     ranked = join(Qrels.from_dict({"q": {"a": 1}}), Run.from_dict({"q": {"a": 1.0}}))
     with pytest.raises(MetricError, match=r"^IPrec@0\.5: IPrec@x takes a recall level, not a rank"):
         parse_metric("IPrec@0.5").compute_at(ranked, [1, 2])
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "RBP(p=\u0660.5)",  # Arabic-Indic zero
+        "RBP(p=\uff10.5)",  # full-width zero
+        "RBP(p=0.0_5)",  # Python's digit separator: float() reads 0.05
+        "ERR(max_grade=1_0)@10",
+        "alpha_nDCG(alpha=\u0660.5)@20",
+        "P(rel=\u0662)@5",
+    ],
+)
+def test_number_parameters_are_ascii_decimals_as_cutoffs_and_recall_levels_are(text: str) -> None:
+    """ERR@\u0661\u0660 and IPrec@\u0660.5 are refused; a parameter written with the same
+    digits (or with Python's underscore separator) was read as a number, and the label kept
+    the digits as written."""
+    with pytest.raises(MetricError, match=r"must be a"):
+        parse_metric(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "pattern"),
+    [
+        ("gm_map@10", r"^'gm_map@10': GMAP takes no cutoff; use GMAP$"),
+        ("GM_MAP@5", r"^'GM_MAP@5': GMAP takes no cutoff; use GMAP$"),
+        ("gm_map.10", r"^'gm_map.10': GMAP takes no cutoff; use GMAP$"),
+    ],
+)
+def test_a_trec_name_with_a_cutoff_it_does_not_take_is_told_so(text: str, pattern: str) -> None:
+    """gm_map@10 was answered "did you mean AP@10?": another measure (AP cut at 10, not the
+    geometric mean), where bpref@10 and Rprec@10 are told the measure takes no cutoff."""
+    with pytest.raises(MetricError, match=pattern):
+        parse_metric(text)
+
+
+@pytest.mark.parametrize(
+    "text", ["X" * 10_000, "RBP(p=0.8," + "x=1," * 2_000 + ")", "nDCG@" + "1" * 10_000 + "x"]
+)
+def test_a_huge_name_is_shortened_in_its_error(text: str) -> None:
+    """The error line quotes a name of 10,000 characters in full (10 KB on one line); it
+    shows its start and its length instead."""
+    with pytest.raises(MetricError) as caught:
+        parse_metric(text)
+    message = str(caught.value)
+    assert len(message) < 1_000 and text[:20] in message
+    assert f"({len(text):,} characters)" in message

@@ -436,3 +436,25 @@ def test_explain_shows_each_results_probability_and_weight() -> None:
     rows = {row["doc"]: row for row in explained.to_dict()["rows"]}
     assert rows["c"]["inclusion"] == 0.5 and rows["c"]["ht_weight"] == 2.0
     assert rows["a"]["ht_weight"] == 1.0 and rows["x"]["ht_weight"] is None  # x is not judged
+
+
+@pytest.mark.parametrize("probability", [1e-9, 1e-200, 1e-320])
+@pytest.mark.parametrize("name", ["stat_nDCG", "stat_nDCG@10", "statAP", "stat_P@10"])
+def test_an_absurdly_small_probability_is_one_clear_error(name: str, probability: float) -> None:
+    """A pool whose probability makes a judgment stand for billions of documents (or an
+    infinite number: 1 / 1e-320 overflows) is refused naming the query and the probability,
+    instead of an ideal ranking of a billion ranks (memory), an integer overflow (an internal
+    error) or a misleading message about grades."""
+    inclusion = {("q1", "c"): probability}
+    with pytest.raises(rankmeter.RankmeterError) as caught:
+        rankmeter.evaluate(QRELS, RUN, name, inclusion=inclusion)
+    # bad data, not a bad metric name or option (exit 1, not 2)
+    assert not isinstance(caught.value, (rankmeter.MetricError, PolicyError))
+    message = str(caught.value)
+    assert "query 'q1'" in message and f"{probability:g}" in message
+    assert "inclusion probabilit" in message and "internal" not in message
+
+
+def test_a_small_but_sane_probability_is_estimated() -> None:
+    found = rankmeter.evaluate(QRELS, RUN, ["statAP", "stat_nDCG"], inclusion={("q1", "c"): 1e-4})
+    assert np.isfinite(found["statAP"]) and np.isfinite(found["stat_nDCG"])

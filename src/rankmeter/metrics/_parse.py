@@ -76,7 +76,21 @@ def parse_metrics(texts: Iterable[str | Metric] | str) -> tuple[Metric, ...]:
     return tuple(out)
 
 
+# A name longer than this is quoted in an error by its start and its length.
+_SHOWN = 60
+
+
 def _parse(text: Any) -> list[Metric]:
+    try:
+        return _parse_text(text)
+    except MetricError as exc:
+        if not isinstance(text, str) or len(text) <= _SHOWN:
+            raise
+        shown = f"{text[:_SHOWN]!r}... ({len(text):,} characters)"
+        raise MetricError(str(exc).replace(repr(text), shown)) from None
+
+
+def _parse_text(text: Any) -> list[Metric]:
     if isinstance(text, Metric):
         return [text]
     if not isinstance(text, str):
@@ -125,6 +139,9 @@ def _parse(text: Any) -> list[Metric]:
             found = BY_TREC_NAME.get(base + ".") or (
                 (BY_NAME[base], True) if base in BY_NAME else None
             )
+            bare = BY_TREC_NAME.get(base)
+            if found is None and bare is not None and bare[0].cutoff == "none":
+                raise MetricError(f"{text!r}: {bare[0].name} takes no cutoff; use {bare[0].name}")
             if found is not None:
                 cutoffs = [_cutoff(text, c) for c in split["cutoffs"].split(",")]
                 if len(cutoffs) == 1:
@@ -137,6 +154,11 @@ def _parse(text: Any) -> list[Metric]:
         raise _unknown(text)
     spec = BY_NAME.get(normalize(match["name"]))
     if spec is None:
+        trec = BY_TREC_NAME.get(normalize(match["name"]))
+        if trec is not None and trec[0].cutoff == "none" and match["cutoff"] is not None:
+            # gm_map@10: a measure without a cutoff, not the closest name that takes one (AP@10)
+            name = trec[0].name
+            raise MetricError(f"{text!r}: {name} takes no cutoff; use {name}")
         raise _unknown(text, match["name"], match["cutoff"])
     params = _params(text, spec, match["params"])
     if match["cutoff"] is not None and spec.cutoff_kind == "recall level":
@@ -186,7 +208,10 @@ def _cutoff(text: str, value: str) -> int:
         hint = ""
         if "," in value:
             hint = " (name each metric separately, e.g. -m P@1 -m P@2, or use P.1,2)"
-        raise MetricError(f"{text!r}: the cutoff must be a positive integer, got {value!r}{hint}")
+        shown = (
+            repr(value) if len(value) <= 30 else f"{value[:20]!r}... ({len(value):,} characters)"
+        )
+        raise MetricError(f"{text!r}: the cutoff must be a positive integer, got {shown}{hint}")
     digits = value.strip().lstrip("+").lstrip("0") or "0"
     # Checked on the digits before int(): Python refuses to read past 4,300 of them.
     if len(digits) > len(str(MAX_CUTOFF)) or int(digits) > MAX_CUTOFF:

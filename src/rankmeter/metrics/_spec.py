@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
@@ -57,6 +58,13 @@ class Breakdown:
     quiet: str = "none of them changes the value"
 
 
+# A number as a metric name writes it: ASCII digits, a sign, a point, an exponent; nan and inf
+# get through to be refused as not finite.
+_NUMBER = re.compile(
+    r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|nan|inf|infinity)", re.IGNORECASE
+)
+
+
 @dataclass(frozen=True)
 class Param:
     """A metric parameter: ``name=value`` inside the parentheses of a metric name.
@@ -95,6 +103,10 @@ class Param:
                 given = value if value in self.choices else text
                 return choice(self.name, given, self.choices, error=MetricError)
             try:
+                # ASCII decimals only, as in a cutoff: float() also reads other scripts'
+                # digits and "1_0"
+                if isinstance(text, str) and not _NUMBER.fullmatch(text.strip()):
+                    raise ValueError(text)
                 number: Any = float(text)
                 number = int(number) if number.is_integer() else number  # p=1, not p=1.0
             except (TypeError, ValueError):

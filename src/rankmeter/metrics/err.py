@@ -74,19 +74,27 @@ def stop_probability(grades: FloatArray, max_grade: float) -> FloatArray:
 
 def _check_scale(ranked: Ranked, metric: Metric) -> float:
     top = float(metric.get("max_grade"))
-    above = np.flatnonzero(ranked.judgment_grades > top)
-    if len(above):
-        at = int(above[0])
+    grades = ranked.judgment_grades
+    if len(grades) and float(grades.max()) > top:
+        # the top grade of all: a scale that holds it holds every judgment
+        at = int(np.argmax(grades))
         query = str(ranked.query_ids[int(ranked.judgment_groups[at])])
         where = "in the grades given" if ranked.qrels is None else f"of query {query!r}"
-        grade = float(ranked.judgment_grades[at])
-        fix = f"{metric.spec.name}(max_grade={num(np.ceil(grade))})"
-        if metric.cutoff is not None:
-            fix += f"@{metric.cutoff}"
+        grade = float(grades[at])
+        highest = next(p for p in metric.spec.params if p.name == "max_grade").high
+        if highest is not None and np.ceil(grade) > highest:
+            fix = (
+                f"max_grade is at most {num(highest)}: rescale the grades to a scale of at "
+                f"most {num(highest)}"
+            )
+        else:
+            fix = f"give the top grade of your scale, e.g. {metric.spec.name}"
+            fix += f"(max_grade={num(np.ceil(grade))})"
+            if metric.cutoff is not None:
+                fix += f"@{metric.cutoff}"
         raise MetricError(
             f"{metric.label}: a judgment of grade {num(grade)} ({where}) is above "
-            f"max_grade={num(top)} (ERR's scale; gdeval's is 0-4): give the top grade of your "
-            f"scale, e.g. {fix}"
+            f"max_grade={num(top)} (ERR's scale; gdeval's is 0-4): {fix}"
         )
     return top
 

@@ -340,6 +340,18 @@ def goal_notes(
             f"scale: {choices}, or --rel for every metric"
         )
     for metric in metrics:
+        scale_top = metric.get("max_grade") if metric.spec.param("max_grade") else None
+        if scale_top is not None and positive and positive[-1] < scale_top:
+            highest, low = number_text(positive[-1]), number_text(positive[0])
+            stop = (2.0 ** positive[0] - 1) / 2.0 ** float(scale_top)
+            fix = _with_param(metric, f"max_grade={number_text(np.ceil(positive[-1]))}")
+            notes.append(
+                f"the qrels' grades go up to {highest}, but {metric.label} reads them on gdeval's "
+                f"0-{number_text(scale_top)} scale: a grade-{low} result stops the reader with "
+                f"probability (2^{low} - 1) / 2^{number_text(scale_top)} = {stop:.3g} only; "
+                f"give the top of your scale: {fix}"
+            )
+    for metric in metrics:
         k = metric.cutoff
         if k is None or not depths:
             continue
@@ -363,11 +375,15 @@ def goal_notes(
 
 def _with_rel(metric: Metric, rel: float) -> str:
     """``metric`` with its own relevance level: ``RR@10`` -> ``RR(rel=2)@10``."""
+    return _with_param(metric, f"rel={number_text(rel)}")
+
+
+def _with_param(metric: Metric, params: str) -> str:
+    """``metric`` with one more parameter: ``ERR@10`` -> ``ERR(max_grade=1)@10``."""
     from rankmeter.metrics._parse import parse_metric
 
     name = str(metric)
     base, at, cutoff = name.partition("@")
-    params = f"rel={number_text(rel)}"
     # A name with parameters gets one more: nDCG(gain=exp)@10 -> nDCG(gain=exp,rel=2)@10.
     base = f"{base[:-1]},{params})" if base.endswith(")") else f"{base}({params})"
     return str(parse_metric(f"{base}{at}{cutoff}"))

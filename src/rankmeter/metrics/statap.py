@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from rankmeter.errors import RankmeterError
 from rankmeter.metrics._spec import (
     REL,
     Breakdown,
@@ -58,29 +59,62 @@ if TYPE_CHECKING:
     from rankmeter.metrics._ranked import Ranked
 
 
-def _weights_of(ranked: Ranked, rows: IntArray) -> FloatArray:
-    """1 / inclusion probability of each qrels row (-1: no judgment, weight 1)."""
+def _probabilities_of(ranked: Ranked, rows: IntArray) -> FloatArray:
+    """The inclusion probability of each qrels row (-1: no judgment, 1)."""
     inclusion = None if ranked.qrels is None else ranked.qrels.inclusion
     if inclusion is None or not len(rows):
         return np.ones(len(rows), dtype=np.float64)
-    probabilities = np.where(rows >= 0, inclusion[np.maximum(rows, 0)], 1.0)
-    return 1.0 / probabilities
+    return np.asarray(np.where(rows >= 0, inclusion[np.maximum(rows, 0)], 1.0), dtype=np.float64)
+
+
+def _weights_of(ranked: Ranked, rows: IntArray) -> FloatArray:
+    """1 / inclusion probability of each qrels row (-1: no judgment, weight 1)."""
+    return 1.0 / _probabilities_of(ranked, rows)
+
+
+# The most documents a query's judgments may stand for (the sum of their 1 / pi): beyond it a
+# probability is a mistake (one judgment standing for billions of documents), and the estimated
+# ideal ranking of stat_nDCG, one entry per estimated document, would not fit in memory.
+MAX_ESTIMATED = 10**7
 
 
 def entry_weights(ranked: Ranked) -> FloatArray:
     """The Horvitz-Thompson weight 1 / pi of every entry (1 for an entry judged in full)."""
     key = "stat_entry_weights"
     if key not in ranked._cache:
+        judgment_weights(ranked)  # checks the probabilities
         ranked._cache[key] = _weights_of(ranked, ranked.entry_rows)
     return ranked._cache[key]  # type: ignore[no-any-return]
 
 
 def judgment_weights(ranked: Ranked) -> FloatArray:
-    """The weight 1 / pi of every judgment, in the join's ideal order (``judgment_grades``)."""
+    """The weight 1 / pi of every judgment, in the join's ideal order (``judgment_grades``);
+    a RankmeterError (bad data: exit 1) where a query's judgments stand for more than
+    MAX_ESTIMATED documents."""
     key = "stat_judgment_weights"
     if key not in ranked._cache:
-        ranked._cache[key] = _weights_of(ranked, ranked.judgment_rows)
+        probabilities = _probabilities_of(ranked, ranked.judgment_rows)
+        with np.errstate(over="ignore", divide="ignore"):
+            weights = 1.0 / probabilities
+            totals = ranked.total(ranked.judgment_groups, weights)
+        _check_estimates(ranked, probabilities, totals)
+        ranked._cache[key] = weights
     return ranked._cache[key]  # type: ignore[no-any-return]
+
+
+def _check_estimates(ranked: Ranked, probabilities: FloatArray, totals: FloatArray) -> None:
+    over = np.flatnonzero(~(totals <= MAX_ESTIMATED))
+    if not len(over):
+        return
+    query = int(over[0])
+    mine = ranked.judgment_groups == query
+    smallest = float(np.min(probabilities[mine]))
+    raise RankmeterError(
+        f"the inclusion probabilities of query {str(ranked.query_ids[query])!r} (the smallest "
+        f"{smallest:g}) make its judgments stand for {float(totals[query]):.3g} documents (the "
+        f"sum of 1 / probability), more than {MAX_ESTIMATED:,}: check the pool file's "
+        "inclusion_probability values (rankmeter pool --max-per-query writes them)"
+    )
 
 
 def estimated_relevant(ranked: Ranked, rel: float) -> FloatArray:
@@ -360,7 +394,9 @@ _FULL = (
 )
 _SAMPLE = (
     "A judged (query, doc) pair not in the pool file has probability 1 (judged in full); a "
-    "pool item without a judgment, an unjudged result or a grade < 0 counts nothing."
+    "pool item without a judgment, an unjudged result or a grade < 0 counts nothing. "
+    "Probabilities that make one query's judgments stand for more than 10,000,000 documents "
+    "(the sum of 1 / pi) are an error naming the query: a mistake in the pool file."
 )
 
 STAT_AP = MetricSpec(
