@@ -28,6 +28,7 @@ from typing import Any, TextIO
 from rankmeter.data import Qrels, Run
 from rankmeter.data.run import check_ties, unique_names
 from rankmeter.errors import FormatError, PolicyError
+from rankmeter.io._json import lone_surrogate
 from rankmeter.io._source import FORMATS, Source
 from rankmeter.io.beir import read_corpus, read_documents
 from rankmeter.io.labels import as_labels, read_labels
@@ -60,6 +61,7 @@ __all__ = [
     "check_outputs",
     "check_target",
     "load_runs",
+    "lone_surrogate",
     "read_corpus",
     "read_documents",
     "read_labels",
