@@ -57,8 +57,7 @@ def test_the_library_says_the_same(files: dict[str, Path], broken_corpus: Path) 
     )
     assert done.diffs == ()
     assert done.goal_notes[-1] == (
-        "corpus= makes the side-by-side pages of the HTML report; ignored with "
-        "output_format='json'"
+        "corpus= makes the side-by-side pages of the HTML report; ignored with output_format='json'"
     )
     made = compare_files(files["qrels"], runs, ["P@1"], resamples=1000, output_format="json")
     assert not any("corpus" in note for note in made.goal_notes)
