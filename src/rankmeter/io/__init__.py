@@ -91,7 +91,7 @@ def read_qrels(
     several subtopics on several lines; see :meth:`Qrels.from_subtopic_columns`), and so is a
     table's ``subtopic`` (or ``iteration``) column where it has one.
     """
-    source = Source(path)
+    source = Source(path, role="qrels")
     fmt = source.detect_format(format)
     if fmt == "trec":
         return read_trec_qrels(source, subtopics=subtopics)
@@ -111,7 +111,7 @@ def read_run(
     The name defaults to the TREC tag (or a run/name column), else the file name.
     """
     check_ties(ties)
-    source = Source(path)
+    source = Source(path, role="run")
     fmt = source.detect_format(format)
     if fmt == "trec":
         return read_trec_run(source, name=name, ties=ties)
