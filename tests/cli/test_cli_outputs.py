@@ -164,6 +164,17 @@ def test_the_library_refuses_an_output_that_is_an_input(folder: Path) -> None:
     assert Path("b.jsonl").read_bytes() == RUN_B.encode()
 
 
+def test_the_model_evaluation_keeps_the_collection(folder: Path) -> None:
+    """``evaluate_model(..., run_out=)`` refuses a file of the collection before any embedding
+    (the model is not even looked up)."""
+    from rankmeter.errors import PolicyError
+    from rankmeter.vector import evaluate_model
+
+    with pytest.raises(PolicyError, match=r"^run_out beir/qrels/test.tsv is also an input"):
+        evaluate_model("beir", "no-such-model", run_out="beir/qrels/test.tsv")
+    assert Path("beir/qrels/test.tsv").read_text() == "kept\n"
+
+
 # The commands that write a file by an option other than one whose callback checks it.
 WRITES_BY_OTHER_OPTIONS = {"serve": ("db",)}
 # Commands that write a file but read none the user names (the demo reads the package's data).
