@@ -220,29 +220,22 @@ def given_once(ctx: typer.Context, param: typer.CallbackParam, values: Any) -> A
     return values
 
 
-def keep_inputs(output: str | None, inputs: dict[str, str | list[str] | None]) -> None:
-    """Refuse ``-o`` naming one of the command's inputs (``{what: path, run arguments or
-    None}``; a run's ``NAME=PATH`` is its path, a folder its BEIR files): the output would
-    replace what was read, so a run file would be lost. A :class:`PolicyError` before any
-    work, naming both."""
-    if output is None or output == "-":
-        return
-    import os
+def keep_inputs(
+    output: str | None,
+    inputs: dict[str, str | list[str] | None],
+    *,
+    more: dict[str, str | None] | None = None,
+) -> None:
+    """Refuse, before any work, an output naming one of the command's inputs (``{what: path,
+    run arguments or None}``; a run's ``NAME=PATH`` is its path, a folder its BEIR files): the
+    output would replace what was read, so a run file would be lost. ``output`` is the
+    command's ``-o``, ``more`` its other files written by option (``{"--run-out": path}``).
+    A :class:`PolicyError` naming both, from :func:`rankmeter.io.check_outputs`; every command
+    that writes a file calls it first (``tests/cli/test_cli_outputs.py`` walks the app)."""
+    from rankmeter.io import check_outputs
 
-    from rankmeter.errors import PolicyError
-    from rankmeter.io import same_target
-    from rankmeter.io.run_args import run_argument
-
-    for what, given in inputs.items():
-        for text in [given] if isinstance(given, str) else given or []:
-            path = run_argument(text).path
-            beir = ("corpus.jsonl", "corpus.jsonl.gz", "queries.jsonl")
-            files = [os.path.join(path, n) for n in beir] if os.path.isdir(path) else [path]
-            if path != "-" and any(same_target(output, f) for f in files):
-                raise PolicyError(
-                    f"-o {output} is also an input ({what} {text}): writing it would replace "
-                    "what was read; give the output another name"
-                )
+    named = [("-o", output), *(more or {}).items()]
+    check_outputs([(n, p) for n, p in named if p is not None and p not in ("", "-")], inputs)
 
 
 def check_optional_output(

@@ -147,12 +147,12 @@ def evaluate_args(argv: list[str]) -> dict[str, Any] | None:
 
 def evaluate(values: dict[str, Any]) -> None:
     """Run the command with what :func:`evaluate_args` read: the output file is checked first,
-    as the command's option callback checks it while the options are read."""
+    as the command's option callback and ``keep_inputs`` check it (not one of the inputs)."""
     from rankmeter.cli._evaluating import evaluate_files
 
     output = values["output"]
     if output is not None and output != "-":
-        from rankmeter.io import check_target
+        from rankmeter.io import check_outputs
 
-        check_target(output)
+        check_outputs([("-o", output)], {"QRELS": values["qrels"], "RUNS": values["runs"]})
     evaluate_files(**values)

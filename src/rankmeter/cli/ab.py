@@ -16,6 +16,7 @@ from rankmeter.cli._common import (
     TsUnit,
     TsUnitOption,
     UnorderedOption,
+    keep_inputs,
 )
 from rankmeter.online import AB_METRICS
 
@@ -97,6 +98,7 @@ def ab(
     """Analyse an A/B test from its search log: for each metric both means, the absolute and
     relative difference with intervals, the p-value (delta method, tea-tasting), the minimum
     detectable effect; the sample-ratio check first; CUPED with --pre; per-segment effects."""
+    keep_inputs(output, {"LOG": log, "--segments": segments, "--pre": pre})
     from rankmeter.online import ab as analyse
     from rankmeter.report import render
 

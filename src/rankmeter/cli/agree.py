@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from rankmeter.cli._common import OutputOption
+from rankmeter.cli._common import OutputOption, keep_inputs
 
 
 class AgreeFormat(str, Enum):
@@ -52,6 +52,7 @@ def agree(
     """Agreement between raters: raw agreement, Cohen's and weighted kappa per pair, Fleiss'
     kappa, Krippendorff's alpha with a bootstrap interval, confusion matrices, leniency and
     the most disputed items."""
+    keep_inputs(output, {"LABELS": labels})
     from rankmeter.errors import PolicyError
     from rankmeter.judgments import agreement
     from rankmeter.judgments.agreement import rater_files

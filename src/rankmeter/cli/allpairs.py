@@ -23,6 +23,7 @@ from rankmeter.cli._common import (
     RelOption,
     Ties,
     TiesOption,
+    keep_inputs,
 )
 from rankmeter.cli._warnings import print_data_warnings
 
@@ -84,6 +85,7 @@ def all_pairs(
     Default metrics: nDCG@10 P@10 R@100 RR AP (compare's). The queries are compare's: every
     judged query, a run without results for one scoring 0 on it.
     """
+    keep_inputs(output, {"QRELS": qrels, "RUNS": runs})
     from rankmeter.checking import result_warnings
     from rankmeter.comparison import compare_all
     from rankmeter.errors import PolicyError

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from rankmeter.cli._common import OutputOption
+from rankmeter.cli._common import OutputOption, keep_inputs
 
 
 class AnnFormat(str, Enum):
@@ -116,6 +116,7 @@ def ann_recall(
 
     Is the index what loses results? --sweep efSearch=16,32,64 gives the recall/QPS trade-off.
     """
+    keep_inputs(output, {"CORPUS": corpus, "QUERIES": queries})
     from rankmeter.report import render
     from rankmeter.report.ann import write_results
     from rankmeter.vector.ann import AnnBenchmark, IndexSpecError, measure_indexes
@@ -155,6 +156,7 @@ def ann_results(
     Every run adds its settings to the folder; this renders them together, with the Pareto
     frontier of recall and queries per second.
     """
+    keep_inputs(output, {"FOLDER": folder})
     from rankmeter.report import render
     from rankmeter.vector.ann import load_results
 

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from rankmeter.cli._common import MetricOption, OutputOption, RelOption
+from rankmeter.cli._common import MetricOption, OutputOption, RelOption, keep_inputs
 
 
 class AuditFormat(str, Enum):
@@ -55,6 +55,7 @@ def audit_labels(
     """Check model labels against human ones: agreement and leniency on the items both label,
     and with runs each metric's system order under both label sets (Kendall's tau, the pairs
     that flip) and the significant differences that appear or vanish."""
+    keep_inputs(output, {"--human": human, "--model": model, "RUNS": runs})
     from rankmeter.cli._runs import read_runs
     from rankmeter.errors import PolicyError
     from rankmeter.judgments import audit_labels as audit

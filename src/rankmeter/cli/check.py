@@ -21,6 +21,7 @@ from rankmeter.cli._common import (
     QrelsFormatOption,
     RelOption,
     RunFormatOption,
+    keep_inputs,
 )
 
 
@@ -50,6 +51,7 @@ def check(
     metrics (default nDCG@k), Judged@k, the qrels' grades. Exit 1 when a run's numbers would
     be meaningless (no query in common, scores rising with the rank, duplicates); warnings
     alone exit 0."""
+    keep_inputs(output, {"QRELS": qrels, "RUNS": runs})
     from rankmeter.checking import check_files
     from rankmeter.report import render, visible
     from rankmeter.report.checking import failed_line

@@ -18,6 +18,7 @@ from rankmeter.cli._common import (
     UnorderedOption,
     check_output,
     emit,
+    keep_inputs,
 )
 
 clicks_app = typer.Typer(
@@ -91,6 +92,7 @@ def fit_command(
     Propensities are normalised to rank 1. With --held-out (a seeded split by request), the
     held-out requests' log-likelihood and perplexity per rank measure the fit.
     """
+    keep_inputs(output, {"LOG": log})
     from rankmeter.online import fit_click_model
     from rankmeter.report import render
 
@@ -147,6 +149,7 @@ def labels_command(
     Clicks reward what was already ranked high: use click labels alongside judged sets, not
     instead of them. The summary goes to stdout (to stderr with -o -).
     """
+    keep_inputs(output, {"LOG": log})
     from rankmeter.io import trec_qrels_text
     from rankmeter.online import click_labels
     from rankmeter.report import clicks as report

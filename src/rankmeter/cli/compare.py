@@ -224,6 +224,7 @@ def compare(
         min_segment=min_segment,
         queries=queries,
         corpus=corpus,
+        output_format=output_format.value,
         worst=worst,
         cutoff=cutoff,
         rel=rel,

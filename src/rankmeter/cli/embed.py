@@ -14,6 +14,7 @@ from rankmeter.cli._common import (
     PerQueryOption,
     QuietOption,
     check_output,
+    keep_inputs,
 )
 from rankmeter.report import Steps
 
@@ -195,6 +196,11 @@ def embed_eval(
     one on every collection and print their leaderboard; --results-dir stores each result for
     `rankmeter leaderboard`. --preset mteb gives MTEB's metrics and settings.
     """
+    keep_inputs(
+        output,
+        {"COLLECTIONS": collections, "--qrels": qrels, "--queries": queries, "--corpus": corpus},
+        more={"--run-out": run_out},
+    )
     from rankmeter.report import render
     from rankmeter.report.leaderboard import store_benchmark
     from rankmeter.report.vector import shallow_line

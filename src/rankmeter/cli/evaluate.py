@@ -28,6 +28,7 @@ from rankmeter.cli._common import (
     SparkMasterOption,
     Ties,
     TiesOption,
+    keep_inputs,
 )
 from rankmeter.cli._evaluating import evaluate_files
 
@@ -95,6 +96,7 @@ def evaluate(
     a warning on stderr. --worst N lists each metric's N worst queries per run. With --engine
     spark the per-query values are computed on Spark (docs/spark.md): the same numbers.
     """
+    keep_inputs(output, {"QRELS": qrels, "RUNS": runs, "--pool": pool})
     evaluate_files(
         qrels,
         runs,

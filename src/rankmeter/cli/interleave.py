@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from rankmeter.cli._common import Engine, EngineOption, OutputOption
+from rankmeter.cli._common import Engine, EngineOption, OutputOption, keep_inputs
 
 
 class InterleaveFormat(str, Enum):
@@ -84,6 +84,7 @@ def interleave(
     """Credit each click to the ranker that showed the document (team-draft; or balanced
     interleaving's rule), count the requests (or users) each ranker won, and test the
     preference: exact binomial sign test and an interval of B's share of the wins."""
+    keep_inputs(output, {"LOG": log, "--run-a": run_a, "--run-b": run_b})
     from rankmeter.online import interleaving_test
     from rankmeter.report import render
 

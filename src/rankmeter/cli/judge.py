@@ -15,7 +15,7 @@ from typing import Annotated
 
 import typer
 
-from rankmeter.cli._common import OutputOption, check_output, emit, render_rich
+from rankmeter.cli._common import OutputOption, check_output, emit, keep_inputs, render_rich
 
 judge_app = typer.Typer(
     name="judge",
@@ -61,6 +61,11 @@ def serve(
     One line per rater, NAME URL (the URL holds the rater's secret token); then it serves
     until interrupted. Running it again with the same --db keeps every label and every link.
     """
+    keep_inputs(
+        None,
+        {"POOL": pool, "--queries": queries, "--corpus": corpus, "--guidelines": guidelines},
+        more={"--db": db},
+    )
     from rankmeter.judgments.app.server import serve as serve_app
     from rankmeter.judgments.app.setup import start_session
     from rankmeter.report import visible
@@ -79,6 +84,7 @@ def serve(
 @judge_app.command(no_args_is_help=True)
 def status(db: DbOption, output: OutputOption = None) -> None:
     """How far each rater is: labels given of the items assigned."""
+    keep_inputs(output, {"--db": db})
     from rankmeter.judgments.app.store import Store
     from rankmeter.report.judging import render_status
 
@@ -126,6 +132,7 @@ def export(
     With --resolve adjudicated, a disputed item the adjudicator has not graded is left out of
     the qrels, and one warning line on stderr says how many.
     """
+    keep_inputs(output, {"--db": db}, more={"--labels": labels})
     from rankmeter.judgments.app.export import check_trec_ids
     from rankmeter.judgments.app.setup import export_labels
     from rankmeter.report import terminal_safe, visible

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from rankmeter.cli._common import QuietOption, check_output
+from rankmeter.cli._common import QuietOption, check_output, keep_inputs
 
 # -o as every command declares it (checked before any work), but required: the qrels are the
 # command's product.
@@ -117,6 +117,9 @@ def label(
 ) -> None:
     """Label a pool with a model: every (query, doc) item graded by the labeler, the grades
     written as TREC qrels (check them against human labels with rankmeter audit-labels)."""
+    keep_inputs(
+        output, {"--pool": pool, "--queries": queries, "--corpus": corpus, "--cache": cache}
+    )
     import sys
 
     from rankmeter.errors import PolicyError

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from rankmeter.cli._common import OutputOption
+from rankmeter.cli._common import OutputOption, keep_inputs
 from rankmeter.report import visible
 
 
@@ -55,6 +55,7 @@ def leaderboard(
     Each model's rank gets a 95% interval (rank 95% CI, e.g. 1-3) from a paired bootstrap of
     each dataset's queries, and models whose intervals overlap that of their group's first
     model share its group: ranks in one group cannot be told apart."""
+    keep_inputs(output, {"RESULTS_DIR": results_dir})
     from rankmeter.report import render
     from rankmeter.vector.leaderboard import read_leaderboard
 

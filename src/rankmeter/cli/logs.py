@@ -20,6 +20,7 @@ from rankmeter.cli._common import (
     TsUnitOption,
     UnorderedOption,
     check_output,
+    keep_inputs,
 )
 
 logs_app = typer.Typer(
@@ -63,6 +64,7 @@ def check(
     """Check a search log against the log schema: per-variant counts (users, sessions,
     requests, impressions, clicks) and every problem, at its first offending row. Exit 1
     when a problem was found."""
+    keep_inputs(output, {"LOG": log})
     from rankmeter.online import check_log
     from rankmeter.report import render, visible
     from rankmeter.report.logs import problems_line
@@ -131,6 +133,11 @@ def simulate(
     users split between control and treatment, sessions, position-biased clicks, dwell,
     reformulations, latency, segments (device, is_new_user, query_freq). With --interleave,
     every request interleaves the two runs instead (team-draft or balanced)."""
+    keep_inputs(
+        output,
+        {"QRELS": qrels, "RUN_CONTROL": run_control, "RUN_TREATMENT": run_treatment},
+        more={"--pre-period": pre_period},
+    )
     from rankmeter.errors import PolicyError
     from rankmeter.online import simulate_log_files
     from rankmeter.report import visible

@@ -17,6 +17,7 @@ from rankmeter.cli._common import (
     TsUnit,
     TsUnitOption,
     UnorderedOption,
+    keep_inputs,
 )
 from rankmeter.online import AB_METRICS
 
@@ -72,6 +73,16 @@ def online_vs_offline(
     the judged queries beside their online differences in the A/B log, and for each online
     metric whether it agrees with the first offline metric (-m; default nDCG@10) in sign and
     significance."""
+    keep_inputs(
+        output,
+        {
+            "QRELS": qrels,
+            "CONTROL_RUN": control_run,
+            "TREATMENT_RUN": treatment_run,
+            "LOG": log,
+            "--pre": pre,
+        },
+    )
     from rankmeter.online import DEFAULT_ONLINE_METRICS
     from rankmeter.online import online_vs_offline as side_by_side
     from rankmeter.report import render

@@ -13,6 +13,7 @@ from rankmeter.cli._common import (
     TiesOption,
     check_output,
     emit,
+    keep_inputs,
 )
 
 # -o as every command declares it (checked before any work by check_output), but required: a
@@ -77,6 +78,7 @@ def pool(
     The summary (per run, Judged@depth now and once the pool is judged) goes to stdout; with
     -o - the pool goes to stdout and the summary to stderr.
     """
+    keep_inputs(output, {"RUNS": runs, "--qrels": qrels, "--queries": queries})
 
     from rankmeter.cli._runs import read_runs
     from rankmeter.errors import PolicyError

@@ -16,6 +16,7 @@ from rankmeter.cli._common import (
     RunFormatOption,
     Ties,
     TiesOption,
+    keep_inputs,
 )
 
 
@@ -90,6 +91,7 @@ def power(
     Default metrics: nDCG@10 P@10 R@100 RR AP (compare's). The queries are every judged query;
     a run without results for one scores 0 on it (trec_eval -c).
     """
+    keep_inputs(output, {"QRELS": qrels, "BASE": base, "NEW": new})
     from rankmeter.cli._runs import read_runs
     from rankmeter.comparison import compare_power
     from rankmeter.errors import PolicyError

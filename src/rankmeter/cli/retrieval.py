@@ -15,6 +15,7 @@ from rankmeter.cli._common import (
     QuietOption,
     RunFormatOption,
     check_output,
+    keep_inputs,
 )
 from rankmeter.report import Steps
 from rankmeter.vector import RUN_DEPTH
@@ -78,6 +79,7 @@ def bm25(
     Every judged query counts: one that matches no document (stopwords only) scores 0 and is
     listed. Default metrics: nDCG@10 P@10 R@100 RR AP.
     """
+    keep_inputs(output, {"COLLECTION": collection}, more={"--run-out": run_out})
     from rankmeter.report import render
     from rankmeter.vector.bm25 import evaluate_bm25
 
@@ -118,6 +120,7 @@ def fuse(
     output: OutputOption = None,
 ) -> None:
     """Fuse runs into one (a hybrid), written as a TREC run."""
+    keep_inputs(output, {"RUNS": runs})
     from rankmeter.report import render
     from rankmeter.vector.fusion import fuse_runs
 
@@ -148,6 +151,9 @@ def two_stage(
     Every judged query counts: one the retriever did not answer scores 0 and is listed.
     Default metric: nDCG@10.
     """
+    keep_inputs(
+        output, {"QRELS": qrels, "RETRIEVER_RUN": retriever_run, "RERANKED_RUN": reranked_run}
+    )
     from rankmeter.report import render
     from rankmeter.vector.pipeline import two_stage_runs
 

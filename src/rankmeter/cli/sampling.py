@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from rankmeter.cli._common import OutputOption
+from rankmeter.cli._common import OutputOption, keep_inputs
 
 
 class SampleFormat(str, Enum):
@@ -67,6 +67,7 @@ def sample_queries(
 
     Prints a one-line summary of the strata on stderr.
     """
+    keep_inputs(output, {"LOG": log})
     from rankmeter.online import sample_queries as draw
     from rankmeter.report import render, visible
     from rankmeter.report import sampling as report
@@ -128,6 +129,7 @@ def query_mix(
     side by side, a chi-square goodness-of-fit test, and each stratum's queries with the
     difference they can detect.
     """
+    keep_inputs(output, {"QUERIES": queries, "LOG": log})
     from rankmeter.online import query_mix as measure
     from rankmeter.report import render
 

@@ -15,6 +15,7 @@ from rankmeter.cli._common import (
     RelOption,
     Ties,
     TiesOption,
+    keep_inputs,
 )
 
 
@@ -51,6 +52,7 @@ def stability(
     Default metrics: nDCG@10 P@10 R@100 RR AP (compare's). The queries are every judged query;
     a run without results for one scores 0 on it (trec_eval -c).
     """
+    keep_inputs(output, {"QRELS": qrels, "RUNS": runs})
     from rankmeter.comparison import stability as measure
     from rankmeter.errors import PolicyError
     from rankmeter.io import read_qrels, read_run

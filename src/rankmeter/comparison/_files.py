@@ -38,7 +38,8 @@ class ComparedFiles:
     goal_notes : the goal's notes on these qrels and runs
         (:func:`rankmeter.metrics.goals.goal_notes`), one line each; with or without a goal,
         the note that diversity metrics on qrels of one subtopic a query measure no diversity
-        (:func:`rankmeter.metrics.subtopic_notes`)
+        (:func:`rankmeter.metrics.subtopic_notes`); and the note that a corpus is ignored
+        with an ``output_format`` that shows no diff pages
     diffs : with a corpus, each system beside the baseline
         (:class:`~rankmeter.comparison.RunDiff`, the baseline as A) on the first metric, in
         the order of the comparison's systems; the HTML report writes them beside itself and
@@ -71,6 +72,7 @@ def compare_files(
     stages: Stages | None = None,
     command_line: bool = False,
     corpus: str | os.PathLike[str] | Mapping[str, Any] | None = None,
+    output_format: str | None = None,
     **options: Any,
 ) -> ComparedFiles:
     """Compare run files with a baseline, here or on Spark, as ``rankmeter compare`` does.
@@ -98,6 +100,10 @@ def compare_files(
     corpus : a BEIR corpus (``corpus.jsonl`` or its folder, or ``{doc_id: text}``): each
         system is also diffed against the baseline (:func:`~rankmeter.comparison.diff_runs`,
         ``diffs``), the shown documents read once for all; needs ``engine="process"``
+    output_format : the format the result is to be rendered in (``rankmeter compare -f``),
+        where known: the diffs are the side-by-side pages of the HTML report only
+        (:data:`DIFF_PAGE_FORMATS`), so with another format the corpus is not read and a note
+        (in ``goal_notes``) says it is ignored; None: the diffs are made
     options : every other setting of :func:`~rankmeter.compare` (``test``, ``correction``,
         ``alpha``, ``resamples``, ``seed``, ``segments``, ``worst``, ``inclusion`` (a pool
         file's path: ``--pool``), ...), passed to it
@@ -144,6 +150,9 @@ def compare_files(
     asked = [metrics] if isinstance(metrics, str) else list(metrics or [])
     names = list(dict.fromkeys([*asked, *goal_metrics])) or list(DEFAULT_METRICS)
     arguments = run_arguments(runs)
+    ignored = _corpus_ignored(corpus, output_format, command_line)
+    if ignored:  # not read: a format without the diff pages would drop them
+        corpus = None
     if engine == "spark" and options.get("inclusion") is not None:
         raise PolicyError(
             f"{'--pool' if command_line else 'inclusion'} is a setting of "
@@ -215,7 +224,7 @@ def compare_files(
                 ties=ties,
                 inclusion=options.get("inclusion"),
             )
-    own = subtopic_notes(loaded_qrels, names)
+    own = (*subtopic_notes(loaded_qrels, names), *ignored)
     if chosen is None:
         return ComparedFiles(result, None, own, diffs)
     depths = {n: result.depths[n] for n in named}
@@ -224,6 +233,25 @@ def compare_files(
         chosen, grades=loaded_qrels.grades, rel=rel, depths=depths, measures=measures
     )
     return ComparedFiles(result, chosen, (*notes, *own), diffs)
+
+
+#: The formats whose report shows the diffs of ``compare_files(..., corpus=...)``: the HTML
+#: report writes them as side-by-side pages beside itself.
+DIFF_PAGE_FORMATS = ("html",)
+
+
+def _corpus_ignored(corpus: Any, output_format: str | None, command_line: bool) -> tuple[str, ...]:
+    """The note that ``corpus`` is ignored with ``output_format`` (none where it is used)."""
+    if corpus is None or output_format is None or output_format in DIFF_PAGE_FORMATS:
+        return ()
+    if command_line:
+        return (
+            f"--corpus makes the side-by-side pages of -f html; ignored with -f {output_format}",
+        )
+    return (
+        "corpus= makes the side-by-side pages of the HTML report; ignored with "
+        f"output_format={output_format!r}",
+    )
 
 
 def _baseline(

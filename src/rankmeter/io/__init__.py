@@ -28,6 +28,7 @@ from typing import Any, TextIO
 from rankmeter.data import Qrels, Run
 from rankmeter.data.run import check_ties, unique_names
 from rankmeter.errors import FormatError, PolicyError
+from rankmeter.io._json import lone_surrogate
 from rankmeter.io._source import FORMATS, Source
 from rankmeter.io.beir import read_corpus, read_documents
 from rankmeter.io.labels import as_labels, read_labels
@@ -60,6 +61,7 @@ __all__ = [
     "check_outputs",
     "check_target",
     "load_runs",
+    "lone_surrogate",
     "read_corpus",
     "read_documents",
     "read_labels",
@@ -89,7 +91,7 @@ def read_qrels(
     several subtopics on several lines; see :meth:`Qrels.from_subtopic_columns`), and so is a
     table's ``subtopic`` (or ``iteration``) column where it has one.
     """
-    source = Source(path)
+    source = Source(path, role="qrels")
     fmt = source.detect_format(format)
     if fmt == "trec":
         return read_trec_qrels(source, subtopics=subtopics)
@@ -109,7 +111,7 @@ def read_run(
     The name defaults to the TREC tag (or a run/name column), else the file name.
     """
     check_ties(ties)
-    source = Source(path)
+    source = Source(path, role="run")
     fmt = source.detect_format(format)
     if fmt == "trec":
         return read_trec_run(source, name=name, ties=ties)
@@ -259,12 +261,20 @@ def check_target(path: str | os.PathLike[str]) -> None:
     check(path)
 
 
-def check_outputs(outputs: Sequence[tuple[str, str | os.PathLike[str]]]) -> None:
+def check_outputs(
+    outputs: Sequence[tuple[str, str | os.PathLike[str]]],
+    inputs: Mapping[str, object] | None = None,
+) -> None:
     """Check every output of one piece of work before it starts: each target as
-    :func:`check_target` checks it, and no two of them the same file (:func:`same_target`: the
-    second write would replace the first). ``outputs`` are ``(name, path)`` pairs, the name
-    saying in the message which output it is (a command line's option: ``-o``,
-    ``--run-out``).
+    :func:`check_target` checks it, no two of them the same file (:func:`same_target`: the
+    second write would replace the first), and none of them one of the work's ``inputs`` (the
+    write would replace what was read: ``rankmeter evaluate qrels a.run -o a.run`` would lose
+    the run). ``outputs`` are ``(name, path)`` pairs, the name saying in the message which
+    output it is (a command line's option: ``-o``, ``--run-out``); ``inputs`` map a name to
+    what was given as it: a path, a run's ``NAME=PATH``, a list of them, or anything else (a
+    ``Qrels``, a mapping, None), which is no file. A BEIR folder stands for its files
+    (``corpus.jsonl``, ``queries.jsonl``, ``qrels/*.tsv``). One file is one file under any
+    name: after links and ``..``, and a hard link.
 
     >>> check_outputs([("-o", "/nonexistent-dir/out.json")])
     Traceback (most recent call last):
@@ -274,9 +284,15 @@ def check_outputs(outputs: Sequence[tuple[str, str | os.PathLike[str]]]) -> None
     Traceback (most recent call last):
     ...
     rankmeter.errors.PolicyError: -o a.json and --report ./a.json are the same file: give each output its own
+    >>> check_outputs([("-o", "a.run")], inputs={"RUNS": ["bm25=./a.run"]})
+    Traceback (most recent call last):
+    ...
+    rankmeter.errors.PolicyError: -o a.run is also an input (RUNS bm25=./a.run): writing it would replace what was read; give the output another name
     """
     for _, path in outputs:
         check_target(path)
+    for name, path in outputs:
+        _not_an_input(name, path, inputs or {})
     for at, (name, path) in enumerate(outputs):
         for earlier_name, earlier in outputs[:at]:
             if same_target(earlier, path):
@@ -284,6 +300,50 @@ def check_outputs(outputs: Sequence[tuple[str, str | os.PathLike[str]]]) -> None
                     f"{earlier_name} {os.fspath(earlier)} and {name} {os.fspath(path)} are the "
                     "same file: give each output its own"
                 )
+
+
+def _not_an_input(name: str, output: str | os.PathLike[str], inputs: Mapping[str, object]) -> None:
+    """Refuse ``output`` where it is one of ``inputs``' files (see :func:`check_outputs`)."""
+    if os.fspath(output) == "-":
+        return
+    for what, given in inputs.items():
+        texts = [given] if isinstance(given, (str, os.PathLike)) else given
+        if isinstance(texts, Mapping):  # runs by name: {"bm25": "a.run"}
+            texts = list(texts.values())
+        if not isinstance(texts, (list, tuple)):
+            continue  # an object given in place of a file: nothing to overwrite
+        for text in texts:
+            if isinstance(text, (str, os.PathLike)) and any(
+                same_target(output, file) for file in _input_files(text)
+            ):
+                raise PolicyError(
+                    f"{name} {os.fspath(output)} is also an input ({what} {os.fspath(text)}): "
+                    "writing it would replace what was read; give the output another name"
+                )
+
+
+def _input_files(given: str | os.PathLike[str]) -> list[str]:
+    """The files an input names: itself, the path of a run's ``NAME=PATH``, the files read
+    from a folder (a BEIR folder's, a log folder's Parquet, a results folder's JSON; a run
+    written there before is not one of them); ``-`` (standard input) none."""
+    import glob
+
+    text = os.fspath(given)
+    paths = [text]
+    if "=" in text and not os.path.exists(text):
+        paths.append(text.partition("=")[2])
+    files = []
+    for path in paths:
+        if path in ("", "-"):
+            continue
+        if os.path.isdir(path):
+            names = ("corpus.jsonl", "corpus.jsonl.gz", "queries.jsonl", "queries.jsonl.gz")
+            files += [os.path.join(path, n) for n in names]
+            for pattern in ("qrels/*", "*.json", "*.parquet", "*.pq"):
+                files += sorted(glob.glob(os.path.join(glob.escape(path), pattern)))
+        else:
+            files.append(path)
+    return files
 
 
 def same_target(first: str | os.PathLike[str], second: str | os.PathLike[str]) -> bool:

@@ -44,6 +44,25 @@ _GZIP = b"\x1f\x8b"
 _BLOCK = 1 << 20
 
 
+def folder_problem(path: str, role: str | None) -> str:
+    """What is wrong with the folder ``path`` given where a file is read: a BEIR collection's
+    folder (it holds ``qrels/*.tsv``) is named as one, with its qrels file for the qrels
+    (``rankmeter evaluate medline/ run``) and ``rankmeter bm25`` for a run."""
+    import glob
+    import shlex
+
+    found = sorted(glob.glob(os.path.join(glob.escape(path), "qrels", "*.tsv")))
+    if not found:
+        return "is a directory, expected a file"
+    test = os.path.join(path, "qrels", "test.tsv")
+    example = test if test in found else found[0]
+    if role == "run":
+        return f"a BEIR folder, not a run; `rankmeter bm25 {shlex.quote(path)}` makes a run from it"
+    if role == "qrels":
+        return f"a BEIR folder; give its qrels file, e.g. {example}"
+    return f"a BEIR folder, expected a file (its qrels: {example})"
+
+
 class Source:
     """The bytes of one input, with its display name.
 
@@ -51,9 +70,10 @@ class Source:
     is opened once (see the module's docstring).
     """
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(self, path: str | os.PathLike[str], role: str | None = None) -> None:
         self.path = os.fspath(path)
         self.name = "<stdin>" if self.path == "-" else self.path
+        self.role = role  # "qrels" or "run": what a folder given in its place is told
         self._data: bytes | None = None
         self._regular: bool | None = None
         self._once: _Decoded | None = None  # the one opening of an input that cannot be reopened
@@ -103,7 +123,7 @@ class Source:
         except FileNotFoundError:
             raise FormatError(self.name, "no such file") from None
         except IsADirectoryError:
-            raise FormatError(self.name, "is a directory, expected a file") from None
+            raise FormatError(self.name, folder_problem(self.path, self.role)) from None
         except PermissionError:
             raise FormatError(self.name, "permission denied") from None
         except OSError as exc:

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from rankmeter.errors import FormatError
+from rankmeter.io._json import lone_surrogate
 from rankmeter.io._source import Source
 from rankmeter.io.tables import QUERY_COLUMNS, _find, json_type, read_table
 
@@ -101,6 +102,8 @@ def _queries_jsonl(source: Source) -> dict[str, str]:
             raise FormatError(
                 source.name, "each line must be a JSON object", line=number, text=text
             )
+        if (lone := lone_surrogate(raw, record)) is not None:
+            raise FormatError(source.name, lone, line=number, text=text)
         q = _find(list(record), QUERY_ID_COLUMNS)
         t = _find(list(record), TEXT_COLUMNS)
         if q is None or t is None:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from rankmeter.errors import FormatError, PolicyError
+from rankmeter.io._json import lone_surrogate
 
 __all__ = [
     "LOG_SOURCES",
@@ -293,8 +294,9 @@ def _read_jsonl(path: Path, data: bytes, text_columns: tuple[str, ...], pa: Any)
     try:
         table = json.read_json(io.BytesIO(data))
     except pa.ArrowInvalid:
-        # A broken line or a value whose type changes (a number, then text): read by Python,
-        # so that the line is named and a wrong value is a problem of its column.
+        # A broken line, a lone surrogate ("\ud800") or a value whose type changes (a number,
+        # then text): read by Python, so that the line is named and a wrong value is a problem
+        # of its column.
         table, numbers = _read_jsonl_by_lines(path, data, pa)
     else:
         # Blank lines hold no record: number the records by the lines that do.
@@ -336,6 +338,8 @@ def _read_jsonl_by_lines(path: Path, data: bytes, pa: Any) -> tuple[Any, list[in
                 line=number,
                 text=line.rstrip("\r"),
             )
+        if (lone := lone_surrogate(line, record)) is not None:
+            raise FormatError(str(path), lone, line=number, text=line.rstrip("\r"))
         records.append(record)
         numbers.append(number)
     names = list(dict.fromkeys(name for record in records for name in record))

@@ -36,6 +36,7 @@ from typing import Any
 
 from rankmeter.data import Qrels
 from rankmeter.errors import FormatError, PolicyError, RankmeterError
+from rankmeter.io._json import lone_surrogate
 from rankmeter.io._source import Source
 from rankmeter.io.tables import json_type
 
@@ -145,6 +146,8 @@ def _item(raw: bytes, where: _Line) -> PoolItem:
         raise where.error(f"not valid JSON ({reason})") from None
     if not isinstance(record, dict):
         raise where.error("each line must be a JSON object")
+    if (lone := lone_surrogate(raw, record)) is not None:
+        raise where.error(lone)
     for name in FIELDS:
         if name not in record:
             raise where.error(f"missing field {name!r} (a pool item has {_FIELD_LIST})")

@@ -127,7 +127,7 @@ def read_run_rows(
             Origin(value.source),
         )
     if isinstance(value, (str, os.PathLike)):
-        source = Source(value)
+        source = Source(value, role="run")
         fmt = source.detect_format(format)
         if fmt == "trec":
             columns, origin, tag = read_trec_run_columns(source, docs=docs)

@@ -77,7 +77,7 @@ def run_files_to_stream(
     if explicit:
         return named
     try:
-        sources = [Source(p) for _, p in named]
+        sources = [Source(p, role="run") for _, p in named]
         if all(s.rereadable and s.detect_format(None) == "trec" for s in sources):
             return named
     except RankmeterError:
@@ -101,7 +101,7 @@ def iter_run_chunks(
     chunk meanwhile. The run is named ``name``, else after the tag of its first data line.
     """
     chunk_rows = CHUNK_ROWS if chunk_rows is None else chunk_rows
-    source = Source(path)
+    source = Source(path, role="run")
     if source.path == "-":
         raise FormatError(source.name, "streaming reads a file, not standard input")
     source.head(1)  # a missing or unreadable file fails here, not at the first chunk

@@ -12,6 +12,7 @@ from typing import Any
 from rankmeter.data import Qrels, Run
 from rankmeter.data.origin import Origin
 from rankmeter.errors import FormatError
+from rankmeter.io._json import lone_surrogate
 from rankmeter.io._source import Source
 
 QUERY_COLUMNS = ("query_id", "qid", "query-id", "query", "topic_id", "topic")
@@ -348,6 +349,8 @@ def _read_jsonl(source: Source) -> tuple[Any, Origin]:
             raise FormatError(
                 source.name, "expected a JSON object per line", line=number, text=text
             )
+        if (lone := lone_surrogate(raw, obj)) is not None:
+            raise FormatError(source.name, lone, line=number, text=text)
         if keys is None:
             keys = list(obj)
         rows.append(obj)

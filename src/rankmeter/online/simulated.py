@@ -138,7 +138,8 @@ def simulate_log_files(
     """:func:`simulate_logs` written as ``rankmeter logs simulate`` writes them: the log to
     ``output`` and, with ``pre_period``, the pre-period log there, each in the format its name
     says (:func:`rankmeter.online.write_log`; both names checked before any work, so that no
-    log is written in another format than its name says, and the two never one file).
+    log is written in another format than its name says, the two never one file, and neither
+    one of the input files).
     ``settings``: those of
     :func:`simulate_logs`. Returns each path written with its log's counts, in order.
     """
@@ -150,7 +151,7 @@ def simulate_log_files(
     if pre_period is not None:
         log_format(pre_period)
         outputs.append(("pre_period", pre_period))
-    check_outputs(outputs)
+    check_outputs(outputs, {"qrels": qrels, "control": control, "treatment": treatment})
     simulated = simulate_logs(
         qrels, control, treatment, pre_period=pre_period is not None, **settings
     )

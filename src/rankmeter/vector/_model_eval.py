@@ -437,9 +437,11 @@ def retrieve_model(
         if backend is not None:
             check_backend(spec, backend)
     if run_out is not None:
-        from rankmeter.io import check_target
+        from rankmeter.io import check_outputs
 
-        check_target(run_out)  # a read-only or impossible target fails now, not after embedding
+        # A read-only or impossible target, or one of the collection's files, fails now, not
+        # after the embedding.
+        check_outputs([("run_out", run_out)], {"collection": collection})
     loaded = _load_collection(collection, split)
     resolved = _configured(_resolve_model(model, None, cache_key), seq_limit, device)
     _warn_uncached(resolved, cache)

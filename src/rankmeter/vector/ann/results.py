@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from rankmeter.errors import FormatError, RankmeterError
+from rankmeter.io import lone_surrogate
 from rankmeter.vector.ann.bench import (
     QUALITY_ALPHA,
     RESULT_SCHEMA,
@@ -46,6 +47,8 @@ def load_results(folder: str | os.PathLike[str], dataset: str | None = None) -> 
             record = json.loads(path.read_text(encoding="utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise FormatError(str(path), f"not a JSON results file ({exc})") from None
+        if (lone := lone_surrogate(path.read_bytes(), record, "the file")) is not None:
+            raise FormatError(str(path), f"not a JSON results file ({lone})")
         if not isinstance(record, dict) or record.get("schema") != RESULT_SCHEMA:
             raise FormatError(
                 str(path), f'not an ann-recall results file (no "schema": "{RESULT_SCHEMA}")'
