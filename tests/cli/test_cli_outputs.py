@@ -237,3 +237,52 @@ def test_the_walk_is_not_blind() -> None:
 
     assert _keep_inputs_names(without) is None
     assert _keep_inputs_names(partial) == {"keep_inputs", "output", "run"}
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["evaluate", "QRELS", "RUN", "-m", "statAP", "--pool", "POOL", "-o", "POOL"],
+        ["evaluate", "QRELS", "RUN", "-m", "statAP", "--pool", "POOL", "-o", "POOL", "-q"],
+        ["compare", "QRELS", "RUN", "RUN2", "-m", "statAP", "--pool", "POOL", "-o", "POOL"],
+        [
+            "explain",
+            "QRELS",
+            "RUN",
+            "--query",
+            "q1",
+            "-m",
+            "statAP",
+            "--pool",
+            "POOL",
+            "-o",
+            "POOL",
+        ],
+        ["diff", "QRELS", "RUN", "RUN2", "-m", "statAP", "--pool", "POOL", "-o", "POOL"],
+    ],
+    ids=["evaluate-fast", "evaluate", "compare", "explain", "diff"],
+)
+def test_the_pool_file_is_an_input_too(tmp_path: Path, command: list[str]) -> None:
+    import subprocess
+    import sys
+
+    files = {
+        "QRELS": "q1 0 d1 1\nq1 0 d2 0\n",
+        "RUN": "q1 Q0 d1 1 2.0 a\nq1 Q0 d2 2 1.0 a\n",
+        "RUN2": "q1 Q0 d2 1 2.0 b\nq1 Q0 d1 2 1.0 b\n",
+        "POOL": '{"query_id": "q1", "doc_id": "d1", "runs": {"a": 1}, "best_rank": 1, '
+        '"inclusion_probability": 0.5}\n',
+    }
+    paths = {}
+    for name, text in files.items():
+        path = tmp_path / f"{name.lower()}.txt"
+        path.write_text(text, encoding="utf-8")
+        paths[name] = str(path)
+    args = [paths.get(a, a) for a in command]
+    done = subprocess.run(
+        [sys.executable, "-m", "rankmeter", *args], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 2, done.stderr
+    assert "--pool" in done.stderr and "is also an input" in done.stderr, done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert Path(paths["POOL"]).read_text(encoding="utf-8") == files["POOL"]

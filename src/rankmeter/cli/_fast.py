@@ -154,5 +154,6 @@ def evaluate(values: dict[str, Any]) -> None:
     if output is not None and output != "-":
         from rankmeter.io import check_outputs
 
-        check_outputs([("-o", output)], {"QRELS": values["qrels"], "RUNS": values["runs"]})
+        inputs = {"QRELS": values["qrels"], "RUNS": values["runs"], "--pool": values["pool"]}
+        check_outputs([("-o", output)], inputs)
     evaluate_files(**values)

@@ -205,7 +205,7 @@ def compare(
     keep_inputs(
         output,
         {"QRELS": qrels, "RUNS": runs, "--segments": segments, "--queries": queries,
-         "--corpus": corpus},
+         "--corpus": corpus, "--pool": pool},
     )  # fmt: skip
     done = compare_files(
         qrels,

@@ -123,7 +123,10 @@ def explain(
             ctx.fail("give QRELS and RUN files and --query, or --grades (e.g. --grades 3,0,2)")
         if query is None:
             ctx.fail("give --query: the query to explain (e.g. --query 1)")
-        keep_inputs(output, {"QRELS": qrels, "RUN": run, "--corpus": corpus, "--queries": queries})
+        keep_inputs(
+            output,
+            {"QRELS": qrels, "RUN": run, "--corpus": corpus, "--queries": queries, "--pool": pool},
+        )
         explained = explain_files(
             qrels, run, query, measures, corpus=corpus, queries=queries, pool=pool, rel=rel,
             judged_only=judged_only,
