@@ -238,6 +238,7 @@ def compare(
         scores,
         options.alpha,
         options.correction,
+        geometric,
     )
     notes += power_notes
     return Comparison(
@@ -552,9 +553,11 @@ def _detectable(
     scores: Mapping[str, Mapping[str, Any]],
     alpha: float,
     correction: str,
+    geometric: frozenset[str] = frozenset(),
 ) -> tuple[tuple[Difference, ...], list[str]]:
     """Each difference with the smallest difference its queries can detect at 80 % power (the
-    paired t-test's, analytic), and one note per system on the first metric."""
+    paired t-test's, analytic), and one note per system on the first metric (for a metric in
+    ``geometric``, GMAP, a difference of log AP, and said so)."""
     import dataclasses
 
     from rankmeter import stats
@@ -578,7 +581,12 @@ def _detectable(
         if row.metric == rows[0].metric and math.isfinite(value):
             lines.append(
                 f"{row.system} vs {row.baseline}: "
-                + stats.power_sentence(row.n, value, row.metric, REPORTED_POWER)
+                + stats.power_sentence(
+                    row.n,
+                    value,
+                    f"log AP ({row.metric})" if row.metric in geometric else row.metric,
+                    REPORTED_POWER,
+                )
                 + f" (paired t-test, alpha {alpha:g}"
                 + (f" / {family} comparisons" if family > 1 and correction != "none" else "")
                 + ")"
