@@ -77,7 +77,7 @@ def _cli(capsys: pytest.CaptureFixture[str], *args: Any) -> tuple[int, str, str]
 def _mismatch(qrels: Path) -> str:
     return (
         f"3 of the pool's 7 items are judged in {qrels}: is this the pool these judgments were "
-        "made from?"
+        "made from, and is its sample judged?"
     )
 
 
@@ -162,3 +162,32 @@ def test_diff_and_explain_say_it_in_their_notes(
     code, out, _ = _cli(capsys, "explain", files["qrels"], files["a"], "--query", "q1",
                         "--pool", files["own"], "-m", "statAP", "-f", "json")  # fmt: skip
     assert code == 0 and UNUSED not in out and "is this the pool" not in out
+
+
+def test_a_cranfield_pool_on_medline_qrels_is_told(cranfield: Path, tmp_path: Path) -> None:
+    """The trial's case: a pool of Cranfield's judged pairs read with MEDLINE's qrels (the same
+    query ids, other documents) is accepted, with a note; with Cranfield's own, no note."""
+    import re
+
+    medline = cranfield.parent / "medline" / "qrels.trec"
+    if not medline.is_file():
+        pytest.skip(
+            f"MEDLINE collection not found at {medline.parent} (it lives in ../shared/data)"
+        )
+    pairs = [line.split() for line in (cranfield / "qrels.trec").read_text().splitlines()]
+    pool = _pool(tmp_path / "cranfield.jsonl", [(q, d, 0.5) for q, _, d, _ in pairs])
+    run = tmp_path / "run"
+    run.write_text("".join(f"{q} Q0 {d} 1 1 r\n" for q, _, d, _ in pairs[:200]))
+    done = evaluate_files(medline, [run], "statAP", inclusion=pool)
+    (note,) = done.goal_notes
+    found = re.fullmatch(
+        r"([\d,]+) of the pool's ([\d,]+) items are judged in (.*): is this the pool these "
+        r"judgments were made from, and is its sample judged\?",
+        note,
+    )
+    assert found is not None, note
+    judged, items = (int(found[i].replace(",", "")) for i in (1, 2))
+    assert 2 * judged < items and found[3] == str(medline)
+    assert (
+        evaluate_files(cranfield / "qrels.trec", [run], "statAP", inclusion=pool).goal_notes == ()
+    )

@@ -525,5 +525,5 @@ def pool_notes(qrels: Any, metrics: Any) -> tuple[str, ...]:
         return ()
     return (
         f"{judged:,} of the pool's {items:,} items are judged in {qrels.source}: is this the "
-        "pool these judgments were made from?",
+        "pool these judgments were made from, and is its sample judged?",
     )
