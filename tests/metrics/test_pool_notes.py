@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+import rankmeter
 from rankmeter.comparison import compare_files
 from rankmeter.engines import evaluate_files
 from rankmeter.io import sampled_qrels
@@ -105,12 +106,16 @@ def test_evaluate_and_compare_files_carry_the_notes(files: dict[str, Path]) -> N
     assert done.goal_notes == (_mismatch(files["qrels"]),)
     assert evaluate_files(files["qrels"], [files["a"]], "statAP",
                           inclusion=files["own"]).goal_notes == ()  # fmt: skip
+    # compare says it in the comparison's notes (rankmeter.compare's too), under its tables
     compared = compare_files(files["qrels"], [files["a"], files["b"]], ["AP"],
                              inclusion=files["own"], resamples=100)  # fmt: skip
-    assert compared.goal_notes == (UNUSED,)
+    assert compared.goal_notes == () and compared.comparison.notes.count(UNUSED) == 1
     compared = compare_files(files["qrels"], [files["a"], files["b"]], ["statAP"],
                              inclusion=files["other"], resamples=100)  # fmt: skip
-    assert compared.goal_notes == (_mismatch(files["qrels"]),)
+    assert compared.comparison.notes.count(_mismatch(files["qrels"])) == 1
+    direct = rankmeter.compare(files["qrels"], {"a": files["a"], "b": files["b"]}, "AP",
+                               inclusion=files["own"], resamples=100)  # fmt: skip
+    assert direct.notes.count(UNUSED) == 1
 
 
 @pytest.mark.parametrize("fast", [True, False], ids=["fast-start", "typer"])
@@ -134,15 +139,19 @@ def test_evaluate_notes_on_stderr(
     assert code == 0 and "pool" not in err
 
 
-def test_compare_notes_on_stderr(
+def test_compare_notes_in_every_format(
     capsys: pytest.CaptureFixture[str], files: dict[str, Path]
 ) -> None:
-    code, out, err = _cli(capsys, "compare", files["qrels"], files["a"], files["b"], "--pool",
-                          files["own"], "-m", "AP", "-f", "json", "--resamples", "100")  # fmt: skip
-    assert code == 0 and err.count(f"note: {UNUSED}\n") == 1 and UNUSED not in out
+    for output in ("json", "markdown", "table", "latex"):
+        code, out, err = _cli(capsys, "compare", files["qrels"], files["a"], files["b"],
+                              "--pool", files["own"], "-m", "AP", "-f", output,
+                              "--resamples", "100")  # fmt: skip
+        told = " ".join(out.split())  # a table's notes are wrapped
+        assert code == 0 and told.count("none was asked, so it changes nothing") == 1, output
+        assert "changes nothing" not in err
     code, out, err = _cli(capsys, "compare", files["qrels"], files["a"], files["b"], "--pool",
                           files["other"], "-m", "statAP", "-f", "json", "--resamples", "100")  # fmt: skip
-    assert code == 0 and err.count(f"note: {_mismatch(files['qrels'])}\n") == 1
+    assert code == 0 and json.loads(out)["notes"].count(_mismatch(files["qrels"])) == 1
 
 
 def test_diff_and_explain_say_it_in_their_notes(

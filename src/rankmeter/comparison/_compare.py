@@ -36,7 +36,7 @@ from rankmeter.data.run import check_ties
 from rankmeter.errors import PolicyError, RankmeterError
 from rankmeter.evaluation import check_policies, no_common_queries, resolve_metrics
 from rankmeter.io import as_qrels, load_runs, sampled_qrels
-from rankmeter.metrics import Metric, Ranked, join, reads_subtopics
+from rankmeter.metrics import Metric, Ranked, join, pool_notes, reads_subtopics
 from rankmeter.results import Policies, relevant_only
 
 #: Where compare's per-query values are computed: here, or on Spark (:func:`spark_runs`).
@@ -177,6 +177,7 @@ def compare(
     )
     facts = systems.facts()  # after select_queries, whose error says when no run matches
     notes = _sampling_notes(compared, options)
+    notes += pool_notes(systems.qrels, options.measures)  # a pool read for nothing, or not theirs
     cautions = stats.sample_cautions(
         test=options.test,
         n=len(compared.ids),

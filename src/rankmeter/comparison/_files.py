@@ -127,7 +127,6 @@ def compare_files(
     from rankmeter.metrics import (
         DEFAULT_METRICS,
         parse_metrics,
-        pool_notes,
         reads_subtopics,
         subtopic_notes,
     )
@@ -224,7 +223,7 @@ def compare_files(
                 rel=rel,
                 ties=ties,
             )
-    own = subtopic_notes(loaded_qrels, names) + pool_notes(loaded_qrels, names)
+    own = subtopic_notes(loaded_qrels, names)  # the pool's notes are the comparison's own
     if chosen is None:
         return ComparedFiles(result, None, own, diffs)
     depths = {n: result.depths[n] for n in named}
