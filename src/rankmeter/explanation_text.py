@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any
 
 from rankmeter.errors import PolicyError
@@ -177,7 +177,7 @@ def explain_files(
     from rankmeter.io.annotations import read_queries
     from rankmeter.io.beir import corpus_file
     from rankmeter.io.run_args import input_path, read_one_run
-    from rankmeter.metrics import reads_subtopics
+    from rankmeter.metrics import pool_notes, reads_subtopics
 
     if queries is not None:
         queries = input_path(queries, "queries")
@@ -197,6 +197,13 @@ def explain_files(
     explained = Explanations.for_query(
         loaded_qrels, loaded_run, query, metrics, query_text=text, **policies
     )
+    told = pool_notes(loaded_qrels, metrics)
+    if told and explained.explanations:  # told once, under the first metric
+        first = explained.explanations[0]
+        explained = replace(
+            explained,
+            explanations=(replace(first, notes=first.notes + told), *explained.explanations[1:]),
+        )
     if corpus_path is None:
         return explained
     judgments = _judgments(loaded_qrels, explained.query)

@@ -5,6 +5,8 @@ the logs: a difference is log(system GMAP / baseline GMAP), ``relative`` the rat
 from __future__ import annotations
 
 import math
+import os
+from pathlib import Path
 
 import pytest
 
@@ -61,3 +63,47 @@ def test_all_pairs_shows_gmap_as_a_geometric_mean() -> None:
     for name, mean in zip(analysis.systems, analysis.means, strict=True):
         expected = rankmeter.evaluate(qrels, runs[name], "gm_map", include_missing=True)
         assert mean == pytest.approx(expected.metrics["gm_map"], rel=1e-12)
+
+
+LOG_LINE = (
+    "gm_map: Δ and its interval are differences of log AP (Δ = log of the ratio of the GMAPs; "
+    "relative = the ratio - 1)"
+)
+
+
+def _rendered(metrics: list[str], folder: Path) -> dict[str, str]:
+    from rankmeter.report import render
+
+    qrels, runs = collection(30)
+    result = compare(qrels, {"base": runs["base"], "better": runs["better"]}, metrics,
+                     resamples=200, include_missing=False)  # fmt: skip
+    made = {}
+    for name in ("table", "markdown", "json", "html", "latex"):
+        render(result, name, os.fspath(folder / name))
+        made[name] = (folder / name).read_text(encoding="utf-8")
+    return made
+
+
+def test_gmap_differences_are_labelled_log_ap_in_every_format(tmp_path: Path) -> None:
+    import json
+
+    shown = _rendered(["gm_map", "AP"], tmp_path)
+    assert LOG_LINE in " ".join(shown["table"].split())  # under the table, wrapped to its width
+    assert LOG_LINE.replace("gm_map", "gm\\_map") in shown["markdown"]
+    assert "power (" in shown["markdown"] and "log AP (gm\\_map) is detectable" in shown["markdown"]
+    assert "per-query gm_map (log AP) differences" in shown["markdown"]
+    assert f'<p class="legend-text">{LOG_LINE}</p>' in shown["html"]
+    assert (
+        "gm\\_map: $\\Delta$ and its interval are differences of log AP ($\\Delta$ = log of the "
+        "ratio of the GMAPs; relative = the ratio - 1)." in shown["latex"]
+    )
+    payload = json.loads(shown["json"])
+    scales = {d["metric"]: d.get("delta_scale") for d in payload["differences"]}
+    assert scales == {"gm_map": "log", "AP": None}
+    assert any("log AP (gm_map) is detectable" in n for n in payload["notes"])
+
+
+def test_other_metrics_say_nothing_of_logs(tmp_path: Path) -> None:
+    shown = _rendered(["AP", "nDCG@10"], tmp_path)
+    for made in shown.values():
+        assert "log AP" not in made and "delta_scale" not in made and "GMAP" not in made

@@ -36,7 +36,7 @@ from rankmeter.data.run import check_ties
 from rankmeter.errors import PolicyError, RankmeterError
 from rankmeter.evaluation import check_policies, no_common_queries, resolve_metrics
 from rankmeter.io import as_qrels, load_runs, sampled_qrels
-from rankmeter.metrics import Metric, Ranked, join, reads_subtopics
+from rankmeter.metrics import Metric, Ranked, join, pool_notes, reads_subtopics
 from rankmeter.results import Policies, relevant_only
 
 #: Where compare's per-query values are computed: here, or on Spark (:func:`spark_runs`).
@@ -177,6 +177,7 @@ def compare(
     )
     facts = systems.facts()  # after select_queries, whose error says when no run matches
     notes = _sampling_notes(compared, options)
+    notes += pool_notes(systems.qrels, options.measures)  # a pool read for nothing, or not theirs
     cautions = stats.sample_cautions(
         test=options.test,
         n=len(compared.ids),
@@ -238,6 +239,7 @@ def compare(
         scores,
         options.alpha,
         options.correction,
+        geometric,
     )
     notes += power_notes
     return Comparison(
@@ -552,9 +554,11 @@ def _detectable(
     scores: Mapping[str, Mapping[str, Any]],
     alpha: float,
     correction: str,
+    geometric: frozenset[str] = frozenset(),
 ) -> tuple[tuple[Difference, ...], list[str]]:
     """Each difference with the smallest difference its queries can detect at 80 % power (the
-    paired t-test's, analytic), and one note per system on the first metric."""
+    paired t-test's, analytic), and one note per system on the first metric (for a metric in
+    ``geometric``, GMAP, a difference of log AP, and said so)."""
     import dataclasses
 
     from rankmeter import stats
@@ -578,7 +582,12 @@ def _detectable(
         if row.metric == rows[0].metric and math.isfinite(value):
             lines.append(
                 f"{row.system} vs {row.baseline}: "
-                + stats.power_sentence(row.n, value, row.metric, REPORTED_POWER)
+                + stats.power_sentence(
+                    row.n,
+                    value,
+                    f"log AP ({row.metric})" if row.metric in geometric else row.metric,
+                    REPORTED_POWER,
+                )
                 + f" (paired t-test, alpha {alpha:g}"
                 + (f" / {family} comparisons" if family > 1 and correction != "none" else "")
                 + ")"

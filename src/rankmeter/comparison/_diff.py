@@ -281,7 +281,7 @@ def diff_runs(
     from rankmeter.evaluation import evaluate
     from rankmeter.io import as_qrels, sampled_qrels
     from rankmeter.io.beir import corpus_file
-    from rankmeter.metrics import parse_metrics, reads_subtopics, subtopic_notes
+    from rankmeter.metrics import parse_metrics, pool_notes, reads_subtopics, subtopic_notes
 
     depth = integer("depth", depth, low=1, what="results shown per query")
     ties = check_ties(ties)
@@ -310,7 +310,7 @@ def diff_runs(
     judged = loaded_qrels.query_ids
     shown = [q for q in judged if q in answered]
     notes = _coverage_notes(judged, answered, first, second)
-    notes += subtopic_notes(loaded_qrels, [metric])
+    notes += subtopic_notes(loaded_qrels, [metric]) + pool_notes(loaded_qrels, [metric])
     geometric = measure.spec.aggregate == "geometric"
     if geometric:
         notes.append(

@@ -128,9 +128,14 @@ def compare_files(
     (('new', 'old'), -1.0)
     """
     from rankmeter.engines import no_stages, spark_for, spark_subtopics
-    from rankmeter.io import read_qrels, read_run
+    from rankmeter.io import read_qrels, read_run, sampled_qrels
     from rankmeter.io.run_args import input_path, run_arguments, run_list, run_names
-    from rankmeter.metrics import DEFAULT_METRICS, parse_metrics, reads_subtopics, subtopic_notes
+    from rankmeter.metrics import (
+        DEFAULT_METRICS,
+        parse_metrics,
+        reads_subtopics,
+        subtopic_notes,
+    )
     from rankmeter.metrics.goals import get_goal, goal_notes
 
     qrels = input_path(qrels, "qrels")
@@ -182,7 +187,11 @@ def compare_files(
     with (stages or no_stages)(len(runs) + 2 + (corpus is not None)) as steps:
         steps.start(f"reading {qrels}")
         subtopics = reads_subtopics(names)
-        loaded_qrels = read_qrels(qrels, format=qrels_format, subtopics=subtopics)
+        # The pool is read once, here: compare and the diffs get the sampled qrels.
+        inclusion = options.pop("inclusion", None)
+        loaded_qrels = sampled_qrels(
+            read_qrels(qrels, format=qrels_format, subtopics=subtopics), inclusion
+        )
         named: dict[str, Any]
         if backend is None:
             loaded = []
@@ -222,8 +231,8 @@ def compare_files(
                 queries=options.get("queries"),
                 rel=rel,
                 ties=ties,
-                inclusion=options.get("inclusion"),
             )
+    # (the pool's notes are the comparison's own)
     own = (*subtopic_notes(loaded_qrels, names), *ignored)
     if chosen is None:
         return ComparedFiles(result, None, own, diffs)

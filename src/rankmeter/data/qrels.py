@@ -82,6 +82,7 @@ class Qrels:
         "_keys",
         "_offsets",
         "_pair_lookup",
+        "_pool_coverage",
         "_query_ids",
         "_query_lookup",
         "_query_rows",
@@ -119,6 +120,7 @@ class Qrels:
         self._doc_lookup: HashLookup | None = None
         self._pair_lookup: PairLookup | None = None
         self._inclusion: FloatArray | None = None
+        self._pool_coverage: tuple[int, int] | None = None
         self._subtopics = subtopics
         self._doc_order: IntArray | None = None
 
@@ -353,9 +355,17 @@ class Qrels:
         judgment by ``1 / probability``; every other metric ignores it."""
         return self._inclusion
 
-    def with_inclusion(self, probabilities: Any) -> Qrels:
+    @property
+    def pool_coverage(self) -> tuple[int, int] | None:
+        """Where the inclusion probabilities came from a pool: (how many of the pool's items
+        for these qrels' queries are judged here, how many items it holds for them); None
+        otherwise (see :func:`rankmeter.io.sampled_qrels`)."""
+        return self._pool_coverage
+
+    def with_inclusion(self, probabilities: Any, coverage: tuple[int, int] | None = None) -> Qrels:
         """The same judgments, each row with its inclusion probability (see :attr:`inclusion`;
-        None: judged in full). The arrays are shared, not copied.
+        None: judged in full), and where they came from a pool, its :attr:`pool_coverage`.
+        The arrays are shared, not copied.
 
         >>> qrels = Qrels.from_dict({"q1": {"d1": 1, "d2": 0}})
         >>> qrels.with_inclusion([0.5, 1.0]).inclusion.tolist(), qrels.inclusion is None
@@ -366,6 +376,7 @@ class Qrels:
         from rankmeter.errors import RankmeterError
 
         out = copy.copy(self)
+        out._pool_coverage = None if probabilities is None else coverage
         if probabilities is None:
             out._inclusion = None
             return out

@@ -247,7 +247,13 @@ def evaluate_files(
     [('mine', 1.0)]
     """
     from rankmeter.io.run_args import input_path, run_arguments, run_list
-    from rankmeter.metrics import DEFAULT_METRICS, parse_metrics, reads_subtopics, subtopic_notes
+    from rankmeter.metrics import (
+        DEFAULT_METRICS,
+        parse_metrics,
+        pool_notes,
+        reads_subtopics,
+        subtopic_notes,
+    )
     from rankmeter.metrics.goals import get_goal, goal_notes
 
     qrels = input_path(qrels, "qrels")
@@ -313,6 +319,7 @@ def evaluate_files(
             inclusion,
         )
     own = () if loaded_qrels is None else subtopic_notes(loaded_qrels, measures)
+    own += () if loaded_qrels is None else pool_notes(loaded_qrels, measures)
     if chosen is None:
         return EvaluatedFiles(results, None, own)
     if loaded_qrels is None:  # on Spark: the grades are read here (qrels are small)

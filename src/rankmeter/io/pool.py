@@ -17,7 +17,11 @@ that works on a pool. Each line is one item, with five fields, all required::
 :func:`sampled_qrels` gives qrels the inclusion probabilities of a pool: each judged (query,
 doc) pair found in the pool gets its item's probability, every other judgment probability 1
 (judged in full, outside the sample); an item without a judgment is simply not judged. The
-sampled-judgment metrics (statAP, stat_nDCG, stat_P) read them.
+sampled-judgment metrics (statAP, stat_nDCG, stat_P) read them. It also keeps the pool's
+coverage (:attr:`Qrels.pool_coverage`: how many of its items for the qrels' queries are
+judged); where fewer than half are, the commands note that the pool may not be the one these
+judgments were made from, and where no sampled-judgment metric is asked, that the pool changes
+nothing (:func:`rankmeter.metrics.pool_notes`).
 
 There is no header line; blank lines are skipped; ids may be JSON strings or integers (read as
 strings); a file may be gzip-compressed (``.gz``) or ``-`` (standard input). A bad line is a
@@ -233,7 +237,8 @@ def sampled_qrels(qrels: Qrels, inclusion: Any) -> Qrels:
         pairs = _item_pairs(items)
     else:
         raise PolicyError(_INCLUSION_KINDS + f", not {type(inclusion).__name__}")
-    return qrels.with_inclusion(_probabilities(qrels, pairs, where))
+    probabilities, coverage = _probabilities(qrels, pairs, where)
+    return qrels.with_inclusion(probabilities, coverage)
 
 
 _INCLUSION_KINDS = (
@@ -276,9 +281,11 @@ def _mapping_pairs(given: Mapping[Any, Any]) -> tuple[list[str], list[str], list
 
 def _probabilities(
     qrels: Qrels, pairs: tuple[list[str], list[str], list[float]], where: str
-) -> Any:
+) -> tuple[Any, tuple[int, int]]:
     """Each judgment row's probability: the pair's in ``pairs``, else 1 (vectorised: the
-    pairs' queries and docs are found as a join finds a run's)."""
+    pairs' queries and docs are found as a join finds a run's); and the pool's coverage
+    (:attr:`Qrels.pool_coverage`): how many of its items of the qrels' queries are judged, of
+    how many."""
     import numpy as np
 
     from rankmeter.data.arrays import arrow_strings
@@ -310,4 +317,4 @@ def _probabilities(
             "the qrels that hold its judgments"
         )
     out[at[found]] = np.asarray(given, dtype=np.float64)[known[found]]
-    return out
+    return out, (int(judged.sum()), int((segments >= 0).sum()))

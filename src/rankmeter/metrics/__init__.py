@@ -15,6 +15,7 @@ from rankmeter.metrics.diversity import reads_subtopics, subtopic_notes
 from rankmeter.metrics.docs import MetricCatalogue, metric_catalogue
 from rankmeter.metrics.goals import GOALS, Goal, GoalMetric, metrics_for_goal
 from rankmeter.metrics.ndcg import GainOverflow
+from rankmeter.metrics.statap import pool_notes
 
 __all__ = [
     "DEFAULT_METRICS",
@@ -37,6 +38,7 @@ __all__ = [
     "num",
     "parse_metric",
     "parse_metrics",
+    "pool_notes",
     "ranks",
     "reads_subtopics",
     "subtopic_notes",

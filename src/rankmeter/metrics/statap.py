@@ -500,3 +500,30 @@ STAT_P = MetricSpec(
 )
 
 SPECS = (STAT_AP, STAT_NDCG, STAT_P)
+
+
+def pool_notes(qrels: Any, metrics: Any) -> tuple[str, ...]:
+    """Notes on a pool given with the qrels (:attr:`rankmeter.data.Qrels.pool_coverage`, set by
+    :func:`rankmeter.io.sampled_qrels`): that it changes nothing when no sampled-judgment
+    metric (statAP, stat_nDCG, stat_P) is asked; and, when one is, that it may not be these
+    judgments' pool when fewer than half of its items for the qrels' queries are judged (a
+    sample is drawn to be judged whole, so most of it is judged in the qrels made from it).
+    ``metrics``: names or :class:`~rankmeter.metrics.Metric` objects."""
+    from rankmeter.metrics._parse import parse_metrics
+
+    coverage = getattr(qrels, "pool_coverage", None)
+    if coverage is None:
+        return ()
+    given = [metrics] if isinstance(metrics, (str, Metric)) else list(metrics)
+    if not any(m.spec in SPECS for m in parse_metrics(given)):
+        return (
+            "the pool is read by statAP, stat_nDCG and stat_P only (their inclusion "
+            "probabilities); none was asked, so it changes nothing",
+        )
+    judged, items = coverage
+    if 2 * judged >= items:
+        return ()
+    return (
+        f"{judged:,} of the pool's {items:,} items are judged in {qrels.source}: is this the "
+        "pool these judgments were made from, and is its sample judged?",
+    )

@@ -50,13 +50,18 @@ def render_json(
     ``judged_below`` (only then), and ``"data_warnings"``: each of ``data_warnings``
     (:func:`rankmeter.checking.result_warnings`: a partial query overlap, scores rising with
     the rank, runs cut at different depths) as its ``to_dict()`` with its ``"message"``
-    (only when there are some)."""
+    (only when there are some). A difference (or segment row) of a geometric metric (GMAP)
+    has ``"delta_scale": "log"``: its difference and interval are of log AP."""
     payload = comparison.to_dict(per_query=per_query)
     # Which queries the means average over, in the sentence every other format shows.
     items = list(payload.items())
     after = next((i + 1 for i, (key, _) in enumerate(items) if key == "n_queries"), len(items))
     items.insert(after, ("queries", queries_phrase(comparison)))
     payload = dict(items)
+    logs = log_metrics(comparison)
+    for row in (*payload.get("differences", ()), *payload.get("segments", ())):
+        if row.get("metric") in logs:  # its difference is log(system / baseline)
+            row["delta_scale"] = "log"
     warnings = comparison.judged_warnings(judged_below)
     if warnings:
         payload["warnings"] = warnings_data(warnings)
@@ -119,6 +124,25 @@ def legend(comparison: Comparison) -> str:
             "a regression",
         )
     return "Legend: " + "; ".join(parts) + "." + "".join(f" {d}" for d in dash_reasons(comparison))
+
+
+def log_metrics(comparison: Comparison) -> list[str]:
+    """The compared metrics whose per-query values are logs (GMAP: log AP, its means geometric):
+    their differences, intervals and d_z are on the logs."""
+    from rankmeter.metrics import parse_metric
+
+    return [m for m in comparison.metrics if parse_metric(m).spec.aggregate == "geometric"]
+
+
+def log_scale_line(comparison: Comparison) -> str | None:
+    """What Δ means for a geometric metric (GMAP), said wherever Δ is shown; None without one."""
+    logs = log_metrics(comparison)
+    if not logs:
+        return None
+    return (
+        f"{_and(logs)}: Δ and its interval are differences of log AP (Δ = log of the ratio of "
+        "the GMAPs; relative = the ratio - 1)"
+    )
 
 
 def interval_legend(comparison: Comparison) -> str:
@@ -205,17 +229,18 @@ def failure_lines(comparison: Comparison, *, limit: int = 10) -> list[str]:
     """Plain-text lines: the worst queries, empty answers, misses, the spread."""
     out = []
     k = comparison.settings.cutoff
+    logs = log_metrics(comparison)
     for f in comparison.failures:
         head = f"{f.system}" + (" (baseline)" if f.system == comparison.baseline else "")
         q = f.quantiles
         if f.system != comparison.baseline:
             out.append(
-                f"{head}: per-query {f.metric} differences: min {signed(q['min'])}, "
+                f"{head}: per-query {f.metric}{' (log AP)' * (f.metric in logs)} differences: min {signed(q['min'])}, "
                 f"5% {signed(q['5%'])}, median {signed(q['median'])}, 95% {signed(q['95%'])}, "
                 f"max {signed(q['max'])}"
             )
             if f.worst:
-                out.append(f"  lost most on {f.metric}:")
+                out.append(f"  lost most on {f.metric}{' (log AP)' * (f.metric in logs)}:")
                 for w in f.worst[:limit]:
                     text = f"  {w.text!r}" if w.text else ""
                     out.append(
@@ -372,6 +397,7 @@ def render_table(comparison: Comparison, *, judged_below: float = JUDGED_BELOW) 
         *([shown(filled)] if filled else []),
         means,
         differences,
+        *([shown(logs)] if (logs := log_scale_line(comparison)) else []),
         shown(legend(comparison), style="dim"),
     ]
     warnings = warning_texts(comparison, judged_below)
@@ -517,6 +543,7 @@ def render_markdown(
         "",
         *_md_table(difference_header(comparison), difference_rows(comparison)),
         "",
+        *([markdown_text(logs), ""] if (logs := log_scale_line(comparison)) else []),
     ]
     warnings = [*data_warnings, *warning_texts(comparison, judged_below)]
     if warnings:
@@ -615,6 +642,7 @@ def render_latex(comparison: Comparison, *, judged_below: float = JUDGED_BELOW) 
         f"$^{{*}}$: {'p below' if s.correction == 'none' else 'significant at'} "
         f"$\\alpha={s.alpha:g}$ by {latex_text(test)} {corrected}."
         f"{''.join(' ' + latex_text(d) for d in dash_reasons(comparison))}"
+        f"{_latex_log_scale(comparison)}"
     )
     lines += ["\\bottomrule", "\\end{tabular}"]
     warnings = warning_texts(comparison, judged_below)
@@ -630,6 +658,15 @@ def render_latex(comparison: Comparison, *, judged_below: float = JUDGED_BELOW) 
         lines += ["\\par\\smallskip", f"{{\\footnotesize {notes}\\par}}"]
     lines += [f"\\caption{{{caption}}}", "\\end{table}"]
     return "\n".join(lines) + "\n"
+
+
+def _latex_log_scale(comparison: Comparison) -> str:
+    """:func:`log_scale_line` for a caption (with a space before it), Δ as TeX's (latex_text
+    writes a character beyond ASCII as its code); empty without a geometric metric."""
+    logs = log_scale_line(comparison)
+    if logs is None:
+        return ""
+    return " " + "$\\Delta$".join(latex_text(part) for part in logs.split("Δ")) + "."
 
 
 def corrected_p(p_value: float, correction: str) -> str:

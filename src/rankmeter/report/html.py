@@ -48,6 +48,7 @@ from rankmeter.report.comparison import (
     headline,
     interval,
     legend,
+    log_scale_line,
     percent,
     queries_phrase,
     warning_texts,
@@ -270,6 +271,7 @@ def _summary(comparison: Comparison) -> dict[str, Any]:
         "header": _summary_header(comparison),
         "groups": groups,
         "legend": legend(comparison),
+        "log_scale": log_scale_line(comparison),
         "mark": (
             "p below alpha (no correction)"
             if comparison.settings.correction == "none"
