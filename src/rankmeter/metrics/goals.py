@@ -253,7 +253,7 @@ def get_goal(name: str) -> Goal:
     >>> get_goal("coverge")
     Traceback (most recent call last):
     ...
-    rankmeter.errors.MetricError: unknown goal 'coverge'; did you mean coverage? Valid goals: coverage, top-results, single-answer, candidate-pool, browsing, sampled-pool, robustness
+    rankmeter.errors.MetricError: unknown goal 'coverge'; did you mean coverage? Valid goals: coverage, top-results, single-answer, candidate-pool, browsing, sampled-pool, robustness, ambiguous
     """
     if not isinstance(name, str):
         raise MetricError(f"a goal must be a string, not {type(name).__name__}")
