@@ -166,11 +166,12 @@ def compare(
         engine=engine,
         spark=spark,
     )
-    if inclusion is not None and options.engine == "spark":
-        raise PolicyError(
-            "inclusion is a setting of engine='process': Spark does not carry inclusion "
-            "probabilities yet"
-        )
+    if options.engine == "spark":
+        from rankmeter.engines import spark_refusal
+
+        refused = spark_refusal((), inclusion)  # (compare_files refuses subtopics itself)
+        if refused:
+            raise PolicyError(refused)
     systems = Systems.read(qrels, runs, baseline, options, spark, inclusion)
     compared = select_queries(
         systems.qrels, systems.in_order(), include_missing=options.policies.include_missing

@@ -127,7 +127,7 @@ def compare_files(
     >>> done.comparison.systems, done.comparison.difference("old", "P@1").difference
     (('new', 'old'), -1.0)
     """
-    from rankmeter.engines import no_stages, spark_for, spark_subtopics
+    from rankmeter.engines import no_stages, spark_for, spark_refusal
     from rankmeter.io import read_qrels, read_run, sampled_qrels
     from rankmeter.io.run_args import input_path, run_arguments, run_list, run_names
     from rankmeter.metrics import (
@@ -158,14 +158,12 @@ def compare_files(
     ignored = _corpus_ignored(corpus, output_format, command_line)
     if ignored:  # not read: a format without the diff pages would drop them
         corpus = None
-    if engine == "spark" and options.get("inclusion") is not None:
-        raise PolicyError(
-            f"{'--pool' if command_line else 'inclusion'} is a setting of "
-            f"{'--engine process' if command_line else 'engine=' + repr('process')}: Spark does "
-            "not carry inclusion probabilities yet"
+    if engine == "spark":
+        refused = spark_refusal(
+            parse_metrics(names), options.get("inclusion"), command_line=command_line
         )
-    if engine == "spark" and reads_subtopics(names):
-        raise PolicyError(spark_subtopics(parse_metrics(names), command_line))
+        if refused:
+            raise PolicyError(refused)
     backend = spark_for(
         engine,
         inputs=[qrels, *(a.path for a in arguments)],

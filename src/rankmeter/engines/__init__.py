@@ -28,6 +28,7 @@ from rankmeter.engines._files import (
     evaluate_files,
     no_stages,
     spark_for,
+    spark_refusal,
     spark_subtopics,
 )
 from rankmeter.errors import PolicyError
@@ -43,6 +44,7 @@ __all__ = [
     "evaluate_files",
     "no_stages",
     "spark_for",
+    "spark_refusal",
     "spark_subtopics",
 ]
 

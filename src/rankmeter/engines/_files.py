@@ -251,7 +251,6 @@ def evaluate_files(
         DEFAULT_METRICS,
         parse_metrics,
         pool_notes,
-        reads_subtopics,
         subtopic_notes,
     )
     from rankmeter.metrics.goals import get_goal, goal_notes
@@ -278,14 +277,9 @@ def evaluate_files(
             if command_line
             else "stream is a setting of engine='process'"
         )
-    if engine == "spark" and inclusion is not None:
-        raise PolicyError(
-            f"{'--pool' if command_line else 'inclusion'} is a setting of "
-            f"{_setting('engine', 'process', command_line=command_line)}: Spark does not carry "
-            "inclusion probabilities yet"
-        )
-    if engine == "spark" and reads_subtopics(measures):
-        raise PolicyError(spark_subtopics(measures, command_line))
+    refused = spark_refusal(measures, inclusion, command_line=command_line)
+    if engine == "spark" and refused:
+        raise PolicyError(refused)
     backend = spark_for(
         engine,
         inputs=[qrels, *(a.path for a in arguments)],
@@ -331,6 +325,25 @@ def evaluate_files(
         chosen, grades=loaded_qrels.grades, rel=rel, depths=depths, measures=measures
     )
     return EvaluatedFiles(results, chosen, (*notes, *own))
+
+
+def spark_refusal(
+    metrics: Sequence[Metric], inclusion: Any, *, command_line: bool = False
+) -> str | None:
+    """Why these settings cannot run on Spark, or None: a pool's inclusion probabilities
+    (``inclusion``, ``--pool``) and the subtopics of diversity metrics do not travel there
+    yet. One wording for every caller (``evaluate_files``, ``compare_files``, ``compare``)."""
+    if inclusion is not None:
+        return (
+            f"{'--pool' if command_line else 'inclusion'} is a setting of "
+            f"{_setting('engine', 'process', command_line=command_line)}: Spark does not carry "
+            "inclusion probabilities yet"
+        )
+    from rankmeter.metrics import reads_subtopics
+
+    if reads_subtopics(metrics):
+        return spark_subtopics(metrics, command_line)
+    return None
 
 
 def spark_subtopics(metrics: Sequence[Metric], command_line: bool) -> str:
